@@ -1,0 +1,2 @@
+/** Placeholder entry; filled in by the module's own issue. */
+export {};

@@ -1,0 +1,260 @@
+/**
+ * Project identity: the one place that turns a working directory into a project root, a
+ * project id and a namespace. Shims, the MCP server and the installer all call this, so
+ * hook-captured memories and MCP searches always land in the same namespace (kiro-learn
+ * spec §13 item 18).
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { NAMESPACE_PATTERN } from "../schemas/limits.ts";
+
+/**
+ * Files or folders that mark a project root, in priority order. The nearest folder holding
+ * any of them wins. This is the single source of truth: the installer imports it too.
+ */
+export const PROJECT_MARKERS: readonly string[] = Object.freeze([
+  ".kiro",
+  "package.json",
+  "Cargo.toml",
+  "pyproject.toml",
+  "setup.py",
+  "go.mod",
+  "pom.xml",
+  "build.gradle",
+  "build.gradle.kts",
+  "Gemfile",
+  "composer.json",
+  "mix.exs",
+  "deno.json",
+  "deno.jsonc",
+]);
+
+/** Longest actor segment we keep; longer names are cut to this many characters. */
+export const MAX_ACTOR_LENGTH = 128;
+
+/** The resolved identity of the project a working directory belongs to. */
+export interface ProjectIdentity {
+  /** Absolute, realpath'd project root (the home directory for the global scope). */
+  project_root: string;
+  /** Hex SHA-256 of `project_root`. */
+  project_id: string;
+  /** `/actor/<actor>/project/<project_id>/`. */
+  namespace: string;
+  /** Human-friendly root: `~/code/app`, `~ (global)`, or the absolute path. */
+  display_name: string;
+  /** True when the cwd belongs to no project below `$HOME` (or is `$HOME` itself). */
+  is_global: boolean;
+}
+
+/** Options for {@linkcode resolveProject}. */
+export interface ResolveProjectOptions {
+  /** Home directory; defaults to `$HOME` (or `$USERPROFILE`). */
+  home?: string;
+  /** Actor for the namespace; defaults to {@linkcode currentActor}. */
+  actor?: string;
+}
+
+/** Environment lookup used by {@linkcode currentActor}; defaults to `Deno.env`. */
+export type EnvLike = Record<string, string | undefined>;
+
+/**
+ * Resolve the project a working directory belongs to.
+ *
+ * Order: git repository root (a worktree maps to its main repository), then the nearest
+ * {@linkcode PROJECT_MARKERS} folder. Below `$HOME` the walk never inspects `$HOME` itself,
+ * and finding nothing means the global scope. Outside `$HOME` finding nothing means the cwd
+ * itself is the project, so unrelated folders never share one pool.
+ */
+export function resolveProject(cwd: string, options: ResolveProjectOptions = {}): ProjectIdentity {
+  const dir = realPathOr(resolve(cwd));
+  const rawHome = options.home ?? envGet(undefined, "HOME") ?? envGet(undefined, "USERPROFILE");
+  let home = rawHome ? realPathOr(resolve(rawHome)) : undefined;
+  // A home of "/" (seen in some containers) would put every path "inside home" and turn the
+  // whole machine into the global scope, so treat it as having no home at all.
+  if (home !== undefined && isFsRoot(home)) home = undefined;
+
+  const actor = options.actor === undefined ? currentActor() : sanitizeActor(options.actor);
+  const insideHome = home !== undefined && isInside(dir, home);
+
+  if (home !== undefined && dir === home) return identity(home, home, actor, true);
+
+  const candidates = ancestors(dir, insideHome ? home : undefined);
+  const root = findGitRoot(candidates, home) ?? findMarkerRoot(candidates);
+  if (root !== undefined) return identity(root, home, actor, false);
+  if (insideHome) return identity(home!, home, actor, true);
+  return identity(dir, home, actor, false);
+}
+
+/**
+ * The actor of this process: `USER`, then `USERNAME`, then `LOGNAME`, then `"unknown"`,
+ * sanitized so it is a valid namespace segment.
+ */
+export function currentActor(env?: EnvLike): string {
+  for (const key of ["USER", "USERNAME", "LOGNAME"]) {
+    const value = envGet(env, key);
+    if (value && value.trim() !== "") return sanitizeActor(value);
+  }
+  return "unknown";
+}
+
+/**
+ * Make an arbitrary string safe as the actor segment of a namespace: no `/`, no control
+ * characters, 1–128 characters (empty input becomes `"unknown"`).
+ */
+export function sanitizeActor(actor: string): string {
+  // deno-lint-ignore no-control-regex
+  const cleaned = actor.trim().replace(/[/\\\u0000-\u001f\u007f]/g, "_");
+  if (cleaned === "") return "unknown";
+  return Array.from(cleaned).slice(0, MAX_ACTOR_LENGTH).join("");
+}
+
+/** Hex SHA-256 of a project root path: the project id. */
+export function projectIdFromRoot(projectRoot: string): string {
+  return createHash("sha256").update(projectRoot).digest("hex");
+}
+
+/** Build `/actor/<actor>/project/<project_id>/` (the actor is sanitized). */
+export function buildNamespace(actor: string, projectId: string): string {
+  return `/actor/${sanitizeActor(actor)}/project/${projectId}/`;
+}
+
+/**
+ * The project segment of a namespace, or `null` when the string does not match
+ * {@linkcode NAMESPACE_PATTERN}.
+ */
+export function projectIdFromNamespace(namespace: string): string | null {
+  if (!NAMESPACE_PATTERN.test(namespace)) return null;
+  return namespace.split("/")[4];
+}
+
+function identity(
+  root: string,
+  home: string | undefined,
+  actor: string,
+  isGlobal: boolean,
+): ProjectIdentity {
+  const projectId = projectIdFromRoot(root);
+  return {
+    project_root: root,
+    project_id: projectId,
+    namespace: buildNamespace(actor, projectId),
+    display_name: displayName(root, home, isGlobal),
+    is_global: isGlobal,
+  };
+}
+
+function displayName(root: string, home: string | undefined, isGlobal: boolean): string {
+  if (isGlobal) return "~ (global)";
+  if (home !== undefined && isInside(root, home)) return "~" + root.slice(home.length);
+  return root;
+}
+
+/** `dir` and its ancestors, nearest first, stopping before `stop` (or before the fs root). */
+function ancestors(dir: string, stop: string | undefined): string[] {
+  const out: string[] = [];
+  let current = dir;
+  while (current !== stop && !isFsRoot(current)) {
+    out.push(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return out;
+}
+
+function findGitRoot(candidates: string[], home: string | undefined): string | undefined {
+  for (const dir of candidates) {
+    const gitPath = join(dir, ".git");
+    const info = statOrNull(gitPath);
+    if (info === null) continue;
+    if (info.isDirectory) return dir;
+    if (info.isFile) return gitFileRoot(dir, gitPath, home);
+  }
+  return undefined;
+}
+
+/**
+ * A `.git` file belongs to a worktree or a submodule. Worktrees have a `commondir` pointing
+ * at the main repository's git dir; mapping them to the main repository keeps one memory
+ * pool per repository however many checkouts there are.
+ */
+function gitFileRoot(dir: string, gitPath: string, home: string | undefined): string {
+  const gitDir = readGitDirPointer(gitPath, dir);
+  if (gitDir === undefined) return dir;
+  const commonPointer = readTextOrNull(join(gitDir, "commondir"));
+  if (commonPointer === null) return dir;
+  const line = commonPointer.split(/\r?\n/)[0].trim();
+  if (line === "") return dir;
+  const commonDir = realPathOr(isAbsolute(line) ? line : resolve(gitDir, line));
+  // Bare repositories have no working tree to map to, and a main repository at $HOME or at
+  // the fs root would swallow everything; the worktree folder is the better root then.
+  if (!commonDir.endsWith(`${sep}.git`)) return dir;
+  const main = dirname(commonDir);
+  if (isFsRoot(main) || main === home) return dir;
+  return main;
+}
+
+function readGitDirPointer(gitPath: string, dir: string): string | undefined {
+  const text = readTextOrNull(gitPath);
+  if (text === null) return undefined;
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
+  if (match === null) return undefined;
+  const target = match[1];
+  return realPathOr(isAbsolute(target) ? target : resolve(dir, target));
+}
+
+function findMarkerRoot(candidates: string[]): string | undefined {
+  for (const dir of candidates) {
+    for (const marker of PROJECT_MARKERS) {
+      if (statOrNull(join(dir, marker)) !== null) return dir;
+    }
+  }
+  return undefined;
+}
+
+function isInside(path: string, dir: string): boolean {
+  if (path === dir) return true;
+  const prefix = dir.endsWith(sep) ? dir : dir + sep;
+  return path.startsWith(prefix);
+}
+
+function isFsRoot(path: string): boolean {
+  return dirname(path) === path;
+}
+
+function realPathOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function statOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function readTextOrNull(path: string): string | null {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function envGet(env: EnvLike | undefined, key: string): string | undefined {
+  if (env !== undefined) return env[key];
+  try {
+    return Deno.env.get(key);
+  } catch {
+    // Without env permission we fall back to defaults rather than crash a hook.
+    return undefined;
+  }
+}

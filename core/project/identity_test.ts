@@ -1,0 +1,313 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { join, relative } from "node:path";
+import fc from "fast-check";
+import { NAMESPACE_PATTERN } from "../schemas/limits.ts";
+import {
+  buildNamespace,
+  currentActor,
+  PROJECT_MARKERS,
+  projectIdFromNamespace,
+  resolveProject,
+  sanitizeActor,
+} from "./mod.ts";
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** A realpath'd temp dir with a fake home inside, and cleanup. */
+async function withFixture(
+  fn: (root: string, home: string) => void | Promise<void>,
+): Promise<void> {
+  const root = Deno.realPathSync(await Deno.makeTempDir({ prefix: "kl_identity_" }));
+  const home = join(root, "home");
+  await Deno.mkdir(home);
+  try {
+    await fn(root, home);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+function mkdirp(...parts: string[]): string {
+  const path = join(...parts);
+  Deno.mkdirSync(path, { recursive: true });
+  return path;
+}
+
+function touch(path: string, text = ""): void {
+  Deno.writeTextFileSync(path, text);
+}
+
+async function git(cwd: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command("git", {
+    args: ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+    env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+  }).output();
+  if (!out.success) {
+    throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+Deno.test("subdirectory of a git repo resolves to the repo root", async () => {
+  await withFixture((_root, home) => {
+    const repo = mkdirp(home, "code", "app");
+    mkdirp(repo, ".git");
+    const deep = mkdirp(repo, "src", "lib", "deep");
+    const id = resolveProject(deep, { home, actor: "alice" });
+    assert.equal(id.project_root, repo);
+    assert.equal(id.project_id, sha256(repo));
+    assert.equal(id.namespace, `/actor/alice/project/${sha256(repo)}/`);
+    assert.equal(id.display_name, "~/code/app");
+    assert.equal(id.is_global, false);
+  });
+});
+
+Deno.test("a real git worktree resolves to its main repository", async () => {
+  await withFixture(async (_root, home) => {
+    const repo = mkdirp(home, "code", "main-repo");
+    await git(repo, "init", "-q");
+    touch(join(repo, "README"), "hi");
+    await git(repo, "add", "README");
+    await git(repo, "commit", "-q", "-m", "init");
+    const worktree = join(home, "code", "wt-feature");
+    await git(repo, "worktree", "add", "-q", worktree, "-b", "feature");
+    assert.ok(Deno.statSync(join(worktree, ".git")).isFile);
+
+    const sub = mkdirp(worktree, "nested");
+    assert.equal(resolveProject(sub, { home }).project_root, repo);
+    assert.equal(
+      resolveProject(worktree, { home }).project_id,
+      resolveProject(repo, { home }).project_id,
+    );
+  });
+});
+
+Deno.test("hand-made worktree with relative gitdir and commondir maps to the main repo", async () => {
+  await withFixture((_root, home) => {
+    const repo = mkdirp(home, "main");
+    const wtGitDir = mkdirp(repo, ".git", "worktrees", "side");
+    touch(join(wtGitDir, "commondir"), "../..\n");
+    const side = mkdirp(home, "side");
+    touch(join(side, ".git"), "gitdir: ../main/.git/worktrees/side\n");
+    assert.equal(resolveProject(mkdirp(side, "src"), { home }).project_root, repo);
+  });
+});
+
+Deno.test("a worktree of a bare repository stays its own project", async () => {
+  await withFixture(async (_root, home) => {
+    const seed = mkdirp(home, "seed");
+    await git(seed, "init", "-q");
+    touch(join(seed, "f"), "x");
+    await git(seed, "add", "f");
+    await git(seed, "commit", "-q", "-m", "c");
+    const bare = join(home, "bare.git");
+    await git(home, "clone", "-q", "--bare", seed, bare);
+    const wt = join(home, "bare-wt");
+    await git(bare, "worktree", "add", "-q", wt, "-b", "w");
+    assert.equal(resolveProject(wt, { home }).project_root, wt);
+  });
+});
+
+Deno.test("submodule-style .git file without commondir maps to its own folder", async () => {
+  await withFixture((_root, home) => {
+    const superRepo = mkdirp(home, "super");
+    mkdirp(superRepo, ".git", "modules", "lib");
+    const sub = mkdirp(superRepo, "vendor", "lib");
+    touch(join(sub, ".git"), "gitdir: ../../.git/modules/lib\n");
+    const inner = mkdirp(sub, "src");
+    assert.equal(resolveProject(inner, { home }).project_root, sub);
+  });
+});
+
+Deno.test(".git file with an unreadable gitdir still marks its folder", async () => {
+  await withFixture((_root, home) => {
+    const dir = mkdirp(home, "odd");
+    touch(join(dir, ".git"), "not a pointer");
+    assert.equal(resolveProject(mkdirp(dir, "x"), { home }).project_root, dir);
+  });
+});
+
+Deno.test("marker walk: the nearest marker wins", async () => {
+  await withFixture((_root, home) => {
+    const outer = mkdirp(home, "mono");
+    touch(join(outer, "package.json"), "{}");
+    const inner = mkdirp(outer, "crates", "core");
+    touch(join(inner, "Cargo.toml"), "");
+    const cwd = mkdirp(inner, "src");
+    assert.equal(resolveProject(cwd, { home }).project_root, inner);
+    assert.equal(resolveProject(mkdirp(outer, "docs"), { home }).project_root, outer);
+  });
+});
+
+Deno.test("every marker in PROJECT_MARKERS is recognised (a .kiro folder too)", async () => {
+  await withFixture((_root, home) => {
+    for (const [i, marker] of PROJECT_MARKERS.entries()) {
+      const dir = mkdirp(home, `p${i}`);
+      if (marker === ".kiro") mkdirp(dir, marker);
+      else touch(join(dir, marker));
+      assert.equal(resolveProject(mkdirp(dir, "sub"), { home }).project_root, dir, marker);
+    }
+  });
+});
+
+Deno.test("git root beats a nearer package.json", async () => {
+  await withFixture((_root, home) => {
+    const repo = mkdirp(home, "repo");
+    mkdirp(repo, ".git");
+    const pkg = mkdirp(repo, "packages", "web");
+    touch(join(pkg, "package.json"), "{}");
+    assert.equal(resolveProject(mkdirp(pkg, "src"), { home }).project_root, repo);
+  });
+});
+
+Deno.test("home itself is the global scope", async () => {
+  await withFixture((_root, home) => {
+    const id = resolveProject(home, { home, actor: "bob" });
+    assert.equal(id.project_root, home);
+    assert.equal(id.is_global, true);
+    assert.equal(id.display_name, "~ (global)");
+    assert.equal(id.project_id, sha256(home));
+  });
+});
+
+Deno.test("no marker below home is the global scope", async () => {
+  await withFixture((_root, home) => {
+    const id = resolveProject(mkdirp(home, "Downloads", "x"), { home });
+    assert.equal(id.project_root, home);
+    assert.equal(id.is_global, true);
+  });
+});
+
+Deno.test("a dotfiles repo or marker at $HOME does not make home one project", async () => {
+  await withFixture((_root, home) => {
+    mkdirp(home, ".git");
+    touch(join(home, "package.json"), "{}");
+    const id = resolveProject(mkdirp(home, "notes"), { home });
+    assert.equal(id.is_global, true);
+    assert.equal(id.project_root, home);
+  });
+});
+
+Deno.test("outside home: no marker means the cwd itself", async () => {
+  await withFixture((root, home) => {
+    const a = mkdirp(root, "srv", "alpha");
+    const b = mkdirp(root, "srv", "beta");
+    const idA = resolveProject(a, { home });
+    const idB = resolveProject(b, { home });
+    assert.equal(idA.project_root, a);
+    assert.equal(idA.is_global, false);
+    assert.equal(idA.display_name, a);
+    assert.notEqual(idA.project_id, idB.project_id);
+  });
+});
+
+Deno.test("outside home: markers and git are honoured", async () => {
+  await withFixture((root, home) => {
+    const ws = mkdirp(root, "workspace", "svc");
+    touch(join(ws, "go.mod"), "module x");
+    assert.equal(resolveProject(mkdirp(ws, "cmd", "x"), { home }).project_root, ws);
+    const repo = mkdirp(root, "workspace", "repo");
+    mkdirp(repo, ".git");
+    assert.equal(resolveProject(mkdirp(repo, "a", "b"), { home }).project_root, repo);
+  });
+});
+
+Deno.test("symlinked cwd and home are realpath'd", async () => {
+  await withFixture((root, home) => {
+    const repo = mkdirp(home, "proj");
+    touch(join(repo, "deno.json"), "{}");
+    const link = join(root, "link-to-proj");
+    Deno.symlinkSync(repo, link);
+    const homeLink = join(root, "home-link");
+    Deno.symlinkSync(home, homeLink);
+    const id = resolveProject(link, { home: homeLink });
+    assert.equal(id.project_root, repo);
+    assert.equal(id.display_name, "~/proj");
+  });
+});
+
+Deno.test("a missing cwd falls back to the raw path", async () => {
+  await withFixture((root, home) => {
+    const ghost = join(root, "gone", "away");
+    const id = resolveProject(ghost, { home });
+    assert.equal(id.project_root, ghost);
+    assert.equal(id.project_id, sha256(ghost));
+  });
+});
+
+Deno.test("a home of / is ignored so the machine is not one global pool", () => {
+  const id = resolveProject("/tmp", { home: "/" });
+  assert.equal(id.is_global, false);
+});
+
+Deno.test("currentActor: USER, USERNAME, LOGNAME, unknown; sanitized", () => {
+  assert.equal(currentActor({ USER: "ann", USERNAME: "x", LOGNAME: "y" }), "ann");
+  assert.equal(currentActor({ USERNAME: "win" }), "win");
+  assert.equal(currentActor({ LOGNAME: "log" }), "log");
+  assert.equal(currentActor({}), "unknown");
+  assert.equal(currentActor({ USER: "  " }), "unknown");
+  assert.equal(currentActor({ USER: "a/b\\c" }), "a_b_c");
+  assert.equal(sanitizeActor("x".repeat(300)).length, 128);
+  assert.equal(sanitizeActor(""), "unknown");
+});
+
+Deno.test("projectIdFromNamespace and NAMESPACE_PATTERN", () => {
+  const ns = buildNamespace("me", "abc123");
+  assert.equal(ns, "/actor/me/project/abc123/");
+  assert.equal(projectIdFromNamespace(ns), "abc123");
+  assert.equal(projectIdFromNamespace("/actor/me/project/abc123"), null);
+  assert.equal(projectIdFromNamespace("/actor//project/x/"), null);
+  assert.equal(projectIdFromNamespace("/actor/a/b/project/x/"), null);
+  assert.equal(buildNamespace("a/b", "p"), "/actor/a_b/project/p/");
+});
+
+Deno.test("property: actor sanitizing always yields a valid namespace", () => {
+  fc.assert(
+    fc.property(fc.string({ maxLength: 300 }), (actor) => {
+      const s = sanitizeActor(actor);
+      assert.ok(!s.includes("/"));
+      assert.ok(s.length >= 1 && Array.from(s).length <= 128);
+      assert.match(buildNamespace(actor, "p"), NAMESPACE_PATTERN);
+    }),
+  );
+});
+
+const segment = fc.constantFrom("a", "b", "src", "lib", "pkg", "x y", "deep");
+const markerChoice = fc.constantFrom(...PROJECT_MARKERS, ".git", null);
+
+Deno.test("property: root is an ancestor-or-self, id = sha256(root), deterministic", async () => {
+  await withFixture((root, home) => {
+    let n = 0;
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.array(fc.tuple(segment, markerChoice), { minLength: 0, maxLength: 6 }),
+        fc.string({ minLength: 1, maxLength: 20 }),
+        (underHome, levels, actor) => {
+          const base = mkdirp(underHome ? home : root, `case${n++}`);
+          let cwd = base;
+          for (const [name, marker] of levels) {
+            cwd = mkdirp(cwd, name);
+            if (marker === ".git" || marker === ".kiro") mkdirp(cwd, marker);
+            else if (marker !== null) touch(join(cwd, marker));
+          }
+          const id = resolveProject(cwd, { home, actor });
+          const rel = relative(id.project_root, cwd);
+          assert.ok(!rel.startsWith("..") && !rel.startsWith("/"), `${id.project_root} vs ${cwd}`);
+          assert.equal(id.project_id, sha256(id.project_root));
+          assert.match(id.namespace, NAMESPACE_PATTERN);
+          assert.equal(projectIdFromNamespace(id.namespace), id.project_id);
+          assert.deepEqual(resolveProject(cwd, { home, actor }), id);
+          if (!underHome) assert.equal(id.is_global, false);
+          if (id.is_global) assert.equal(id.project_root, home);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * Project identity: cwd → project root, project id and namespace.
+ *
+ * @module
+ */
+
+export {
+  buildNamespace,
+  currentActor,
+  type EnvLike,
+  MAX_ACTOR_LENGTH,
+  PROJECT_MARKERS,
+  type ProjectIdentity,
+  projectIdFromNamespace,
+  projectIdFromRoot,
+  resolveProject,
+  type ResolveProjectOptions,
+  sanitizeActor,
+} from "./identity.ts";

@@ -1,0 +1,89 @@
+/**
+ * The seed-003 query rewrite: tokenize, dedupe, cap by IDF, quote, OR.
+ *
+ * The pure half lives here; the database supplies the stems and document frequencies, computed
+ * with the index's own tokenizer so IDF is looked up on the same stemmed terms the index holds.
+ *
+ * @module
+ */
+
+/** Most terms sent to FTS5 (rare terms survive, common ones are dropped first). */
+export const MAX_QUERY_TERMS = 32;
+
+/** Most distinct tokens considered at all; a pasted log must not make retrieval slow. */
+export const MAX_QUERY_TOKENS = 512;
+
+/**
+ * Words that say nothing about a project. They are dropped from a query unless the query has
+ * nothing else, because an OR over "the" matches every record.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  ("a an and are as at be but by can could did do does for from had has have how i if in into " +
+    "is it its me my no not of on or our please should so that the their then there these this " +
+    "to us was we were what when where which who why will with would you your").split(" "),
+);
+
+/** Splits a query on whitespace, drops empties and duplicates (first occurrence wins). */
+export function tokenizeQuery(query: string): string[] {
+  const seen = new Set<string>();
+  const tokens: string[] = [];
+  // Control characters (NUL above all) end an FTS5 string early: treat them as spaces.
+  // deno-lint-ignore no-control-regex
+  for (const token of query.replace(/[\u0000-\u001f\u007f]/g, " ").split(/\s+/u)) {
+    if (token === "") continue;
+    const key = token.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    tokens.push(token);
+    if (tokens.length >= MAX_QUERY_TOKENS) break;
+  }
+  return tokens;
+}
+
+/** A query token with what the index knows about it. */
+export interface TermStats {
+  /** The token as typed. */
+  token: string;
+  /** Its stems under the index's tokenizer (empty for pure punctuation). */
+  stems: string[];
+  /** Smallest document frequency among its stems (0 when unseen). */
+  df: number;
+}
+
+/**
+ * Picks the terms to search: tokens with at least one indexable stem, stop words dropped when
+ * anything else remains, and the rarest `max` kept (stable on ties) when there are more.
+ */
+export function selectQueryTerms(
+  terms: readonly TermStats[],
+  options: { totalDocs: number; max?: number },
+): string[] {
+  const max = options.max ?? MAX_QUERY_TERMS;
+  const indexable = terms.filter((t) => t.stems.length > 0);
+  const meaningful = indexable.filter((t) => !STOP_WORDS.has(t.token.toLowerCase()));
+  const pool = meaningful.length > 0 ? meaningful : indexable;
+  if (pool.length <= max) return pool.map((t) => t.token);
+  const n = Math.max(options.totalDocs, 1);
+  const idf = (t: TermStats) => Math.log(n / Math.max(t.df, 1));
+  return pool
+    .map((t, index) => ({ t, index, idf: idf(t) }))
+    .sort((a, b) => b.idf - a.idf || a.index - b.index)
+    .slice(0, max)
+    .sort((a, b) => a.index - b.index)
+    .map((x) => x.t.token);
+}
+
+/** Quotes a token as an FTS5 phrase, so no character in it acts as an operator. */
+export function quoteFtsPhrase(token: string): string {
+  return `"${token.replaceAll('"', '""')}"`;
+}
+
+/** Joins quoted tokens with OR; empty input gives an empty string (search nothing). */
+export function buildFtsQuery(tokens: readonly string[]): string {
+  return tokens.map(quoteFtsPhrase).join(" OR ");
+}
+
+/** Escapes `\`, `%` and `_` for a `LIKE ... ESCAPE '\'` pattern. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,158 @@
+/**
+ * The data dir and the files in it, plus the permission discipline for them: the dir is
+ * 0700 and every file 0600, because it holds the API token and captured session text.
+ *
+ * @module
+ */
+
+import { dirname, join, resolve } from "node:path";
+import { SettingsError } from "./errors.ts";
+
+/** Environment lookup; values may be missing. */
+export type EnvLike = Record<string, string | undefined>;
+
+/** Absolute paths of everything kept in the data dir. */
+export interface DataPaths {
+  /** `settings.json`. */
+  settings: string;
+  /** `token`: the local API bearer token. */
+  token: string;
+  /** `kiro-learn.db`: SQLite database. */
+  db: string;
+  /** `spool/`: events a shim could not deliver. */
+  spool: string;
+  /** `logs/`. */
+  logs: string;
+  /** `models/`: embedding model files. */
+  models: string;
+  /** `collector.pid`. */
+  pid: string;
+}
+
+/** Name of the settings file inside the data dir. */
+export const SETTINGS_FILE = "settings.json";
+
+const IS_WINDOWS = Deno.build.os === "windows";
+
+/**
+ * The data dir: `KIRO_LEARN_HOME` if set, else `<HOME>/.kiro-learn`. Relative values are
+ * resolved against the cwd so every process agrees on one absolute path.
+ */
+export function dataDir(env?: EnvLike): string {
+  const override = envGet(env, "KIRO_LEARN_HOME");
+  if (override) return resolve(override);
+  const home = envGet(env, "HOME") || envGet(env, "USERPROFILE");
+  if (!home) {
+    throw new SettingsError(
+      "kiro-learn cannot find its data dir: neither KIRO_LEARN_HOME nor HOME is set. " +
+        "Set KIRO_LEARN_HOME to a folder kiro-learn may use (for example ~/.kiro-learn).",
+    );
+  }
+  return join(resolve(home), ".kiro-learn");
+}
+
+/** The derived paths of every file kept in `dir`. */
+export function dataPaths(dir: string): DataPaths {
+  return {
+    settings: join(dir, SETTINGS_FILE),
+    token: join(dir, "token"),
+    db: join(dir, "kiro-learn.db"),
+    spool: join(dir, "spool"),
+    logs: join(dir, "logs"),
+    models: join(dir, "models"),
+    pid: join(dir, "collector.pid"),
+  };
+}
+
+/**
+ * Create `dir` (and missing parents) with mode 0700, and tighten an existing dir to 0700:
+ * kiro-learn shipped 0755 dirs, and umask can widen nothing but may leave old bits in place.
+ */
+export function ensureDataDir(dir: string): void {
+  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const info = Deno.statSync(dir);
+  if (!info.isDirectory) {
+    throw new SettingsError(
+      `${dir} exists but is not a folder. Move it away or set KIRO_LEARN_HOME.`,
+    );
+  }
+  if (!IS_WINDOWS && info.mode !== null && (info.mode & 0o777) !== 0o700) {
+    Deno.chmodSync(dir, 0o700);
+  }
+}
+
+/** Options for {@linkcode writeSecureFile}. */
+export interface WriteSecureFileOptions {
+  /** Fail with `Deno.errors.AlreadyExists` instead of replacing an existing file. */
+  createNew?: boolean;
+}
+
+/**
+ * Write `data` to `path` with mode 0600, atomically: readers see the old file or the whole
+ * new one, never a torn write (a crash mid-write would otherwise corrupt settings or token).
+ * Returns false when `createNew` is set and the file already exists.
+ */
+export function writeSecureFile(
+  path: string,
+  data: string | Uint8Array,
+  options: WriteSecureFileOptions = {},
+): boolean {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const tmp = join(
+    dirname(path),
+    `.${crypto.randomUUID()}.tmp`,
+  );
+  try {
+    const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o600 });
+    try {
+      let written = 0;
+      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+      file.syncSync();
+    } finally {
+      file.close();
+    }
+    if (!IS_WINDOWS) Deno.chmodSync(tmp, 0o600);
+    if (options.createNew) return linkNoReplace(tmp, path);
+    Deno.renameSync(tmp, path);
+    return true;
+  } finally {
+    try {
+      Deno.removeSync(tmp);
+    } catch {
+      // Already renamed away, or never created.
+    }
+  }
+}
+
+/** A hard link fails if the target exists, which makes "create if absent" race-free. */
+function linkNoReplace(tmp: string, path: string): boolean {
+  try {
+    Deno.linkSync(tmp, path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) return false;
+    // Some filesystems refuse hard links; a plain check-then-rename is the best left.
+    if (existsSync(path)) return false;
+    Deno.renameSync(tmp, path);
+    return true;
+  }
+}
+
+function existsSync(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Read one env var from `env` or, without it, from `Deno.env` (unset if not permitted). */
+export function envGet(env: EnvLike | undefined, key: string): string | undefined {
+  if (env !== undefined) return env[key];
+  try {
+    return Deno.env.get(key);
+  } catch {
+    return undefined;
+  }
+}

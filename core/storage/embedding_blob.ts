@@ -1,0 +1,35 @@
+/**
+ * Embedding blobs: float32 little-endian, written with explicit endianness so a database file
+ * moves between machines unchanged.
+ *
+ * @module
+ */
+
+/** Encodes a vector as a float32 little-endian blob (4 bytes per dimension). */
+export function encodeEmbedding(vector: Float32Array): Uint8Array {
+  const bytes = new Uint8Array(vector.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i], true);
+  return bytes;
+}
+
+/**
+ * Decodes a float32 little-endian blob. A length that is not `dim * 4` bytes is corrupt data,
+ * so it throws with the record id to look at rather than returning a wrong-sized vector.
+ */
+export function decodeEmbedding(
+  blob: Uint8Array,
+  options: { dim: number; recordId: string },
+): Float32Array {
+  if (blob.byteLength !== options.dim * 4) {
+    throw new Error(
+      `embedding of ${options.recordId} is ${blob.byteLength} bytes, expected ${
+        options.dim * 4
+      } (${options.dim} float32): re-embed it with the backfill`,
+    );
+  }
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const out = new Float32Array(options.dim);
+  for (let i = 0; i < options.dim; i++) out[i] = view.getFloat32(i * 4, true);
+  return out;
+}

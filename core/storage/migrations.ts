@@ -1,0 +1,206 @@
+/**
+ * Numbered, append-only schema migrations with drift detection.
+ *
+ * Each migration runs in its own transaction and is recorded with a checksum of its SQL, so an
+ * edited or reordered migration is caught at open time instead of silently diverging.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { createHash } from "node:crypto";
+import { OBSERVATION_TYPES } from "../schemas/mod.ts";
+
+/** One schema step. Never edit a released one: append a new one. */
+export interface Migration {
+  /** Version, starting at 1, strictly increasing by one. */
+  version: number;
+  /** Short snake_case name. */
+  name: string;
+  /** DDL run inside the migration's transaction. */
+  sql: string;
+}
+
+const observationTypes = OBSERVATION_TYPES.map((t) => `'${t}'`).join(", ");
+
+/** Every migration, in order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "init",
+    sql: `
+CREATE TABLE events (
+  event_id TEXT PRIMARY KEY,
+  parent_event_id TEXT,
+  session_id TEXT NOT NULL,
+  actor_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  project_id TEXT NOT NULL,
+  schema_version INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  body_json TEXT NOT NULL,
+  valid_time TEXT NOT NULL,
+  transaction_time TEXT NOT NULL,
+  source_json TEXT NOT NULL,
+  surface TEXT NOT NULL,
+  project_path TEXT,
+  content_hash TEXT
+) STRICT;
+CREATE INDEX events_namespace_time ON events(namespace, valid_time);
+CREATE INDEX events_time ON events(valid_time);
+CREATE INDEX events_session ON events(session_id);
+
+CREATE TABLE extraction_queue (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  body_json TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
+  surface TEXT NOT NULL,
+  source_event_ids_json TEXT NOT NULL,
+  compacted INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER NOT NULL
+) STRICT;
+CREATE INDEX extraction_queue_project ON extraction_queue(project_id, seq);
+
+CREATE TABLE memory_records (
+  id INTEGER PRIMARY KEY,
+  record_id TEXT NOT NULL UNIQUE,
+  namespace TEXT NOT NULL,
+  strategy TEXT NOT NULL,
+  title TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  facts_json TEXT NOT NULL DEFAULT '[]',
+  facts_text TEXT NOT NULL DEFAULT '',
+  concepts_json TEXT NOT NULL DEFAULT '[]',
+  files_touched_json TEXT NOT NULL DEFAULT '[]',
+  observation_type TEXT NOT NULL DEFAULT 'tool_use' CHECK (observation_type IN (${observationTypes})),
+  source_event_ids_json TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT,
+  embedding BLOB,
+  embedding_model TEXT,
+  embedding_dim INTEGER,
+  embed_failures INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX memory_records_namespace_created ON memory_records(namespace, created_at);
+
+CREATE VIRTUAL TABLE memory_records_fts USING fts5(
+  title, summary, facts_text,
+  content='memory_records', content_rowid='id',
+  tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memory_records_fts_insert AFTER INSERT ON memory_records BEGIN
+  INSERT INTO memory_records_fts(rowid, title, summary, facts_text)
+  VALUES (new.id, new.title, new.summary, new.facts_text);
+END;
+CREATE TRIGGER memory_records_fts_delete AFTER DELETE ON memory_records BEGIN
+  INSERT INTO memory_records_fts(memory_records_fts, rowid, title, summary, facts_text)
+  VALUES ('delete', old.id, old.title, old.summary, old.facts_text);
+END;
+CREATE TRIGGER memory_records_fts_update AFTER UPDATE OF title, summary, facts_text ON memory_records
+BEGIN
+  INSERT INTO memory_records_fts(memory_records_fts, rowid, title, summary, facts_text)
+  VALUES ('delete', old.id, old.title, old.summary, old.facts_text);
+  INSERT INTO memory_records_fts(rowid, title, summary, facts_text)
+  VALUES (new.id, new.title, new.summary, new.facts_text);
+END;
+CREATE VIRTUAL TABLE memory_records_fts_vocab USING fts5vocab(memory_records_fts, row);
+
+CREATE TABLE retrievals (
+  id INTEGER PRIMARY KEY,
+  event_id TEXT,
+  namespace TEXT NOT NULL,
+  query TEXT NOT NULL,
+  latency_ms REAL NOT NULL,
+  tokens INTEGER NOT NULL,
+  outcome TEXT NOT NULL,
+  created_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX retrievals_namespace_time ON retrievals(namespace, created_at);
+
+CREATE TABLE retrieval_records (
+  retrieval_id INTEGER NOT NULL REFERENCES retrievals(id) ON DELETE CASCADE,
+  record_id TEXT NOT NULL REFERENCES memory_records(record_id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  score REAL NOT NULL,
+  PRIMARY KEY (retrieval_id, rank)
+) STRICT;
+CREATE INDEX retrieval_records_record ON retrieval_records(record_id);
+`,
+  },
+];
+
+/** The recorded history disagrees with the migrations this build knows. */
+export class MigrationDriftError extends Error {
+  /** Creates the error with a message that says what differs and what to do. */
+  constructor(message: string) {
+    super(message);
+    this.name = "MigrationDriftError";
+  }
+}
+
+/** Checksum of a migration's SQL, recorded when it is applied. */
+export function migrationChecksum(migration: Migration): string {
+  return createHash("sha256").update(migration.sql).digest("hex");
+}
+
+/**
+ * Applies every pending migration, each in its own transaction, after checking the recorded
+ * history against `migrations`. Returns the versions applied by this call.
+ */
+export function migrate(
+  db: DatabaseSync,
+  migrations: readonly Migration[] = MIGRATIONS,
+): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  ) STRICT`);
+  const applied = db.prepare(
+    "SELECT version, name, checksum FROM schema_migrations ORDER BY version",
+  )
+    .all() as { version: number; name: string; checksum: string }[];
+  for (const row of applied) {
+    const known = migrations.find((m) => m.version === row.version);
+    if (!known) {
+      throw new MigrationDriftError(
+        `database has migration ${row.version} (${row.name}) that this kiro-learn does not know: ` +
+          `it was written by a newer version. Upgrade kiro-learn, or move the database aside.`,
+      );
+    }
+    if (known.name !== row.name || migrationChecksum(known) !== row.checksum) {
+      throw new MigrationDriftError(
+        `migration ${row.version} was applied as "${row.name}" with different SQL than this ` +
+          `build's "${known.name}": the schema has drifted. Restore the matching kiro-learn ` +
+          `version or move the database aside.`,
+      );
+    }
+  }
+  const done = new Set(applied.map((r) => r.version));
+  const insert = db.prepare(
+    "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
+  );
+  const ran: number[] = [];
+  for (const migration of migrations) {
+    if (done.has(migration.version)) continue;
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(migration.sql);
+      insert.run(
+        migration.version,
+        migration.name,
+        migrationChecksum(migration),
+        new Date().toISOString(),
+      );
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+    ran.push(migration.version);
+  }
+  return ran;
+}

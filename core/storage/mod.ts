@@ -1,0 +1,9 @@
+/**
+ * Storage: the backend-neutral interface and its SQLite implementation.
+ *
+ * @module
+ */
+export * from "./types.ts";
+export * from "./sqlite.ts";
+export * from "./migrations.ts";
+export * from "./embedding_blob.ts";

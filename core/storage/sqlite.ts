@@ -1,0 +1,747 @@
+/**
+ * The SQLite backend of `Storage`, on `node:sqlite` (built into Deno: no FFI, nothing fetched).
+ *
+ * One connection, used from one thread: SQLite calls are synchronous, so each method below is
+ * one transaction that nothing else can interleave with. Methods are `async` only to honour the
+ * backend-neutral interface.
+ *
+ * @module
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import {
+  type Event,
+  type MemoryRecord,
+  MemoryRecordSchema,
+  type QueueEntry,
+} from "../schemas/mod.ts";
+import { buildFtsQuery, escapeLike, selectQueryTerms, tokenizeQuery } from "../search/mod.ts";
+import type { TermStats } from "../search/mod.ts";
+import { decodeEmbedding, encodeEmbedding } from "./embedding_blob.ts";
+import { migrate } from "./migrations.ts";
+import {
+  DuplicateRecordError,
+  type NewQueueEntry,
+  type ProjectSummary,
+  type QueueDepth,
+  type RecordFilter,
+  type RecordWithEmbedding,
+  type RetrievalLog,
+  type RetrievalRow,
+  type ScoredRecord,
+  type Stats,
+  type Storage,
+  type StoredEmbedding,
+} from "./types.ts";
+
+/** Options for opening the database. */
+export interface SqliteStorageOptions {
+  /** Home directory, to show project paths as `~/...`. */
+  home?: string;
+  /** Busy timeout in milliseconds (other processes holding the write lock). */
+  busyTimeoutMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+type Row = Record<string, unknown>;
+
+/** Opens (creating and migrating if needed) a SQLite database at `path`. */
+export function openSqliteStorage(path: string, options: SqliteStorageOptions = {}): SqliteStorage {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(`PRAGMA journal_mode = WAL;
+      PRAGMA synchronous = NORMAL;
+      PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)};
+      PRAGMA foreign_keys = ON;
+      PRAGMA temp_store = MEMORY;`);
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return new SqliteStorage(db, options);
+}
+
+/** `Storage` on one SQLite connection. */
+export class SqliteStorage implements Storage {
+  #db: DatabaseSync;
+  #home?: string;
+  #statements = new Map<string, StatementSync>();
+  #closed = false;
+
+  /** Wraps an open, migrated connection. Use `openSqliteStorage`. */
+  constructor(db: DatabaseSync, options: SqliteStorageOptions = {}) {
+    this.#db = db;
+    this.#home = options.home;
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(
+        t, tokenize='porter unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms_vocab
+        USING fts5vocab(temp, query_terms, instance);`);
+  }
+
+  /** The raw connection, for tests and benchmarks that need to look underneath. */
+  get db(): DatabaseSync {
+    return this.#db;
+  }
+
+  #stmt(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #transaction<T>(fn: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = fn();
+      this.#db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  // ---- events -------------------------------------------------------------------------------
+
+  /** See `Storage.ingestEvent`. */
+  async ingestEvent(
+    event: Event,
+    options: { project_id: string; enqueue: boolean },
+  ): Promise<boolean> {
+    await Promise.resolve();
+    const bodyJson = JSON.stringify(event.body);
+    return this.#transaction(() => {
+      const result = this.#stmt(
+        `INSERT INTO events (event_id, parent_event_id, session_id, actor_id, namespace, project_id,
+          schema_version, kind, body_json, valid_time, transaction_time, source_json, surface,
+          project_path, content_hash)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`,
+      ).run(
+        event.event_id,
+        event.parent_event_id ?? null,
+        event.session_id,
+        event.actor_id,
+        event.namespace,
+        options.project_id,
+        event.schema_version,
+        event.kind,
+        bodyJson,
+        event.valid_time,
+        new Date().toISOString(),
+        JSON.stringify(event.source),
+        event.source.surface,
+        event.source.project_path ?? null,
+        event.content_hash ?? null,
+      );
+      if (result.changes === 0) return false;
+      if (options.enqueue) {
+        this.#insertQueueRow({
+          project_id: options.project_id,
+          namespace: event.namespace,
+          kind: event.kind,
+          body: event.body,
+          timestamp: event.valid_time,
+          surface: event.source.surface,
+          source_event_ids: [event.event_id],
+          compacted: false,
+        }, bodyJson);
+      }
+      return true;
+    });
+  }
+
+  #insertQueueRow(entry: NewQueueEntry, bodyJson = JSON.stringify(entry.body)): number {
+    const result = this.#stmt(
+      `INSERT INTO extraction_queue (project_id, namespace, kind, body_json, timestamp, surface,
+        source_event_ids_json, compacted, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      entry.project_id,
+      entry.namespace,
+      entry.kind,
+      bodyJson,
+      entry.timestamp,
+      entry.surface,
+      JSON.stringify(entry.source_event_ids),
+      entry.compacted ? 1 : 0,
+      encoder.encode(bodyJson).byteLength,
+    );
+    return Number(result.lastInsertRowid);
+  }
+
+  /** See `Storage.getEvents`. */
+  async getEvents(ids: readonly string[]): Promise<Event[]> {
+    await Promise.resolve();
+    const out: Event[] = [];
+    const stmt = this.#stmt("SELECT * FROM events WHERE event_id = ?");
+    for (const id of ids) {
+      const row = stmt.get(id) as Row | undefined;
+      if (row) out.push(eventFromRow(row));
+    }
+    return out;
+  }
+
+  /** See `Storage.listEvents`. */
+  async listEvents(
+    options: { namespace?: string; limit: number; offset?: number },
+  ): Promise<{ items: Event[]; total: number }> {
+    await Promise.resolve();
+    const offset = options.offset ?? 0;
+    if (options.namespace !== undefined) {
+      const rows = this.#stmt(
+        `SELECT * FROM events WHERE namespace = ? ORDER BY valid_time DESC, event_id DESC
+        LIMIT ? OFFSET ?`,
+      ).all(options.namespace, options.limit, offset) as Row[];
+      const total = this.#stmt("SELECT count(*) AS n FROM events WHERE namespace = ?")
+        .get(options.namespace) as { n: number };
+      return { items: rows.map(eventFromRow), total: total.n };
+    }
+    const rows = this.#stmt(
+      "SELECT * FROM events ORDER BY valid_time DESC, event_id DESC LIMIT ? OFFSET ?",
+    ).all(options.limit, offset) as Row[];
+    const total = this.#stmt("SELECT count(*) AS n FROM events").get() as { n: number };
+    return { items: rows.map(eventFromRow), total: total.n };
+  }
+
+  // ---- queue --------------------------------------------------------------------------------
+
+  /** See `Storage.queueDepths`. */
+  async queueDepths(): Promise<QueueDepth[]> {
+    await Promise.resolve();
+    return this.#stmt(
+      `SELECT project_id, min(namespace) AS namespace, count(*) AS rows, sum(bytes) AS bytes
+      FROM extraction_queue GROUP BY project_id ORDER BY project_id`,
+    ).all() as unknown as QueueDepth[];
+  }
+
+  /** See `Storage.snapshotQueue`. */
+  async snapshotQueue(
+    projectId: string,
+    options: { maxSeq?: number; limit?: number } = {},
+  ): Promise<QueueEntry[]> {
+    await Promise.resolve();
+    const rows = this.#stmt(
+      `SELECT * FROM extraction_queue WHERE project_id = ? AND seq <= ? ORDER BY seq LIMIT ?`,
+    ).all(projectId, options.maxSeq ?? Number.MAX_SAFE_INTEGER, options.limit ?? -1) as Row[];
+    return rows.map(queueEntryFromRow);
+  }
+
+  /** See `Storage.commitExtraction`. */
+  async commitExtraction(
+    options: { consumedSeqs: readonly number[]; records: RecordWithEmbedding[] },
+  ): Promise<void> {
+    await Promise.resolve();
+    this.#transaction(() => {
+      for (const { record, embedding } of options.records) this.#insertRecord(record, embedding);
+      const del = this.#stmt("DELETE FROM extraction_queue WHERE seq = ?");
+      for (const seq of options.consumedSeqs) del.run(seq);
+    });
+  }
+
+  /** See `Storage.replaceQueueRows`. */
+  async replaceQueueRows(
+    options: { removeSeqs: readonly number[]; entries: NewQueueEntry[] },
+  ): Promise<number[]> {
+    await Promise.resolve();
+    return this.#transaction(() => {
+      const del = this.#stmt("DELETE FROM extraction_queue WHERE seq = ?");
+      let removed = 0;
+      for (const seq of options.removeSeqs) removed += Number(del.run(seq).changes);
+      if (removed !== options.removeSeqs.length) {
+        // Another run consumed some rows meanwhile: replacing would resurrect them.
+        throw new Error("queue rows changed during compaction; nothing was replaced");
+      }
+      return options.entries.map((entry) => this.#insertQueueRow(entry));
+    });
+  }
+
+  // ---- records ------------------------------------------------------------------------------
+
+  #insertRecord(record: MemoryRecord, embedding?: StoredEmbedding | null): void {
+    try {
+      this.#stmt(
+        `INSERT INTO memory_records (record_id, namespace, strategy, title, summary, facts_json,
+          facts_text, concepts_json, files_touched_json, observation_type, source_event_ids_json,
+          created_at, embedding, embedding_model, embedding_dim)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        record.record_id,
+        record.namespace,
+        record.strategy,
+        record.title,
+        record.summary,
+        JSON.stringify(record.facts),
+        record.facts.join(" "),
+        JSON.stringify(record.concepts),
+        JSON.stringify(record.files_touched),
+        record.observation_type,
+        JSON.stringify(record.source_event_ids),
+        record.created_at,
+        embedding ? encodeEmbedding(embedding.vector) : null,
+        embedding?.model ?? null,
+        embedding?.vector.length ?? null,
+      );
+    } catch (error) {
+      if (String(error).includes("UNIQUE constraint failed: memory_records.record_id")) {
+        throw new DuplicateRecordError(record.record_id);
+      }
+      throw error;
+    }
+  }
+
+  /** See `Storage.putRecord`. */
+  async putRecord(
+    record: MemoryRecord,
+    options: { embedding?: StoredEmbedding | null } = {},
+  ): Promise<void> {
+    await Promise.resolve();
+    this.#transaction(() => this.#insertRecord(record, options.embedding));
+  }
+
+  /** See `Storage.getRecords`. */
+  async getRecords(ids: readonly string[]): Promise<MemoryRecord[]> {
+    await Promise.resolve();
+    return this.#getRecordsSync(ids);
+  }
+
+  #getRecordsSync(ids: readonly string[]): MemoryRecord[] {
+    const stmt = this.#stmt(`SELECT ${RECORD_COLUMNS} FROM memory_records WHERE record_id = ?`);
+    const out: MemoryRecord[] = [];
+    for (const id of ids) {
+      const row = stmt.get(id) as Row | undefined;
+      if (row) out.push(recordFromRow(row));
+    }
+    return out;
+  }
+
+  /** See `Storage.updateRecord`. */
+  async updateRecord(
+    recordId: string,
+    patch: Partial<Pick<MemoryRecord, "title" | "summary" | "facts" | "concepts">>,
+  ): Promise<MemoryRecord | null> {
+    await Promise.resolve();
+    const [current] = this.#getRecordsSync([recordId]);
+    if (!current) return null;
+    const next = MemoryRecordSchema.parse({ ...current, ...patch });
+    const textChanged = next.title !== current.title || next.summary !== current.summary ||
+      JSON.stringify(next.facts) !== JSON.stringify(current.facts) ||
+      JSON.stringify(next.concepts) !== JSON.stringify(current.concepts);
+    this.#transaction(() => {
+      this.#stmt(
+        `UPDATE memory_records SET title = ?, summary = ?, facts_json = ?, facts_text = ?,
+          concepts_json = ?, updated_at = ?,
+          embedding = CASE WHEN ? THEN NULL ELSE embedding END,
+          embedding_model = CASE WHEN ? THEN NULL ELSE embedding_model END
+        WHERE record_id = ?`,
+      ).run(
+        next.title,
+        next.summary,
+        JSON.stringify(next.facts),
+        next.facts.join(" "),
+        JSON.stringify(next.concepts),
+        new Date().toISOString(),
+        textChanged ? 1 : 0,
+        textChanged ? 1 : 0,
+        recordId,
+      );
+    });
+    return next;
+  }
+
+  /** See `Storage.deleteRecords`. */
+  async deleteRecords(ids: readonly string[]): Promise<number> {
+    await Promise.resolve();
+    return this.#transaction(() => {
+      const del = this.#stmt("DELETE FROM memory_records WHERE record_id = ?");
+      let n = 0;
+      for (const id of ids) n += Number(del.run(id).changes);
+      return n;
+    });
+  }
+
+  /** See `Storage.listRecords`. */
+  async listRecords(filter: RecordFilter): Promise<{ items: MemoryRecord[]; total: number }> {
+    await Promise.resolve();
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.namespace !== undefined) {
+      where.push("namespace = ?");
+      params.push(filter.namespace);
+    }
+    if (filter.observation_type !== undefined) {
+      where.push("observation_type = ?");
+      params.push(filter.observation_type);
+    }
+    if (filter.strategy !== undefined) {
+      where.push("strategy = ?");
+      params.push(filter.strategy);
+    }
+    if (filter.since !== undefined) {
+      where.push("created_at >= ?");
+      params.push(filter.since);
+    }
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const rows = this.#stmt(
+      `SELECT ${RECORD_COLUMNS} FROM memory_records ${clause}
+      ORDER BY created_at DESC, record_id DESC LIMIT ? OFFSET ?`,
+    ).all(...params, filter.limit, filter.offset) as Row[];
+    const total = this.#stmt(`SELECT count(*) AS n FROM memory_records ${clause}`)
+      .get(...params) as { n: number };
+    return { items: rows.map(recordFromRow), total: total.n };
+  }
+
+  /** See `Storage.recentRecords`. */
+  async recentRecords(
+    namespace: string,
+    options: { limit: number; types?: string[] },
+  ): Promise<MemoryRecord[]> {
+    await Promise.resolve();
+    const types = options.types ?? [];
+    const typeClause = types.length > 0
+      ? `AND observation_type IN (${types.map(() => "?").join(", ")})`
+      : "";
+    return (this.#stmt(
+      `SELECT ${RECORD_COLUMNS} FROM memory_records WHERE namespace = ? ${typeClause}
+      ORDER BY created_at DESC, record_id DESC LIMIT ?`,
+    ).all(namespace, ...types, options.limit) as Row[]).map(recordFromRow);
+  }
+
+  // ---- search -------------------------------------------------------------------------------
+
+  /** Stems and document frequencies of query tokens, from the index's own tokenizer. */
+  termStats(tokens: readonly string[]): TermStats[] {
+    const insert = this.#stmt("INSERT INTO temp.query_terms(rowid, t) VALUES (?, ?)");
+    const stems: string[][] = tokens.map(() => []);
+    try {
+      tokens.forEach((token, i) => insert.run(i + 1, token));
+      const rows = this.#stmt(
+        "SELECT term, doc FROM temp.query_terms_vocab ORDER BY doc, offset",
+      ).all() as { term: string; doc: number }[];
+      for (const row of rows) stems[row.doc - 1].push(row.term);
+    } finally {
+      this.#stmt("DELETE FROM temp.query_terms").run();
+    }
+    const df = this.#stmt("SELECT doc FROM memory_records_fts_vocab WHERE term = ?");
+    return tokens.map((token, i) => {
+      let min = Number.POSITIVE_INFINITY;
+      for (const stem of stems[i]) {
+        const row = df.get(stem) as { doc: number } | undefined;
+        min = Math.min(min, row?.doc ?? 0);
+      }
+      return { token, stems: stems[i], df: Number.isFinite(min) ? min : 0 };
+    });
+  }
+
+  /** See `Storage.searchLexical`. */
+  async searchLexical(
+    namespace: string,
+    query: string,
+    options: { limit: number },
+  ): Promise<ScoredRecord[]> {
+    await Promise.resolve();
+    return this.searchLexicalSync(namespace, query, options);
+  }
+
+  /** Synchronous lexical search (the retrieval benchmark measures this). */
+  searchLexicalSync(namespace: string, query: string, options: { limit: number }): ScoredRecord[] {
+    const tokens = tokenizeQuery(query);
+    if (tokens.length === 0) return [];
+    let terms: string[];
+    try {
+      const totalDocs =
+        (this.#stmt("SELECT count(*) AS n FROM memory_records").get() as { n: number }).n;
+      if (totalDocs === 0) return [];
+      terms = selectQueryTerms(this.termStats(tokens), { totalDocs });
+    } catch {
+      terms = tokens.slice(0, 32);
+    }
+    if (terms.length === 0) return [];
+    try {
+      const rows = this.#stmt(
+        `SELECT ${RECORD_COLUMNS_MR}, bm25(memory_records_fts, 2.0, 1.0, 1.0) AS rank
+        FROM memory_records_fts JOIN memory_records mr ON mr.id = memory_records_fts.rowid
+        WHERE memory_records_fts MATCH ? AND mr.namespace = ?
+        ORDER BY rank, mr.record_id LIMIT ?`,
+      ).all(buildFtsQuery(terms), namespace, options.limit) as Row[];
+      return rows.map((row) => ({ record: recordFromRow(row), score: -(row.rank as number) }));
+    } catch {
+      return this.#searchLike(namespace, terms, options.limit);
+    }
+  }
+
+  // Availability over ranking: any token as a substring, newest first.
+  #searchLike(namespace: string, terms: readonly string[], limit: number): ScoredRecord[] {
+    const picked = [...terms].sort((a, b) => b.length - a.length).slice(0, 8);
+    const clauses = picked.map(() => "(title LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\')");
+    const params = picked.flatMap((t) => {
+      const pattern = `%${escapeLike(t)}%`;
+      return [pattern, pattern];
+    });
+    const rows = this.#db.prepare(
+      `SELECT ${RECORD_COLUMNS} FROM memory_records WHERE namespace = ? AND (${
+        clauses.join(" OR ")
+      }) ORDER BY created_at DESC, record_id DESC LIMIT ?`,
+    ).all(namespace, ...params, limit) as Row[];
+    return rows.map((row, i) => ({ record: recordFromRow(row), score: 1 / (i + 1) }));
+  }
+
+  // ---- embeddings ---------------------------------------------------------------------------
+
+  /** See `Storage.putEmbedding`. */
+  async putEmbedding(recordId: string, embedding: StoredEmbedding): Promise<void> {
+    await Promise.resolve();
+    this.#stmt(
+      `UPDATE memory_records SET embedding = ?, embedding_model = ?, embedding_dim = ?,
+        embed_failures = 0 WHERE record_id = ?`,
+    ).run(encodeEmbedding(embedding.vector), embedding.model, embedding.vector.length, recordId);
+  }
+
+  /** See `Storage.listEmbeddings`. */
+  async listEmbeddings(
+    namespace: string,
+    options: { model: string },
+  ): Promise<{ record_id: string; vector: Float32Array }[]> {
+    await Promise.resolve();
+    const rows = this.#stmt(
+      `SELECT record_id, embedding, embedding_dim FROM memory_records
+      WHERE namespace = ? AND embedding_model = ? AND embedding IS NOT NULL`,
+    ).all(namespace, options.model) as {
+      record_id: string;
+      embedding: Uint8Array;
+      embedding_dim: number;
+    }[];
+    return rows.map((r) => ({
+      record_id: r.record_id,
+      vector: decodeEmbedding(r.embedding, { dim: r.embedding_dim, recordId: r.record_id }),
+    }));
+  }
+
+  /** See `Storage.recordsNeedingEmbedding`. */
+  async recordsNeedingEmbedding(
+    options: { model: string; limit: number; maxFailures: number },
+  ): Promise<MemoryRecord[]> {
+    await Promise.resolve();
+    return (this.#stmt(
+      `SELECT ${RECORD_COLUMNS} FROM memory_records
+      WHERE (embedding IS NULL OR embedding_model IS NOT ?) AND embed_failures < ?
+      ORDER BY embed_failures, created_at LIMIT ?`,
+    ).all(options.model, options.maxFailures, options.limit) as Row[]).map(recordFromRow);
+  }
+
+  /** See `Storage.markEmbeddingFailed`. */
+  async markEmbeddingFailed(recordId: string): Promise<void> {
+    await Promise.resolve();
+    this.#stmt("UPDATE memory_records SET embed_failures = embed_failures + 1 WHERE record_id = ?")
+      .run(recordId);
+  }
+
+  // ---- retrievals ---------------------------------------------------------------------------
+
+  /** See `Storage.logRetrieval`. */
+  async logRetrieval(log: RetrievalLog): Promise<number> {
+    await Promise.resolve();
+    return this.#transaction(() => {
+      const { lastInsertRowid } = this.#stmt(
+        `INSERT INTO retrievals (event_id, namespace, query, latency_ms, tokens, outcome, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        log.event_id ?? null,
+        log.namespace,
+        log.query,
+        log.latency_ms,
+        log.tokens,
+        log.outcome,
+        new Date().toISOString(),
+      );
+      const id = Number(lastInsertRowid);
+      const link = this.#stmt(
+        `INSERT INTO retrieval_records (retrieval_id, record_id, rank, score)
+        SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memory_records WHERE record_id = ?)`,
+      );
+      log.results.forEach((r, i) => link.run(id, r.record_id, i + 1, r.score, r.record_id));
+      return id;
+    });
+  }
+
+  /** See `Storage.listRetrievals`. */
+  async listRetrievals(
+    options: { namespace?: string; limit: number },
+  ): Promise<RetrievalRow[]> {
+    await Promise.resolve();
+    const rows =
+      (options.namespace === undefined
+        ? this.#stmt("SELECT * FROM retrievals ORDER BY id DESC LIMIT ?").all(options.limit)
+        : this.#stmt("SELECT * FROM retrievals WHERE namespace = ? ORDER BY id DESC LIMIT ?")
+          .all(options.namespace, options.limit)) as Row[];
+    const links = this.#stmt(
+      `SELECT rr.record_id, rr.score, mr.title FROM retrieval_records rr
+      JOIN memory_records mr ON mr.record_id = rr.record_id
+      WHERE rr.retrieval_id = ? ORDER BY rr.rank`,
+    );
+    return rows.map((row) => ({
+      id: row.id as number,
+      event_id: (row.event_id as string | null) ?? undefined,
+      namespace: row.namespace as string,
+      query: row.query as string,
+      latency_ms: row.latency_ms as number,
+      tokens: row.tokens as number,
+      outcome: row.outcome as RetrievalRow["outcome"],
+      created_at: row.created_at as string,
+      results: links.all(row.id as number) as RetrievalRow["results"],
+    }));
+  }
+
+  // ---- stats --------------------------------------------------------------------------------
+
+  /** See `Storage.stats`. */
+  async stats(options: { namespace?: string } = {}): Promise<Stats> {
+    await Promise.resolve();
+    const ns = options.namespace;
+    const scoped = ns !== undefined;
+    const nsClause = scoped ? "WHERE namespace = ?" : "";
+    const args = scoped ? [ns] : [];
+    const count = (sql: string) => (this.#stmt(sql).get(...args) as { n: number }).n;
+    const groups = (sql: string) => {
+      const out: Record<string, number> = {};
+      for (const row of this.#stmt(sql).all(...args) as { k: string; n: number }[]) {
+        out[row.k] = row.n;
+      }
+      return out;
+    };
+    const projects = this.#listProjects();
+    return {
+      total_events: count(`SELECT count(*) AS n FROM events ${nsClause}`),
+      total_memories: count(`SELECT count(*) AS n FROM memory_records ${nsClause}`),
+      total_projects: scoped ? 1 : projects.length,
+      total_concepts: count(
+        `SELECT count(DISTINCT lower(j.value)) AS n FROM memory_records, json_each(concepts_json) j
+        ${nsClause}`,
+      ),
+      observation_types: groups(
+        `SELECT observation_type AS k, count(*) AS n FROM memory_records ${nsClause} GROUP BY k`,
+      ),
+      event_kinds: groups(`SELECT kind AS k, count(*) AS n FROM events ${nsClause} GROUP BY k`),
+      embeddings_present: count(
+        `SELECT count(*) AS n FROM memory_records ${
+          scoped ? "WHERE namespace = ? AND" : "WHERE"
+        } embedding IS NOT NULL`,
+      ),
+      embeddings_missing: count(
+        `SELECT count(*) AS n FROM memory_records ${
+          scoped ? "WHERE namespace = ? AND" : "WHERE"
+        } embedding IS NULL`,
+      ),
+      projects,
+    };
+  }
+
+  #listProjects(): ProjectSummary[] {
+    const rows = this.#stmt(
+      `SELECT ns.namespace,
+        (SELECT project_path FROM events e WHERE e.namespace = ns.namespace
+          AND project_path IS NOT NULL ORDER BY valid_time DESC LIMIT 1) AS project_path,
+        (SELECT count(*) FROM events e WHERE e.namespace = ns.namespace) AS event_count,
+        (SELECT count(*) FROM memory_records m WHERE m.namespace = ns.namespace) AS memory_count
+      FROM (SELECT DISTINCT namespace FROM events
+        UNION SELECT DISTINCT namespace FROM memory_records) ns
+      ORDER BY event_count DESC, ns.namespace`,
+    ).all() as {
+      namespace: string;
+      project_path: string | null;
+      event_count: number;
+      memory_count: number;
+    }[];
+    return rows.map((row) => {
+      const projectId = row.namespace.split("/").at(-2) ?? row.namespace;
+      return {
+        namespace: row.namespace,
+        project_id: projectId,
+        display_name: displayName(row.project_path, projectId, this.#home),
+        event_count: row.event_count,
+        memory_count: row.memory_count,
+      };
+    });
+  }
+
+  /** See `Storage.close`. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#statements.clear();
+    this.#db.close();
+  }
+}
+
+const RECORD_FIELDS = [
+  "record_id",
+  "namespace",
+  "strategy",
+  "title",
+  "summary",
+  "facts_json",
+  "concepts_json",
+  "files_touched_json",
+  "observation_type",
+  "source_event_ids_json",
+  "created_at",
+];
+const RECORD_COLUMNS = RECORD_FIELDS.join(", ");
+const RECORD_COLUMNS_MR = RECORD_FIELDS.map((f) => `mr.${f}`).join(", ");
+
+function recordFromRow(row: Row): MemoryRecord {
+  return {
+    record_id: row.record_id as string,
+    namespace: row.namespace as string,
+    strategy: row.strategy as MemoryRecord["strategy"],
+    title: row.title as string,
+    summary: row.summary as string,
+    facts: JSON.parse(row.facts_json as string),
+    concepts: JSON.parse(row.concepts_json as string),
+    files_touched: JSON.parse(row.files_touched_json as string),
+    observation_type: row.observation_type as MemoryRecord["observation_type"],
+    source_event_ids: JSON.parse(row.source_event_ids_json as string),
+    created_at: row.created_at as string,
+  };
+}
+
+function eventFromRow(row: Row): Event {
+  const event: Event = {
+    event_id: row.event_id as string,
+    session_id: row.session_id as string,
+    actor_id: row.actor_id as string,
+    namespace: row.namespace as string,
+    schema_version: 1,
+    kind: row.kind as Event["kind"],
+    body: JSON.parse(row.body_json as string),
+    valid_time: row.valid_time as string,
+    source: JSON.parse(row.source_json as string),
+  };
+  if (row.parent_event_id) event.parent_event_id = row.parent_event_id as string;
+  if (row.content_hash) event.content_hash = row.content_hash as string;
+  return event;
+}
+
+function queueEntryFromRow(row: Row): QueueEntry {
+  return {
+    seq: row.seq as number,
+    project_id: row.project_id as string,
+    namespace: row.namespace as string,
+    kind: row.kind as QueueEntry["kind"],
+    body: JSON.parse(row.body_json as string),
+    timestamp: row.timestamp as string,
+    surface: row.surface as QueueEntry["surface"],
+    source_event_ids: JSON.parse(row.source_event_ids_json as string),
+    compacted: row.compacted === 1,
+    bytes: row.bytes as number,
+  };
+}
+
+function displayName(path: string | null, projectId: string, home?: string): string {
+  if (!path) return projectId.slice(0, 12);
+  if (home && path === home) return "~ (global)";
+  if (home && path.startsWith(home + "/")) return "~" + path.slice(home.length);
+  return path;
+}

@@ -1,0 +1,366 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { DatabaseSync } from "node:sqlite";
+import { newEventId } from "../ids.ts";
+import type { Event } from "../schemas/mod.ts";
+import { buildFtsQuery, selectQueryTerms, tokenizeQuery } from "../search/mod.ts";
+import { eventArb, makeEvent, makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
+import { migrate, MigrationDriftError, MIGRATIONS } from "./migrations.ts";
+import { openSqliteStorage, type SqliteStorage } from "./sqlite.ts";
+import { DuplicateRecordError } from "./types.ts";
+
+const PROJECT = "a".repeat(64);
+const OTHER_NS = `/actor/tester/project/${"b".repeat(64)}/`;
+
+async function withStorage(fn: (s: SqliteStorage, path: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/test.db`;
+  const storage = openSqliteStorage(path, { home: "/home/tester" });
+  try {
+    await fn(storage, path);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("pragmas: WAL, synchronous NORMAL, foreign keys, STRICT tables", async () => {
+  await withStorage(async (s) => {
+    await Promise.resolve();
+    const get = (sql: string) => Object.values(s.db.prepare(sql).get()!)[0];
+    assert.equal(get("PRAGMA journal_mode"), "wal");
+    assert.equal(get("PRAGMA synchronous"), 1);
+    assert.equal(get("PRAGMA foreign_keys"), 1);
+    const strict = s.db.prepare("SELECT name, strict FROM pragma_table_list WHERE schema='main'")
+      .all() as { name: string; strict: number }[];
+    for (const t of ["events", "extraction_queue", "memory_records", "retrievals"]) {
+      assert.equal(strict.find((r) => r.name === t)?.strict, 1, t);
+    }
+  });
+});
+
+Deno.test("migrations are idempotent and drift is detected", async () => {
+  await withStorage(async (s, path) => {
+    await Promise.resolve();
+    assert.deepEqual(migrate(s.db), []);
+    s.close();
+    const reopened = openSqliteStorage(path);
+    reopened.close();
+    const db = new DatabaseSync(path);
+    const edited = MIGRATIONS.map((m) => ({ ...m, sql: m.sql + "\n-- edited" }));
+    assert.throws(() => migrate(db, edited), MigrationDriftError);
+    assert.throws(() => migrate(db, []), /newer version/);
+    db.close();
+  });
+});
+
+Deno.test("a migration that fails leaves nothing half-applied", async () => {
+  await withStorage(async (s) => {
+    await Promise.resolve();
+    const bad = [...MIGRATIONS, { version: 2, name: "broken", sql: "CREATE TABLE x(a); BOGUS;" }];
+    assert.throws(() => migrate(s.db, bad));
+    assert.equal(s.db.prepare("SELECT 1 FROM sqlite_master WHERE name='x'").get(), undefined);
+    const versions = s.db.prepare("SELECT version FROM schema_migrations").all();
+    assert.equal(versions.length, 1);
+  });
+});
+
+Deno.test("ingest is idempotent on event_id and writes one queue row", async () => {
+  await withStorage(async (s) => {
+    const event = makeEvent();
+    assert.equal(await s.ingestEvent(event, { project_id: PROJECT, enqueue: true }), true);
+    assert.equal(await s.ingestEvent(event, { project_id: PROJECT, enqueue: true }), false);
+    assert.deepEqual(await s.getEvents([event.event_id]), [event]);
+    const queue = await s.snapshotQueue(PROJECT);
+    assert.equal(queue.length, 1);
+    assert.deepEqual(queue[0].source_event_ids, [event.event_id]);
+    assert.deepEqual(queue[0].body, event.body);
+  });
+});
+
+Deno.test("events round-trip exactly through storage", async () => {
+  await withStorage(async (s) => {
+    await fc.assert(
+      fc.asyncProperty(eventArb(), async (event) => {
+        const wire = JSON.parse(JSON.stringify(event)) as Event;
+        await s.ingestEvent(wire, { project_id: PROJECT, enqueue: false });
+        assert.deepEqual((await s.getEvents([wire.event_id]))[0], wire);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+Deno.test("snapshot to a watermark, commit deletes exactly the consumed rows", async () => {
+  await withStorage(async (s) => {
+    for (let i = 0; i < 5; i++) {
+      await s.ingestEvent(makeEvent({ kind: "tool_use" }), { project_id: PROJECT, enqueue: true });
+    }
+    const snap = await s.snapshotQueue(PROJECT);
+    const watermark = snap.at(-1)!.seq;
+    const late = makeEvent();
+    await s.ingestEvent(late, { project_id: PROJECT, enqueue: true });
+    const again = await s.snapshotQueue(PROJECT, { maxSeq: watermark });
+    assert.deepEqual(again.map((e) => e.seq), snap.map((e) => e.seq));
+    await s.commitExtraction({
+      consumedSeqs: snap.map((e) => e.seq),
+      records: [{ record: makeRecord() }],
+    });
+    const left = await s.snapshotQueue(PROJECT);
+    assert.deepEqual(left.map((e) => e.source_event_ids[0]), [late.event_id]);
+  });
+});
+
+Deno.test("queue commit is atomic: a failing commit loses nothing and duplicates nothing", async () => {
+  await withStorage(async (s) => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.boolean(),
+        async (events, records, fail) => {
+          for (let i = 0; i < events; i++) {
+            await s.ingestEvent(makeEvent(), { project_id: PROJECT, enqueue: true });
+          }
+          const before = await s.snapshotQueue(PROJECT);
+          const recordsBefore = (await s.listRecords({ limit: 1, offset: 0 })).total;
+          const existing = makeRecord();
+          await s.putRecord(existing);
+          const batch = Array.from({ length: records }, () => ({ record: makeRecord() }));
+          if (fail) batch.push({ record: existing }); // a duplicate id aborts the transaction
+          const commit = s.commitExtraction({
+            consumedSeqs: before.map((e) => e.seq),
+            records: batch,
+          });
+          if (fail) {
+            await assert.rejects(commit, DuplicateRecordError);
+            assert.deepEqual(await s.snapshotQueue(PROJECT), before);
+            assert.equal((await s.listRecords({ limit: 1, offset: 0 })).total, recordsBefore + 1);
+            await s.commitExtraction({ consumedSeqs: before.map((e) => e.seq), records: [] });
+          } else {
+            await commit;
+            assert.equal((await s.snapshotQueue(PROJECT)).length, 0);
+            assert.equal(
+              (await s.listRecords({ limit: 1, offset: 0 })).total,
+              recordsBefore + 1 + records,
+            );
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+Deno.test("a process killed inside the commit transaction loses nothing", async () => {
+  await withStorage(async (s, path) => {
+    for (let i = 0; i < 3; i++) {
+      await s.ingestEvent(makeEvent(), { project_id: PROJECT, enqueue: true });
+    }
+    const before = await s.snapshotQueue(PROJECT);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL("./testdata/crash_mid_commit.ts", import.meta.url).pathname,
+        path,
+        PROJECT,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes("in-transaction")) seen += (await reader.read()).value ?? "";
+    child.kill("SIGKILL");
+    await child.status;
+    reader.releaseLock();
+    await child.stdout.cancel().catch(() => {});
+    s.close();
+    const reopened = openSqliteStorage(path);
+    try {
+      assert.deepEqual(await reopened.snapshotQueue(PROJECT), before);
+      assert.equal((await reopened.listRecords({ limit: 10, offset: 0 })).total, 0);
+    } finally {
+      reopened.close();
+    }
+  });
+});
+
+Deno.test("compaction replacement is atomic and refuses vanished rows", async () => {
+  await withStorage(async (s) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const e = makeEvent();
+      ids.push(e.event_id);
+      await s.ingestEvent(e, { project_id: PROJECT, enqueue: true });
+    }
+    const snap = await s.snapshotQueue(PROJECT);
+    const entry = {
+      project_id: PROJECT,
+      namespace: TEST_NAMESPACE,
+      kind: "session_summary" as const,
+      body: { type: "text" as const, content: "compacted" },
+      timestamp: snap[1].timestamp,
+      surface: "kiro-cli" as const,
+      source_event_ids: ids.slice(0, 2),
+      compacted: true,
+    };
+    await s.replaceQueueRows({ removeSeqs: [snap[0].seq, snap[1].seq], entries: [entry] });
+    const after = await s.snapshotQueue(PROJECT);
+    assert.equal(after.length, 3);
+    assert.deepEqual(after.at(-1)!.source_event_ids, ids.slice(0, 2));
+    await assert.rejects(
+      s.replaceQueueRows({ removeSeqs: [snap[0].seq, snap[2].seq], entries: [entry] }),
+      /changed during compaction/,
+    );
+    assert.equal((await s.snapshotQueue(PROJECT)).length, 3);
+  });
+});
+
+Deno.test("record ids are unique; delete cascades to FTS and retrieval links", async () => {
+  await withStorage(async (s) => {
+    const keep = makeRecord({ title: "Keep WAL", summary: "The journal mode is WAL." });
+    const drop = makeRecord({ title: "Drop WAL", summary: "Checkpoint the WAL often." });
+    await s.putRecord(keep);
+    await s.putRecord(drop);
+    await assert.rejects(s.putRecord(drop), DuplicateRecordError);
+    await s.logRetrieval({
+      namespace: TEST_NAMESPACE,
+      query: "wal",
+      results: [{ record_id: drop.record_id, score: 2 }, { record_id: keep.record_id, score: 1 }],
+      latency_ms: 1,
+      tokens: 10,
+      outcome: "ok",
+    });
+    assert.equal(await s.deleteRecords([drop.record_id, "mr_missing"]), 1);
+    assert.equal(await s.deleteRecords([drop.record_id]), 0);
+    const fts = s.db.prepare(
+      "SELECT count(*) AS n FROM memory_records_fts WHERE memory_records_fts MATCH 'checkpoint'",
+    ).get() as { n: number };
+    assert.equal(fts.n, 0);
+    const hits = await s.searchLexical(TEST_NAMESPACE, "WAL", { limit: 10 });
+    assert.deepEqual(hits.map((h) => h.record.record_id), [keep.record_id]);
+    const [retrieval] = await s.listRetrievals({ limit: 1 });
+    assert.deepEqual(retrieval.results.map((r) => r.record_id), [keep.record_id]);
+  });
+});
+
+Deno.test("delete cascade holds for any set of records", async () => {
+  await withStorage(async (s) => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }),
+        async (deleteMask) => {
+          const records = deleteMask.map((_, i) => makeRecord({ summary: `alpha item${i} beta` }));
+          for (const r of records) await s.putRecord(r);
+          const gone = records.filter((_, i) => deleteMask[i]).map((r) => r.record_id);
+          await s.deleteRecords(gone);
+          const hits = await s.searchLexical(TEST_NAMESPACE, "alpha", { limit: 100 });
+          const ids = new Set(hits.map((h) => h.record.record_id));
+          for (const [i, r] of records.entries()) {
+            assert.equal(ids.has(r.record_id), !deleteMask[i]);
+          }
+          const integrity = s.db.prepare(
+            "INSERT INTO memory_records_fts(memory_records_fts) VALUES ('integrity-check')",
+          );
+          integrity.run();
+          await s.deleteRecords(records.map((r) => r.record_id));
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+});
+
+Deno.test("search is stemmed, ranked, and isolated to exactly one namespace", async () => {
+  await withStorage(async (s) => {
+    const a = makeRecord({
+      title: "Database migrations",
+      summary: "We migrate with numbered files.",
+    });
+    const b = makeRecord({ title: "Other", summary: "Unrelated text about tests." });
+    const c = makeRecord({ namespace: OTHER_NS, title: "Migrations elsewhere", summary: "x" });
+    for (const r of [a, b, c]) await s.putRecord(r);
+    const hits = await s.searchLexical(TEST_NAMESPACE, "how do we run the migration?", {
+      limit: 5,
+    });
+    assert.deepEqual(hits.map((h) => h.record.record_id), [a.record_id]);
+    const like = `/actor/tester/project/${"_".repeat(64)}/`;
+    assert.deepEqual(await s.searchLexical(like, "migrations", { limit: 5 }), []);
+  });
+});
+
+Deno.test("IDF is computed on the stemmed terms the index holds", async () => {
+  await withStorage(async (s) => {
+    for (let i = 0; i < 20; i++) {
+      await s.putRecord(makeRecord({ summary: `running the tests again ${i}` }));
+    }
+    await s.putRecord(makeRecord({ summary: "a rare migration" }));
+    const [running, migrations] = s.termStats(["Running", "migrations,"]);
+    assert.deepEqual(running.stems, ["run"]);
+    assert.equal(running.df, 20);
+    assert.deepEqual(migrations.stems, ["migrat"]);
+    assert.equal(migrations.df, 1);
+  });
+});
+
+Deno.test("no input makes FTS5 throw a syntax error", async () => {
+  await withStorage(async (s) => {
+    await s.putRecord(makeRecord({ title: "alpha", summary: "beta gamma" }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200, unit: "binary" }), (query) => {
+        const terms = selectQueryTerms(s.termStats(tokenizeQuery(query)), { totalDocs: 1 });
+        if (terms.length === 0) return;
+        s.db.prepare("SELECT rowid FROM memory_records_fts WHERE memory_records_fts MATCH ?")
+          .all(buildFtsQuery(terms));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+Deno.test("stats count per namespace and list projects with display names", async () => {
+  await withStorage(async (s) => {
+    const e = makeEvent({
+      source: {
+        surface: "kiro-cli",
+        version: "1",
+        client_id: "h",
+        project_path: "/home/tester/app",
+      },
+    });
+    await s.ingestEvent(e, { project_id: PROJECT, enqueue: true });
+    await s.putRecord(
+      makeRecord({ concepts: ["wal", "WAL", "fts"], observation_type: "decision" }),
+    );
+    const stats = await s.stats();
+    assert.equal(stats.total_events, 1);
+    assert.equal(stats.total_memories, 1);
+    assert.equal(stats.total_concepts, 2);
+    assert.deepEqual(stats.observation_types, { decision: 1 });
+    assert.equal(stats.projects[0].display_name, "~/app");
+    assert.equal((await s.stats({ namespace: OTHER_NS })).total_events, 0);
+  });
+});
+
+Deno.test("embeddings: stored with their model, listed per namespace, backfill order", async () => {
+  await withStorage(async (s) => {
+    const a = makeRecord();
+    const b = makeRecord();
+    await s.putRecord(a, { embedding: { model: "m1", vector: new Float32Array([1, 0]) } });
+    await s.putRecord(b);
+    assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m1" })).length, 1);
+    assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m2" })).length, 0);
+    const need = await s.recordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 });
+    assert.deepEqual(need.map((r) => r.record_id), [b.record_id]);
+    for (let i = 0; i < 3; i++) await s.markEmbeddingFailed(b.record_id);
+    assert.equal(
+      (await s.recordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 })).length,
+      0,
+    );
+    await s.updateRecord(a.record_id, { summary: "changed" });
+    assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m1" })).length, 0);
+    assert.equal(newEventId().length, 26);
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * The storage interface: everything the pipelines need from a database, and nothing more.
+ *
+ * Every multi-row change that must be atomic is one method (ingest an event with its queue row,
+ * commit extraction output with the consumed queue rows, replace queue rows by compacted ones),
+ * so a backend other than SQLite only has to make each method one transaction.
+ *
+ * @module
+ */
+import type { Event, EventBody, EventKind, MemoryRecord, QueueEntry } from "../schemas/mod.ts";
+
+/** A record together with its optional embedding. */
+export interface RecordWithEmbedding {
+  /** The record. */
+  record: MemoryRecord;
+  /** Its embedding, if one was computed. */
+  embedding?: StoredEmbedding | null;
+}
+
+/** An embedding and the model that produced it. */
+export interface StoredEmbedding {
+  /** Model identifier, for example `use-lite@0.2.0`. */
+  model: string;
+  /** The vector (its length is the dimension). */
+  vector: Float32Array;
+}
+
+/** A new queue row (compaction output). */
+export interface NewQueueEntry {
+  /** Project the row belongs to. */
+  project_id: string;
+  /** Namespace of the events. */
+  namespace: string;
+  /** Event kind. */
+  kind: EventKind;
+  /** Body. */
+  body: EventBody;
+  /** Timestamp (the newest replaced event's time for compacted rows). */
+  timestamp: string;
+  /** Capture surface. */
+  surface: QueueEntry["surface"];
+  /** Events this row stands for. */
+  source_event_ids: string[];
+  /** True for compacted rows. */
+  compacted: boolean;
+}
+
+/** A lexical hit. */
+export interface ScoredRecord {
+  /** The record. */
+  record: MemoryRecord;
+  /** Higher is better. */
+  score: number;
+}
+
+/** Per-project queue totals. */
+export interface QueueDepth {
+  /** Project id. */
+  project_id: string;
+  /** Namespace. */
+  namespace: string;
+  /** Rows queued. */
+  rows: number;
+  /** Bytes queued. */
+  bytes: number;
+}
+
+/** A retrieval to audit. */
+export interface RetrievalLog {
+  /** The prompt event that asked. */
+  event_id?: string;
+  /** Namespace searched. */
+  namespace: string;
+  /** The (scrubbed) query. */
+  query: string;
+  /** Records injected, best first. */
+  results: { record_id: string; score: number }[];
+  /** Whole-search latency. */
+  latency_ms: number;
+  /** Estimated tokens injected. */
+  tokens: number;
+  /** `ok`, `empty`, `timeout` or `error`. */
+  outcome: "ok" | "empty" | "timeout" | "error";
+}
+
+/** A stored retrieval, as the viewer shows it. */
+export interface RetrievalRow extends Omit<RetrievalLog, "results"> {
+  /** Row id. */
+  id: number;
+  /** When. */
+  created_at: string;
+  /** Injected records still present (forgotten ones drop out). */
+  results: { record_id: string; score: number; title: string }[];
+}
+
+/** Filters for listing records. */
+export interface RecordFilter {
+  /** Exact namespace. */
+  namespace?: string;
+  /** Observation type. */
+  observation_type?: MemoryRecord["observation_type"];
+  /** Strategy. */
+  strategy?: MemoryRecord["strategy"];
+  /** Created at or after (ISO). */
+  since?: string;
+  /** Page size. */
+  limit: number;
+  /** Offset. */
+  offset: number;
+}
+
+/** One project, as stats and the viewer list it. */
+export interface ProjectSummary {
+  /** Namespace. */
+  namespace: string;
+  /** Project id (the namespace's last segment). */
+  project_id: string;
+  /** Path with `~` for home, or a short id. */
+  display_name: string;
+  /** Events captured. */
+  event_count: number;
+  /** Records stored. */
+  memory_count: number;
+}
+
+/** Counts for `/v1/stats`. */
+export interface Stats {
+  /** Events stored. */
+  total_events: number;
+  /** Records stored. */
+  total_memories: number;
+  /** Projects seen. */
+  total_projects: number;
+  /** Distinct concepts. */
+  total_concepts: number;
+  /** Records per observation type. */
+  observation_types: Record<string, number>;
+  /** Events per kind. */
+  event_kinds: Record<string, number>;
+  /** Records with an embedding. */
+  embeddings_present: number;
+  /** Records without one. */
+  embeddings_missing: number;
+  /** Projects, most events first (always global). */
+  projects: ProjectSummary[];
+}
+
+/** What the collector and workers need from a database. */
+export interface Storage {
+  /**
+   * Stores an (already scrubbed) event and its queue row in one transaction. Idempotent on
+   * `event_id`: a second insert stores nothing and returns `false`.
+   */
+  ingestEvent(event: Event, options: { project_id: string; enqueue: boolean }): Promise<boolean>;
+  /** Events by id (missing ids are skipped). */
+  getEvents(ids: readonly string[]): Promise<Event[]>;
+  /** Newest events first. */
+  listEvents(options: { namespace?: string; limit: number; offset?: number }): Promise<{
+    items: Event[];
+    total: number;
+  }>;
+
+  /** Queue totals per project (startup re-arm, status). */
+  queueDepths(): Promise<QueueDepth[]>;
+  /** The project's queue in order, up to `maxSeq` (the watermark) and `limit` rows. */
+  snapshotQueue(
+    projectId: string,
+    options?: { maxSeq?: number; limit?: number },
+  ): Promise<QueueEntry[]>;
+  /**
+   * Commits extraction output and deletes exactly the consumed queue rows, in one transaction.
+   * Records that already exist (same id) make the whole commit fail and change nothing.
+   */
+  commitExtraction(
+    options: { consumedSeqs: readonly number[]; records: RecordWithEmbedding[] },
+  ): Promise<void>;
+  /** Replaces queue rows by compacted rows in one transaction; returns the new rows' seqs. */
+  replaceQueueRows(
+    options: { removeSeqs: readonly number[]; entries: NewQueueEntry[] },
+  ): Promise<number[]>;
+
+  /** Stores one record (and its embedding). Throws `DuplicateRecordError` on an existing id. */
+  putRecord(record: MemoryRecord, options?: { embedding?: StoredEmbedding | null }): Promise<void>;
+  /** Records by id, in the order asked. */
+  getRecords(ids: readonly string[]): Promise<MemoryRecord[]>;
+  /** Applies an edit to title, summary or facts; returns the updated record or null. */
+  updateRecord(
+    recordId: string,
+    patch: Partial<Pick<MemoryRecord, "title" | "summary" | "facts" | "concepts">>,
+  ): Promise<MemoryRecord | null>;
+  /** Deletes records and everything derived from them; returns how many existed. */
+  deleteRecords(ids: readonly string[]): Promise<number>;
+  /** Pages through records, newest first. */
+  listRecords(filter: RecordFilter): Promise<{ items: MemoryRecord[]; total: number }>;
+  /** Ranked full-text search in exactly one namespace. */
+  searchLexical(
+    namespace: string,
+    query: string,
+    options: { limit: number },
+  ): Promise<ScoredRecord[]>;
+  /** Newest records of a namespace. */
+  recentRecords(
+    namespace: string,
+    options: { limit: number; types?: string[] },
+  ): Promise<MemoryRecord[]>;
+
+  /** Stores (or replaces) an embedding. */
+  putEmbedding(recordId: string, embedding: StoredEmbedding): Promise<void>;
+  /** Records of a namespace with an embedding from `model`. */
+  listEmbeddings(namespace: string, options: { model: string }): Promise<{
+    record_id: string;
+    vector: Float32Array;
+  }[]>;
+  /** Records lacking an embedding from `model`, fewest failures first, oldest first. */
+  recordsNeedingEmbedding(
+    options: { model: string; limit: number; maxFailures: number },
+  ): Promise<MemoryRecord[]>;
+  /** Counts a failed embedding attempt against a record. */
+  markEmbeddingFailed(recordId: string): Promise<void>;
+
+  /** Writes one injection to the audit table; returns its id. */
+  logRetrieval(log: RetrievalLog): Promise<number>;
+  /** Newest injections first. */
+  listRetrievals(options: { namespace?: string; limit: number }): Promise<RetrievalRow[]>;
+
+  /** Counts for the API and the viewer. */
+  stats(options?: { namespace?: string }): Promise<Stats>;
+  /** Closes the database; idempotent. */
+  close(): void;
+}
+
+/** A record id that is already stored. */
+export class DuplicateRecordError extends Error {
+  /** Creates the error for `recordId`. */
+  constructor(recordId: string) {
+    super(`memory record ${recordId} already exists`);
+    this.name = "DuplicateRecordError";
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * Test helpers shared across members: arbitraries and small fixtures builders.
+ *
+ * @module
+ */
+export * from "./arbitraries.ts";
+export * from "./fixtures.ts";
