@@ -325,7 +325,8 @@ export class SqliteStorage implements Storage {
     await Promise.resolve();
     const [current] = this.#getRecordsSync([recordId]);
     if (!current) return null;
-    const next = MemoryRecordSchema.parse({ ...current, ...patch });
+    const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    const next = MemoryRecordSchema.parse({ ...current, ...defined });
     const textChanged = next.title !== current.title || next.summary !== current.summary ||
       JSON.stringify(next.facts) !== JSON.stringify(current.facts) ||
       JSON.stringify(next.concepts) !== JSON.stringify(current.concepts);

@@ -5,3 +5,5 @@
  */
 export * from "./arbitraries.ts";
 export * from "./fixtures.ts";
+export * from "./corpus.ts";
+export * from "./stats.ts";

@@ -1,0 +1,89 @@
+/**
+ * The ingest pipeline: validate → dedup → scrub and redact → one transaction (event + queue row)
+ * → notify the extraction watcher → inline retrieval for prompts.
+ *
+ * @module
+ */
+import { projectIdFromNamespace } from "@kiro-learn/core/project";
+import { scrubEventBody } from "@kiro-learn/core/privacy";
+import { type Event, EventSchema } from "@kiro-learn/core/schemas";
+import type { Storage } from "@kiro-learn/core/storage";
+import type { RetrievalResult } from "../retrieval/assembler.ts";
+import { RecentIds } from "./dedup.ts";
+
+/** Called after an event and its queue row are durable. */
+export type EventStoredHook = (info: {
+  project_id: string;
+  namespace: string;
+  kind: Event["kind"];
+  bytes: number;
+  event: Event;
+}) => void;
+
+/** What the pipeline needs. */
+export interface IngestPipelineOptions {
+  /** Where events go. */
+  storage: Storage;
+  /** Runs inline retrieval for a (scrubbed) prompt event. */
+  retrieve: (event: Event) => Promise<RetrievalResult>;
+  /** Notified once per newly stored event (the extraction watcher, the live feed). */
+  onStored?: EventStoredHook;
+  /** Capacity of the recent-id set. */
+  dedupCapacity?: number;
+}
+
+/** Outcome of one ingest. */
+export type IngestOutcome =
+  | { ok: true; event_id: string; stored: boolean; retrieval?: RetrievalResult }
+  | { ok: false; error: string; details?: unknown };
+
+/** Validates, stores and (for prompts) retrieves, in the design's order. */
+export class IngestPipeline {
+  #options: IngestPipelineOptions;
+  #recent: RecentIds;
+
+  /** Creates the pipeline. */
+  constructor(options: IngestPipelineOptions) {
+    this.#options = options;
+    this.#recent = new RecentIds(options.dedupCapacity ?? 10_000);
+  }
+
+  /**
+   * Ingests one parsed JSON value. Invalid input is refused and changes nothing; a storage
+   * failure throws (the caller answers 500) after rolling the dedup entry back.
+   */
+  async ingest(input: unknown, options: { retrieve?: boolean } = {}): Promise<IngestOutcome> {
+    const parsed = EventSchema.safeParse(input);
+    if (!parsed.success) {
+      return { ok: false, error: "validation failed", details: parsed.error.issues };
+    }
+    const event: Event = { ...parsed.data, body: scrubEventBody(parsed.data.body) };
+    const projectId = projectIdFromNamespace(event.namespace) ?? event.namespace;
+    let stored = false;
+    if (this.#recent.add(event.event_id)) {
+      try {
+        stored = await this.#options.storage.ingestEvent(event, {
+          project_id: projectId,
+          enqueue: true,
+        });
+      } catch (error) {
+        this.#recent.delete(event.event_id);
+        throw error;
+      }
+      if (stored) {
+        this.#options.onStored?.({
+          project_id: projectId,
+          namespace: event.namespace,
+          kind: event.kind,
+          bytes: JSON.stringify(event.body).length,
+          event,
+        });
+      }
+    }
+    const outcome: IngestOutcome = { ok: true, event_id: event.event_id, stored };
+    if (options.retrieve && event.kind === "prompt") {
+      outcome.retrieval = await this.#options.retrieve(event);
+    }
+    return outcome;
+  }
+}

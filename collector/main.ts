@@ -1,0 +1,133 @@
+/**
+ * The `kiro-learn` command.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { loadSettings, SettingsError } from "@kiro-learn/core/settings";
+import { VERSION } from "@kiro-learn/core/version";
+import { CollectorDownError } from "./cli/client.ts";
+import { forget, search, status } from "./cli/commands.ts";
+import { serve, start, stop } from "./cli/lifecycle.ts";
+
+interface Command {
+  usage: string;
+  summary: string;
+  options?: Record<string, { type: "string" | "boolean"; short?: string }>;
+  run(args: { positionals: string[]; values: Record<string, unknown> }): Promise<number>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: "kiro-learn serve",
+    summary: "run the collector in the foreground (what `deno task serve` does)",
+    run: () => serve(loadSettings()),
+  },
+  start: {
+    usage: "kiro-learn start",
+    summary: "start the collector in the background and wait until it is healthy",
+    run: async () => {
+      await start(loadSettings());
+      return 0;
+    },
+  },
+  stop: {
+    usage: "kiro-learn stop",
+    summary: "stop the collector (SIGTERM, then SIGKILL after 5 s)",
+    run: async () => {
+      await stop(loadSettings());
+      return 0;
+    },
+  },
+  status: {
+    usage: "kiro-learn status [--json]",
+    summary: "is it running? pid, port, data dir, counts, queue, spool",
+    options: { json: { type: "boolean" } },
+    run: async ({ values }) => (await status(loadSettings(), { json: !!values.json })) ? 0 : 3,
+  },
+  search: {
+    usage: "kiro-learn search <query> [--limit N] [--namespace NS] [--json]",
+    summary: "search this project's memory and print ranked records",
+    options: {
+      limit: { type: "string" },
+      namespace: { type: "string" },
+      json: { type: "boolean" },
+    },
+    run: ({ positionals, values }) => {
+      if (positionals.length === 0) throw new UsageError("search needs a query");
+      const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
+        throw new UsageError("--limit must be an integer from 1 to 100");
+      }
+      return search(loadSettings(), positionals.join(" "), {
+        limit,
+        namespace: values.namespace as string | undefined,
+        json: !!values.json,
+      });
+    },
+  },
+  forget: {
+    usage: "kiro-learn forget <record_id>",
+    summary: "delete a memory record and everything derived from it",
+    run: ({ positionals }) => {
+      if (positionals.length !== 1) throw new UsageError("forget needs exactly one record id");
+      return forget(loadSettings(), positionals[0]);
+    },
+  },
+};
+
+class UsageError extends Error {}
+
+function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  return [
+    `kiro-learn ${VERSION}: durable project memory for AI coding agents`,
+    "",
+    "usage: kiro-learn <command> [options]   (kiro-learn <command> --help for details)",
+    "",
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+  ].join("\n");
+}
+
+/** Runs the CLI with `argv`; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    console.log(helpText());
+    return 0;
+  }
+  if (name === "--version" || name === "-V") {
+    console.log(`kiro-learn ${VERSION}`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`kiro-learn: unknown command "${name}"\n\n${helpText()}`);
+    return 2;
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+    });
+    if (values.help) {
+      console.log(`usage: ${command.usage}\n\n${command.summary}`);
+      return 0;
+    }
+    return await command.run({ values, positionals });
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE")) {
+      console.error(`kiro-learn ${name}: ${(error as Error).message}\nusage: ${command.usage}`);
+      return 2;
+    }
+    if (error instanceof SettingsError || error instanceof CollectorDownError) {
+      console.error(`kiro-learn: ${error.message}`);
+      return 1;
+    }
+    console.error(`kiro-learn ${name}: ${error instanceof Error ? error.message : error}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,93 @@
+/**
+ * The collector's Deno permissions: the design's promise, computed in one place.
+ *
+ * `serve` and `start` launch the daemon with exactly these flags, the README lists them, and a
+ * test launches the real daemon with them and checks what it cannot do.
+ *
+ * @module
+ */
+import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
+
+/** Environment variables the collector reads, and no others. */
+export const COLLECTOR_ENV_VARS: readonly string[] = [
+  "KIRO_LEARN_HOME",
+  ...Object.keys(ENV_OVERRIDES),
+  "HOME",
+  "USERPROFILE",
+];
+
+/** The daemon's entry module. */
+export const DAEMON_ENTRY: string = new URL("../daemon.ts", import.meta.url).pathname;
+
+/** Read-only assets the daemon serves or loads (the viewer). */
+export const COLLECTOR_ASSET_DIRS: readonly string[] = [
+  new URL("../viewer/static", import.meta.url).pathname,
+];
+
+/** What the daemon is allowed to do. */
+export interface CollectorPermissions {
+  /** `host:port` it listens on; nothing else on the network. */
+  net: string;
+  /** Paths it may read. */
+  read: string[];
+  /** Paths it may write. */
+  write: string[];
+  /** Commands it may run (the configured ACP agents), resolved; empty when none is installed. */
+  run: string[];
+  /** Environment variables it may read. */
+  env: readonly string[];
+}
+
+/** Computes the daemon's permissions from the settings. */
+export function collectorPermissions(
+  settings: Settings,
+  options: { agentCommands?: string[]; extraRead?: string[] } = {},
+): CollectorPermissions {
+  const host = settings.collector.host.includes(":")
+    ? `[${settings.collector.host}]`
+    : settings.collector.host;
+  return {
+    net: `${host}:${settings.collector.port}`,
+    read: [settings.dataDir, ...COLLECTOR_ASSET_DIRS, ...(options.extraRead ?? [])],
+    write: [settings.dataDir],
+    run: options.agentCommands ?? [],
+    env: COLLECTOR_ENV_VARS,
+  };
+}
+
+/** Renders permissions as `deno run` flags (never `-A`, never a bare `--allow-*`). */
+export function permissionFlags(permissions: CollectorPermissions): string[] {
+  const flags = [
+    "--no-prompt",
+    `--allow-net=${permissions.net}`,
+    `--allow-read=${permissions.read.join(",")}`,
+    `--allow-write=${permissions.write.join(",")}`,
+    `--allow-env=${permissions.env.join(",")}`,
+  ];
+  if (permissions.run.length > 0) flags.push(`--allow-run=${permissions.run.join(",")}`);
+  return flags;
+}
+
+/**
+ * Finds a command on PATH the way the shell would, so `--allow-run` can name the exact binary.
+ * Returns null when it is not installed.
+ */
+export function resolveCommand(command: string, env: { PATH?: string } = {}): string | null {
+  if (command.includes("/")) return isExecutable(command) ? command : null;
+  const path = env.PATH ?? Deno.env.get("PATH") ?? "";
+  for (const dir of path.split(":")) {
+    if (dir === "") continue;
+    const candidate = `${dir}/${command}`;
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * What every route handler may use.
+ *
+ * @module
+ */
+import type { Settings } from "@kiro-learn/core/settings";
+import type { Storage } from "@kiro-learn/core/storage";
+import type { IngestPipeline } from "../ingest/pipeline.ts";
+import type { Logger } from "../runtime/logger.ts";
+
+/** Shared state of one running collector. */
+export interface CollectorContext {
+  /** The database. */
+  storage: Storage;
+  /** The ingest pipeline. */
+  pipeline: IngestPipeline;
+  /** Validated settings. */
+  settings: Settings;
+  /** Logger. */
+  logger: Logger;
+  /** API bearer token. */
+  token: string;
+  /** Extra facts for `/v1/stats` and `status` (queue, spool, extraction, embeddings). */
+  status?: () => Record<string, unknown>;
+}

@@ -1,0 +1,108 @@
+/**
+ * Starting and stopping one collector: storage, pipeline, app and the HTTP listener.
+ *
+ * @module
+ */
+import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
+import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
+import { type EventStoredHook, IngestPipeline } from "../ingest/pipeline.ts";
+import { createAssembler } from "../retrieval/assembler.ts";
+import { createLogger, type Logger } from "../runtime/logger.ts";
+import { ensureToken } from "../runtime/token.ts";
+import { createApp } from "./app.ts";
+import type { CollectorContext } from "./context.ts";
+
+/** A running collector. */
+export interface RunningCollector {
+  /** Base URL, e.g. `http://127.0.0.1:21100`. */
+  url: string;
+  /** Port actually bound. */
+  port: number;
+  /** The API token. */
+  token: string;
+  /** The database. */
+  storage: Storage;
+  /** Stops accepting requests, drains in-flight ones, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Options for {@linkcode startCollector}. */
+export interface StartOptions {
+  /** Logger (default: JSON lines to stderr at the settings' level). */
+  logger?: Logger;
+  /** Write `collector.pid` (the daemon does; in-process tests do not). */
+  writePidFile?: boolean;
+  /** Extra hook on stored events. */
+  onStored?: EventStoredHook;
+}
+
+/** Opens everything and starts listening on the settings' loopback host and port. */
+export async function startCollector(
+  settings: Settings,
+  options: StartOptions = {},
+): Promise<RunningCollector> {
+  const logger = options.logger ?? createLogger({ level: settings.log.level });
+  ensureDataDir(settings.dataDir);
+  for (const dir of [settings.paths.spool, settings.paths.logs, settings.paths.models]) {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+  const token = ensureToken(settings.paths.token);
+  const storage = openSqliteStorage(settings.paths.db, { home: Deno.env.get("HOME") });
+  const retrieve = createAssembler({
+    storage,
+    budgetMs: settings.retrieval.budgetMs,
+    limit: settings.retrieval.limit,
+    tokenBudget: settings.retrieval.tokenBudget,
+    logger,
+  });
+  const pipeline = new IngestPipeline({ storage, retrieve, onStored: options.onStored });
+  const ctx: CollectorContext = { storage, pipeline, settings, logger, token };
+  const app = createApp(ctx);
+  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: settings.collector.host,
+      port: settings.collector.port,
+      onListen: (addr) => resolve(addr),
+    }, app.fetch);
+  } catch (error) {
+    storage.close();
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new Error(
+        `port ${settings.collector.port} on ${settings.collector.host} is in use: another ` +
+          `collector may be running (try \`kiro-learn status\`), or set collector.port`,
+      );
+    }
+    throw error;
+  }
+  const addr = await listening;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  const url = `http://${host}:${addr.port}`;
+  if (options.writePidFile) {
+    Deno.writeTextFileSync(settings.paths.pid, `${Deno.pid}\n`, { mode: 0o600 });
+  }
+  logger.info("collector listening", { url, data_dir: settings.dataDir, pid: Deno.pid });
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port: addr.port,
+    token,
+    storage,
+    close() {
+      closed ??= (async () => {
+        await server.shutdown();
+        storage.close();
+        if (options.writePidFile) {
+          try {
+            Deno.removeSync(settings.paths.pid);
+          } catch {
+            // Already gone.
+          }
+        }
+        logger.info("collector stopped");
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,6 @@
+/**
+ * Test helpers for anything that needs a real collector.
+ *
+ * @module
+ */
+export * from "./daemon.ts";

@@ -1,0 +1,316 @@
+/**
+ * Secret redaction: finds credentials in free text and replaces the secret part with a
+ * `[REDACTED:<kind>]` marker, leaving everything around it byte-identical.
+ *
+ * Two families of rules run in a fixed order:
+ * 1. Shape rules, for secrets recognisable on their own (PEM private keys, JWTs, vendor tokens with
+ *    a fixed prefix, `Bearer` credentials, passwords in URLs). The most specific shapes run first
+ *    so a token gets its most precise kind (an `sk-ant-` key is `anthropic_key`, not `openai_key`).
+ * 2. Assignment rules, for `key=value`, `key: value`, `"key": "value"` (also `:=`, `=>`, and
+ *    backslash-escaped JSON quotes) whose key name looks secret. They run last and skip a value that
+ *    is already a single marker, which keeps the kind chosen by a shape rule and makes redaction
+ *    idempotent.
+ *
+ * Every pattern is linear-time: character classes next to each other never overlap (so there is
+ * exactly one way to split a match), candidate starts are pinned with a look-behind on the token
+ * alphabet, and key-name heuristics run in code on the matched key rather than in the pattern.
+ *
+ * @module
+ */
+
+/** Every kind that can appear in a `[REDACTED:<kind>]` marker. */
+export const SECRET_KINDS = [
+  "private_key",
+  "jwt",
+  "anthropic_key",
+  "openai_key",
+  "github_token",
+  "slack_token",
+  "stripe_key",
+  "google_api_key",
+  "aws_access_key_id",
+  "aws_secret_access_key",
+  "bearer_token",
+  "url_password",
+  "password",
+  "secret",
+] as const;
+
+/** A kind of secret, as named in its `[REDACTED:<kind>]` marker. */
+export type SecretKind = typeof SECRET_KINDS[number];
+
+/** Returns the marker that stands in for a redacted secret of the given kind. */
+export function redactionMarker(kind: SecretKind): string {
+  return `[REDACTED:${kind}]`;
+}
+
+// Also accepts the bare `[REDACTED]` of the `<private>` scrub, which runs first in `scrubText`.
+const MARKER_ONLY_RE = /^\[REDACTED(?::[a-z_]+)?\]$/;
+
+// ---------------------------------------------------------------------------------------------
+// Shape rules
+
+const PEM_BEGIN_RE = /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
+const PEM_END_RE = /-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
+
+// A lazy `[\s\S]*?` body would work too, but two anchored searches avoid any dependence on the
+// engine's backtracking stack for a megabyte-long unterminated key.
+function redactPemBlocks(text: string): string {
+  if (!text.includes("-----BEGIN")) return text;
+  const begin = new RegExp(PEM_BEGIN_RE);
+  const end = new RegExp(PEM_END_RE);
+  let out = "";
+  let cursor = 0;
+  for (let m = begin.exec(text); m !== null; m = begin.exec(text)) {
+    end.lastIndex = begin.lastIndex;
+    const close = end.exec(text);
+    out += text.slice(cursor, m.index) + redactionMarker("private_key");
+    // An unterminated block is redacted to the end: the rest of the key is still key material.
+    cursor = close === null ? text.length : end.lastIndex;
+    if (close === null) break;
+    begin.lastIndex = cursor;
+  }
+  return cursor === 0 ? text : out + text.slice(cursor);
+}
+
+interface ShapeRule {
+  kind: SecretKind;
+  re: RegExp;
+}
+
+// The look-behinds stop a rule from starting in the middle of a longer identifier ("task-..." is
+// not an `sk-` key); the greedy tails consume the whole token so no fragment survives.
+const SHAPE_RULES: readonly ShapeRule[] = [
+  {
+    kind: "jwt",
+    re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
+  },
+  { kind: "anthropic_key", re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g },
+  { kind: "openai_key", re: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g },
+  {
+    kind: "github_token",
+    re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
+  },
+  { kind: "slack_token", re: /(?<![A-Za-z0-9_-])(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,}/g },
+  { kind: "stripe_key", re: /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g },
+  { kind: "google_api_key", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{30,}/g },
+  {
+    kind: "aws_access_key_id",
+    re: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+  },
+];
+
+const BEARER_RE = /(?<![A-Za-z0-9_-])(Bearer[ \t]+)([A-Za-z0-9._~+/-]+=*)/gi;
+
+// "Bearer" is also an English word, so a short letters-only follower ("the Bearer authentication
+// scheme") is prose; real credentials are long or contain digits.
+function looksLikeBearerCredential(token: string): boolean {
+  return token.length >= 16 || (token.length >= 8 && /[0-9]/.test(token));
+}
+
+function redactBearer(text: string): string {
+  return text.replace(
+    BEARER_RE,
+    (match, prefix: string, token: string) =>
+      looksLikeBearerCredential(token) ? prefix + redactionMarker("bearer_token") : match,
+  );
+}
+
+// scheme://user:PASSWORD@host. The user part excludes ':' and the password excludes '@', so the
+// split is unique; the scheme start is pinned by the look-behind.
+const URL_PASSWORD_RE =
+  /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s:/?#@]*:)([^\s/?#@]+)@/g;
+
+function redactUrlPasswords(text: string): string {
+  if (!text.includes("://")) return text;
+  return text.replace(
+    URL_PASSWORD_RE,
+    (match, head: string, password: string) =>
+      MARKER_ONLY_RE.test(password) ? match : `${head}${redactionMarker("url_password")}@`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assignment rules
+
+// Only the key and separator are matched here; the value is parsed separately so that a key that
+// turns out not to be secret consumes nothing, and an assignment inside its value is still seen.
+const KEY_SEP_RE = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*)/g;
+
+// Alternatives: backslash-escaped quotes (JSON inside a JSON string), double quotes, single
+// quotes, then a bare value optionally preceded by an HTTP auth scheme that is kept. A missing
+// closing quote redacts to the end of the line rather than leaking the value.
+const VALUE_RE =
+  /\\"((?:[^"\\\r\n]|\\[^"\r\n])*)(?:\\")?|"((?:[^"\\\r\n]|\\.)*)"?|'((?:[^'\\\r\n]|\\.)*)'?|((?:Bearer|Basic|Token|Digest)[ \t]+)?([^\s"'`,;&\\]+)/iy;
+
+// A "value" that starts with a secret key and a separator is really the next assignment: in
+// `token= password=x` the empty `token=` must not swallow `password` and hide what follows it.
+const KEY_AHEAD_RE = /\\?["']?([A-Za-z0-9_.-]+)\\?["']?[ \t]*(?::=|=>|[:=])/y;
+
+const MAX_KEY_LENGTH = 128;
+
+const KEY_PREFIXES_FOR_KEY = new Set([
+  "api",
+  "access",
+  "secret",
+  "private",
+  "signing",
+  "encryption",
+  "master",
+  "auth",
+  "app",
+  "account",
+]);
+
+const COMPOUND_KEY_NAMES = new Set([
+  "apikey",
+  "accesskey",
+  "secretkey",
+  "privatekey",
+  "signingkey",
+  "masterkey",
+  "authorization",
+]);
+
+// Shell variables that hold the working directory, not a password.
+const NOT_SECRET_KEYS = new Set(["PWD", "OLDPWD"]);
+
+// Every secret key contains one of these; checking first keeps the common case (`a: b` in prose
+// and code) from paying for the key split.
+const SECRET_KEY_HINT_RE = /pass|pwd|token|secret|auth|credential|key/i;
+
+function keySegments(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((segment) => segment.length > 0);
+}
+
+/**
+ * Classifies a key name: returns the marker kind for a key whose value should be redacted
+ * (`DB_PASSWORD` → `"password"`, `githubToken` → `"secret"`, `aws_secret_access_key` →
+ * `"aws_secret_access_key"`), or `undefined` for an ordinary key.
+ *
+ * The decision is made on the last word of the key (split on `_ - .`, spaces and camelCase), so
+ * `token_count`, `max_tokens`, `author` and `password_hash` are ordinary while `x-api-key`,
+ * `client_secret` and `Authorization` are secret.
+ */
+export function secretKindForKey(key: string): SecretKind | undefined {
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || NOT_SECRET_KEYS.has(key)) return undefined;
+  if (!SECRET_KEY_HINT_RE.test(key)) return undefined;
+  const segments = keySegments(key);
+  const last = segments.at(-1);
+  if (last === undefined) return undefined;
+  const previous = segments.at(-2);
+  if (
+    last.endsWith("password") || last.endsWith("passwd") || last === "pwd" ||
+    last === "passphrase" || (last === "pass" && segments.length >= 2)
+  ) {
+    return "password";
+  }
+  const secret = last.endsWith("token") || last.endsWith("secret") || last.endsWith("auth") ||
+    last.endsWith("credential") || last.endsWith("credentials") || COMPOUND_KEY_NAMES.has(last) ||
+    (last === "key" && previous !== undefined && KEY_PREFIXES_FOR_KEY.has(previous));
+  if (!secret) return undefined;
+  const joined = segments.join("_");
+  if (
+    joined.includes("secret_access_key") ||
+    (segments.includes("aws") && segments.some((segment) => segment.includes("secret")))
+  ) {
+    return "aws_secret_access_key";
+  }
+  return "secret";
+}
+
+const NON_SECRET_WORD_RE =
+  /^(?:true|false|null|nil|none|undefined|string|number|boolean|bool|str|int|any|unknown)$/i;
+const NUMBER_RE = /^-?[0-9]+(?:\.[0-9]+)?$/;
+const CALL_RE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(/;
+
+// How a value was written: bare (`k=v`), quoted (`k="v"`, or a JSON string), or after an HTTP auth
+// scheme (`Authorization: Token v`), where it is a credential whatever it looks like.
+type ValueStyle = "bare" | "quoted" | "scheme";
+
+// Values that are not secrets even under a secret-looking key: flags, nulls, type annotations
+// (`password: string`), counts (`token: 2000`) and code (`token = getToken()`).
+function isRedactableValue(value: string, kind: SecretKind, style: ValueStyle): boolean {
+  if (value.length === 0 || MARKER_ONLY_RE.test(value)) return false;
+  if (style === "scheme") return true;
+  if (NON_SECRET_WORD_RE.test(value)) return false;
+  if (kind !== "password" && NUMBER_RE.test(value)) return false;
+  return !(style === "bare" && CALL_RE.test(value));
+}
+
+/**
+ * Redacts a value that is known to sit under `key` (an object key in a JSON body, say), applying
+ * the same key-name and value rules as the `key=value` text rule. Returns `value` itself when the
+ * key is not secret or the value is not worth hiding (empty, `true`/`null`, a marker already).
+ */
+export function redactKeyedValue(key: string, value: string): string {
+  const kind = secretKindForKey(key);
+  if (kind === undefined || !isRedactableValue(value, kind, "quoted")) return value;
+  return redactionMarker(kind);
+}
+
+function redactAssignments(text: string): string {
+  if (!/[:=]/.test(text)) return text;
+  const keys = new RegExp(KEY_SEP_RE);
+  const value = new RegExp(VALUE_RE);
+  const keyAhead = new RegExp(KEY_AHEAD_RE);
+  let out = "";
+  let cursor = 0;
+  for (let m = keys.exec(text); m !== null; m = keys.exec(text)) {
+    const kind = secretKindForKey(m[1]);
+    if (kind === undefined) continue;
+    const valueStart = keys.lastIndex;
+    value.lastIndex = valueStart;
+    const v = value.exec(text);
+    if (v === null) continue;
+    let start: number;
+    let content: string;
+    let style: ValueStyle = "quoted";
+    if (v[1] !== undefined) [start, content] = [valueStart + 2, v[1]];
+    else if (v[2] !== undefined) [start, content] = [valueStart + 1, v[2]];
+    else if (v[3] !== undefined) [start, content] = [valueStart + 1, v[3]];
+    else {
+      start = valueStart + (v[4]?.length ?? 0);
+      // `login(password=x)`: the closing bracket belongs to the code around the value.
+      content = v[5].replace(/[)}>]+$/, "");
+      style = v[4] === undefined ? "bare" : "scheme";
+    }
+    if (!isRedactableValue(content, kind, style)) continue;
+    keyAhead.lastIndex = start;
+    const nextKey = keyAhead.exec(text);
+    if (nextKey !== null && secretKindForKey(nextKey[1]) !== undefined) continue;
+
+    out += text.slice(cursor, start) + redactionMarker(kind);
+    cursor = start + content.length;
+    keys.lastIndex = cursor;
+  }
+  return cursor === 0 ? text : out + text.slice(cursor);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Replaces secrets in `text` with `[REDACTED:<kind>]` markers (see {@link SECRET_KINDS}).
+ *
+ * Covered: PEM private key blocks (also unterminated), JWTs, Anthropic / OpenAI / GitHub / Slack /
+ * Stripe / Google keys and tokens, AWS access key ids, AWS secret keys and other secrets in
+ * assignments whose key looks secret, `Bearer` credentials and URL passwords. Only the secret part
+ * is replaced (`https://me:[REDACTED:url_password]@host`, `DB_PASSWORD=[REDACTED:password]`);
+ * all other text is kept byte-identical, and ordinary prose such as "the token budget is 2000" or
+ * an empty `password=` is untouched. Idempotent: `redactSecrets(redactSecrets(x)) ===
+ * redactSecrets(x)`. Runs in time linear in the input.
+ */
+export function redactSecrets(text: string): string {
+  let out = redactPemBlocks(text);
+  for (const rule of SHAPE_RULES) {
+    out = out.replace(rule.re, redactionMarker(rule.kind));
+  }
+  out = redactBearer(out);
+  out = redactUrlPasswords(out);
+  return redactAssignments(out);
+}

@@ -1,0 +1,63 @@
+/**
+ * `<private>` span scrubbing (spec §2, "Privacy scrubbing").
+ *
+ * Matching choices, pinned by `scrub_test.ts`:
+ * - Tags are matched case-insensitively and may carry whitespace (including newlines) around the
+ *   name and after the slash: `< private >`, `</PRIVATE >` and `< / private>` all count. Users type
+ *   these by hand, and a near-miss spelling silently leaking the span would defeat the feature.
+ * - Attributes (`<private reason="x">`) and self-closing forms (`<private/>`) are not tags; they are
+ *   left as text.
+ * - A stray `</private>` with no open tag before it is left as is: it hides nothing, and keeping it
+ *   means text without an opening tag comes back byte-identical.
+ *
+ * @module
+ */
+
+/** The text that replaces every `<private>` span. */
+export const PRIVATE_REDACTION = "[REDACTED]";
+
+// One alternation-free pattern: each `\s*` is anchored by a literal, so a long run of whitespace
+// after a `<` is scanned once per `<` and the scan stays linear.
+const TAG_RE = /<\s*(\/\s*)?private\s*>/gi;
+
+/**
+ * Replaces every `<private>` … `</private>` span, tags included, with `[REDACTED]`.
+ *
+ * Nesting is depth-counted, so the outermost pair wins; an unclosed opening tag redacts to the end
+ * of the string; a closing tag with no opener is kept. Text with no opening tag is returned
+ * unchanged (the same string).
+ *
+ * @example
+ * ```ts
+ * scrubPrivate("a <private>b <private>c</private> d</private> e"); // "a [REDACTED] e"
+ * scrubPrivate("key <PRIVATE>sk-123");                             // "key [REDACTED]"
+ * ```
+ */
+export function scrubPrivate(text: string): string {
+  if (!text.includes("<")) return text;
+  const re = new RegExp(TAG_RE);
+  let out = "";
+  let cursor = 0;
+  let depth = 0;
+  let spanStart = 0;
+  let changed = false;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m[1] === undefined) {
+      if (depth === 0) spanStart = m.index;
+      depth++;
+    } else if (depth > 0) {
+      depth--;
+      if (depth === 0) {
+        out += text.slice(cursor, spanStart) + PRIVATE_REDACTION;
+        cursor = re.lastIndex;
+        changed = true;
+      }
+    }
+  }
+  if (depth > 0) {
+    out += text.slice(cursor, spanStart) + PRIVATE_REDACTION;
+    cursor = text.length;
+    changed = true;
+  }
+  return changed ? out + text.slice(cursor) : text;
+}

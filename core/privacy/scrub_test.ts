@@ -1,0 +1,185 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { PRIVATE_REDACTION, scrubPrivate } from "./scrub.ts";
+
+const R = PRIVATE_REDACTION;
+
+Deno.test("scrubPrivate replaces a span, tags included", () => {
+  assert.equal(scrubPrivate("a <private>secret</private> b"), `a ${R} b`);
+  assert.equal(scrubPrivate("<private></private>"), R);
+  assert.equal(scrubPrivate("x<private>1</private>y<private>2</private>z"), `x${R}y${R}z`);
+});
+
+Deno.test("scrubPrivate: nesting is depth-counted and the outermost pair wins", () => {
+  assert.equal(
+    scrubPrivate("a <private>b <private>c</private> d</private> e"),
+    `a ${R} e`,
+  );
+  assert.equal(
+    scrubPrivate("<private><private><private>x</private></private></private>!"),
+    `${R}!`,
+  );
+});
+
+Deno.test("scrubPrivate: an unclosed tag redacts to the end of the string", () => {
+  assert.equal(scrubPrivate("keep <private>gone forever"), `keep ${R}`);
+  assert.equal(scrubPrivate("keep <private>a <private>b</private> still open"), `keep ${R}`);
+  assert.equal(scrubPrivate("keep <private>"), `keep ${R}`);
+});
+
+Deno.test("scrubPrivate: a stray closing tag is left as is", () => {
+  assert.equal(scrubPrivate("a </private> b"), "a </private> b");
+  assert.equal(
+    scrubPrivate("<private>x</private> tail </private>"),
+    `${R} tail </private>`,
+  );
+});
+
+Deno.test("scrubPrivate: tags are case-insensitive and tolerate inner whitespace", () => {
+  assert.equal(scrubPrivate("a <PRIVATE>x</Private> b"), `a ${R} b`);
+  assert.equal(scrubPrivate("a < private >x</PRIVATE > b"), `a ${R} b`);
+  assert.equal(scrubPrivate("a <\n\tprivate\n>x< / private> b"), `a ${R} b`);
+});
+
+Deno.test("scrubPrivate: attributes, self-closing and other tags are not private tags", () => {
+  for (
+    const text of [
+      '<private reason="x">y</private>',
+      "<private/>",
+      "<privateer>x</privateer>",
+      "<p>private</p>",
+      "< /private",
+      "a < b and private > c",
+    ]
+  ) {
+    assert.equal(scrubPrivate(text), text);
+  }
+});
+
+Deno.test("scrubPrivate returns the same string when nothing is redacted", () => {
+  const text = "no tags here </private>";
+  assert.equal(scrubPrivate(text), text);
+});
+
+const noLt = (options: { minLength?: number } = {}) =>
+  fc.string({ unit: "binary", ...options }).filter((s) => !s.includes("<"));
+
+const OPEN_TAGS = ["<private>", "<PRIVATE>", "< private >", "<Private\n>"];
+const CLOSE_TAGS = ["</private>", "</PRIVATE >", "< / private>", "</Private>"];
+
+Deno.test("property: a closed span is replaced exactly and its body never survives", () => {
+  fc.assert(
+    fc.property(
+      noLt(),
+      noLt({ minLength: 1 }),
+      noLt(),
+      fc.constantFrom(...OPEN_TAGS),
+      fc.constantFrom(...CLOSE_TAGS),
+      (pre, body, post, open, close) => {
+        const out = scrubPrivate(pre + open + body + close + post);
+        assert.equal(out, pre + R + post);
+        if (!pre.includes(body) && !post.includes(body) && !R.includes(body)) {
+          assert.ok(!out.includes(body));
+        }
+      },
+    ),
+  );
+});
+
+Deno.test("property: text with no opening tag is returned unchanged", () => {
+  const opener = /<\s*private\s*>/i;
+  const fragments = fc.constantFrom("<", ">", "/", " ", "private", "PRIVATE", "</private>", "a");
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.string({ unit: "binary" }),
+        fc.array(fragments).map((parts) => parts.join("")),
+      ),
+      (text) => {
+        fc.pre(!opener.test(text));
+        assert.equal(scrubPrivate(text), text);
+      },
+    ),
+  );
+});
+
+Deno.test("property: an unclosed tag redacts everything after it", () => {
+  fc.assert(
+    fc.property(noLt(), fc.string({ unit: "binary" }), (pre, rest) => {
+      fc.pre(!/<\s*\/\s*private\s*>/i.test(rest));
+      assert.equal(scrubPrivate(`${pre}<private>${rest}`), pre + R);
+    }),
+  );
+});
+
+// A balanced tree of nested spans, rendered with the tags between random text.
+const nested: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  span: fc.tuple(
+    fc.constantFrom(...OPEN_TAGS),
+    fc.array(fc.oneof({ depthSize: "small" }, noLt(), tie("span") as fc.Arbitrary<string>), {
+      maxLength: 4,
+    }),
+    fc.constantFrom(...CLOSE_TAGS),
+  ).map(([open, inner, close]) => open + inner.join("") + close),
+})).span;
+
+Deno.test("property: nested spans collapse to one marker", () => {
+  fc.assert(
+    fc.property(noLt(), nested, noLt(), (pre, span, post) => {
+      assert.equal(scrubPrivate(pre + span + post), pre + R + post);
+    }),
+  );
+});
+
+// Reference model over a token alphabet where tags only come from whole tokens.
+function model(tokens: string[]): string {
+  let out = "";
+  let depth = 0;
+  for (const token of tokens) {
+    const isOpen = OPEN_TAGS.includes(token);
+    const isClose = CLOSE_TAGS.includes(token);
+    if (depth === 0) {
+      if (isOpen) depth = 1;
+      else out += token;
+    } else {
+      if (isOpen) depth++;
+      if (isClose) depth--;
+      if (depth === 0) out += R;
+    }
+  }
+  return depth > 0 ? out + R : out;
+}
+
+Deno.test("property: scrubPrivate matches a depth-counting model and is idempotent", () => {
+  const token = fc.constantFrom(...OPEN_TAGS, ...CLOSE_TAGS, "a", " ", "<", ">", "/", "\n");
+  fc.assert(
+    fc.property(fc.array(token, { maxLength: 40 }), (tokens) => {
+      const out = scrubPrivate(tokens.join(""));
+      assert.equal(out, model(tokens));
+      assert.equal(scrubPrivate(out), out);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("scrubPrivate is linear on 1 MiB adversarial input", () => {
+  const size = 1 << 20;
+  const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+  for (
+    const text of [
+      fill("<"),
+      fill("< "),
+      fill("<" + " ".repeat(4096)),
+      fill("</ "),
+      fill("<private>"),
+      fill("</private>"),
+      fill("<private>a</private>"),
+      "<" + fill(" "),
+    ]
+  ) {
+    const started = performance.now();
+    scrubPrivate(text);
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 2000, `took ${elapsed} ms`);
+  }
+});
