@@ -26,6 +26,8 @@ export interface IngestPipelineOptions {
   storage: Storage;
   /** Runs inline retrieval for a (scrubbed) prompt event. */
   retrieve: (event: Event) => Promise<RetrievalResult>;
+  /** Builds the session-start resume block. */
+  resume?: (event: Event) => Promise<RetrievalResult>;
   /** Notified once per newly stored event (the extraction watcher, the live feed). */
   onStored?: EventStoredHook;
   /** Capacity of the recent-id set. */
@@ -52,7 +54,10 @@ export class IngestPipeline {
    * Ingests one parsed JSON value. Invalid input is refused and changes nothing; a storage
    * failure throws (the caller answers 500) after rolling the dedup entry back.
    */
-  async ingest(input: unknown, options: { retrieve?: boolean } = {}): Promise<IngestOutcome> {
+  async ingest(
+    input: unknown,
+    options: { retrieve?: boolean; resume?: boolean } = {},
+  ): Promise<IngestOutcome> {
     const parsed = EventSchema.safeParse(input);
     if (!parsed.success) {
       return { ok: false, error: "validation failed", details: parsed.error.issues };
@@ -83,6 +88,8 @@ export class IngestPipeline {
     const outcome: IngestOutcome = { ok: true, event_id: event.event_id, stored };
     if (options.retrieve && event.kind === "prompt") {
       outcome.retrieval = await this.#options.retrieve(event);
+    } else if (options.resume && this.#options.resume) {
+      outcome.retrieval = await this.#options.resume(event);
     }
     return outcome;
   }

@@ -7,6 +7,7 @@ import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { type EventStoredHook, IngestPipeline } from "../ingest/pipeline.ts";
 import { createAssembler } from "../retrieval/assembler.ts";
+import { createResumeAssembler } from "../retrieval/resume.ts";
 import { createLogger, type Logger } from "../runtime/logger.ts";
 import { ensureToken } from "../runtime/token.ts";
 import { createApp } from "./app.ts";
@@ -55,7 +56,12 @@ export async function startCollector(
     tokenBudget: settings.retrieval.tokenBudget,
     logger,
   });
-  const pipeline = new IngestPipeline({ storage, retrieve, onStored: options.onStored });
+  const resume = createResumeAssembler({
+    storage,
+    tokenBudget: settings.retrieval.tokenBudget,
+    logger,
+  });
+  const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored: options.onStored });
   const ctx: CollectorContext = { storage, pipeline, settings, logger, token };
   const app = createApp(ctx);
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();

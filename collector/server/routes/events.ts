@@ -18,6 +18,7 @@ export function eventRoutes(ctx: CollectorContext): Hono {
     if (!body.ok) return body.response;
     const outcome = await ctx.pipeline.ingest(body.value, {
       retrieve: c.req.query("retrieve") === "true",
+      resume: c.req.query("context") === "resume",
     });
     if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
     const { ok: _ok, ...payload } = outcome;

@@ -1,0 +1,52 @@
+/**
+ * The session-start resume block: the latest turn summaries and the newest other records of the
+ * project, inside the same token budget as prompt retrieval.
+ *
+ * @module
+ */
+import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
+import { formatContext } from "@kiro-learn/core/search";
+import type { Storage } from "@kiro-learn/core/storage";
+import type { Logger } from "../runtime/logger.ts";
+import type { RetrievalResult } from "./assembler.ts";
+
+/** Header of the resume block. */
+export const RESUME_HEADER = "## Where this project left off (kiro-learn)";
+
+/** Builds the resume function; it never rejects. */
+export function createResumeAssembler(
+  options: { storage: Storage; tokenBudget: number; logger?: Logger },
+): (event: Event) => Promise<RetrievalResult> {
+  return async (event) => {
+    const started = performance.now();
+    try {
+      const summaries = await options.storage.recentRecords(event.namespace, {
+        limit: 3,
+        types: ["session_summary"],
+      });
+      const others = await options.storage.recentRecords(event.namespace, {
+        limit: 5,
+        types: ["decision", "error", "discovery", "pattern", "tool_use"],
+      });
+      const records: MemoryRecord[] = [...summaries, ...others];
+      const formatted = formatContext(records, {
+        tokenBudget: Math.min(options.tokenBudget, 1000),
+        header: RESUME_HEADER,
+      });
+      const latency = Math.round((performance.now() - started) * 100) / 100;
+      await options.storage.logRetrieval({
+        event_id: event.event_id,
+        namespace: event.namespace,
+        query: "(session start)",
+        results: formatted.record_ids.map((id) => ({ record_id: id, score: 0 })),
+        latency_ms: latency,
+        tokens: formatted.tokens,
+        outcome: formatted.record_ids.length > 0 ? "ok" : "empty",
+      });
+      return { context: formatted.context, records: formatted.record_ids, latency_ms: latency };
+    } catch (error) {
+      options.logger?.warn("resume block failed", { error: String(error) });
+      return { context: "", records: [], latency_ms: performance.now() - started };
+    }
+  };
+}

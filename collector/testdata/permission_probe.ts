@@ -1,0 +1,26 @@
+// Runs with exactly the daemon's permission flags and reports what it can and cannot do.
+const [dataDir, outside] = Deno.args;
+
+async function attempt(fn: () => Promise<unknown> | unknown): Promise<string> {
+  try {
+    await fn();
+    return "allowed";
+  } catch (error) {
+    return error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied
+      ? "denied"
+      : `error: ${(error as Error).name}`;
+  }
+}
+
+const report = {
+  write_data_dir: await attempt(() => Deno.writeTextFile(`${dataDir}/probe.txt`, "ok")),
+  write_outside: await attempt(() => Deno.writeTextFile(outside, "should not exist")),
+  read_outside: await attempt(() => Deno.readTextFile("/etc/hostname")),
+  // The permission check comes before any DNS lookup or socket, so nothing leaves the machine.
+  net_non_loopback: await attempt(() => fetch("http://non-loopback.invalid/")),
+  net_other_loopback_port: Deno.permissions.querySync({ name: "net", host: "127.0.0.1:1" }).state,
+  run_shell: await attempt(() => new Deno.Command("sh", { args: ["-c", "true"] }).output()),
+  env_path: await attempt(() => Deno.env.get("PATH")),
+  ffi: Deno.permissions.querySync({ name: "ffi" }).state,
+};
+console.log(JSON.stringify(report));
