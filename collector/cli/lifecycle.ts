@@ -16,7 +16,11 @@ const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 
 /** The full `deno run` argument list for the daemon. */
 export function daemonArgs(settings: Settings, options: { detached?: boolean } = {}): string[] {
-  const agents = [settings.extraction.agentCommand[0], settings.reconciliation.agentCommand[0]]
+  const agents = [
+    settings.extraction.agentCommand[0],
+    settings.reconciliation.agentCommand[0],
+    settings.compaction.agentCommand[0],
+  ]
     .map((c) => resolveCommand(c))
     .filter((c): c is string => c !== null);
   const permissions = collectorPermissions(settings, { agentCommands: [...new Set(agents)] });

@@ -91,3 +91,16 @@ function isExecutable(path: string): boolean {
     return false;
   }
 }
+
+/**
+ * True when `command` can be run here. The daemon may not read PATH (its env permission is
+ * narrow), so there the answer is whether the launcher granted it `--allow-run` for the command,
+ * which the launcher only does for commands it found.
+ */
+export function commandAvailable(command: string): boolean {
+  try {
+    return resolveCommand(command) !== null;
+  } catch {
+    return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+  }
+}

@@ -22,6 +22,8 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/memories/:id": ["GET", "PATCH", "DELETE"],
   "/v1/stats": ["GET"],
   "/v1/retrievals": ["GET"],
+  "/v1/runs": ["GET"],
+  "/v1/extraction/flush": ["POST"],
 };
 
 /** Hooks the rest of the collector attaches to API actions. */

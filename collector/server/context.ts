@@ -5,6 +5,7 @@
  */
 import type { Settings } from "@kiro-learn/core/settings";
 import type { Storage } from "@kiro-learn/core/storage";
+import type { ExtractionService } from "../extraction/service.ts";
 import type { IngestPipeline } from "../ingest/pipeline.ts";
 import type { Logger } from "../runtime/logger.ts";
 
@@ -20,6 +21,8 @@ export interface CollectorContext {
   logger: Logger;
   /** API bearer token. */
   token: string;
+  /** Extraction (status, forced runs). */
+  extraction?: ExtractionService;
   /** Extra facts for `/v1/stats` and `status` (queue, spool, extraction, embeddings). */
   status?: () => Record<string, unknown>;
 }

@@ -5,6 +5,8 @@
  */
 import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
+import { type ExtractionService, startExtraction } from "../extraction/service.ts";
+import type { PromptRunner } from "../extraction/llm_extractor.ts";
 import { type EventStoredHook, IngestPipeline } from "../ingest/pipeline.ts";
 import { createAssembler } from "../retrieval/assembler.ts";
 import { createResumeAssembler } from "../retrieval/resume.ts";
@@ -23,6 +25,8 @@ export interface RunningCollector {
   token: string;
   /** The database. */
   storage: Storage;
+  /** The extraction service. */
+  extraction: ExtractionService;
   /** Stops accepting requests, drains in-flight ones, closes the database. */
   close(): Promise<void>;
 }
@@ -35,6 +39,8 @@ export interface StartOptions {
   writePidFile?: boolean;
   /** Extra hook on stored events. */
   onStored?: EventStoredHook;
+  /** ACP session runner (tests may substitute; default is the real ACP client). */
+  runner?: PromptRunner;
 }
 
 /** Opens everything and starts listening on the settings' loopback host and port. */
@@ -61,8 +67,17 @@ export async function startCollector(
     tokenBudget: settings.retrieval.tokenBudget,
     logger,
   });
-  const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored: options.onStored });
-  const ctx: CollectorContext = { storage, pipeline, settings, logger, token };
+  const extraction = await startExtraction(settings, {
+    storage,
+    logger,
+    runner: options.runner,
+  });
+  const onStored: EventStoredHook = (info) => {
+    extraction.notify(info.project_id, info.bytes);
+    options.onStored?.(info);
+  };
+  const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored });
+  const ctx: CollectorContext = { storage, pipeline, settings, logger, token, extraction };
   const app = createApp(ctx);
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   let server: Deno.HttpServer<Deno.NetAddr>;
@@ -95,9 +110,11 @@ export async function startCollector(
     port: addr.port,
     token,
     storage,
+    extraction,
     close() {
       closed ??= (async () => {
         await server.shutdown();
+        await extraction.close();
         storage.close();
         if (options.writePidFile) {
           try {

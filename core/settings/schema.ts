@@ -86,6 +86,7 @@ const compactionShape = {
   thresholdBytes: int(65_536, 67_108_864, 1_048_576),
   timeoutMs: int(5000, 600_000, 120_000),
   maxAttempts: int(1, 10, 2),
+  agentCommand: command(["kiro-cli", "acp", "--agent", "kiro-learn-compactor"]),
 };
 
 const reconciliationShape = {

@@ -129,6 +129,40 @@ CREATE TABLE retrieval_records (
 CREATE INDEX retrieval_records_record ON retrieval_records(record_id);
 `,
   },
+  {
+    version: 2,
+    name: "extraction_runs_and_llm_usage",
+    sql: `
+CREATE TABLE extraction_runs (
+  id INTEGER PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  duration_ms REAL NOT NULL,
+  strategy TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  entries INTEGER NOT NULL,
+  chunks INTEGER NOT NULL,
+  records INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  chars_sent INTEGER NOT NULL,
+  chars_received INTEGER NOT NULL,
+  error TEXT,
+  details_json TEXT NOT NULL DEFAULT '{}'
+) STRICT;
+CREATE INDEX extraction_runs_project ON extraction_runs(project_id, id);
+
+CREATE TABLE llm_usage (
+  day TEXT NOT NULL,
+  project_id TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  calls INTEGER NOT NULL DEFAULT 0,
+  chars_sent INTEGER NOT NULL DEFAULT 0,
+  chars_received INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (day, project_id, purpose)
+) STRICT;
+`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

@@ -20,6 +20,8 @@ import { decodeEmbedding, encodeEmbedding } from "./embedding_blob.ts";
 import { migrate } from "./migrations.ts";
 import {
   DuplicateRecordError,
+  type ExtractionRun,
+  type LlmUsage,
   type NewQueueEntry,
   type ProjectSummary,
   type QueueDepth,
@@ -593,6 +595,84 @@ export class SqliteStorage implements Storage {
       created_at: row.created_at as string,
       results: links.all(row.id as number) as RetrievalRow["results"],
     }));
+  }
+
+  // ---- extraction runs and LLM spend ---------------------------------------------------------
+
+  /** See `Storage.recordRun`. */
+  async recordRun(run: ExtractionRun): Promise<number> {
+    await Promise.resolve();
+    const { lastInsertRowid } = this.#stmt(
+      `INSERT INTO extraction_runs (project_id, namespace, started_at, duration_ms, strategy,
+        outcome, entries, chunks, records, attempts, chars_sent, chars_received, error, details_json)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      run.project_id,
+      run.namespace,
+      run.started_at,
+      run.duration_ms,
+      run.strategy,
+      run.outcome,
+      run.entries,
+      run.chunks,
+      run.records,
+      run.attempts,
+      run.chars_sent,
+      run.chars_received,
+      run.error ?? null,
+      JSON.stringify(run.details ?? {}),
+    );
+    return Number(lastInsertRowid);
+  }
+
+  /** See `Storage.listRuns`. */
+  async listRuns(options: { project_id?: string; limit: number }): Promise<ExtractionRun[]> {
+    await Promise.resolve();
+    const rows =
+      (options.project_id === undefined
+        ? this.#stmt("SELECT * FROM extraction_runs ORDER BY id DESC LIMIT ?").all(options.limit)
+        : this.#stmt("SELECT * FROM extraction_runs WHERE project_id = ? ORDER BY id DESC LIMIT ?")
+          .all(options.project_id, options.limit)) as Row[];
+    return rows.map((row) => {
+      const { details_json, ...rest } = row;
+      return { ...rest, details: JSON.parse(details_json as string) } as unknown as ExtractionRun;
+    });
+  }
+
+  /** See `Storage.addLlmUsage`. */
+  async addLlmUsage(
+    usage: { project_id: string; purpose: string; chars_sent: number; chars_received: number },
+  ): Promise<void> {
+    await Promise.resolve();
+    this.#stmt(
+      `INSERT INTO llm_usage (day, project_id, purpose, calls, chars_sent, chars_received)
+      VALUES (?, ?, ?, 1, ?, ?)
+      ON CONFLICT(day, project_id, purpose) DO UPDATE SET calls = calls + 1,
+        chars_sent = chars_sent + excluded.chars_sent,
+        chars_received = chars_received + excluded.chars_received`,
+    ).run(
+      new Date().toISOString().slice(0, 10),
+      usage.project_id,
+      usage.purpose,
+      usage.chars_sent,
+      usage.chars_received,
+    );
+  }
+
+  /** See `Storage.llmUsage`. */
+  async llmUsage(options: { day: string; project_id?: string }): Promise<LlmUsage> {
+    await Promise.resolve();
+    const row = (options.project_id === undefined
+      ? this.#stmt(
+        `SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(chars_sent), 0) AS chars_sent,
+          coalesce(sum(chars_received), 0) AS chars_received FROM llm_usage WHERE day = ?`,
+      ).get(options.day)
+      : this.#stmt(
+        `SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(chars_sent), 0) AS chars_sent,
+          coalesce(sum(chars_received), 0) AS chars_received FROM llm_usage
+        WHERE day = ? AND project_id = ?`,
+      ).get(options.day, options.project_id)) as Omit<LlmUsage, "day">;
+    return { day: options.day, ...row };
   }
 
   // ---- stats --------------------------------------------------------------------------------

@@ -57,11 +57,15 @@ Deno.test("migrations are idempotent and drift is detected", async () => {
 Deno.test("a migration that fails leaves nothing half-applied", async () => {
   await withStorage(async (s) => {
     await Promise.resolve();
-    const bad = [...MIGRATIONS, { version: 2, name: "broken", sql: "CREATE TABLE x(a); BOGUS;" }];
+    const bad = [...MIGRATIONS, {
+      version: MIGRATIONS.length + 1,
+      name: "broken",
+      sql: "CREATE TABLE x(a); BOGUS;",
+    }];
     assert.throws(() => migrate(s.db, bad));
     assert.equal(s.db.prepare("SELECT 1 FROM sqlite_master WHERE name='x'").get(), undefined);
     const versions = s.db.prepare("SELECT version FROM schema_migrations").all();
-    assert.equal(versions.length, 1);
+    assert.equal(versions.length, MIGRATIONS.length);
   });
 });
 
@@ -362,5 +366,60 @@ Deno.test("embeddings: stored with their model, listed per namespace, backfill o
     await s.updateRecord(a.record_id, { summary: "changed" });
     assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m1" })).length, 0);
     assert.equal(newEventId().length, 26);
+  });
+});
+
+Deno.test("runs and LLM spend are recorded and summed per day", async () => {
+  await withStorage(async (s) => {
+    const id = await s.recordRun({
+      project_id: PROJECT,
+      namespace: TEST_NAMESPACE,
+      started_at: new Date().toISOString(),
+      duration_ms: 12,
+      strategy: "heuristic",
+      outcome: "ok",
+      entries: 3,
+      chunks: 1,
+      records: 2,
+      attempts: 0,
+      chars_sent: 0,
+      chars_received: 0,
+      details: { phase_ms: { extract: 1 } },
+    });
+    const [run] = await s.listRuns({ limit: 1 });
+    assert.equal(run.id, id);
+    assert.deepEqual(run.details, { phase_ms: { extract: 1 } });
+    await s.addLlmUsage({
+      project_id: PROJECT,
+      purpose: "extract",
+      chars_sent: 100,
+      chars_received: 10,
+    });
+    await s.addLlmUsage({
+      project_id: "other",
+      purpose: "extract",
+      chars_sent: 50,
+      chars_received: 5,
+    });
+    const day = new Date().toISOString().slice(0, 10);
+    assert.deepEqual(await s.llmUsage({ day }), {
+      day,
+      calls: 2,
+      chars_sent: 150,
+      chars_received: 15,
+    });
+    assert.equal((await s.llmUsage({ day, project_id: PROJECT })).chars_sent, 100);
+  });
+});
+
+Deno.test("an edit with some fields left out keeps the others", async () => {
+  await withStorage(async (s) => {
+    const r = makeRecord({ title: "Old", summary: "Body", facts: ["f"] });
+    await s.putRecord(r);
+    const updated = await s.updateRecord(r.record_id, { title: "New", summary: undefined });
+    assert.equal(updated?.title, "New");
+    assert.equal(updated?.summary, "Body");
+    assert.deepEqual((await s.getRecords([r.record_id]))[0].facts, ["f"]);
+    assert.equal(await s.updateRecord("mr_missing", { title: "x" }), null);
   });
 });

@@ -145,6 +145,52 @@ export interface Stats {
   projects: ProjectSummary[];
 }
 
+/** One extraction run, as the viewer and status show it. */
+export interface ExtractionRun {
+  /** Row id (absent before it is stored). */
+  id?: number;
+  /** Project. */
+  project_id: string;
+  /** Namespace. */
+  namespace: string;
+  /** Start time (ISO). */
+  started_at: string;
+  /** Wall time. */
+  duration_ms: number;
+  /** `acp`, `heuristic`, or `compaction`. */
+  strategy: string;
+  /** `ok`, `skip`, `failed`, or `partial`. */
+  outcome: string;
+  /** Queue entries considered. */
+  entries: number;
+  /** Prompt-sized batches. */
+  chunks: number;
+  /** Records committed. */
+  records: number;
+  /** LLM sessions spawned. */
+  attempts: number;
+  /** Characters sent to the model. */
+  chars_sent: number;
+  /** Characters received from it. */
+  chars_received: number;
+  /** Error text when it failed. */
+  error?: string | null;
+  /** Phase latencies and other counters. */
+  details?: Record<string, unknown>;
+}
+
+/** LLM spend for one day. */
+export interface LlmUsage {
+  /** Day (UTC, YYYY-MM-DD). */
+  day: string;
+  /** Calls made. */
+  calls: number;
+  /** Characters sent. */
+  chars_sent: number;
+  /** Characters received. */
+  chars_received: number;
+}
+
 /** What the collector and workers need from a database. */
 export interface Storage {
   /**
@@ -222,6 +268,17 @@ export interface Storage {
   logRetrieval(log: RetrievalLog): Promise<number>;
   /** Newest injections first. */
   listRetrievals(options: { namespace?: string; limit: number }): Promise<RetrievalRow[]>;
+
+  /** Writes one extraction run; returns its id. */
+  recordRun(run: ExtractionRun): Promise<number>;
+  /** Newest runs first. */
+  listRuns(options: { project_id?: string; limit: number }): Promise<ExtractionRun[]>;
+  /** Adds LLM spend to today's (UTC) counters. */
+  addLlmUsage(
+    usage: { project_id: string; purpose: string; chars_sent: number; chars_received: number },
+  ): Promise<void>;
+  /** Spend of one day, over every project (or one). */
+  llmUsage(options: { day: string; project_id?: string }): Promise<LlmUsage>;
 
   /** Counts for the API and the viewer. */
   stats(options?: { namespace?: string }): Promise<Stats>;

@@ -12,6 +12,9 @@ import {
 } from "./framing.ts";
 import { utf8Length } from "./text.ts";
 
+/** Any code point, lone surrogates included (cheaper to build than fast-check's "binary" unit). */
+const codePoint = fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code));
+
 const NAMESPACE = `/actor/tester/project/${"a".repeat(64)}/`;
 const TIMESTAMP = "2025-01-15T10:30:00.000-08:00";
 
@@ -176,7 +179,7 @@ Deno.test("isTrivialEntry drops lifecycle notes and empty bodies only", () => {
 const kindArb = fc.constantFrom("prompt", "tool_use", "session_summary", "note" as const);
 const textArb = fc.oneof(
   fc.string(),
-  fc.string({ unit: "binary" }),
+  fc.string({ unit: codePoint }),
   fc.string({ unit: fc.constantFrom("<", ">", "&", '"', "'", "/", "a", " ", "\n", "\u0000") }),
 );
 
@@ -200,7 +203,11 @@ Deno.test("property: framing escapes every body field", () => {
         assert.equal(count(xml, "</tool_observation>"), 1);
         assert.equal(count(xml, "<input>"), 1);
         assert.equal(elementOf(xml, "input"), expected);
-        if (body.type === "json") assert.equal(elementOf(xml, "output"), output);
+        if (body.type === "json") {
+          assert.equal(elementOf(xml, "output"), output);
+          const named = name.trim() !== "" && name.length <= MAX_TOOL_NAME_CHARS;
+          if (named) assert.equal(elementOf(xml, "tool_name"), name);
+        }
       }
     }),
     { numRuns: 300 },

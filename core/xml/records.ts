@@ -119,11 +119,9 @@ export function firstText(inner: string, name: string): string | undefined {
   return found ? elementText(found.inner) : undefined;
 }
 
-/**
- * Every non-empty, distinct `<name>` text (bare or inside a wrapper such as `<facts>`), each cut to
- * `maxChars`, at most `maxCount` of them, in order of appearance.
- */
-export function collectList(
+// Every non-empty, distinct `<name>` text (bare or inside a wrapper such as `<facts>`), each cut
+// to `maxChars`, at most `maxCount` of them, in order of appearance.
+function collectList(
   inner: string,
   name: string,
   maxChars: number,

@@ -14,7 +14,12 @@ export function statsRoutes(ctx: CollectorContext): Hono {
     const ns = namespaceParam(c.req.query("namespace"), { required: false });
     if (!ns.ok) return ns.response;
     const stats = await ctx.storage.stats({ namespace: ns.value });
-    return c.json({ ...stats, queue: await ctx.storage.queueDepths(), ...ctx.status?.() });
+    return c.json({
+      ...stats,
+      queue: await ctx.storage.queueDepths(),
+      extraction: await ctx.extraction?.status(),
+      ...ctx.status?.(),
+    });
   });
   app.get("/retrievals", async (c) => {
     const ns = namespaceParam(c.req.query("namespace"), { required: false });
@@ -24,6 +29,19 @@ export function statsRoutes(ctx: CollectorContext): Hono {
     return c.json({
       items: await ctx.storage.listRetrievals({ namespace: ns.value, limit: limit.value }),
     });
+  });
+  app.get("/runs", async (c) => {
+    const limit = intParam(c.req.query("limit"), { name: "limit", fallback: 50, min: 1, max: 500 });
+    if (!limit.ok) return limit.response;
+    return c.json({ items: await ctx.storage.listRuns({ limit: limit.value }) });
+  });
+  app.post("/extraction/flush", async (c) => {
+    const projectId = c.req.query("project_id");
+    if (!projectId || !/^[0-9a-f]{64}$/.test(projectId)) {
+      return c.json({ error: "project_id parameter is required (64 hex chars)" }, 400);
+    }
+    await ctx.extraction?.flush(projectId);
+    return c.json({ project_id: projectId, flushed: true });
   });
   return app;
 }

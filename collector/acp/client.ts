@@ -1,0 +1,481 @@
+/**
+ * A single-use ACP client: spawn the agent command, `initialize` → `session/new` → one
+ * `session/prompt`, collect the reply text, kill the child.
+ *
+ * One process per call keeps model calls independent (no state leaks between extractions) and
+ * makes cleanup deterministic: whatever goes wrong, the child is killed (SIGTERM, then SIGKILL)
+ * and reaped before the call settles. The timeout is raced against the prompt and against the
+ * child's exit, so a crash mid-turn surfaces at once with its exit code and stderr tail.
+ *
+ * @module
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import { VERSION } from "@kiro-learn/core/version";
+import { resolve } from "node:path";
+
+/** What one prompt produced. */
+export interface AcpResult {
+  /** The concatenated text of the agent's `agent_message_chunk` updates. */
+  text: string;
+  /** Why the turn ended, as the agent reported it (`end_turn`, `max_tokens`, ...). */
+  stopReason: string;
+  /** Characters of prompt text sent. */
+  chars_sent: number;
+  /** Characters of reply text received. */
+  chars_received: number;
+  /** Wall time from spawn to the reply, in milliseconds. */
+  duration_ms: number;
+}
+
+/** Options for {@link runAcpPrompt}. */
+export interface AcpOptions {
+  /** Deadline for the whole call (spawn, handshake, prompt), in milliseconds. */
+  timeoutMs: number;
+  /** Extra environment for the child, on top of this process's environment. */
+  env?: Record<string, string>;
+  /** The child's working directory and the session's `cwd` (default: this process's cwd). */
+  cwd?: string;
+  /** Aborting rejects the call with the signal's reason and kills the child. */
+  signal?: AbortSignal;
+  /** How long to wait after SIGTERM before SIGKILL, in milliseconds (default 2000). */
+  killGraceMs?: number;
+}
+
+/** Environment marker every agent child gets, so kiro-learn's own hooks ignore its session. */
+export const INTERNAL_ENV_VAR = "KIRO_LEARN_INTERNAL";
+
+/** Default wait between SIGTERM and SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
+const STDERR_TAIL_BYTES = 4096;
+// After the child exits, how long its already-written stdout may still be processed before the
+// exit is reported as the outcome (a reply written just before a clean exit must still count).
+const EXIT_SETTLE_MS = 250;
+// How long to wait for the child's exit status / stderr EOF when building an error message.
+const EXIT_REPORT_WAIT_MS = 1000;
+
+// No file-system or terminal capability: the compressor and judge need neither, and an agent
+// that asks anyway gets a refusal.
+const INITIALIZE: acp.InitializeRequest = {
+  protocolVersion: acp.PROTOCOL_VERSION,
+  clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+  clientInfo: { name: "kiro-learn", version: VERSION },
+};
+
+/** Base class of every error {@link runAcpPrompt} throws (besides an abort reason). */
+export class AcpError extends Error {
+  /** Creates the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "AcpError";
+  }
+}
+
+/** The agent did not answer within the timeout; the child was killed. */
+export class AcpTimeoutError extends AcpError {
+  /** The timeout that expired, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The request in flight when it expired (`initialize`, `session/new`, `session/prompt`). */
+  readonly phase: string;
+  /** Creates the error. */
+  constructor(timeoutMs: number, phase: string) {
+    super(`agent did not answer within ${timeoutMs} ms (waiting on ${phase})`);
+    this.name = "AcpTimeoutError";
+    this.timeoutMs = timeoutMs;
+    this.phase = phase;
+  }
+}
+
+/** Details of an {@link AcpExitError}. */
+export interface AcpExitDetails {
+  /** Exit code, or null when the command never ran or was killed by a signal. */
+  exitCode: number | null;
+  /** The signal that ended the child, if any. */
+  exitSignal: string | null;
+  /** The last few KiB of the child's stderr. */
+  stderrTail: string;
+}
+
+/** The agent command could not be started, or the child died before answering. */
+export class AcpExitError extends AcpError {
+  /** Exit code, or null when the command never ran or was killed by a signal. */
+  readonly exitCode: number | null;
+  /** The signal that ended the child, if any. */
+  readonly exitSignal: string | null;
+  /** The last few KiB of the child's stderr. */
+  readonly stderrTail: string;
+  /** Creates the error. */
+  constructor(message: string, details: AcpExitDetails, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "AcpExitError";
+    this.exitCode = details.exitCode;
+    this.exitSignal = details.exitSignal;
+    this.stderrTail = details.stderrTail;
+  }
+}
+
+/** The agent broke the protocol or rejected a request. */
+export class AcpProtocolError extends AcpError {
+  /** The JSON-RPC error code, when the agent answered with an error. */
+  readonly code: number | undefined;
+  /** Creates the error. */
+  constructor(message: string, code?: number, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "AcpProtocolError";
+    this.code = code;
+  }
+}
+
+/**
+ * Runs one prompt through a fresh ACP agent process and returns its reply text.
+ *
+ * `command` is the agent's argv, for example `["kiro-cli", "acp", "--agent", "kiro-learn-compressor"]`.
+ * The child gets `KIRO_LEARN_INTERNAL=1`. The client advertises no file-system or terminal
+ * capability, refuses such requests, and refuses every permission request.
+ *
+ * @throws {AcpTimeoutError} when the deadline passes.
+ * @throws {AcpExitError} when the command is missing or the child exits before answering.
+ * @throws {AcpProtocolError} when the agent rejects a request or breaks the protocol.
+ */
+export async function runAcpPrompt(
+  command: readonly string[],
+  prompt: string,
+  options: AcpOptions,
+): Promise<AcpResult> {
+  options.signal?.throwIfAborted();
+  if (command.length === 0 || command[0] === "") {
+    throw new AcpExitError("agent command is empty — set extraction.agentCommand", NO_EXIT);
+  }
+  const started = performance.now();
+  const cwd = resolve(options.cwd ?? Deno.cwd());
+  const child = await spawn(command, cwd, options.env);
+  const stderr = collectTail(child.stderr, STDERR_TAIL_BYTES);
+  let exitStatus: Deno.CommandStatus | undefined;
+  const exited = child.status.then((status) => {
+    exitStatus = status;
+    return status;
+  });
+
+  const chunks: string[] = [];
+  let sessionId: string | undefined;
+  let phase = "initialize";
+  const connection = clientApp(chunks, () => sessionId)
+    .connect(acp.ndJsonStream(child.stdin, child.stdout));
+
+  const work = (async () => {
+    const init = await connection.agent.request(acp.methods.agent.initialize, INITIALIZE);
+    if (init.protocolVersion !== acp.PROTOCOL_VERSION) {
+      throw new AcpProtocolError(
+        `agent speaks ACP protocol version ${init.protocolVersion}; kiro-learn speaks ${acp.PROTOCOL_VERSION}`,
+      );
+    }
+    phase = "session/new";
+    const session = await connection.agent.request(acp.methods.agent.session.new, {
+      cwd,
+      mcpServers: [],
+    });
+    sessionId = session.sessionId;
+    phase = "session/prompt";
+    return await connection.agent.request(acp.methods.agent.session.prompt, {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: prompt }],
+    });
+  })();
+
+  const timers = new Timers();
+  const stop = new AbortController();
+  const childDied = exited.then(async (status) => {
+    await timers.delay(EXIT_SETTLE_MS, stop.signal);
+    throw exitError(command[0], status, await stderr.text(EXIT_REPORT_WAIT_MS, timers));
+  });
+  const timedOut = timers.delay(options.timeoutMs, stop.signal).then(() => {
+    throw new AcpTimeoutError(options.timeoutMs, phase);
+  });
+  const aborted = options.signal ? abortPromise(options.signal, stop.signal) : NEVER;
+  for (const p of [work, childDied, timedOut, aborted]) p.catch(() => {});
+
+  try {
+    const response = await Promise.race([work, childDied, timedOut, aborted]);
+    // Notification handlers run a few microtasks behind the response they precede; one
+    // macrotask lets the last chunks land before the text is read.
+    await timers.delay(0);
+    const text = chunks.join("");
+    return {
+      text,
+      stopReason: String(response.stopReason),
+      chars_sent: prompt.length,
+      chars_received: text.length,
+      duration_ms: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    throw await classify(error, {
+      phase,
+      signal: options.signal,
+      program: command[0],
+      exited,
+      exitStatus: () => exitStatus,
+      stderr,
+      timers,
+    });
+  } finally {
+    stop.abort();
+    connection.close();
+    await terminate(child, exited, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS, timers);
+    await closeQuietly(child.stdin);
+    await stderr.stop();
+    timers.clearAll();
+  }
+}
+
+const NO_EXIT: AcpExitDetails = { exitCode: null, exitSignal: null, stderrTail: "" };
+const NEVER = new Promise<never>(() => {});
+
+async function spawn(
+  command: readonly string[],
+  cwd: string,
+  env: Record<string, string> | undefined,
+): Promise<Deno.ChildProcess> {
+  const program = command[0];
+  try {
+    return new Deno.Command(program, {
+      args: command.slice(1),
+      cwd,
+      env: { ...env, [INTERNAL_ENV_VAR]: "1" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      if (!(await isDirectory(cwd))) {
+        throw new AcpExitError(`agent working directory not found: ${cwd}`, NO_EXIT, {
+          cause: error,
+        });
+      }
+      throw new AcpExitError(
+        `agent command not found: ${program} — install it or set extraction.agentCommand`,
+        NO_EXIT,
+        { cause: error },
+      );
+    }
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      throw new AcpExitError(
+        `not allowed to run the agent command ${program}: ${messageOf(error)}`,
+        NO_EXIT,
+        { cause: error },
+      );
+    }
+    throw new AcpExitError(
+      `could not start the agent command ${program}: ${messageOf(error)}`,
+      NO_EXIT,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** The client side: collects reply text, refuses everything that would act on the machine. */
+function clientApp(chunks: string[], currentSession: () => string | undefined): acp.ClientApp {
+  const refuse = (what: string) => () => {
+    throw new acp.RequestError(-32601, `kiro-learn's ACP client does not offer ${what}`);
+  };
+  return acp.client({ name: "kiro-learn" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      const update = params.update;
+      if (params.sessionId !== currentSession()) return;
+      if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") {
+        chunks.push(update.content.text);
+      }
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      // The compressor and judge have no tools; a permission request means a misconfigured
+      // agent, and the safe answer is always no.
+      const reject = params.options.find((option) => option.kind === "reject_once") ??
+        params.options.find((option) => option.kind === "reject_always");
+      return reject
+        ? { outcome: { outcome: "selected", optionId: reject.optionId } }
+        : { outcome: { outcome: "cancelled" } };
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, refuse("file reads"))
+    .onRequest(acp.methods.client.fs.writeTextFile, refuse("file writes"))
+    .onRequest(acp.methods.client.terminal.create, refuse("terminals"))
+    .onRequest(acp.methods.client.terminal.output, refuse("terminals"))
+    .onRequest(acp.methods.client.terminal.release, refuse("terminals"))
+    .onRequest(acp.methods.client.terminal.waitForExit, refuse("terminals"))
+    .onRequest(acp.methods.client.terminal.kill, refuse("terminals"))
+    .onRequest(acp.methods.client.elicitation.create, refuse("elicitation"));
+}
+
+interface ClassifyContext {
+  phase: string;
+  signal: AbortSignal | undefined;
+  program: string;
+  exited: Promise<Deno.CommandStatus>;
+  exitStatus: () => Deno.CommandStatus | undefined;
+  stderr: TailCollector;
+  timers: Timers;
+}
+
+/** Turns whatever ended the race into one of the typed errors. */
+async function classify(error: unknown, context: ClassifyContext): Promise<unknown> {
+  if (error instanceof AcpError) return error;
+  if (error instanceof acp.RequestError) {
+    return new AcpProtocolError(
+      `agent rejected ${context.phase}: ${error.message} (code ${error.code})`,
+      error.code,
+      { cause: error },
+    );
+  }
+  // An abort passes its reason through untouched, as fetch and the streams API do.
+  if (context.signal?.aborted && error === context.signal.reason) return error;
+  // The connection closed or the stream broke: almost always because the child died. Wait
+  // briefly for its status so the error can carry the exit code and stderr.
+  const status = context.exitStatus() ??
+    await Promise.race([context.exited, context.timers.delay(EXIT_REPORT_WAIT_MS)]);
+  if (status) {
+    const tail = await context.stderr.text(EXIT_REPORT_WAIT_MS, context.timers);
+    return exitError(context.program, status, tail, error);
+  }
+  return new AcpProtocolError(
+    `ACP connection failed during ${context.phase}: ${messageOf(error)}`,
+    undefined,
+    { cause: error },
+  );
+}
+
+function abortPromise(signal: AbortSignal, stop: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    stop.addEventListener("abort", () => signal.removeEventListener("abort", onAbort), {
+      once: true,
+    });
+  });
+}
+
+function exitError(
+  program: string,
+  status: Deno.CommandStatus,
+  stderrTail: string,
+  cause?: unknown,
+): AcpExitError {
+  const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
+  const tail = stderrTail ? `; stderr: ${stderrTail}` : "";
+  return new AcpExitError(
+    `agent ${program} ${how} before answering${tail}`,
+    { exitCode: status.signal ? null : status.code, exitSignal: status.signal, stderrTail },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** SIGTERM, then SIGKILL after the grace period; always waits for the exit so no zombie stays. */
+async function terminate(
+  child: Deno.ChildProcess,
+  exited: Promise<Deno.CommandStatus>,
+  graceMs: number,
+  timers: Timers,
+): Promise<void> {
+  let done = false;
+  exited.then(() => done = true, () => done = true);
+  await timers.delay(0);
+  if (!done) {
+    signalChild(child, "SIGTERM");
+    await Promise.race([exited, timers.delay(graceMs)]);
+    if (!done) signalChild(child, "SIGKILL");
+  }
+  await exited;
+}
+
+function signalChild(child: Deno.ChildProcess, signal: Deno.Signal): void {
+  try {
+    child.kill(signal);
+  } catch {
+    // Already exited between the check and the kill.
+  }
+}
+
+async function closeQuietly(stream: WritableStream<Uint8Array>): Promise<void> {
+  try {
+    if (!stream.locked) await stream.close();
+  } catch {
+    // The pipe is already broken because the child is gone; nothing left to flush.
+  }
+}
+
+interface TailCollector {
+  /** The tail so far, once stderr ended or `waitMs` passed. */
+  text(waitMs: number, timers: Timers): Promise<string>;
+  /** Stops reading (a grandchild may hold stderr open after the child is gone). */
+  stop(): Promise<void>;
+}
+
+/** Keeps the last `maxBytes` of a stream, for error messages. */
+function collectTail(stream: ReadableStream<Uint8Array>, maxBytes: number): TailCollector {
+  const reader = stream.getReader();
+  let buffer = new Uint8Array(0);
+  const done = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        const joined = new Uint8Array(buffer.length + value.length);
+        joined.set(buffer);
+        joined.set(value, buffer.length);
+        buffer = joined.length > maxBytes ? joined.slice(joined.length - maxBytes) : joined;
+      }
+    } catch {
+      // Cancelled or broken: keep what we have.
+    }
+  })();
+  return {
+    async text(waitMs, timers) {
+      await Promise.race([done, timers.delay(waitMs)]);
+      return new TextDecoder().decode(buffer).trim();
+    },
+    async stop() {
+      await reader.cancel().catch(() => {});
+      await done;
+    },
+  };
+}
+
+/** Cancellable timers, all cleared when the call settles so none outlives it. */
+class Timers {
+  #ids = new Set<ReturnType<typeof setTimeout>>();
+
+  /** Resolves after `ms` (never, once `cancel` aborts). */
+  delay(ms: number, cancel?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (cancel?.aborted) return;
+      const id = setTimeout(() => {
+        this.#ids.delete(id);
+        resolve();
+      }, ms);
+      this.#ids.add(id);
+      cancel?.addEventListener("abort", () => {
+        clearTimeout(id);
+        this.#ids.delete(id);
+      }, { once: true });
+    });
+  }
+
+  /** Clears every pending timer. */
+  clearAll(): void {
+    for (const id of this.#ids) clearTimeout(id);
+    this.#ids.clear();
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

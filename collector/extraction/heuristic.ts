@@ -1,0 +1,278 @@
+/**
+ * The heuristic extractor: deterministic records from tool names, paths, commands, failures and
+ * turn summaries, with no LLM. The default when no ACP agent is installed, and the fallback when
+ * the day's LLM budget is spent.
+ *
+ * @module
+ */
+import { type QueueEntry, RECORD_LIMITS } from "@kiro-learn/core/schemas";
+import type { ParsedRecord } from "@kiro-learn/core/xml";
+
+const EDIT_TOOL =
+  /^(?:fs_write|fswrite|write|edit|multiedit|str_?replace|create|apply_?patch|notebookedit|edit_?file|write_?file|fs_append|insert)$/i;
+const READ_TOOL = /^(?:fs_read|fsread|read|read_?file|view|open_?file|cat)$/i;
+const SHELL_TOOL =
+  /^(?:execute_?bash|bash|shell|execute_?pwsh|run_?terminal_?cmd|run_?command|execute_?command|terminal)$/i;
+const ERROR_LINE =
+  /\b(?:error|fail(?:ed|ure|s)?|panic|exception|assert(?:ion)?|cannot|denied|not found)\b/i;
+
+interface ToolCall {
+  tool: string;
+  input: Record<string, unknown>;
+  response: unknown;
+  failed: boolean;
+  errorText?: string;
+}
+
+interface Turn {
+  prompt?: string;
+  summary?: string;
+  edits: { path: string; op: string; detail?: string }[];
+  reads: string[];
+  commands: { command: string; failed: boolean; exit?: string; errorLine?: string }[];
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
+}
+
+function text(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  return JSON.stringify(value) ?? "";
+}
+
+function bodyText(entry: QueueEntry): string {
+  const body = entry.body;
+  if (body.type === "text") return body.content;
+  if (body.type === "message") return body.turns.map((t) => t.content).join("\n");
+  return text(body.data);
+}
+
+function toolCall(entry: QueueEntry): ToolCall | null {
+  if (entry.body.type !== "json") return null;
+  const data = asObject(entry.body.data);
+  const tool = typeof data.tool_name === "string" ? data.tool_name.split("/").at(-1)! : "unknown";
+  const input = asObject(data.tool_input);
+  const response = data.tool_response;
+  const res = asObject(response);
+  const exit = res.exit_status ?? res.exitCode ?? res.exit_code;
+  const prose = typeof response === "string" ? response : "";
+  const proseExit = /Exit Code:\s*(-?\d+)/i.exec(prose)?.[1];
+  const failed = data.failed === true || res.success === false || typeof data.error === "string" ||
+    (exit !== undefined && String(exit) !== "0") || (proseExit !== undefined && proseExit !== "0");
+  const errorText = [data.error, res.error, res.stderr, res.stdout, res.result, prose]
+    .map(text).find((t) => t.trim() !== "");
+  return { tool, input, response, failed, errorText };
+}
+
+function pathsOf(input: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const key of ["path", "file_path", "filePath", "target_file", "notebook_path", "file"]) {
+    if (typeof input[key] === "string") out.push(input[key] as string);
+  }
+  if (Array.isArray(input.operations)) {
+    for (const op of input.operations) {
+      const p = asObject(op).path;
+      if (typeof p === "string") out.push(p);
+    }
+  }
+  if (Array.isArray(input.paths)) out.push(...input.paths.filter((p) => typeof p === "string"));
+  return out;
+}
+
+function firstErrorLine(textValue: string | undefined): string | undefined {
+  if (!textValue) return undefined;
+  const lines = textValue.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
+  const line = lines.find((l) => ERROR_LINE.test(l)) ?? lines[0];
+  return line?.slice(0, 300);
+}
+
+function basename(path: string): string {
+  return path.split(/[\\/]/).at(-1) ?? path;
+}
+
+function listNames(paths: string[], max = 3): string {
+  const names = [...new Set(paths.map(basename))];
+  if (names.length <= max) {
+    return names.length <= 1
+      ? names.join("")
+      : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  }
+  return `${names.slice(0, max).join(", ")} and ${names.length - max} more`;
+}
+
+function clip(value: string, max: number): string {
+  const flat = value.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : flat.slice(0, max - 1) + "…";
+}
+
+function concepts(turn: Turn): string[] {
+  const out = new Set<string>();
+  for (const p of [...turn.edits.map((e) => e.path), ...turn.reads]) {
+    const stem = basename(p).replace(/\.[^.]+$/, "");
+    if (stem) out.add(stem.slice(0, RECORD_LIMITS.concept));
+  }
+  for (const c of turn.commands) {
+    const program = c.command.trim().split(/\s+/)[0];
+    if (program) out.add(program.slice(0, RECORD_LIMITS.concept));
+  }
+  return [...out].slice(0, 10);
+}
+
+function splitTurns(entries: readonly QueueEntry[]): Turn[] {
+  const turns: Turn[] = [];
+  let turn: Turn = { edits: [], reads: [], commands: [] };
+  const hasContent = (t: Turn) =>
+    t.prompt !== undefined || t.summary !== undefined || t.edits.length > 0 ||
+    t.reads.length > 0 || t.commands.length > 0;
+  for (const entry of entries) {
+    if (entry.kind === "prompt") {
+      if (hasContent(turn)) turns.push(turn);
+      turn = { prompt: bodyText(entry), edits: [], reads: [], commands: [] };
+    } else if (entry.kind === "session_summary") {
+      turn.summary = [turn.summary, bodyText(entry)].filter(Boolean).join("\n\n");
+      turns.push(turn);
+      turn = { edits: [], reads: [], commands: [] };
+    } else if (entry.kind === "tool_use") {
+      const call = toolCall(entry);
+      if (!call) continue;
+      const name = call.tool.replace(/^@[^/]+\//, "");
+      if (
+        EDIT_TOOL.test(name) ||
+        (typeof call.input.command === "string" && pathsOf(call.input).length > 0 &&
+          /create|str_replace|insert|append/.test(call.input.command))
+      ) {
+        for (const path of pathsOf(call.input)) {
+          const op = typeof call.input.command === "string" ? call.input.command : name;
+          const oldStr = text(call.input.old_str ?? call.input.old_string ?? call.input.oldStr);
+          const newStr = text(call.input.new_str ?? call.input.new_string ?? call.input.newStr);
+          const detail = oldStr && newStr
+            ? `${op} in ${path}: \`${clip(oldStr, 80)}\` → \`${clip(newStr, 80)}\``
+            : `${op} ${path}`;
+          turn.edits.push({ path, op, detail });
+        }
+        const prose = typeof call.response === "string" ? call.response : "";
+        const m = /(?:Replaced text in|Created|Wrote to|Edited)\s+(\S+)/i.exec(prose);
+        if (m && pathsOf(call.input).length === 0) turn.edits.push({ path: m[1], op: name });
+      } else if (SHELL_TOOL.test(name)) {
+        const command = text(call.input.command ?? call.input.cmd).trim();
+        if (command === "") continue;
+        const res = asObject(call.response);
+        turn.commands.push({
+          command,
+          failed: call.failed,
+          exit: res.exit_status === undefined ? undefined : String(res.exit_status),
+          errorLine: call.failed ? firstErrorLine(call.errorText) : undefined,
+        });
+      } else if (READ_TOOL.test(name)) {
+        turn.reads.push(...pathsOf(call.input));
+      }
+    } else if (entry.kind === "note" && bodyText(entry).trim() !== "") {
+      turn.summary = [turn.summary, bodyText(entry)].filter(Boolean).join("\n\n");
+    }
+  }
+  if (hasContent(turn)) turns.push(turn);
+  return turns;
+}
+
+function record(
+  fields: Omit<ParsedRecord, "facts" | "concepts" | "files_touched"> & Partial<ParsedRecord>,
+): ParsedRecord {
+  const unique = (xs: string[] | undefined, max: number, each: number) =>
+    [...new Set((xs ?? []).map((x) => x.slice(0, each)).filter((x) => x.trim() !== ""))]
+      .slice(0, max);
+  return {
+    observation_type: fields.observation_type,
+    title: clip(fields.title, RECORD_LIMITS.title),
+    summary: fields.summary.slice(0, RECORD_LIMITS.summary),
+    facts: unique(fields.facts, RECORD_LIMITS.facts, RECORD_LIMITS.fact),
+    concepts: unique(fields.concepts, RECORD_LIMITS.concepts, RECORD_LIMITS.concept),
+    files_touched: unique(fields.files_touched, RECORD_LIMITS.files, RECORD_LIMITS.file),
+  };
+}
+
+function turnRecords(turn: Turn): ParsedRecord[] {
+  const out: ParsedRecord[] = [];
+  const request = turn.prompt ? clip(turn.prompt, 200) : undefined;
+  const editedPaths = [...new Set(turn.edits.map((e) => e.path))];
+  const touched = [...new Set([...editedPaths, ...turn.reads])];
+  const tags = concepts(turn);
+  const context = request ? ` While working on: "${request}".` : "";
+
+  const failures = new Map<string, (typeof turn.commands)[number]>();
+  const fixed = new Set<string>();
+  for (const c of turn.commands) {
+    if (c.failed) failures.set(c.command, c);
+    else if (failures.has(c.command)) fixed.add(c.command);
+  }
+  for (const [command, c] of failures) {
+    out.push(record({
+      observation_type: "error",
+      title: `Command failed: ${clip(command, 120)}`,
+      summary: `\`${clip(command, 300)}\` failed${c.exit ? ` with exit status ${c.exit}` : ""}${
+        c.errorLine ? `: ${c.errorLine}` : "."
+      }${context}`,
+      facts: [`command: ${clip(command, 400)}`, ...(c.errorLine ? [`error: ${c.errorLine}`] : [])],
+      concepts: tags,
+      files_touched: editedPaths,
+    }));
+    if (fixed.has(command)) {
+      const changed = editedPaths.length > 0 ? ` after editing ${listNames(editedPaths)}` : "";
+      out.push(record({
+        observation_type: "discovery",
+        title: `${clip(command, 100)} passes${changed}`,
+        summary: `\`${clip(command, 300)}\` failed${
+          c.errorLine ? ` (${c.errorLine})` : ""
+        } and then passed${changed}.${context}`,
+        facts: turn.edits.map((e) => e.detail ?? `${e.op} ${e.path}`),
+        concepts: tags,
+        files_touched: editedPaths,
+      }));
+    }
+  }
+  if (editedPaths.length > 0) {
+    const ops = [...new Set(turn.edits.map((e) => e.op))].join(", ");
+    out.push(record({
+      observation_type: "tool_use",
+      title: `Edited ${listNames(editedPaths)}`,
+      summary: `Edited ${editedPaths.join(", ")} (${ops}).${context}${
+        turn.reads.length > 0 ? ` Read ${listNames(turn.reads, 6)} first.` : ""
+      }`,
+      facts: [
+        ...turn.edits.map((e) => e.detail ?? `${e.op} ${e.path}`),
+        ...(turn.reads.length > 0 ? [`read: ${turn.reads.slice(0, 20).join(", ")}`] : []),
+      ],
+      concepts: tags,
+      files_touched: touched,
+    }));
+  }
+  if (turn.summary && turn.summary.trim() !== "") {
+    const firstSentence = turn.summary.trim().split(/(?<=[.!?])\s+|\n/)[0];
+    out.push(record({
+      observation_type: "session_summary",
+      title: request ? `Turn: ${clip(request, 180)}` : clip(firstSentence, 200),
+      summary: [request ? `Request: ${request}` : "", turn.summary.trim()]
+        .filter(Boolean).join("\n\n"),
+      facts: turn.commands.map((c) => `${c.failed ? "failed" : "ran"}: ${clip(c.command, 200)}`),
+      concepts: tags,
+      files_touched: touched,
+    }));
+  } else if (out.length === 0 && request && turn.reads.length > 0) {
+    out.push(record({
+      observation_type: "tool_use",
+      title: `Read ${listNames(turn.reads)}`,
+      summary: `Read ${turn.reads.join(", ")}.${context}`,
+      concepts: tags,
+      files_touched: turn.reads,
+    }));
+  }
+  return out;
+}
+
+/** Extracts records from a batch of queue entries, deterministically. */
+export function extractHeuristic(entries: readonly QueueEntry[]): ParsedRecord[] {
+  return splitTurns(entries).flatMap(turnRecords);
+}

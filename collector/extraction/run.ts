@@ -1,0 +1,201 @@
+/**
+ * One extraction run for one project (seed 001, with the design's fixes): snapshot the queue to
+ * a watermark, skip trivial entries, chunk to the prompt cap, extract each chunk (LLM or
+ * heuristic), and commit each chunk's records together with exactly the queue rows it consumed.
+ * A failure leaves the failing chunk's rows queued; a crash at any point loses nothing and a rerun
+ * duplicates nothing, because records and row deletions share one transaction.
+ *
+ * @module
+ */
+import { newRecordId } from "@kiro-learn/core/ids";
+import type { MemoryRecord, QueueEntry } from "@kiro-learn/core/schemas";
+import type { ExtractionRun, RecordWithEmbedding, Storage } from "@kiro-learn/core/storage";
+import { chunkEntries, isTrivialEntry, type ParsedRecord } from "@kiro-learn/core/xml";
+import type { Logger } from "../runtime/logger.ts";
+import { extractHeuristic } from "./heuristic.ts";
+import { extractionPrompt, extractWithAgent, type PromptRunner } from "./llm_extractor.ts";
+import type { Semaphore } from "./semaphore.ts";
+import type { RunOutcome } from "./watcher.ts";
+
+/** Most queue rows one run takes (the rest wait for the next run). */
+export const MAX_ROWS_PER_RUN = 5000;
+
+/** What a run needs. */
+export interface ExtractionDeps {
+  /** The database. */
+  storage: Storage;
+  /** `acp` when an agent is configured and installed, else `heuristic`. */
+  strategy: () => "acp" | "heuristic";
+  /** The compressor command. */
+  agentCommand: string[];
+  /** Runs one ACP session. */
+  runner: PromptRunner;
+  /** Global LLM session limit. */
+  semaphore: Semaphore;
+  /** Prompt cap in bytes of framed XML. */
+  promptCapBytes: number;
+  /** Per-session timeout. */
+  timeoutMs: number;
+  /** Attempts per chunk. */
+  maxAttempts: number;
+  /** Daily cap on characters sent to the model (0 = never use the model). */
+  dailyBudgetChars: number;
+  /** Logger. */
+  logger: Logger;
+  /** Adds embeddings to new records before they are committed (optional). */
+  embed?: (records: MemoryRecord[]) => Promise<RecordWithEmbedding[]>;
+  /** Told about committed records (vector index, live feed). */
+  onCommitted?: (records: MemoryRecord[]) => void;
+  /** Told about every finished run (live feed). */
+  onRun?: (run: ExtractionRun) => void;
+}
+
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+function toRecords(
+  parsed: ParsedRecord[],
+  chunk: QueueEntry[],
+  strategy: MemoryRecord["strategy"],
+): MemoryRecord[] {
+  const sources = [...new Set(chunk.flatMap((e) => e.source_event_ids))];
+  const created = new Date().toISOString();
+  return parsed.map((p) => ({
+    record_id: newRecordId(),
+    namespace: chunk[0].namespace,
+    strategy,
+    title: p.title,
+    summary: p.summary,
+    facts: p.facts,
+    concepts: p.concepts,
+    files_touched: p.files_touched,
+    observation_type: p.observation_type,
+    source_event_ids: sources,
+    created_at: created,
+  }));
+}
+
+/** Runs extraction for `projectId`; never throws. */
+export async function runExtraction(projectId: string, deps: ExtractionDeps): Promise<RunOutcome> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const phase = { snapshot: 0, extract: 0, commit: 0 };
+  let strategyUsed = "heuristic";
+  let attempts = 0;
+  let charsSent = 0;
+  let charsReceived = 0;
+  let recordsCommitted = 0;
+  let consumed = 0;
+  let chunksDone = 0;
+  let entries: QueueEntry[] = [];
+  let chunkCount = 0;
+  let error: string | null = null;
+  let budgetLimited = false;
+  try {
+    let t = performance.now();
+    entries = await deps.storage.snapshotQueue(projectId, { limit: MAX_ROWS_PER_RUN });
+    phase.snapshot = performance.now() - t;
+    if (entries.length === 0) return { ok: true, consumed: 0 };
+    const trivial = entries.filter(isTrivialEntry);
+    const meaningful = entries.filter((e) => !isTrivialEntry(e));
+    let pendingTrivial = trivial.map((e) => e.seq);
+    const chunks = chunkEntries(meaningful, { capBytes: deps.promptCapBytes });
+    chunkCount = chunks.length;
+    const wanted = deps.strategy();
+    if (chunks.length === 0) {
+      await deps.storage.commitExtraction({ consumedSeqs: pendingTrivial, records: [] });
+      consumed += pendingTrivial.length;
+      return { ok: true, consumed };
+    }
+    for (const chunk of chunks) {
+      t = performance.now();
+      let useLlm = wanted === "acp";
+      if (useLlm) {
+        const spent = await deps.storage.llmUsage({ day: today() });
+        const promptChars = extractionPrompt(chunk.xml).length;
+        // Honour the cap exactly: never start a session that would pass it.
+        if (spent.chars_sent + promptChars > deps.dailyBudgetChars) {
+          useLlm = false;
+          budgetLimited = true;
+        }
+      }
+      let parsed: ParsedRecord[];
+      let strategy: MemoryRecord["strategy"];
+      if (useLlm) {
+        strategyUsed = "acp";
+        const result = await extractWithAgent(chunk.xml, {
+          runner: deps.runner,
+          command: deps.agentCommand,
+          timeoutMs: deps.timeoutMs,
+          maxAttempts: deps.maxAttempts,
+          semaphore: deps.semaphore,
+          onAttempt: (a) => {
+            attempts++;
+            charsSent += a.chars_sent;
+            charsReceived += a.chars_received;
+            deps.storage.addLlmUsage({
+              project_id: projectId,
+              purpose: "extract",
+              chars_sent: a.chars_sent,
+              chars_received: a.chars_received,
+            }).catch(() => {});
+          },
+        });
+        parsed = result.records;
+        strategy = "llm-summary";
+      } else {
+        parsed = extractHeuristic(chunk.entries);
+        strategy = "heuristic";
+      }
+      phase.extract += performance.now() - t;
+      t = performance.now();
+      const records = toRecords(parsed, chunk.entries, strategy);
+      const withEmbeddings = deps.embed
+        ? await deps.embed(records)
+        : records.map((record) => ({ record }));
+      const seqs = [...chunk.entries.map((e) => e.seq), ...pendingTrivial];
+      await deps.storage.commitExtraction({ consumedSeqs: seqs, records: withEmbeddings });
+      phase.commit += performance.now() - t;
+      pendingTrivial = [];
+      consumed += seqs.length;
+      recordsCommitted += records.length;
+      chunksDone++;
+      if (records.length > 0) deps.onCommitted?.(records);
+    }
+    return { ok: true, consumed };
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+    return { ok: false, consumed };
+  } finally {
+    if (entries.length > 0) {
+      const run: ExtractionRun = {
+        project_id: projectId,
+        namespace: entries[0].namespace,
+        started_at: startedAt,
+        duration_ms: Math.round(performance.now() - started),
+        strategy: strategyUsed,
+        outcome: error === null ? "ok" : chunksDone > 0 ? "partial" : "failed",
+        entries: entries.length,
+        chunks: chunkCount,
+        records: recordsCommitted,
+        attempts,
+        chars_sent: charsSent,
+        chars_received: charsReceived,
+        error,
+        details: {
+          consumed,
+          budget_limited: budgetLimited,
+          phase_ms: Object.fromEntries(Object.entries(phase).map(([k, v]) => [k, Math.round(v)])),
+        },
+      };
+      deps.logger.info("extraction-run", { ...run });
+      try {
+        run.id = await deps.storage.recordRun(run);
+      } catch {
+        // The run's own outcome already happened; the audit row is best effort.
+      }
+      deps.onRun?.(run);
+    }
+  }
+}

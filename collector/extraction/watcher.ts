@@ -1,0 +1,219 @@
+/**
+ * The extraction watcher: per project, fire a run when enough is queued or the project has been
+ * idle, never lose a trigger that arrives during a run, and stop hammering a failing agent with a
+ * circuit breaker that half-opens after a cool-down (kiro-learn's never recovered).
+ *
+ * @module
+ */
+
+/** What a run reports back. */
+export interface RunOutcome {
+  /** The run succeeded (records committed, or nothing worth remembering). */
+  ok: boolean;
+  /** Queue rows it consumed. */
+  consumed: number;
+}
+
+/** Breaker state of one project. */
+export type BreakerState = "closed" | "open" | "half_open";
+
+/** One project's trigger state, as status shows it. */
+export interface ProjectWatchState {
+  /** Project id. */
+  project_id: string;
+  /** Bytes queued, as last known. */
+  queued_bytes: number;
+  /** A run is in progress. */
+  running: boolean;
+  /** Breaker state. */
+  breaker: BreakerState;
+  /** Consecutive failed runs. */
+  failures: number;
+  /** When an open breaker lets the next probe through (ISO), if open. */
+  open_until: string | null;
+  /** Last run's end time and result. */
+  last_run: { at: string; ok: boolean } | null;
+}
+
+/** Watcher settings and hooks. */
+export interface WatcherOptions {
+  /** Idle gap before a run (ms). */
+  idleMs: number;
+  /** Queue size that fires a run at once (bytes). */
+  sizeThresholdBytes: number;
+  /** Consecutive failures that open the breaker. */
+  breakerThreshold: number;
+  /** How long the breaker stays open before a probe run (ms). */
+  breakerCooldownMs: number;
+  /** Runs extraction for a project. Must not throw (a throw counts as a failed run). */
+  run: (projectId: string) => Promise<RunOutcome>;
+  /** Bytes currently queued for a project (the queue table is the truth). */
+  queuedBytes: (projectId: string) => Promise<number>;
+  /** Queue size past which the project is compacted before extraction (bytes); 0 = never. */
+  compactionThresholdBytes?: number;
+  /** Compacts a project's queue. Must not throw. */
+  compact?: (projectId: string) => Promise<void>;
+  /** Told when a breaker opens or closes. */
+  onBreaker?: (projectId: string, state: BreakerState) => void;
+}
+
+interface ProjectState {
+  bytes: number;
+  timer?: ReturnType<typeof setTimeout>;
+  running: boolean;
+  dirty: boolean;
+  failures: number;
+  openUntil: number;
+  lastRun: { at: string; ok: boolean } | null;
+  current?: Promise<void>;
+}
+
+/** Fires extraction runs per project. */
+export class ExtractionWatcher {
+  #options: WatcherOptions;
+  #projects = new Map<string, ProjectState>();
+  #closed = false;
+
+  /** Creates a watcher. */
+  constructor(options: WatcherOptions) {
+    this.#options = options;
+  }
+
+  #state(projectId: string): ProjectState {
+    let state = this.#projects.get(projectId);
+    if (!state) {
+      state = { bytes: 0, running: false, dirty: false, failures: 0, openUntil: 0, lastRun: null };
+      this.#projects.set(projectId, state);
+    }
+    return state;
+  }
+
+  /** An event was queued for `projectId`. */
+  notify(projectId: string, bytes: number): void {
+    if (this.#closed) return;
+    const state = this.#state(projectId);
+    state.bytes += bytes;
+    if (state.running) {
+      state.dirty = true; // re-armed when the run ends, never dropped
+      return;
+    }
+    if (state.bytes >= this.#options.sizeThresholdBytes) {
+      this.#fire(projectId);
+    } else {
+      this.#schedule(projectId, this.#options.idleMs);
+    }
+  }
+
+  /** Startup re-arm: `bytes` are already queued for `projectId`. */
+  arm(projectId: string, bytes: number): void {
+    if (bytes <= 0) return;
+    this.notify(projectId, bytes);
+  }
+
+  /** Runs a project now (the CLI's and tests' way to force extraction). */
+  async flush(projectId: string): Promise<void> {
+    const state = this.#state(projectId);
+    if (state.running) await state.current;
+    this.#fire(projectId, { force: true });
+    await state.current;
+  }
+
+  #schedule(projectId: string, delayMs: number): void {
+    const state = this.#state(projectId);
+    clearTimeout(state.timer);
+    state.timer = setTimeout(() => this.#fire(projectId), Math.max(0, delayMs));
+  }
+
+  #fire(projectId: string, options: { force?: boolean } = {}): void {
+    if (this.#closed) return;
+    const state = this.#state(projectId);
+    clearTimeout(state.timer);
+    state.timer = undefined;
+    if (state.running) {
+      state.dirty = true;
+      return;
+    }
+    const now = Date.now();
+    if (!options.force && state.openUntil > now) {
+      // Open: wait for the cool-down, then let one probe run through (half-open).
+      this.#schedule(projectId, state.openUntil - now);
+      return;
+    }
+    state.running = true;
+    state.dirty = false;
+    state.current = this.#runOnce(projectId, state);
+  }
+
+  async #runOnce(projectId: string, state: ProjectState): Promise<void> {
+    let outcome: RunOutcome = { ok: false, consumed: 0 };
+    try {
+      const threshold = this.#options.compactionThresholdBytes ?? 0;
+      if (threshold > 0 && this.#options.compact) {
+        const queued = await this.#options.queuedBytes(projectId);
+        if (queued > threshold) await this.#options.compact(projectId);
+      }
+      outcome = await this.#options.run(projectId);
+    } catch {
+      outcome = { ok: false, consumed: 0 };
+    }
+    const wasOpen = state.failures >= this.#options.breakerThreshold;
+    if (outcome.ok) {
+      state.failures = 0;
+      state.openUntil = 0;
+      if (wasOpen) this.#options.onBreaker?.(projectId, "closed");
+    } else {
+      state.failures++;
+      if (state.failures >= this.#options.breakerThreshold) {
+        state.openUntil = Date.now() + this.#options.breakerCooldownMs;
+        this.#options.onBreaker?.(projectId, "open");
+      }
+    }
+    state.lastRun = { at: new Date().toISOString(), ok: outcome.ok };
+    try {
+      state.bytes = await this.#options.queuedBytes(projectId);
+    } catch {
+      // Keep the old figure; the next notify corrects it.
+    }
+    state.running = false;
+    if (this.#closed || state.bytes <= 0) return;
+    const again = outcome.ok && outcome.consumed > 0 &&
+      state.bytes >= this.#options.sizeThresholdBytes;
+    if (again) {
+      this.#fire(projectId);
+    } else if (state.openUntil > Date.now()) {
+      this.#schedule(projectId, state.openUntil - Date.now());
+    } else {
+      // Rows left (new during the run, or the run failed): try again after the idle gap.
+      this.#schedule(projectId, this.#options.idleMs);
+    }
+  }
+
+  /** Per-project state for status and the viewer. */
+  states(): ProjectWatchState[] {
+    const now = Date.now();
+    return [...this.#projects.entries()].map(([project_id, s]) => ({
+      project_id,
+      queued_bytes: s.bytes,
+      running: s.running,
+      breaker: s.failures < this.#options.breakerThreshold
+        ? "closed"
+        : s.openUntil > now
+        ? "open"
+        : "half_open",
+      failures: s.failures,
+      open_until: s.openUntil > now ? new Date(s.openUntil).toISOString() : null,
+      last_run: s.lastRun,
+    }));
+  }
+
+  /** Stops all timers and waits for runs in progress to finish. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const running: Promise<void>[] = [];
+    for (const state of this.#projects.values()) {
+      clearTimeout(state.timer);
+      if (state.current) running.push(state.current);
+    }
+    await Promise.allSettled(running);
+  }
+}
