@@ -24,6 +24,7 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { MemoryRecord } from "../schemas/mod.ts";
+import { buildFtsQuery, selectQueryTerms, tokenizeQuery } from "../search/mod.ts";
 import { openSqliteStorage, type SqliteStorage } from "../storage/mod.ts";
 import {
   corpusNamespace,
@@ -110,6 +111,11 @@ export interface SearchReport {
   mean_hits: number;
   /** Hits from another namespace (must be 0). */
   leaked_hits: number;
+  /**
+   * Records of the namespace the rewritten query matches before ranking (what bm25 has to
+   * score): median and mean share of the namespace, 0–1. Measured outside the timed loop.
+   */
+  matched_share: { p50: number; mean: number };
 }
 
 /** The whole report, as written to JSON. */
@@ -247,7 +253,10 @@ function measureSearch(
   storage: SqliteStorage,
   namespace: string,
   options: { config: StorageBenchConfig; queries: ReturnType<typeof generateQueries> },
-): Pick<SearchReport, "latency_ms" | "by_kind" | "hit_rate" | "mean_hits" | "leaked_hits"> {
+): Pick<
+  SearchReport,
+  "latency_ms" | "by_kind" | "hit_rate" | "mean_hits" | "leaked_hits" | "matched_share"
+> {
   const { queries, config } = options;
   // One unmeasured pass: statements prepared, pages cached, as in a running collector.
   for (const query of queries) {
@@ -274,13 +283,41 @@ function measureSearch(
   for (const [kind, samples] of [...perKind].sort(([a], [b]) => a.localeCompare(b))) {
     byKind[kind] = roundSummary(summarize(samples));
   }
+  const namespaceRecords = countRecords(storage, namespace);
+  const shares = summarize(
+    queries.map((q) => matchedRecords(storage, namespace, q.text) / namespaceRecords),
+  );
   return {
     latency_ms: roundSummary(summarize(latencies)),
     by_kind: byKind,
     hit_rate: round(withHits / queries.length, 3),
     mean_hits: round(hits / queries.length, 2),
     leaked_hits: leaked,
+    matched_share: { p50: round(shares.p50, 3), mean: round(shares.mean, 3) },
   };
+}
+
+function countRecords(storage: SqliteStorage, namespace: string): number {
+  const row = storage.db.prepare("SELECT count(*) AS n FROM memory_records WHERE namespace = ?")
+    .get(namespace) as { n: number };
+  return row.n;
+}
+
+// The rows the search ranks: the same rewrite as `searchLexicalSync`, counted instead of ranked.
+function matchedRecords(storage: SqliteStorage, namespace: string, query: string): number {
+  const tokens = tokenizeQuery(query);
+  if (tokens.length === 0) return 0;
+  const totalDocs = (storage.db.prepare("SELECT count(*) AS n FROM memory_records").get() as {
+    n: number;
+  }).n;
+  const terms = selectQueryTerms(storage.termStats(tokens), { totalDocs });
+  if (terms.length === 0) return 0;
+  const row = storage.db.prepare(
+    `SELECT count(*) AS n FROM memory_records_fts
+    JOIN memory_records mr ON mr.id = memory_records_fts.rowid
+    WHERE memory_records_fts MATCH ? AND mr.namespace = ?`,
+  ).get(buildFtsQuery(terms), namespace) as { n: number };
+  return row.n;
 }
 
 async function commitBatch(storage: SqliteStorage, records: MemoryRecord[]): Promise<number> {
@@ -350,7 +387,7 @@ async function benchSearch(
 }
 
 function pad(label: string): string {
-  return label.padEnd(20);
+  return label.padEnd(22);
 }
 
 function ingestLine(report: IngestReport): string {
@@ -363,7 +400,8 @@ function ingestLine(report: IngestReport): string {
 function searchLines(report: SearchReport, config: StorageBenchConfig): string[] {
   const l = report.latency_ms;
   const figures = `p50 ${formatMs(l.p50)}  p95 ${formatMs(l.p95)}  max ${formatMs(l.max)}`;
-  const hits = `${report.queries} queries, ${Math.round(report.hit_rate * 100)}% with hits`;
+  const hits = `${report.queries} queries, ${Math.round(report.hit_rate * 100)}% with hits, ` +
+    `median query matches ${Math.round(report.matched_share.p50 * 100)}% of records`;
   const kinds = Object.entries(report.by_kind)
     .map(([kind, s]) => `${kind} p50 ${formatMs(s.p50)} p95 ${formatMs(s.p95)}`)
     .join(" | ");

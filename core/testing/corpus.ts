@@ -67,8 +67,7 @@ export function createRng(seed: number): Rng {
     },
     pickSkewed<T>(items: readonly T[]): T {
       if (items.length === 0) throw new RangeError("pick from an empty list");
-      const u = rng.next();
-      return items[Math.floor(u * u * items.length)];
+      return items[Math.floor(rng.next() ** 1.7 * items.length)];
     },
     chance(p: number): boolean {
       return rng.next() < p;
@@ -151,6 +150,26 @@ export const VOCABULARY = {
     "daemon",
     "watcher",
     "renderer",
+    "feature-flags",
+    "audit",
+    "export",
+    "reports",
+    "search-index",
+    "mailer",
+    "sso",
+    "graphql",
+    "ledger",
+    "inventory",
+    "pricing",
+    "feed",
+    "comments",
+    "media",
+    "thumbnails",
+    "geocoder",
+    "i18n",
+    "ws-proxy",
+    "oauth",
+    "tokenizer",
   ],
   /** Parts of a module. */
   components: [
@@ -190,6 +209,17 @@ export const VOCABULARY = {
     "validator",
     "pipeline",
     "checkpoint",
+    "queue",
+    "retry policy",
+    "dispatcher",
+    "migration",
+    "view",
+    "form",
+    "modal",
+    "query builder",
+    "connection",
+    "session",
+    "token",
   ],
   /** Kinds of trouble. */
   bugs: [
@@ -567,6 +597,65 @@ export const VOCABULARY = {
   ],
 } as const;
 
+/** General software words, for free-text slots: nouns, verbs and adjectives. */
+export const LEXICON: {
+  readonly nouns: readonly string[];
+  readonly verbs: readonly string[];
+  readonly adjectives: readonly string[];
+} = {
+  nouns: (
+    "request response payload header cookie token secret credential certificate handshake " +
+    "socket stream buffer frame packet message envelope channel topic subscriber publisher " +
+    "consumer producer broker partition offset replica leader follower shard cluster node host " +
+    "container image volume mount network subnet proxy balancer ingress firewall endpoint path " +
+    "parameter argument option flag fallback placeholder template layout widget button dialog " +
+    "tooltip dropdown sidebar navbar footer screen viewport scroll focus keyboard shortcut " +
+    "animation transition theme palette font icon asset bundle sourcemap minifier transpiler " +
+    "compiler linter formatter lexer grammar ast visitor extension loader package dependency " +
+    "version release changelog tag branch commit conflict stash diff hunk blame workflow step " +
+    "runner artifact matrix environment variable staging production canary rollout experiment " +
+    "counter gauge histogram span trace level sampler alert panel aggregation percentile " +
+    "throughput bandwidth quota deadline interval clock timestamp duration calendar locale " +
+    "currency decimal rounding precision overflow checksum digest signature nonce salt cipher " +
+    "key vault rotation expiry claim scope role policy grant profile avatar invitation " +
+    "membership organization workspace repository folder directory symlink inode descriptor " +
+    "pipe signal process thread fiber coroutine promise future callback listener emitter " +
+    "observer subscription stack heap arena slab allocator reference pointer closure iterator " +
+    "generator keyset btree trigram posting segment vacuum journal page eviction ttl " +
+    "invalidation warmup prefetch debounce jitter breaker bulkhead quorum consensus election " +
+    "lease heartbeat gossip replay tombstone backlog lag drift skew sidecar daemon agent probe " +
+    "liveness readiness manifest chart overlay registry mirror tarball checksum lockstep " +
+    "fixture mock stub spy assertion coverage benchmark flamegraph profiler heapdump " +
+    "breakpoint debugger stacktrace panic exception rejection warning deprecation migration " +
+    "column constraint trigger view sequence enum collation charset encoding codepoint " +
+    "emoji newline whitespace delimiter quote escape regex glob wildcard prefix suffix " +
+    "substring slug uuid ulid nanoid counter semaphore mutex latch barrier condition deadline"
+  ).split(" "),
+  verbs: (
+    "parse serialize deserialize encode decode compress decompress encrypt decrypt sign verify " +
+    "validate sanitize escape normalize canonicalize hash index tokenize stem rank score sort " +
+    "filter group join merge split chunk stream buffer flush sync fetch load store persist " +
+    "cache evict expire refresh reload retry poll subscribe publish emit dispatch route forward " +
+    "proxy redirect rewrite throttle debounce schedule enqueue dequeue acquire release lock " +
+    "unlock spawn fork kill restart drain shutdown boot initialize configure provision deploy " +
+    "rollback migrate seed truncate vacuum reindex analyze profile benchmark instrument trace " +
+    "log audit redact scrub mask paginate render hydrate mount unmount patch bump pin vendor " +
+    "bundle minify transpile compile link lint format typecheck mock stub assert fuzz shrink " +
+    "bisect revert squash rebase tag publish batch dedupe coalesce memoize inline hoist"
+  ).split(" "),
+  adjectives: (
+    "stale fresh dirty pending idle busy blocked hung orphaned dangling leaked nullable " +
+    "optional required deprecated legacy experimental unstable deterministic idempotent atomic " +
+    "durable eventual consistent transactional concurrent parallel sequential async " +
+    "synchronous blocking lazy eager cached uncached hot cold warm empty full partial " +
+    "truncated corrupted malformed invalid expired revoked unauthorized forbidden missing " +
+    "duplicate redundant recursive nested circular shallow deep sorted unsorted unique " +
+    "composite primary foreign secondary local remote global regional internal external " +
+    "public private readonly writable mutable immutable transient persistent ephemeral " +
+    "verbose noisy silent expensive cheap huge tiny brittle robust"
+  ).split(" "),
+};
+
 const V = VOCABULARY;
 
 function capitalize(text: string): string {
@@ -577,8 +666,8 @@ function capitalize(text: string): string {
 const VERBATIM_START = /^\{(ident|file|table|column|error|command)\}/;
 
 /** Fills a template and capitalises it, unless it starts with a verbatim slot. */
-function fillSentence(rng: Rng, template: string): string {
-  const text = fill(rng, template);
+function fillSentence(rng: Rng, template: string, topic?: Topic): string {
+  const text = fill(rng, template, topic);
   return VERBATIM_START.test(template) ? text : capitalize(text);
 }
 
@@ -605,8 +694,65 @@ function area(rng: Rng): string {
   return `${rng.pickSkewed(V.modules)} ${rng.pickSkewed(V.components)}`;
 }
 
-function fill(rng: Rng, template: string): string {
-  return template.replace(/\{(\w+)\}/g, (_, key: string) => slot(rng, key));
+/** What one record or one turn is about: template slots prefer these words, as real text does. */
+export interface Topic {
+  /** Modules discussed. */
+  module: string[];
+  /** Components discussed. */
+  component: string[];
+  /** Identifiers mentioned. */
+  ident: string[];
+  /** Files touched. */
+  file: string[];
+  /** Tables involved. */
+  table: string[];
+  /** Columns involved. */
+  column: string[];
+  /** Libraries used. */
+  lib: string[];
+  /** Topics (with spaces, as prose writes them). */
+  concept: string[];
+}
+
+/** Chance that a slot takes a word from the topic rather than from the whole vocabulary. */
+const TOPIC_STICKINESS = 0.8;
+
+/** A topic: two modules and components, a few identifiers and files, a table, a library. */
+export function makeTopic(rng: Rng): Topic {
+  const module = [rng.pickSkewed(V.modules), rng.pickSkewed(V.modules)];
+  const component = [rng.pickSkewed(V.components), rng.pickSkewed(V.components)];
+  const file = Array.from({ length: rng.int(1, 4) }, (_, i) => {
+    const dir = rng.pickSkewed(V.dirs);
+    const name = component[i % 2].replace(" ", "_");
+    const ext = rng.pick(V.extensions);
+    const test = rng.chance(0.2) && ext === "ts" ? "_test" : "";
+    return `${dir}/${module[i % 2]}/${name}${test}.${ext}`;
+  });
+  return {
+    module,
+    component,
+    ident: Array.from({ length: rng.int(2, 4) }, () => makeIdentifier(rng)),
+    file,
+    table: [rng.pickSkewed(V.tables)],
+    column: [rng.pickSkewed(V.columns), rng.pickSkewed(V.columns)],
+    lib: [rng.pickSkewed(V.libraries)],
+    concept: rng.sample(V.concepts, rng.int(1, 4)).map((c) => c.replaceAll("-", " ")),
+  };
+}
+
+function fill(rng: Rng, template: string, topic?: Topic): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const own = topic?.[key as keyof Topic];
+    if (own && own.length > 0 && rng.chance(TOPIC_STICKINESS)) return rng.pick(own);
+    if (topic && key === "area") return `${fill(rng, "{module} {component}", topic)}`;
+    return slot(rng, key);
+  });
+}
+
+// A gentler skew than `pickSkewed`: the commonest general word appears in a few percent of
+// draws, not in most documents.
+function pickLexicon(rng: Rng, words: readonly string[]): string {
+  return words[Math.floor(rng.next() ** 1.5 * words.length)];
 }
 
 function slot(rng: Rng, key: string): string {
@@ -624,6 +770,7 @@ function slot(rng: Rng, key: string): string {
     case "verb":
       return rng.pickSkewed(V.imperatives);
     case "lib":
+    case "otherLib":
       return rng.pickSkewed(V.libraries);
     case "concept":
       return rng.pickSkewed(V.concepts).replaceAll("-", " ");
@@ -641,6 +788,13 @@ function slot(rng: Rng, key: string): string {
       return rng.pickSkewed(V.commands);
     case "pref":
       return rng.pick(V.preferences);
+    case "noun":
+    case "noun2":
+      return pickLexicon(rng, LEXICON.nouns);
+    case "lexVerb":
+      return pickLexicon(rng, LEXICON.verbs);
+    case "adj":
+      return pickLexicon(rng, LEXICON.adjectives);
     case "n":
       return String(rng.int(2, 400));
     case "ms":
@@ -659,14 +813,22 @@ const TITLE_TEMPLATES = [
   "{past} {bug} in {area}",
   "{past} {area} to use {lib}",
   "{past} {ident} in {module} {component}",
+  "{past} {adj} {noun} handling in {area}",
+  "{past} {noun} {noun2} for {module}",
   "{area} fails when {table}.{column} is null",
   "{area} hangs after {bug} in {ident}",
+  "{area} returns {adj} {noun} after {lexVerb}",
   "Use {lib} for {concept} in {module}",
   "Decided to keep {area} behind {ident}",
+  "Decided to {lexVerb} {noun} in {area}",
   "{ident} returns stale {component} after {bug}",
+  "{ident} must {lexVerb} the {noun} first",
   "{module} tests flaky because of {bug}",
   "Migration adds {column} to {table}",
   "{error} when running {command}",
+  "{adj} {noun} breaks {module} {component}",
+  "Why {module} {lexVerb}s {noun} twice",
+  "{lib} {noun} quirk in {area}",
   "User prefers {pref}",
 ];
 
@@ -674,7 +836,7 @@ const SUMMARY_SENTENCES = [
   "The {area} called {ident}() before the lock was taken, so two workers could {verb} the same batch.",
   "Running `{command}` showed `{error}` at {file}:{line}.",
   "Root cause: {ident} assumed {table}.{column} was never null, which breaks for rows imported by the {module} {component}.",
-  "We switched from {lib} to {lib} for {concept} because the old client leaked connections under load.",
+  "We switched from {otherLib} to {lib} for {concept} because the old client leaked connections under load.",
   "The fix moves the {column} check into {ident} and adds a regression test in {file}.",
   "{ident} is called from {n} places; each one now goes through the {area} so {concept} is handled once.",
   "Latency dropped from {ms} ms to {ms} ms after adding an index on {table}({column}).",
@@ -689,6 +851,24 @@ const SUMMARY_SENTENCES = [
   "The user prefers {pref}.",
   "Deleting rows from {table} must also clear {column} in the {module} cache, or searches return ghosts.",
   "A {bug} in {ident} dropped the last {component} of every page, visible only with more than {n} rows.",
+  "{ident} has to {lexVerb} the {adj} {noun} before it can {lexVerb} the {noun2}.",
+  "The {adj} {noun} in {file} was never {adj}, so {ident} kept reading an old {noun2}.",
+  "Turning on the {noun} {noun2} in {file} made the {area} {adj} under load.",
+  "Instead of {lexVerb}ing every {noun}, the {area} now keeps a {adj} {noun2} keyed by {column}.",
+  "{lib} reports the {noun} as {adj} when the {noun2} is {adj}; {ident} normalises both cases.",
+  "The {noun} and the {noun2} disagree after a {bug}, so the {module} {component} now compares them on start.",
+  "Agreed to {lexVerb} the {noun} in {ident} and to leave the {noun2} {adj} for now.",
+  "Because the {noun} is {adj}, the {area} cannot {lexVerb} it without a {noun2}.",
+  "Moving the {noun} out of {file} into {ident} removed a {adj} {noun2} from the {module} build.",
+  "The {adj} path in {ident} skipped the {noun}, leaving a {adj} {noun2} in {table}.",
+  "Profiling with {lib} showed {ident} spending {ms} ms per {noun} on {lexVerb}.",
+  "A {adj} {noun} from the {module} {component} reaches {ident} before the {noun2} is ready.",
+  "There is no {noun} for {concept} yet; the {area} falls back to a {adj} {noun2}.",
+  "The review asked to {lexVerb} the {noun} and to document why the {noun2} stays {adj}.",
+  "Old {noun} entries must be {adj} before the {module} {component} can {lexVerb} them.",
+  "The {module} team wants the {noun} {noun2} to stay {adj}, so {ident} copies it.",
+  "Pinned {lib} to avoid a {adj} {noun} introduced upstream; see {file}.",
+  "Each {noun} now carries its {noun2}, which lets {ident} {lexVerb} without touching {table}.",
 ];
 
 const FACT_TEMPLATES = [
@@ -704,6 +884,16 @@ const FACT_TEMPLATES = [
   "User prefers {pref}",
   "{lib} is pinned in the lockfile",
   "{concept} is handled in {ident}",
+  "{ident} expects a {adj} {noun}",
+  "The {noun} {noun2} is {adj} by design",
+  "{file} owns the {noun} {noun2}",
+  "Never {lexVerb} the {noun} outside {ident}",
+  "The {area} keeps {noun} entries for {n} days",
+  "{module} {noun} limit is {n}",
+  "{ident} returns the {noun2} {adj}",
+  "The {noun} comes from {lib}",
+  "{table} rows are {adj} after {lexVerb}",
+  "Use {ident} to {lexVerb} a {noun}",
 ];
 
 const PROMPT_TEMPLATES = [
@@ -721,6 +911,12 @@ const PROMPT_TEMPLATES = [
   "{module} {component} times out after {ms} ms",
   "{verb} {file}",
   "why is {concept} broken in {module}",
+  "why is the {noun} {adj} after we {lexVerb} it",
+  "how should the {area} {lexVerb} a {adj} {noun}",
+  "{lexVerb} the {noun} in {ident} before {lexVerb}ing",
+  "is it safe to {lexVerb} the {noun2} concurrently",
+  "{verb} the {adj} {noun} handling in {module}",
+  "where do we {lexVerb} {noun} for {concept}",
 ];
 
 const PUNCTUATED_TEMPLATES = [
@@ -735,6 +931,8 @@ const PUNCTUATED_TEMPLATES = [
   "NEAR({module} {component}) {column}:{table} ^{ident}",
   "c++ / c# -- what's the {lib} equivalent of {ident}?",
   "'{table}'.'{column}' -> null?? [{error}]",
+  "{noun}/{noun2} is {adj} (again!) -- {lexVerb} it?",
+  'grep for "{ident}" in {file}; is the {noun} {adj}?',
 ];
 
 /** Realistic example prompts, always part of the query set. */
@@ -757,8 +955,8 @@ export const EXAMPLE_QUERIES: readonly string[] = [
 ];
 
 /** A short prompt as a developer types it. */
-export function makePrompt(rng: Rng): string {
-  return fill(rng, rng.pick(PROMPT_TEMPLATES));
+export function makePrompt(rng: Rng, options: { topic?: Topic } = {}): string {
+  return fill(rng, rng.pick(PROMPT_TEMPLATES), options.topic);
 }
 
 /** A prompt with punctuation, quotes, paths or FTS5 operator look-alikes. */
@@ -767,9 +965,13 @@ export function makePunctuatedPrompt(rng: Rng): string {
 }
 
 /** A long pasted prompt of at least `minWords` words (context, a log excerpt, the ask). */
-export function makeLongPrompt(rng: Rng, options: { minWords: number }): string {
+export function makeLongPrompt(
+  rng: Rng,
+  options: { minWords: number; topic?: Topic },
+): string {
+  const topic = options.topic;
   const parts = [
-    fillSentence(rng, rng.pick(PROMPT_TEMPLATES)) + ".",
+    fillSentence(rng, rng.pick(PROMPT_TEMPLATES), topic) + ".",
     "Here is what I see:",
   ];
   let words = parts.join(" ").trim().split(/\s+/).length;
@@ -778,11 +980,11 @@ export function makeLongPrompt(rng: Rng, options: { minWords: number }): string 
       ? `\n    at ${makeIdentifier(rng)} (${makeFilePath(rng)}:${rng.int(1, 900)}:${
         rng.int(1, 80)
       })`
-      : fill(rng, rng.pick(SUMMARY_SENTENCES));
+      : fill(rng, rng.pick(SUMMARY_SENTENCES), topic);
     parts.push(part);
     words += part.trim().split(/\s+/).length;
   }
-  parts.push(fill(rng, "Can you {verb} it and add a test in {file}?"));
+  parts.push(fill(rng, "Can you {verb} it and add a test in {file}?", topic));
   return parts.join(" ");
 }
 
@@ -825,11 +1027,14 @@ const OBSERVATION_WEIGHTS: readonly MemoryRecord["observation_type"][] = [
   "session_summary",
 ];
 
-function sentencesUpTo(rng: Rng, options: { min: number; max: number }): string {
+function sentencesUpTo(
+  rng: Rng,
+  options: { min: number; max: number; topic?: Topic },
+): string {
   const target = rng.int(options.min, options.max);
   let text = "";
   for (let attempt = 0; text.length < target && attempt < 100; attempt++) {
-    const sentence = fill(rng, rng.pick(SUMMARY_SENTENCES));
+    const sentence = fill(rng, rng.pick(SUMMARY_SENTENCES), options.topic);
     const next = text === "" ? sentence : `${text} ${sentence}`;
     if (next.length > options.max) {
       if (text.length >= options.min) break;
@@ -848,12 +1053,14 @@ export function makeCorpusRecord(
   rng: Rng,
   options: { namespace: string; index: number },
 ): MemoryRecord {
+  const topic = makeTopic(rng);
   const createdMs = CORPUS_EPOCH_MS + options.index * 420_000 + rng.int(0, 60_000);
-  const title = fillSentence(rng, rng.pick(TITLE_TEMPLATES)).slice(0, 200);
-  const facts = Array.from(
-    { length: rng.int(2, 5) },
-    () => fillSentence(rng, rng.pick(FACT_TEMPLATES)).slice(0, 500),
-  );
+  const title = fillSentence(rng, rng.pick(TITLE_TEMPLATES), topic).slice(0, 200);
+  const factCount = rng.int(2, 5);
+  const facts = new Set<string>();
+  for (let attempt = 0; facts.size < factCount && attempt < 50; attempt++) {
+    facts.add(fillSentence(rng, rng.pick(FACT_TEMPLATES), topic).slice(0, 500));
+  }
   const sources = Array.from(
     { length: rng.int(1, 3) },
     (_, i) => seededUlid(rng, createdMs - 60_000 + i * 1000),
@@ -863,10 +1070,10 @@ export function makeCorpusRecord(
     namespace: options.namespace,
     strategy: rng.chance(0.85) ? "llm-summary" : "heuristic",
     title,
-    summary: sentencesUpTo(rng, { min: 200, max: 600 }),
-    facts,
-    concepts: rng.sample(V.concepts, rng.int(1, 4)),
-    files_touched: Array.from({ length: rng.int(1, 4) }, () => makeFilePath(rng)),
+    summary: sentencesUpTo(rng, { min: 200, max: 600, topic }),
+    facts: [...facts],
+    concepts: topic.concept.map((c) => c.replaceAll(" ", "-")),
+    files_touched: [...new Set(topic.file)],
     observation_type: rng.pick(OBSERVATION_WEIGHTS),
     source_event_ids: sources,
     created_at: new Date(createdMs).toISOString(),
@@ -915,18 +1122,21 @@ const OUTPUT_LINES = [
   " {n} files changed, {n} insertions(+), {n} deletions(-)",
 ];
 
-function linesUpTo(rng: Rng, options: { templates: readonly string[]; chars: number }): string {
+function linesUpTo(
+  rng: Rng,
+  options: { templates: readonly string[]; chars: number; topic: Topic },
+): string {
   const lines: string[] = [];
   let length = 0;
   while (length < options.chars) {
-    const line = fill(rng, rng.pick(options.templates));
+    const line = fill(rng, rng.pick(options.templates), options.topic);
     lines.push(line);
     length += line.length + 1;
   }
   return lines.join("\n");
 }
 
-function toolUseBody(rng: Rng): EventBody {
+function toolUseBody(rng: Rng, topic: Topic): EventBody {
   // Serialised bodies land between about 1 and 2 KB once keys and escapes are added.
   const chars = rng.int(850, 1750);
   switch (rng.pick(["execute_bash", "execute_bash", "fs_read", "fs_write", "grep"] as const)) {
@@ -935,17 +1145,20 @@ function toolUseBody(rng: Rng): EventBody {
         type: "json",
         data: {
           tool_name: "execute_bash",
-          tool_input: { command: fill(rng, "{command}"), summary: makePrompt(rng) },
+          tool_input: {
+            command: fill(rng, "{command}", topic),
+            summary: makePrompt(rng, { topic }),
+          },
           tool_response: {
             exit_status: rng.chance(0.7) ? 0 : 1,
-            stdout: linesUpTo(rng, { templates: OUTPUT_LINES, chars: chars - 80 }),
-            stderr: rng.chance(0.3) ? fill(rng, "{error}") : "",
+            stdout: linesUpTo(rng, { templates: OUTPUT_LINES, chars: chars - 80, topic }),
+            stderr: rng.chance(0.3) ? fill(rng, "{error}", topic) : "",
           },
         },
       };
     case "fs_read": {
       const start = rng.int(1, 400);
-      const content = linesUpTo(rng, { templates: CODE_LINES, chars });
+      const content = linesUpTo(rng, { templates: CODE_LINES, chars, topic });
       return {
         type: "json",
         data: {
@@ -953,7 +1166,7 @@ function toolUseBody(rng: Rng): EventBody {
           tool_input: {
             operations: [{
               mode: "Line",
-              path: makeFilePath(rng),
+              path: rng.pick(topic.file),
               start_line: start,
               end_line: start + content.split("\n").length,
             }],
@@ -970,9 +1183,9 @@ function toolUseBody(rng: Rng): EventBody {
           tool_name: "fs_write",
           tool_input: {
             command: "str_replace",
-            path: makeFilePath(rng),
-            old_str: linesUpTo(rng, { templates: CODE_LINES, chars: half }),
-            new_str: linesUpTo(rng, { templates: CODE_LINES, chars: half }),
+            path: rng.pick(topic.file),
+            old_str: linesUpTo(rng, { templates: CODE_LINES, chars: half, topic }),
+            new_str: linesUpTo(rng, { templates: CODE_LINES, chars: half, topic }),
           },
           tool_response: { success: true },
         },
@@ -983,9 +1196,9 @@ function toolUseBody(rng: Rng): EventBody {
       let length = 0;
       while (length < chars) {
         const match = {
-          file: makeFilePath(rng),
+          file: rng.chance(0.5) ? rng.pick(topic.file) : makeFilePath(rng),
           line: rng.int(1, 900),
-          text: fill(rng, rng.pick(CODE_LINES)).trim(),
+          text: fill(rng, rng.pick(CODE_LINES), topic).trim(),
         };
         matches.push(match);
         length += match.file.length + match.text.length + 30;
@@ -994,7 +1207,7 @@ function toolUseBody(rng: Rng): EventBody {
         type: "json",
         data: {
           tool_name: "grep",
-          tool_input: { pattern: makeIdentifier(rng), path: rng.pickSkewed(V.dirs) },
+          tool_input: { pattern: rng.pick(topic.ident), path: rng.pickSkewed(V.dirs) },
           tool_response: { matches },
         },
       };
@@ -1022,7 +1235,10 @@ export function* corpusEvents(
     const sessionId = `session-${seededUlid(rng, timeMs).toLowerCase()}`;
     const turns = rng.int(2, 8);
     for (let turn = 0; turn < turns; turn++) {
-      const prompt = rng.chance(0.1) ? makeLongPrompt(rng, { minWords: 60 }) : makePrompt(rng);
+      const topic = makeTopic(rng);
+      const prompt = rng.chance(0.1)
+        ? makeLongPrompt(rng, { minWords: 60, topic })
+        : makePrompt(rng, { topic });
       const base = {
         session_id: sessionId,
         actor_id: "bench",
@@ -1047,7 +1263,7 @@ export function* corpusEvents(
           event_id: seededUlid(rng, timeMs),
           parent_event_id: promptId,
           kind: "tool_use",
-          body: toolUseBody(rng),
+          body: toolUseBody(rng, topic),
           valid_time: new Date(timeMs).toISOString(),
         };
       }
@@ -1061,7 +1277,7 @@ export function* corpusEvents(
           type: "message",
           turns: [
             { role: "user", content: prompt },
-            { role: "assistant", content: sentencesUpTo(rng, { min: 150, max: 500 }) },
+            { role: "assistant", content: sentencesUpTo(rng, { min: 150, max: 500, topic }) },
           ],
         },
         valid_time: new Date(timeMs).toISOString(),
