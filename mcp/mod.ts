@@ -1,2 +1,40 @@
-/** Placeholder entry; filled in by the module's own issue. */
-export {};
+/**
+ * The `kiro-learn-memory` MCP server: tools, formatting, the collector client, and the command
+ * line the installer registers ({@linkcode mcpCommand}). The entry point is `main.ts`.
+ *
+ * @module
+ */
+export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions, REPO_ROOT } from "./command.ts";
+export {
+  type CollectorClient,
+  type CollectorClientOptions,
+  CollectorError,
+  CollectorHttpError,
+  CollectorPermissionError,
+  CollectorTimeoutError,
+  CollectorUnavailableError,
+  collectorUrl,
+  createCollectorClient,
+  DEFAULT_TIMEOUT_MS,
+  type ListMemoriesOptions,
+  type MemoryPage,
+  type MemoryWithSources,
+  START_HINT,
+} from "./collector_client.ts";
+export {
+  type BuildSessionSummaryOptions,
+  buildSessionSummaryRecord,
+  formatSessionSummary,
+  SESSION_SUMMARY_HEADINGS,
+  type SessionSummaryInput,
+  type SessionSummaryText,
+  SUMMARY_TRUNCATED_MARKER,
+} from "./session_summary.ts";
+export {
+  createMemoryServer,
+  projectDir,
+  SERVER_NAME,
+  startupContext,
+  type StartupContextOptions,
+} from "./server.ts";
+export { registerTools, TOOL_NAMES, type ToolContext } from "./tools.ts";

@@ -44,6 +44,8 @@ interface Frame {
   entries: [string, unknown][];
   index: number;
   results: [string, unknown][];
+  // The output key of the entry being walked, so a finished child knows where it goes.
+  pendingKey: string;
   // For an array, the object key it sits under, so `{"credentials": ["x"]}` is still keyed.
   contextKey: string | undefined;
 }
@@ -58,6 +60,7 @@ function openFrame(
     entries: isArray ? value.map((item, i) => [String(i), item]) : Object.entries(value),
     index: 0,
     results: [],
+    pendingKey: "",
     contextKey: isArray ? contextKey : undefined,
   };
 }
@@ -65,7 +68,7 @@ function openFrame(
 function closeFrame(frame: Frame): unknown {
   if (frame.isArray) return frame.results.map(([, item]) => item);
   // fromEntries defines own properties, so a `__proto__` key stays data instead of a prototype.
-  return Object.fromEntries(frame.results.map(([key, item]) => [scrubText(key), item]));
+  return Object.fromEntries(frame.results);
 }
 
 /**
@@ -86,16 +89,18 @@ export function scrubJson(value: unknown): unknown {
     const frame = stack[stack.length - 1];
     if (frame.index < frame.entries.length) {
       const [key, item] = frame.entries[frame.index++];
-      const context = frame.isArray ? frame.contextKey : key;
+      frame.pendingKey = frame.isArray ? key : scrubText(key);
+      // The scrubbed key decides, so that scrubbing a scrubbed value changes nothing.
+      const context = frame.isArray ? frame.contextKey : frame.pendingKey;
       if (isJsonContainer(item)) stack.push(openFrame(item, context));
-      else frame.results.push([key, scrubLeaf(item, context)]);
+      else frame.results.push([frame.pendingKey, scrubLeaf(item, context)]);
       continue;
     }
     const built = closeFrame(frame);
     stack.pop();
     const parent = stack[stack.length - 1];
     if (parent === undefined) return built;
-    parent.results.push([parent.entries[parent.index - 1][0], built]);
+    parent.results.push([parent.pendingKey, built]);
   }
 }
 

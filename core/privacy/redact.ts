@@ -138,14 +138,26 @@ function redactUrlPasswords(text: string): string {
 const KEY_SEP_RE = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*)/g;
 
 // Alternatives: backslash-escaped quotes (JSON inside a JSON string), double quotes, single
-// quotes, then a bare value optionally preceded by an HTTP auth scheme that is kept. A missing
-// closing quote redacts to the end of the line rather than leaking the value.
+// quotes, then a bare value. A missing closing quote redacts to the end of the line rather than
+// leaking the value.
 const VALUE_RE =
-  /\\"((?:[^"\\\r\n]|\\[^"\r\n])*)(?:\\")?|"((?:[^"\\\r\n]|\\.)*)"?|'((?:[^'\\\r\n]|\\.)*)'?|((?:Bearer|Basic|Token|Digest)[ \t]+)?([^\s"'`,;&\\]+)/iy;
+  /\\"((?:[^"\\\r\n]|\\[^"\r\n])*)(?:\\")?|"((?:[^"\\\r\n]|\\.)*)"?|'((?:[^'\\\r\n]|\\.)*)'?|([^\s"'`,;&\\]+)/y;
+
+// `Authorization: Bearer x`: the scheme is kept, only the credential after it is redacted.
+const AUTH_SCHEME_RE = /(?:Bearer|Basic|Token|Digest)[ \t]+(?=[^\s"'`,;&\\])/iy;
 
 // A "value" that starts with a secret key and a separator is really the next assignment: in
 // `token= password=x` the empty `token=` must not swallow `password` and hide what follows it.
 const KEY_AHEAD_RE = /\\?["']?([A-Za-z0-9_.-]+)\\?["']?[ \t]*(?::=|=>|[:=])/y;
+
+// `token = getToken(...)` is code, not a secret. Checked before the value is parsed, and without
+// consuming it, so arguments such as `connect(password=x)` are still scanned.
+const CALL_AHEAD_RE = /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(/y;
+
+// References to where a secret lives are not the secret: `${DB_PASSWORD}`, `${{ secrets.X }}`,
+// `$GITHUB_TOKEN` (when it is the whole value), `%API_KEY%`, `process.env.X`, `os.environ[...]`.
+const REFERENCE_AHEAD_RE =
+  /\$\{|\$[A-Z_][A-Z0-9_]*(?![^\s"'`,;&\\])|%[A-Z_][A-Z0-9_]*%|(?:process\.env|os\.environ|Deno\.env|import\.meta\.env)\b/y;
 
 const MAX_KEY_LENGTH = 128;
 
@@ -227,20 +239,18 @@ export function secretKindForKey(key: string): SecretKind | undefined {
 const NON_SECRET_WORD_RE =
   /^(?:true|false|null|nil|none|undefined|string|number|boolean|bool|str|int|any|unknown)$/i;
 const NUMBER_RE = /^-?[0-9]+(?:\.[0-9]+)?$/;
-const CALL_RE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(/;
 
 // How a value was written: bare (`k=v`), quoted (`k="v"`, or a JSON string), or after an HTTP auth
 // scheme (`Authorization: Token v`), where it is a credential whatever it looks like.
 type ValueStyle = "bare" | "quoted" | "scheme";
 
 // Values that are not secrets even under a secret-looking key: flags, nulls, type annotations
-// (`password: string`), counts (`token: 2000`) and code (`token = getToken()`).
+// (`password: string`) and counts (`token: 2000`).
 function isRedactableValue(value: string, kind: SecretKind, style: ValueStyle): boolean {
   if (value.length === 0 || MARKER_ONLY_RE.test(value)) return false;
   if (style === "scheme") return true;
   if (NON_SECRET_WORD_RE.test(value)) return false;
-  if (kind !== "password" && NUMBER_RE.test(value)) return false;
-  return !(style === "bare" && CALL_RE.test(value));
+  return kind === "password" || !NUMBER_RE.test(value);
 }
 
 /**
@@ -254,40 +264,68 @@ export function redactKeyedValue(key: string, value: string): string {
   return redactionMarker(kind);
 }
 
+function stickyMatch(re: RegExp, text: string, at: number): RegExpExecArray | null {
+  re.lastIndex = at;
+  return re.exec(text);
+}
+
+function isSecretKeyAhead(re: RegExp, text: string, at: number): boolean {
+  const next = stickyMatch(re, text, at);
+  return next !== null && secretKindForKey(next[1]) !== undefined;
+}
+
+// `login(password=x)`: closing brackets at the end belong to the code around the value. A loop,
+// because `/[)}>]+$/` rescans a long run of brackets from every start (quadratic).
+function trimClosingBrackets(value: string): string {
+  let end = value.length;
+  while (end > 0 && ")}>".includes(value[end - 1])) end--;
+  return value.slice(0, end);
+}
+
+// Linear overall: every check below is anchored at the value start and bounded by the first run
+// of identifier characters, and every parsed value is skipped past, never parsed twice.
 function redactAssignments(text: string): string {
   if (!/[:=]/.test(text)) return text;
   const keys = new RegExp(KEY_SEP_RE);
   const value = new RegExp(VALUE_RE);
+  const scheme = new RegExp(AUTH_SCHEME_RE);
   const keyAhead = new RegExp(KEY_AHEAD_RE);
+  const callAhead = new RegExp(CALL_AHEAD_RE);
+  const referenceAhead = new RegExp(REFERENCE_AHEAD_RE);
   let out = "";
   let cursor = 0;
   for (let m = keys.exec(text); m !== null; m = keys.exec(text)) {
     const kind = secretKindForKey(m[1]);
     if (kind === undefined) continue;
-    const valueStart = keys.lastIndex;
-    value.lastIndex = valueStart;
-    const v = value.exec(text);
-    if (v === null) continue;
-    let start: number;
-    let content: string;
-    let style: ValueStyle = "quoted";
-    if (v[1] !== undefined) [start, content] = [valueStart + 2, v[1]];
-    else if (v[2] !== undefined) [start, content] = [valueStart + 1, v[2]];
-    else if (v[3] !== undefined) [start, content] = [valueStart + 1, v[3]];
-    else {
-      start = valueStart + (v[4]?.length ?? 0);
-      // `login(password=x)`: the closing bracket belongs to the code around the value.
-      content = v[5].replace(/[)}>]+$/, "");
-      style = v[4] === undefined ? "bare" : "scheme";
+    let valueStart = keys.lastIndex;
+    if (isSecretKeyAhead(keyAhead, text, valueStart)) continue;
+    let style: ValueStyle = "bare";
+    if (stickyMatch(scheme, text, valueStart) !== null) {
+      valueStart = scheme.lastIndex;
+      style = "scheme";
+      if (isSecretKeyAhead(keyAhead, text, valueStart)) continue;
+    } else if (
+      stickyMatch(callAhead, text, valueStart) !== null ||
+      stickyMatch(referenceAhead, text, valueStart) !== null
+    ) {
+      continue;
     }
-    if (!isRedactableValue(content, kind, style)) continue;
-    keyAhead.lastIndex = start;
-    const nextKey = keyAhead.exec(text);
-    if (nextKey !== null && secretKindForKey(nextKey[1]) !== undefined) continue;
-
-    out += text.slice(cursor, start) + redactionMarker(kind);
-    cursor = start + content.length;
-    keys.lastIndex = cursor;
+    const v = stickyMatch(value, text, valueStart);
+    if (v === null) continue;
+    let start = valueStart + 1;
+    let content: string;
+    if (v[1] !== undefined) [start, content] = [valueStart + 2, v[1]];
+    else if (v[2] !== undefined) content = v[2];
+    else if (v[3] !== undefined) content = v[3];
+    else [start, content] = [valueStart, trimClosingBrackets(v[4])];
+    if (v[4] === undefined && style === "bare") style = "quoted";
+    if (isRedactableValue(content, kind, style)) {
+      out += text.slice(cursor, start) + redactionMarker(kind);
+      cursor = start + content.length;
+      keys.lastIndex = cursor;
+    } else {
+      keys.lastIndex = value.lastIndex;
+    }
   }
   return cursor === 0 ? text : out + text.slice(cursor);
 }

@@ -11,7 +11,14 @@
 export const MAX_QUERY_TERMS = 32;
 
 /** Most distinct tokens considered at all; a pasted log must not make retrieval slow. */
-export const MAX_QUERY_TOKENS = 512;
+export const MAX_QUERY_TOKENS = 96;
+
+/**
+ * Most postings (matching rows, summed over the chosen terms) one lexical search ranks. BM25
+ * costs about a microsecond per matching row, so this bounds a search to a few milliseconds
+ * whatever the corpus size.
+ */
+export const MAX_RANKED_POSTINGS = 4_000;
 
 /**
  * Words that say nothing about a project. They are dropped from a query unless the query has
@@ -71,6 +78,40 @@ export function selectQueryTerms(
     .slice(0, max)
     .sort((a, b) => a.index - b.index)
     .map((x) => x.t.token);
+}
+
+/** How a lexical search will run: which terms, and how far back in insertion order. */
+export interface LexicalPlan {
+  /** Terms to OR together. */
+  terms: string[];
+  /** Fraction of the newest rows to search (1 = all). */
+  window: number;
+}
+
+/**
+ * Bounds the work of a search: keeps the rarest terms while their postings fit
+ * `maxPostings` (always at least the rarest one), and when even that is too common, searches
+ * only the newest rows, in proportion. Rare terms decide BM25 rankings anyway; common ones mostly
+ * add rows to rank.
+ */
+export function planLexicalSearch(
+  terms: readonly TermStats[],
+  options: { totalDocs: number; maxPostings?: number },
+): LexicalPlan {
+  const budget = options.maxPostings ?? MAX_RANKED_POSTINGS;
+  const byRarity = terms
+    .map((t, index) => ({ t, index }))
+    .sort((a, b) => a.t.df - b.t.df || a.index - b.index);
+  const chosen: typeof byRarity = [];
+  let postings = 0;
+  for (const item of byRarity) {
+    if (chosen.length > 0 && postings + item.t.df > budget) break;
+    chosen.push(item);
+    postings += item.t.df;
+  }
+  chosen.sort((a, b) => a.index - b.index);
+  const window = postings > budget ? Math.max(budget / postings, 0.001) : 1;
+  return { terms: chosen.map((c) => c.t.token), window };
 }
 
 /** Quotes a token as an FTS5 phrase, so no character in it acts as an operator. */

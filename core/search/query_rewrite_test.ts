@@ -4,6 +4,7 @@ import {
   buildFtsQuery,
   escapeLike,
   MAX_QUERY_TERMS,
+  planLexicalSearch,
   quoteFtsPhrase,
   selectQueryTerms,
   type TermStats,
@@ -70,4 +71,34 @@ Deno.test("over the cap, the rarest terms survive in their original order", () =
 
 Deno.test("LIKE escaping neutralises wildcards", () => {
   assert.equal(escapeLike("50%_off\\"), "50\\%\\_off\\\\");
+});
+
+Deno.test("the plan keeps the rarest terms within the postings budget, in query order", () => {
+  const terms = [stats("common", 5000), stats("rare", 10), stats("mid", 300), stats("other", 900)];
+  assert.deepEqual(planLexicalSearch(terms, { totalDocs: 10_000, maxPostings: 1000 }), {
+    terms: ["rare", "mid"],
+    window: 1,
+  });
+});
+
+Deno.test("when even the rarest term is too common, only the newest rows are searched", () => {
+  const plan = planLexicalSearch([stats("test", 8000), stats("user", 9000)], {
+    totalDocs: 10_000,
+    maxPostings: 2000,
+  });
+  assert.deepEqual(plan.terms, ["test"]);
+  assert.equal(plan.window, 0.25);
+  fc.assert(fc.property(
+    fc.array(fc.integer({ min: 0, max: 100_000 }), { minLength: 1, maxLength: 32 }),
+    fc.integer({ min: 1, max: 50_000 }),
+    (dfs, budget) => {
+      const ts = dfs.map((df, i) => stats(`t${i}`, df));
+      const p = planLexicalSearch(ts, { totalDocs: 100_000, maxPostings: budget });
+      assert.ok(p.terms.length >= 1);
+      const postings = p.terms.reduce((n, t) => n + ts[+t.slice(1)].df, 0);
+      assert.ok(postings * p.window <= budget + 1e-6 || p.window === 0.001);
+      const minDf = Math.min(...dfs);
+      assert.ok(p.terms.some((t) => ts[+t.slice(1)].df === minDf), "the rarest term is kept");
+    },
+  ));
 });

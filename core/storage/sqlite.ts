@@ -14,7 +14,13 @@ import {
   MemoryRecordSchema,
   type QueueEntry,
 } from "../schemas/mod.ts";
-import { buildFtsQuery, escapeLike, selectQueryTerms, tokenizeQuery } from "../search/mod.ts";
+import {
+  buildFtsQuery,
+  escapeLike,
+  planLexicalSearch,
+  selectQueryTerms,
+  tokenizeQuery,
+} from "../search/mod.ts";
 import type { TermStats } from "../search/mod.ts";
 import { decodeEmbedding, encodeEmbedding } from "./embedding_blob.ts";
 import { migrate } from "./migrations.ts";
@@ -70,6 +76,9 @@ export class SqliteStorage implements Storage {
   #home?: string;
   #statements = new Map<string, StatementSync>();
   #closed = false;
+  // Document frequencies drift slowly; a short-lived cache keeps fts5vocab lookups (which cost
+  // time in proportion to a term's postings) off the hot path for the words people reuse.
+  #dfCache = new Map<string, { df: number; at: number }>();
 
   /** Wraps an open, migrated connection. Use `openSqliteStorage`. */
   constructor(db: DatabaseSync, options: SqliteStorageOptions = {}) {
@@ -427,15 +436,23 @@ export class SqliteStorage implements Storage {
     } finally {
       this.#stmt("DELETE FROM temp.query_terms").run();
     }
-    const df = this.#stmt("SELECT doc FROM memory_records_fts_vocab WHERE term = ?");
     return tokens.map((token, i) => {
       let min = Number.POSITIVE_INFINITY;
-      for (const stem of stems[i]) {
-        const row = df.get(stem) as { doc: number } | undefined;
-        min = Math.min(min, row?.doc ?? 0);
-      }
+      for (const stem of stems[i]) min = Math.min(min, this.#documentFrequency(stem));
       return { token, stems: stems[i], df: Number.isFinite(min) ? min : 0 };
     });
+  }
+
+  #documentFrequency(stem: string): number {
+    const now = Date.now();
+    const cached = this.#dfCache.get(stem);
+    if (cached && now - cached.at < DF_CACHE_TTL_MS) return cached.df;
+    const row = this.#stmt("SELECT doc FROM memory_records_fts_vocab WHERE term = ?").get(stem) as
+      | { doc: number }
+      | undefined;
+    if (this.#dfCache.size >= DF_CACHE_MAX) this.#dfCache.clear();
+    this.#dfCache.set(stem, { df: row?.doc ?? 0, at: now });
+    return row?.doc ?? 0;
   }
 
   /** See `Storage.searchLexical`. */
@@ -453,11 +470,18 @@ export class SqliteStorage implements Storage {
     const tokens = tokenizeQuery(query);
     if (tokens.length === 0) return [];
     let terms: string[];
+    let minId = 0;
     try {
-      const totalDocs =
-        (this.#stmt("SELECT count(*) AS n FROM memory_records").get() as { n: number }).n;
+      // max(id) is O(1) and close enough to the row count for IDF (deletes leave small gaps).
+      const { top } = this.#stmt("SELECT coalesce(max(id), 0) AS top FROM memory_records")
+        .get() as { top: number };
+      const totalDocs = top;
       if (totalDocs === 0) return [];
-      terms = selectQueryTerms(this.termStats(tokens), { totalDocs });
+      const stats = this.termStats(tokens);
+      const selected = new Set(selectQueryTerms(stats, { totalDocs }));
+      const plan = planLexicalSearch(stats.filter((t) => selected.has(t.token)), { totalDocs });
+      terms = plan.terms;
+      if (plan.window < 1) minId = top - Math.ceil(top * plan.window);
     } catch {
       terms = tokens.slice(0, 32);
     }
@@ -466,9 +490,9 @@ export class SqliteStorage implements Storage {
       const rows = this.#stmt(
         `SELECT ${RECORD_COLUMNS_MR}, bm25(memory_records_fts, 2.0, 1.0, 1.0) AS rank
         FROM memory_records_fts JOIN memory_records mr ON mr.id = memory_records_fts.rowid
-        WHERE memory_records_fts MATCH ? AND mr.namespace = ?
+        WHERE memory_records_fts MATCH ? AND memory_records_fts.rowid > ? AND mr.namespace = ?
         ORDER BY rank, mr.record_id LIMIT ?`,
-      ).all(buildFtsQuery(terms), namespace, options.limit) as Row[];
+      ).all(buildFtsQuery(terms), minId, namespace, options.limit) as Row[];
       return rows.map((row) => ({ record: recordFromRow(row), score: -(row.rank as number) }));
     } catch {
       return this.#searchLike(namespace, terms, options.limit);
@@ -755,6 +779,9 @@ export class SqliteStorage implements Storage {
     this.#db.close();
   }
 }
+
+const DF_CACHE_TTL_MS = 5 * 60_000;
+const DF_CACHE_MAX = 100_000;
 
 const RECORD_FIELDS = [
   "record_id",

@@ -1,0 +1,64 @@
+/**
+ * The command line that runs the MCP server with exactly the permissions it needs; the
+ * installer registers this argv with the agent.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ENV_OVERRIDES } from "@kiro-learn/core/settings";
+
+/**
+ * Environment variables the server reads, and no others: the data dir and settings overrides
+ * (settings), the home and user names (project identity), and the project-dir overrides.
+ */
+export const MCP_ENV_VARS: readonly string[] = Object.freeze([
+  "KIRO_LEARN_HOME",
+  ...Object.keys(ENV_OVERRIDES),
+  "HOME",
+  "USERPROFILE",
+  "USER",
+  "USERNAME",
+  "LOGNAME",
+  "KIRO_LEARN_PROJECT_DIR",
+  "CLAUDE_PROJECT_DIR",
+]);
+
+/** Options for {@linkcode mcpCommand}. */
+export interface McpCommandOptions {
+  /** Collector host from settings.json (loopback). */
+  host: string;
+  /** Collector port from settings.json. */
+  port: number;
+  /** The kiro-learn checkout holding `deno.json` and `mcp/`; defaults to this module's. */
+  repoRoot?: string;
+  /** The `deno` binary; defaults to `Deno.execPath()`. */
+  execPath?: string;
+}
+
+/** The checkout this module belongs to. */
+export const REPO_ROOT: string = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
+
+/**
+ * The argv that starts the MCP server:
+ * `<deno> run <flags> --config <repo>/deno.json <repo>/mcp/main.ts`.
+ *
+ * Permissions: net only to the collector's `host:port`; read everywhere, because project
+ * detection stats marker files in every ancestor of the cwd (besides reading settings.json
+ * and the token); env only {@linkcode MCP_ENV_VARS}; no write, run, ffi or sys.
+ */
+export function mcpCommand(options: McpCommandOptions): string[] {
+  const root = options.repoRoot ?? REPO_ROOT;
+  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return [
+    options.execPath ?? Deno.execPath(),
+    "run",
+    "--no-prompt",
+    `--allow-net=${host}:${options.port}`,
+    "--allow-read",
+    `--allow-env=${MCP_ENV_VARS.join(",")}`,
+    "--config",
+    join(root, "deno.json"),
+    join(root, "mcp", "main.ts"),
+  ];
+}

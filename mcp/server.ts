@@ -1,0 +1,120 @@
+/**
+ * Builds the `kiro-learn-memory` MCP server and works out, once at start, which project and
+ * which collector it serves.
+ *
+ * @module
+ */
+// @ts-types: see tools.ts (the SDK's wildcard export hides its types from Deno).
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { currentActor, resolveProject } from "@kiro-learn/core/project";
+import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import { loadSettings } from "@kiro-learn/core/settings";
+import { VERSION } from "@kiro-learn/core/version";
+import { type CollectorClient, CollectorError, createCollectorClient } from "./collector_client.ts";
+import { registerTools, type ToolContext } from "./tools.ts";
+
+/** The server name agents see (and register the server under). */
+export const SERVER_NAME = "kiro-learn-memory";
+
+const INSTRUCTIONS = "Long-term memory for this project, shared with kiro-learn's hooks. " +
+  "Use search_memory before re-investigating something, get_memories for full records, " +
+  "recent_activity to catch up, save_observation for a decision, fix or discovery worth " +
+  "keeping, and save_session_summary at the end of a substantial turn.";
+
+/** Builds the MCP server with every memory tool registered. */
+export function createMemoryServer(context: ToolContext): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  registerTools(server, context);
+  return server;
+}
+
+/** Environment lookup; defaults to `Deno.env`. */
+export type EnvLike = Record<string, string | undefined>;
+
+/** Options for {@linkcode startupContext}. */
+export interface StartupContextOptions {
+  /** Environment to read; defaults to `Deno.env`. */
+  env?: EnvLike;
+  /** Working directory; defaults to `Deno.cwd()`. */
+  cwd?: string;
+  /** Collector request timeout in milliseconds; defaults to the client's 5 s. */
+  timeoutMs?: number;
+}
+
+/** Where the project dir comes from, most specific first. */
+export const PROJECT_DIR_ENV_VARS: readonly string[] = [
+  "KIRO_LEARN_PROJECT_DIR",
+  "CLAUDE_PROJECT_DIR",
+];
+
+/**
+ * The project directory: `KIRO_LEARN_PROJECT_DIR`, else `CLAUDE_PROJECT_DIR` (Claude Code sets
+ * it), else the cwd, which is the project for agents that start MCP servers inside it (Kiro).
+ */
+export function projectDir(options: { env?: EnvLike; cwd?: string } = {}): string {
+  for (const name of PROJECT_DIR_ENV_VARS) {
+    const value = envGet(options.env, name)?.trim();
+    if (value) return value;
+  }
+  return options.cwd ?? Deno.cwd();
+}
+
+/**
+ * The namespace and collector client, computed once. Never throws: a broken settings.json
+ * or an unreadable cwd yields a client whose every call fails with the reason, so the server
+ * still starts and each tool explains what to fix.
+ */
+export function startupContext(options: StartupContextOptions = {}): ToolContext {
+  let namespace = "";
+  try {
+    // With an explicit env, the actor and home come from it too, as they would in a child.
+    const identityOptions = options.env === undefined ? {} : {
+      actor: currentActor(options.env),
+      home: options.env.HOME ?? options.env.USERPROFILE,
+    };
+    namespace = resolveProject(projectDir(options), identityOptions).namespace;
+    const settings = loadSettings({ env: options.env });
+    for (const warning of settings.warnings) log(warning);
+    const client = createCollectorClient({
+      host: settings.collector.host,
+      port: settings.collector.port,
+      tokenPath: settings.paths.token,
+      timeoutMs: options.timeoutMs,
+    });
+    return { namespace, client };
+  } catch (error) {
+    const message = `kiro-learn-memory could not start: ${(error as Error)?.message ?? error}`;
+    log(message);
+    return { namespace, client: failingClient(message) };
+  }
+}
+
+/** Writes a diagnostic line to stderr (stdout belongs to JSON-RPC). */
+export function log(...parts: unknown[]): void {
+  console.error(`[${SERVER_NAME}]`, ...parts);
+}
+
+function failingClient(message: string): CollectorClient {
+  const fail = (): Promise<never> => Promise.reject(new CollectorError(message));
+  return {
+    url: "",
+    search: fail,
+    getMemory: fail,
+    listMemories: fail,
+    saveMemory: (_record: MemoryRecord) => fail(),
+    deleteMemory: fail,
+  };
+}
+
+function envGet(env: EnvLike | undefined, key: string): string | undefined {
+  if (env !== undefined) return env[key];
+  try {
+    return Deno.env.get(key);
+  } catch {
+    return undefined;
+  }
+}
