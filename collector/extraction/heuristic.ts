@@ -57,13 +57,16 @@ function toolCall(entry: QueueEntry): ToolCall | null {
   const tool = typeof data.tool_name === "string" ? data.tool_name.split("/").at(-1)! : "unknown";
   const input = asObject(data.tool_input);
   const response = data.tool_response;
-  const res = asObject(response);
+  // Kiro wraps a command's outcome in `result: [{exit_status, stdout, stderr}]`.
+  const outer = asObject(response);
+  const inner = Array.isArray(outer.result) ? asObject(outer.result[0]) : {};
+  const res: Record<string, unknown> = { ...outer, ...inner };
   const exit = res.exit_status ?? res.exitCode ?? res.exit_code;
   const prose = typeof response === "string" ? response : "";
   const proseExit = /Exit Code:\s*(-?\d+)/i.exec(prose)?.[1];
   const failed = data.failed === true || res.success === false || typeof data.error === "string" ||
     (exit !== undefined && String(exit) !== "0") || (proseExit !== undefined && proseExit !== "0");
-  const errorText = [data.error, res.error, res.stderr, res.stdout, res.result, prose]
+  const errorText = [data.error, res.error, res.stderr, res.stdout, outer.result, prose]
     .map(text).find((t) => t.trim() !== "");
   return { tool, input, response, failed, errorText };
 }
@@ -160,11 +163,13 @@ function splitTurns(entries: readonly QueueEntry[]): Turn[] {
       } else if (SHELL_TOOL.test(name)) {
         const command = text(call.input.command ?? call.input.cmd).trim();
         if (command === "") continue;
-        const res = asObject(call.response);
+        const outer = asObject(call.response);
+        const inner = Array.isArray(outer.result) ? asObject(outer.result[0]) : {};
+        const exit = inner.exit_status ?? outer.exit_status ?? outer.exitCode;
         turn.commands.push({
           command,
           failed: call.failed,
-          exit: res.exit_status === undefined ? undefined : String(res.exit_status),
+          exit: exit === undefined ? undefined : String(exit),
           errorLine: call.failed ? firstErrorLine(call.errorText) : undefined,
         });
       } else if (READ_TOOL.test(name)) {

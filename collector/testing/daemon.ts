@@ -43,7 +43,13 @@ export function freePort(): number {
 
 /** Starts a daemon; `settings` is merged into the data dir's settings.json. */
 export async function startTestDaemon(
-  options: { settings?: Record<string, unknown>; dataDir?: string; keepDataDir?: boolean } = {},
+  options: {
+    settings?: Record<string, unknown>;
+    dataDir?: string;
+    keepDataDir?: boolean;
+    /** Extra environment for the daemon (inherited by the agents it spawns). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestDaemon> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "kiro-learn-test-" });
   await Deno.chmod(dataDir, 0o700);
@@ -61,7 +67,7 @@ export async function startTestDaemon(
   async function launch(): Promise<void> {
     child = new Deno.Command(Deno.execPath(), {
       args: daemonArgs(settings),
-      env: { ...env, KIRO_LEARN_PORT: "" },
+      env: { ...options.env, ...env, KIRO_LEARN_PORT: "" },
       stdin: "null",
       stdout: "null",
       stderr: Deno.env.get("KIRO_LEARN_TEST_LOGS") ? "inherit" : "null",

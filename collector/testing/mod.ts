@@ -4,3 +4,4 @@
  * @module
  */
 export * from "./daemon.ts";
+export * from "./scripted_agent.ts";

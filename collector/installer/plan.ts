@@ -1,0 +1,669 @@
+/**
+ * Install and uninstall as a PLAN: every file is read and every change computed first, so a dry
+ * run can print exactly what would happen and a problem anywhere (an unparsable config, a key of
+ * the wrong type) stops everything before a single byte is written. `apply` then checks that no
+ * file changed since the plan was made and performs it.
+ *
+ * @module
+ */
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { DEFAULTS, ensureDataDir, SETTINGS_FILE, writeSecureFile } from "@kiro-learn/core/settings";
+import { InstallError } from "./errors.ts";
+import {
+  cloneJson,
+  DEFAULT_STYLE,
+  deleteFile,
+  type JsonFileState,
+  readJsonFile,
+  readTextOrNull,
+  serializeJson,
+  writeFileAtomic,
+} from "./json_file.ts";
+import {
+  chooseKiroFormat,
+  type KiroFormat,
+  type KiroFormatChoice,
+  probeKiroCliVersion,
+  seedKiroAgent,
+  type SeedResult,
+} from "./kiro_cli.ts";
+import {
+  deletePath,
+  hollowedPaths,
+  hollowPaths,
+  type Manifest,
+  manifestPath,
+  type ManifestRecord,
+  readManifest,
+  samePath,
+  serializeManifest,
+} from "./manifest.ts";
+import { assertArgv, hookCommand, quoteArgv } from "./shell.ts";
+import {
+  type HookSet,
+  installPaths,
+  KIRO_IDE_HOOKS,
+  llmAgentPaths,
+  makeTarget,
+  type Target,
+  type TargetKind,
+} from "./targets.ts";
+
+/** The agent surfaces kiro-learn captures. */
+export type Surface = "kiro-cli" | "kiro-ide" | "claude-code";
+
+/** Where the shims and the MCP server are; the caller decides (compiled binaries or `deno run`). */
+export interface InstallCommands {
+  /** The argv that runs the shim of `surface`, with `extraArgs` appended. */
+  shim(surface: Surface, extraArgs?: readonly string[]): string[];
+  /** The argv that runs the MCP server. */
+  mcp(): string[];
+}
+
+/** Options of {@linkcode planInstall}. */
+export interface InstallOptions {
+  /** The user's home folder. */
+  home: string;
+  /** The project root (already resolved, e.g. by `resolveProject`). */
+  projectDir: string;
+  /** The data dir; defaults to `<home>/.kiro-learn`. */
+  dataDir?: string;
+  /** Kiro CLI hook format; `auto` (default) asks `kiro-cli --version`. */
+  kiroFormat?: KiroFormat | "auto";
+  /** `kiro-cli --version` output; null: not installed; undefined (default): run it. */
+  kiroCliVersion?: string | null;
+  /** Claude Code scope: `user` (default, `~/.claude`) or `project` (`<project>/.claude`). */
+  scope?: "user" | "project";
+  /** Also write the three Kiro IDE 0.x `.kiro.hook` files. */
+  kiroIdeLegacy?: boolean;
+  /** The shim and MCP server commands. */
+  commands: InstallCommands;
+  /** Seeds the Kiro CLI 2.x agent; defaults to `kiro-cli agent create --from kiro_default`. */
+  seedAgent?: () => Promise<SeedResult>;
+}
+
+/** Options of {@linkcode planUninstall}. */
+export interface UninstallOptions {
+  /** The user's home folder. */
+  home: string;
+  /** The project root to clean (entries recorded for other projects are cleaned too). */
+  projectDir: string;
+  /** The data dir; defaults to `<home>/.kiro-learn`. */
+  dataDir?: string;
+  /** Keep the data dir (database, settings, logs); only the install record goes. */
+  keepData?: boolean;
+  /** The current commands, to recognise hooks written without the marker; optional. */
+  commands?: InstallCommands;
+}
+
+/** One change to the file system. */
+export type PlanAction =
+  | {
+    /** Create a file, or replace a file that is wholly ours. */
+    kind: "write";
+    path: string;
+    description: string;
+    content: string;
+    /** The file's text when planned (null: it did not exist). */
+    expected: string | null;
+    /** A data-dir file: folder 0700, file 0600. */
+    private?: boolean;
+  }
+  | {
+    /** Add our entries to a file shared with others. */
+    kind: "merge";
+    path: string;
+    description: string;
+    content: string;
+    expected: string;
+  }
+  | {
+    /** Take our entries out of a file shared with others. */
+    kind: "remove-entry";
+    path: string;
+    description: string;
+    content: string;
+    expected: string;
+  }
+  | {
+    /** Delete a file. */
+    kind: "delete";
+    path: string;
+    description: string;
+    expected: string;
+  }
+  | {
+    /** Remove a folder: only if empty, or with everything in it (the data dir). */
+    kind: "remove-dir";
+    path: string;
+    description: string;
+    recursive: boolean;
+  };
+
+/** A computed install or uninstall. */
+export interface Plan {
+  /** What the plan does. */
+  operation: "install" | "uninstall";
+  /** The changes, in the order they are applied. */
+  actions: PlanAction[];
+  /** Files already exactly as install wants them. */
+  unchanged: string[];
+  /** Things the user should know; none stops the plan. */
+  warnings: string[];
+  /** The Kiro CLI hook format chosen (install only). */
+  kiroFormat?: KiroFormatChoice;
+  /** The home folder, to print paths as `~/...`. */
+  home: string;
+}
+
+/** What {@linkcode apply} did. */
+export interface ApplyResult {
+  /** Number of actions performed. */
+  applied: number;
+}
+
+/**
+ * Computes an install: the three LLM agents, the Kiro CLI capture config in exactly one format
+ * (the other format's entries are removed), the Kiro and Claude Code MCP registrations, the
+ * Claude Code hooks in one scope (the other scope's are removed), optionally the legacy IDE hook
+ * files, default settings, and the install record. Reads every file first; throws
+ * {@linkcode InstallError} listing every problem before anything is written.
+ */
+export async function planInstall(options: InstallOptions): Promise<Plan> {
+  const home = absolute(options.home);
+  const project = absolute(options.projectDir);
+  const dataDir = absolute(options.dataDir ?? join(home, ".kiro-learn"));
+  const hooks = hookSet(options.commands);
+  const paths = installPaths(home, project);
+  const warnings: string[] = [];
+
+  const version = options.kiroCliVersion === undefined
+    ? await probeKiroCliVersion()
+    : options.kiroCliVersion;
+  const choice = chooseKiroFormat(options.kiroFormat ?? "auto", version);
+  const scope = options.scope ?? "user";
+  const legacy = options.kiroIdeLegacy ?? false;
+
+  const record = readManifest(manifestPath(dataDir));
+  if (record.warning) warnings.push(record.warning);
+  const manifest = record.manifest;
+
+  const ideFiles = KIRO_IDE_HOOKS.map((h) => join(paths.kiroHooksDir, h.file));
+  const desired: [TargetKind, string][] = [
+    ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
+    choice.format === "v2" ? ["kiro-chat-agent", paths.chatAgent] : ["kiro-hooks", paths.kiroHooks],
+    ["kiro-mcp", paths.kiroMcp],
+    ...(legacy ? ideFiles.map((p): [TargetKind, string] => ["kiro-ide-hook", p]) : []),
+    scope === "user"
+      ? ["claude-settings-user", paths.claudeUserSettings]
+      : ["claude-settings-project", paths.claudeProjectSettings],
+    scope === "user"
+      ? ["claude-mcp-user", paths.claudeUserMcp]
+      : ["claude-mcp-project", paths.claudeProjectMcp],
+  ];
+  // Both formats (or both Claude scopes) at once would capture every event twice, so the ones
+  // not chosen are removed, in this project and wherever the record says we put them.
+  const other: [TargetKind, string][] = choice.format === "v2"
+    ? [["kiro-hooks", paths.kiroHooks]]
+    : [["kiro-chat-agent", paths.chatAgent]];
+  if (scope === "user") {
+    other.push(["claude-settings-project", paths.claudeProjectSettings]);
+    other.push(["claude-mcp-project", paths.claudeProjectMcp]);
+  } else {
+    other.push(["claude-settings-user", paths.claudeUserSettings]);
+    other.push(["claude-mcp-user", paths.claudeUserMcp]);
+  }
+  const otherKinds = new Set(other.map(([kind]) => kind));
+  for (const [path, entry] of Object.entries(manifest.files)) {
+    if (otherKinds.has(entry.kind)) other.push([entry.kind, path]);
+  }
+  if (!legacy) other.push(...ideFiles.map((p): [TargetKind, string] => ["kiro-ide-hook", p]));
+  const desiredPaths = new Set(desired.map(([, path]) => path));
+  const unwanted = dedupe(other).filter(([, path]) => !desiredPaths.has(path));
+
+  const states = readAll([...desired, ...unwanted].map(([, path]) => path));
+
+  let seed = null;
+  if (choice.format === "v2" && states.get(paths.chatAgent)!.text === null) {
+    const seeder = options.seedAgent ??
+      (() =>
+        version === null
+          ? Promise.resolve<SeedResult>({ agent: null, warning: "kiro-cli not found" })
+          : seedKiroAgent());
+    const seeded = await seeder();
+    seed = seeded.agent;
+    if (seeded.warning) {
+      warnings.push(
+        `${seeded.warning}; the kiro-learn agent is written from kiro-learn's template`,
+      );
+    }
+  }
+
+  const actions: PlanAction[] = [];
+  const unchanged: string[] = [];
+  const problems: string[] = [];
+  const next: Manifest = cloneJson(manifest);
+  for (const [kind, path] of desired) {
+    const target = makeTarget(kind, path, { hooks, seed });
+    const state = states.get(path)!;
+    let doc;
+    try {
+      doc = target.install(state.doc);
+    } catch (error) {
+      if (!(error instanceof InstallError)) throw error;
+      problems.push(...error.problems);
+      continue;
+    }
+    const created = state.text === null;
+    const content = serializeJson(
+      doc,
+      target.owned === true || created ? DEFAULT_STYLE : state.style,
+    );
+    if (next.files[path] === undefined || created) {
+      next.files[path] = { kind, created, keep: state.doc ? hollowPaths(state.doc) : [] };
+    } else {
+      next.files[path].kind = kind;
+    }
+    if (content === state.text) {
+      unchanged.push(path);
+      continue;
+    }
+    if (!created && target.owned !== true) noteReformat(state, warnings);
+    actions.push(
+      created || target.owned === true
+        ? {
+          kind: "write",
+          path,
+          description: `${created ? "add" : "rewrite"} ${target.label}`,
+          content,
+          expected: state.text,
+        }
+        : {
+          kind: "merge",
+          path,
+          description: `add ${target.label}`,
+          content,
+          expected: state.text!,
+        },
+    );
+  }
+  for (const [kind, path] of unwanted) {
+    const target = makeTarget(kind, path, { hooks });
+    const action = removal(target, states.get(path)!, manifest.files[path], warnings);
+    if (action) actions.push(action);
+    delete next.files[path];
+  }
+  if (problems.length > 0) throw new InstallError(problems);
+
+  for (const action of actions) {
+    if (action.kind !== "write" && action.kind !== "merge") continue;
+    for (const dir of missingDirs(dirname(action.path))) {
+      if (!isInside(dir, dataDir)) next.dirs.push(dir);
+    }
+  }
+
+  const settingsPath = join(dataDir, SETTINGS_FILE);
+  if (readOrProblem(settingsPath, problems) === null && problems.length === 0) {
+    actions.push({
+      kind: "write",
+      path: settingsPath,
+      description: "add kiro-learn settings (all defaults)",
+      content: JSON.stringify(DEFAULTS, null, 2) + "\n",
+      expected: null,
+      private: true,
+    });
+  }
+  if (problems.length > 0) throw new InstallError(problems);
+  const manifestText = serializeManifest(next);
+  if (manifestText !== record.text) {
+    actions.push({
+      kind: "write",
+      path: manifestPath(dataDir),
+      description: "record what kiro-learn installed (for a clean uninstall)",
+      content: manifestText,
+      expected: record.text,
+      private: true,
+    });
+  }
+  return { operation: "install", actions, unchanged, warnings, kiroFormat: choice, home };
+}
+
+/**
+ * Computes an uninstall: our entries out of every config file we may have touched (this
+ * project's, the user's, and every file the install record lists), files we created deleted,
+ * folders we created removed when empty, and the data dir removed unless `keepData`.
+ * Throws {@linkcode InstallError} listing every problem before anything is written.
+ */
+export function planUninstall(options: UninstallOptions): Promise<Plan> {
+  const home = absolute(options.home);
+  const project = absolute(options.projectDir);
+  const dataDir = absolute(options.dataDir ?? join(home, ".kiro-learn"));
+  const hooks = options.commands ? hookSet(options.commands) : recogniseOnly();
+  const paths = installPaths(home, project);
+  const warnings: string[] = [];
+  const record = readManifest(manifestPath(dataDir));
+  if (record.warning) warnings.push(record.warning);
+  const manifest = record.manifest;
+
+  const candidates = dedupe([
+    ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
+    ["kiro-chat-agent", paths.chatAgent],
+    ["kiro-hooks", paths.kiroHooks],
+    ["kiro-mcp", paths.kiroMcp],
+    ...KIRO_IDE_HOOKS.map((h): [TargetKind, string] => [
+      "kiro-ide-hook",
+      join(paths.kiroHooksDir, h.file),
+    ]),
+    ["claude-settings-user", paths.claudeUserSettings],
+    ["claude-settings-project", paths.claudeProjectSettings],
+    ["claude-mcp-user", paths.claudeUserMcp],
+    ["claude-mcp-project", paths.claudeProjectMcp],
+    ...Object.entries(manifest.files).map(([path, entry]): [TargetKind, string] => [
+      entry.kind,
+      path,
+    ]),
+  ]);
+  const states = readAll(candidates.map(([, path]) => path));
+  const actions: PlanAction[] = [];
+  for (const [kind, path] of candidates) {
+    const action = removal(
+      makeTarget(kind, path, { hooks }),
+      states.get(path)!,
+      manifest.files[path],
+      warnings,
+    );
+    if (action) actions.push(action);
+  }
+
+  const dirs = [...new Set(manifest.dirs)].sort((a, b) => b.length - a.length);
+  for (const dir of dirs) {
+    if (isInside(dir, dataDir)) continue;
+    actions.push({
+      kind: "remove-dir",
+      path: dir,
+      description: "remove this folder kiro-learn created, if nothing else is in it",
+      recursive: false,
+    });
+  }
+
+  const dataDirExists = exists(dataDir);
+  if (!options.keepData && dataDirExists) {
+    const unsafe = unsafeToRemove(dataDir, home, project);
+    if (unsafe) {
+      warnings.push(`not removing the data dir ${dataDir}: ${unsafe}. Remove it by hand.`);
+    } else {
+      actions.push({
+        kind: "remove-dir",
+        path: dataDir,
+        description: "remove the kiro-learn data dir (database, settings, token, logs, spool)",
+        recursive: true,
+      });
+    }
+  }
+  if ((options.keepData || !dataDirExists) && record.text !== null) {
+    actions.push({
+      kind: "delete",
+      path: manifestPath(dataDir),
+      description: "remove the install record (the data is kept)",
+      expected: record.text,
+    });
+  }
+  return Promise.resolve({ operation: "uninstall", actions, unchanged: [], warnings, home });
+}
+
+/**
+ * Performs a plan. First checks that every file it changes is still exactly as planned (throws
+ * {@linkcode InstallError} naming the changed files, with nothing written); then applies the
+ * actions in order. Writes are atomic, keep file modes, and go through symlinks.
+ */
+export function apply(plan: Plan): ApplyResult {
+  const problems: string[] = [];
+  for (const action of plan.actions) {
+    if (action.kind === "remove-dir") continue;
+    let current: string | null;
+    try {
+      current = readTextOrNull(action.path);
+    } catch (error) {
+      problems.push(...(error as InstallError).problems);
+      continue;
+    }
+    if (current !== action.expected) {
+      problems.push(`${action.path} changed after the plan was made; run the command again.`);
+    }
+  }
+  if (problems.length > 0) throw new InstallError(problems);
+  let applied = 0;
+  for (const action of plan.actions) {
+    switch (action.kind) {
+      case "write":
+      case "merge":
+      case "remove-entry":
+        if (action.kind === "write" && action.private) {
+          ensureDataDir(dirname(action.path));
+          writeSecureFile(action.path, action.content);
+        } else {
+          writeFileAtomic(action.path, action.content);
+        }
+        break;
+      case "delete":
+        deleteFile(action.path);
+        break;
+      case "remove-dir":
+        removeDir(action.path, action.recursive);
+        break;
+    }
+    applied++;
+  }
+  return { applied };
+}
+
+/** The plan as text: one line per action, then unchanged files and warnings. */
+export function formatPlan(plan: Plan, options: { dryRun?: boolean } = {}): string {
+  const tilde = (path: string) => {
+    const rel = relative(plan.home, path);
+    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? `~/${rel}` : path;
+  };
+  const lines = [
+    `kiro-learn ${plan.operation}${options.dryRun ? " (dry run: nothing will be changed)" : ""}`,
+  ];
+  if (plan.kiroFormat) {
+    lines.push(`Kiro CLI hook format: ${plan.kiroFormat.format} (${plan.kiroFormat.reason})`);
+  }
+  if (plan.actions.length === 0) {
+    lines.push(
+      plan.operation === "install" ? "  nothing to do: already installed" : "  nothing to remove",
+    );
+  }
+  for (const action of plan.actions) {
+    const verb = action.kind === "write"
+      ? action.expected === null ? "create" : "replace"
+      : action.kind === "merge" || action.kind === "remove-entry"
+      ? "update"
+      : action.kind === "delete"
+      ? "delete"
+      : "remove";
+    lines.push(`  ${verb.padEnd(7)} ${tilde(action.path)}: ${action.description}`);
+  }
+  if (plan.unchanged.length > 0) {
+    lines.push(`  (${plan.unchanged.length} file(s) already up to date)`);
+  }
+  for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
+  return lines.join("\n");
+}
+
+/** Builds the hook commands from the caller's argvs; throws InstallError for an unusable one. */
+function hookSet(commands: InstallCommands): HookSet {
+  try {
+    const kiro = commands.shim("kiro-cli");
+    const claude = commands.shim("claude-code");
+    const ideBase = commands.shim("kiro-ide");
+    const mcp = commands.mcp();
+    for (const argv of [kiro, claude, ideBase, mcp]) assertArgv(argv);
+    const ide = new Map(
+      KIRO_IDE_HOOKS.map((h) => [h.event, hookCommand(commands.shim("kiro-ide", [h.event]))]),
+    );
+    return {
+      kiroCli: hookCommand(kiro),
+      claudeCode: hookCommand(claude),
+      kiroIde: (event) => ide.get(event)!,
+      mcp: { command: mcp[0], args: mcp.slice(1) },
+      known: [quoteArgv(kiro), quoteArgv(claude), quoteArgv(ideBase)],
+    };
+  } catch (error) {
+    if (error instanceof InstallError) throw error;
+    throw new InstallError(`the shim or MCP command is unusable: ${(error as Error).message}`);
+  }
+}
+
+/** Hooks for uninstall without commands: recognition by marker only, nothing to write. */
+function recogniseOnly(): HookSet {
+  return {
+    kiroCli: "",
+    claudeCode: "",
+    kiroIde: () => "",
+    mcp: { command: "", args: [] },
+    known: [],
+  };
+}
+
+/** The action that takes our entries out of one file, or null when there is nothing of ours. */
+function removal(
+  target: Target,
+  state: JsonFileState,
+  record: ManifestRecord | undefined,
+  warnings: string[],
+): PlanAction | null {
+  if (state.text === null || state.doc === undefined) return null;
+  const wholly = target.owned === true ||
+    (target.owned === "when-created" && record?.created === true);
+  if (wholly) {
+    // Without a record, a file at our path is deleted only if it is recognisably ours.
+    if (record === undefined && !target.recognise(state.doc)) return null;
+    return {
+      kind: "delete",
+      path: target.path,
+      description: `remove ${target.label}`,
+      expected: state.text,
+    };
+  }
+  const stripped = target.strip(state.doc);
+  const keep = record?.keep ?? [];
+  const emptied = hollowedPaths(state.doc, stripped)
+    .filter((path) => !keep.some((kept) => samePath(kept, path)))
+    .sort((a, b) => b.length - a.length);
+  for (const path of emptied) deletePath(stripped, path);
+  if (record?.created && target.residual(stripped)) {
+    return {
+      kind: "delete",
+      path: target.path,
+      description: `remove ${target.label}`,
+      expected: state.text,
+    };
+  }
+  if (isDeepStrictEqual(stripped, state.doc)) return null;
+  noteReformat(state, warnings);
+  return {
+    kind: "remove-entry",
+    path: target.path,
+    description: `remove ${target.label}`,
+    content: serializeJson(stripped, state.style),
+    expected: state.text,
+  };
+}
+
+/** Warns when rewriting a user's file cannot reproduce its layout (odd spacing, escapes). */
+function noteReformat(state: JsonFileState, warnings: string[]): void {
+  if (state.text !== null && serializeJson(state.doc, state.style) !== state.text) {
+    warnings.push(
+      `${state.path} will be re-serialised; its formatting may change (content is kept).`,
+    );
+  }
+}
+
+/** Reads every file, collecting every problem; throws them together. */
+function readAll(paths: string[]): Map<string, JsonFileState> {
+  const states = new Map<string, JsonFileState>();
+  const problems: string[] = [];
+  for (const path of paths) {
+    if (states.has(path)) continue;
+    try {
+      states.set(path, readJsonFile(path));
+    } catch (error) {
+      if (!(error instanceof InstallError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  if (problems.length > 0) throw new InstallError(problems);
+  return states;
+}
+
+function readOrProblem(path: string, problems: string[]): string | null {
+  try {
+    return readTextOrNull(path);
+  } catch (error) {
+    if (!(error instanceof InstallError)) throw error;
+    problems.push(...error.problems);
+    return null;
+  }
+}
+
+function dedupe(pairs: [TargetKind, string][]): [TargetKind, string][] {
+  const seen = new Set<string>();
+  return pairs.filter(([, path]) => !seen.has(path) && seen.add(path) !== undefined);
+}
+
+/** `dir` and its missing ancestors, outermost first. */
+function missingDirs(dir: string): string[] {
+  const out: string[] = [];
+  let current = dir;
+  while (!exists(current)) {
+    out.unshift(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return out;
+}
+
+function removeDir(path: string, recursive: boolean): void {
+  try {
+    Deno.removeSync(path, { recursive });
+  } catch (error) {
+    // A folder the user (or the agent) has put files in since is theirs now: leave it.
+    if (error instanceof Deno.errors.NotFound) return;
+    if (!recursive) return;
+    throw error;
+  }
+}
+
+/** Why removing `dir` recursively would be dangerous, or null when it is safe. */
+function unsafeToRemove(dir: string, home: string, project: string): string | null {
+  if (dirname(dir) === dir) return "it is the file-system root";
+  if (dir === home || isInside(home, dir)) return "it is or contains the home folder";
+  if (dir === project || isInside(project, dir)) return "it is or contains the project";
+  return null;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function absolute(path: string): string {
+  const full = resolve(path);
+  try {
+    return Deno.realPathSync(full);
+  } catch {
+    return full;
+  }
+}
