@@ -39,7 +39,7 @@ function toolEvent(n: number, extra = ""): Event {
   });
 }
 
-async function settingsFor(agent: { command: string[] }, extra: Record<string, unknown> = {}) {
+function settingsFor(agent: { command: string[] }, extra: Record<string, unknown> = {}) {
   return {
     extraction: {
       strategy: "acp",
@@ -82,7 +82,7 @@ async function projectState(daemon: TestDaemon) {
 Deno.test("the size trigger extracts records with the scripted agent over ACP", async () => {
   const agent = await scriptedAgent([{ reply: VALID, chunks: 7, delayMs: 5 }]);
   await using daemon = await startTestDaemon({
-    settings: await settingsFor(agent),
+    settings: settingsFor(agent),
     env: agent.env,
   });
   const events = [toolEvent(1), toolEvent(2), toolEvent(3), toolEvent(4), toolEvent(5)];
@@ -106,7 +106,7 @@ Deno.test("the size trigger extracts records with the scripted agent over ACP", 
 Deno.test("the idle trigger fires after the idle gap", async () => {
   const agent = await scriptedAgent([{ reply: VALID }]);
   await using daemon = await startTestDaemon({
-    settings: await settingsFor(agent),
+    settings: settingsFor(agent),
     env: agent.env,
   });
   await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
@@ -121,7 +121,7 @@ Deno.test("the idle trigger fires after the idle gap", async () => {
 Deno.test("garbage twice then valid: three sessions, records stored", async () => {
   const agent = await scriptedAgent([{ reply: GARBAGE }, { reply: GARBAGE }, { reply: VALID }]);
   await using daemon = await startTestDaemon({
-    settings: await settingsFor(agent),
+    settings: settingsFor(agent),
     env: agent.env,
   });
   await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
@@ -134,7 +134,7 @@ Deno.test("garbage twice then valid: three sessions, records stored", async () =
 Deno.test("garbage three times leaves the queue intact; the breaker opens, then half-opens", async () => {
   const agent = await scriptedAgent([{ reply: GARBAGE }]);
   await using daemon = await startTestDaemon({
-    settings: await settingsFor(agent),
+    settings: settingsFor(agent),
     env: agent.env,
   });
   await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
@@ -163,7 +163,7 @@ Deno.test("an agent crash or timeout leaves the queue intact", async () => {
     crashAfterChunks: 0,
   }]);
   await using daemon = await startTestDaemon({
-    settings: await settingsFor(agent, { maxAttempts: 3 }),
+    settings: settingsFor(agent, { maxAttempts: 3 }),
     env: agent.env,
   });
   await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
@@ -178,7 +178,7 @@ Deno.test("an agent crash or timeout leaves the queue intact", async () => {
 Deno.test("SIGKILL during a run, then restart: every event extracted exactly once", async () => {
   const agent = await scriptedAgent([{ reply: VALID, chunks: 4, delayMs: 1500 }, { reply: VALID }]);
   await using daemon = await startTestDaemon({
-    settings: await settingsFor(agent),
+    settings: settingsFor(agent),
     env: agent.env,
   });
   const events = Array.from({ length: 6 }, (_, i) => toolEvent(i));
@@ -200,7 +200,7 @@ Deno.test("SIGKILL during a run, then restart: every event extracted exactly onc
 Deno.test("events arriving during a run are extracted by the next run", async () => {
   const agent = await scriptedAgent([{ reply: VALID, chunks: 3, delayMs: 700 }, { reply: VALID }]);
   await using daemon = await startTestDaemon({
-    settings: await settingsFor(agent),
+    settings: settingsFor(agent),
     env: agent.env,
   });
   const first = [toolEvent(1), toolEvent(2), toolEvent(3), toolEvent(4), toolEvent(5)];
