@@ -39,10 +39,22 @@ export type IngestOutcome =
   | { ok: true; event_id: string; stored: boolean; retrieval?: RetrievalResult }
   | { ok: false; error: string; details?: unknown };
 
+interface PendingWrite {
+  event: Event;
+  project_id: string;
+  resolve: (stored: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Most events one group commit writes. */
+const MAX_GROUP = 256;
+
 /** Validates, stores and (for prompts) retrieves, in the design's order. */
 export class IngestPipeline {
   #options: IngestPipelineOptions;
   #recent: RecentIds;
+  #pending: PendingWrite[] = [];
+  #flushScheduled = false;
 
   /** Creates the pipeline. */
   constructor(options: IngestPipelineOptions) {
@@ -67,10 +79,7 @@ export class IngestPipeline {
     let stored = false;
     if (this.#recent.add(event.event_id)) {
       try {
-        stored = await this.#options.storage.ingestEvent(event, {
-          project_id: projectId,
-          enqueue: true,
-        });
+        stored = await this.#write(event, projectId);
       } catch (error) {
         this.#recent.delete(event.event_id);
         throw error;
@@ -92,5 +101,31 @@ export class IngestPipeline {
       outcome.retrieval = await this.#options.resume(event);
     }
     return outcome;
+  }
+
+  // Group commit: requests that arrive while the loop is busy share one transaction, and each
+  // is answered only after that transaction committed.
+  #write(event: Event, projectId: string): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ event, project_id: projectId, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setTimeout(() => this.#flush(), 0);
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#pending.splice(0, MAX_GROUP);
+    if (this.#pending.length > 0) setTimeout(() => this.#flush(), 0);
+    else this.#flushScheduled = false;
+    try {
+      const stored = await this.#options.storage.ingestEvents(
+        batch.map((p) => ({ event: p.event, project_id: p.project_id, enqueue: true })),
+      );
+      batch.forEach((p, i) => p.resolve(stored[i]));
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    }
   }
 }

@@ -100,6 +100,10 @@ const SHAPE_RULES: readonly ShapeRule[] = [
   },
 ];
 
+// The fixed prefix of every shape rule above; a string without one needs no shape pass.
+const SHAPE_HINT_RE =
+  /eyJ|sk-|gh[pousr]_|github_pat_|xox[abeprs]-|xapp-|[sr]k_(?:live|test)_|AIza|AKIA|ASIA|ABIA|ACCA/;
+
 const BEARER_RE = /(?<![A-Za-z0-9_-])(Bearer[ \t]+)([A-Za-z0-9._~+/-]+=*)/gi;
 
 // "Bearer" is also an English word, so a short letters-only follower ("the Bearer authentication
@@ -285,7 +289,8 @@ function trimClosingBrackets(value: string): string {
 // Linear overall: every check below is anchored at the value start and bounded by the first run
 // of identifier characters, and every parsed value is skipped past, never parsed twice.
 function redactAssignments(text: string): string {
-  if (!/[:=]/.test(text)) return text;
+  // Most strings hold no secret-looking key at all; skip the scanner (and its regex set-up).
+  if (!/[:=]/.test(text) || !SECRET_KEY_HINT_RE.test(text)) return text;
   const keys = new RegExp(KEY_SEP_RE);
   const value = new RegExp(VALUE_RE);
   const scheme = new RegExp(AUTH_SCHEME_RE);
@@ -345,10 +350,13 @@ function redactAssignments(text: string): string {
  */
 export function redactSecrets(text: string): string {
   let out = redactPemBlocks(text);
-  for (const rule of SHAPE_RULES) {
-    out = out.replace(rule.re, redactionMarker(rule.kind));
+  // One pass to see whether any token shape can be present before running each rule.
+  if (SHAPE_HINT_RE.test(out)) {
+    for (const rule of SHAPE_RULES) {
+      out = out.replace(rule.re, redactionMarker(rule.kind));
+    }
   }
-  out = redactBearer(out);
+  if (/bearer/i.test(out)) out = redactBearer(out);
   out = redactUrlPasswords(out);
   return redactAssignments(out);
 }

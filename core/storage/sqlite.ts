@@ -123,46 +123,57 @@ export class SqliteStorage implements Storage {
     event: Event,
     options: { project_id: string; enqueue: boolean },
   ): Promise<boolean> {
+    const [stored] = await this.ingestEvents([{ event, ...options }]);
+    return stored;
+  }
+
+  /** See `Storage.ingestEvents`. */
+  async ingestEvents(
+    items: readonly { event: Event; project_id: string; enqueue: boolean }[],
+  ): Promise<boolean[]> {
     await Promise.resolve();
+    return this.#transaction(() => items.map((item) => this.#insertEvent(item)));
+  }
+
+  #insertEvent(item: { event: Event; project_id: string; enqueue: boolean }): boolean {
+    const { event } = item;
     const bodyJson = JSON.stringify(event.body);
-    return this.#transaction(() => {
-      const result = this.#stmt(
-        `INSERT INTO events (event_id, parent_event_id, session_id, actor_id, namespace, project_id,
-          schema_version, kind, body_json, valid_time, transaction_time, source_json, surface,
-          project_path, content_hash)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`,
-      ).run(
-        event.event_id,
-        event.parent_event_id ?? null,
-        event.session_id,
-        event.actor_id,
-        event.namespace,
-        options.project_id,
-        event.schema_version,
-        event.kind,
-        bodyJson,
-        event.valid_time,
-        new Date().toISOString(),
-        JSON.stringify(event.source),
-        event.source.surface,
-        event.source.project_path ?? null,
-        event.content_hash ?? null,
-      );
-      if (result.changes === 0) return false;
-      if (options.enqueue) {
-        this.#insertQueueRow({
-          project_id: options.project_id,
-          namespace: event.namespace,
-          kind: event.kind,
-          body: event.body,
-          timestamp: event.valid_time,
-          surface: event.source.surface,
-          source_event_ids: [event.event_id],
-          compacted: false,
-        }, bodyJson);
-      }
-      return true;
-    });
+    const result = this.#stmt(
+      `INSERT INTO events (event_id, parent_event_id, session_id, actor_id, namespace, project_id,
+        schema_version, kind, body_json, valid_time, transaction_time, source_json, surface,
+        project_path, content_hash)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(event_id) DO NOTHING`,
+    ).run(
+      event.event_id,
+      event.parent_event_id ?? null,
+      event.session_id,
+      event.actor_id,
+      event.namespace,
+      item.project_id,
+      event.schema_version,
+      event.kind,
+      bodyJson,
+      event.valid_time,
+      new Date().toISOString(),
+      JSON.stringify(event.source),
+      event.source.surface,
+      event.source.project_path ?? null,
+      event.content_hash ?? null,
+    );
+    if (result.changes === 0) return false;
+    if (item.enqueue) {
+      this.#insertQueueRow({
+        project_id: item.project_id,
+        namespace: event.namespace,
+        kind: event.kind,
+        body: event.body,
+        timestamp: event.valid_time,
+        surface: event.source.surface,
+        source_event_ids: [event.event_id],
+        compacted: false,
+      }, bodyJson);
+    }
+    return true;
   }
 
   #insertQueueRow(entry: NewQueueEntry, bodyJson = JSON.stringify(entry.body)): number {

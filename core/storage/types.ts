@@ -198,6 +198,13 @@ export interface Storage {
    * `event_id`: a second insert stores nothing and returns `false`.
    */
   ingestEvent(event: Event, options: { project_id: string; enqueue: boolean }): Promise<boolean>;
+  /**
+   * Stores several events (each with its queue row) in ONE transaction: group commit for
+   * concurrent requests. Returns, per event, whether it was new.
+   */
+  ingestEvents(
+    items: readonly { event: Event; project_id: string; enqueue: boolean }[],
+  ): Promise<boolean[]>;
   /** Events by id (missing ids are skipped). */
   getEvents(ids: readonly string[]): Promise<Event[]>;
   /** Newest events first. */
