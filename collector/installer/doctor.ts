@@ -95,7 +95,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   const kiroCli = found.surface("Kiro CLI", [
     ["kiro-hooks", paths.kiroHooks, KIRO_V3_HOOKS.map((h) => h.trigger)],
     ["kiro-chat-agent", paths.chatAgent, CHAT_AGENT_HOOK_TRIGGERS.map((h) => h.trigger)],
-  ]);
+  ], { alternatives: true });
   const kiroIde = found.surface("Kiro IDE", [
     ["kiro-hooks", paths.kiroHooks, KIRO_V3_HOOKS.map((h) => h.trigger)],
     ...KIRO_IDE_HOOKS.map((h): Source => [
@@ -329,8 +329,8 @@ class Found {
 
   /**
    * The check of one surface over its config files. With `alternatives`, any one source covering
-   * its own events is enough (the IDE reads either the v1 file or the legacy files); otherwise
-   * every expected event must be covered by some file.
+   * its own events is enough (Kiro reads either format's file); otherwise every expected event
+   * must be covered by some file (Claude Code merges its user and project settings).
    */
   surface(
     label: string,
@@ -499,7 +499,11 @@ function checkAcpAgents(
   tilde: (p: string) => string,
 ): DoctorCheck {
   const name = "acp agent";
-  const commands = [settings.extraction.agentCommand, settings.reconciliation.agentCommand];
+  const commands = [
+    settings.extraction.agentCommand,
+    settings.reconciliation.agentCommand,
+    settings.compaction.agentCommand,
+  ];
   const missing = [...new Set(commands.map((c) => c[0]))].filter((program) =>
     resolveCommand(program, { PATH: pathEnv }) === null
   );
@@ -513,7 +517,7 @@ function checkAcpAgents(
   }
   // kiro-cli needs our agent files to exist; another ACP agent brings its own configuration.
   const absent = commands
-    .filter((c) => /(^|\/)kiro-cli$/.test(c[0]))
+    .filter((c) => /(^|\/)kiro-cli$/.test(c[0]) && c.indexOf("--agent") > 0)
     .map((c) => c[c.indexOf("--agent") + 1])
     .filter((agent) =>
       agent !== undefined && fileExists(join(agentsDir, `${agent}.json`)) === false

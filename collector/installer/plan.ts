@@ -42,6 +42,7 @@ import {
 import { assertArgv, hookCommand, quoteArgv } from "./shell.ts";
 import {
   type HookSet,
+  type InstallPaths,
   installPaths,
   KIRO_IDE_HOOKS,
   llmAgentPaths,
@@ -178,9 +179,12 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   const paths = installPaths(home, project);
   const warnings: string[] = [];
 
-  const version = options.kiroCliVersion === undefined
-    ? await probeKiroCliVersion()
-    : options.kiroCliVersion;
+  // An explicit v3 needs nothing from kiro-cli; v2 and auto need to know whether it is there.
+  const version = options.kiroCliVersion !== undefined
+    ? options.kiroCliVersion
+    : options.kiroFormat === "v3"
+    ? null
+    : await probeKiroCliVersion();
   const choice = chooseKiroFormat(options.kiroFormat ?? "auto", version);
   const scope = options.scope ?? "user";
   const legacy = options.kiroIdeLegacy ?? false;
@@ -189,39 +193,11 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   if (record.warning) warnings.push(record.warning);
   const manifest = record.manifest;
 
-  const ideFiles = KIRO_IDE_HOOKS.map((h) => join(paths.kiroHooksDir, h.file));
-  const desired: [TargetKind, string][] = [
-    ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
-    choice.format === "v2" ? ["kiro-chat-agent", paths.chatAgent] : ["kiro-hooks", paths.kiroHooks],
-    ["kiro-mcp", paths.kiroMcp],
-    ...(legacy ? ideFiles.map((p): [TargetKind, string] => ["kiro-ide-hook", p]) : []),
-    scope === "user"
-      ? ["claude-settings-user", paths.claudeUserSettings]
-      : ["claude-settings-project", paths.claudeProjectSettings],
-    scope === "user"
-      ? ["claude-mcp-user", paths.claudeUserMcp]
-      : ["claude-mcp-project", paths.claudeProjectMcp],
-  ];
-  // Both formats (or both Claude scopes) at once would capture every event twice, so the ones
-  // not chosen are removed, in this project and wherever the record says we put them.
-  const other: [TargetKind, string][] = choice.format === "v2"
-    ? [["kiro-hooks", paths.kiroHooks]]
-    : [["kiro-chat-agent", paths.chatAgent]];
-  if (scope === "user") {
-    other.push(["claude-settings-project", paths.claudeProjectSettings]);
-    other.push(["claude-mcp-project", paths.claudeProjectMcp]);
-  } else {
-    other.push(["claude-settings-user", paths.claudeUserSettings]);
-    other.push(["claude-mcp-user", paths.claudeUserMcp]);
-  }
-  const otherKinds = new Set(other.map(([kind]) => kind));
-  for (const [path, entry] of Object.entries(manifest.files)) {
-    if (otherKinds.has(entry.kind)) other.push([entry.kind, path]);
-  }
-  if (!legacy) other.push(...ideFiles.map((p): [TargetKind, string] => ["kiro-ide-hook", p]));
-  const desiredPaths = new Set(desired.map(([, path]) => path));
-  const unwanted = dedupe(other).filter(([, path]) => !desiredPaths.has(path));
-
+  const { desired, unwanted } = chooseTargets(paths, manifest, {
+    format: choice.format,
+    scope,
+    legacy,
+  });
   const states = readAll([...desired, ...unwanted].map(([, path]) => path));
 
   let seed = null;
@@ -261,7 +237,11 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       target.owned === true || created ? DEFAULT_STYLE : state.style,
     );
     if (next.files[path] === undefined || created) {
-      next.files[path] = { kind, created, keep: state.doc ? hollowPaths(state.doc) : [] };
+      // Only empty containers under the keys we edit matter; ~/.claude.json holds thousands more.
+      const keep = state.doc
+        ? hollowPaths(state.doc).filter((p) => target.roots.includes(p[0]))
+        : [];
+      next.files[path] = { kind, created, keep };
     } else {
       next.files[path].kind = kind;
     }
@@ -492,6 +472,53 @@ export function formatPlan(plan: Plan, options: { dryRun?: boolean } = {}): stri
   return lines.join("\n");
 }
 
+/**
+ * The files an install wants our entries in, and the files whose entries must go: the Kiro
+ * format and Claude scope not chosen (in this project and wherever the record says we put them),
+ * and the legacy IDE files when the flag is off.
+ */
+function chooseTargets(
+  paths: InstallPaths,
+  manifest: Manifest,
+  choice: { format: KiroFormat; scope: "user" | "project"; legacy: boolean },
+): { desired: [TargetKind, string][]; unwanted: [TargetKind, string][] } {
+  const { format, scope, legacy } = choice;
+  const ideFiles = KIRO_IDE_HOOKS.map((h) => join(paths.kiroHooksDir, h.file));
+  const desired: [TargetKind, string][] = [
+    ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
+    format === "v2" ? ["kiro-chat-agent", paths.chatAgent] : ["kiro-hooks", paths.kiroHooks],
+    ["kiro-mcp", paths.kiroMcp],
+    ...(legacy ? ideFiles.map((p): [TargetKind, string] => ["kiro-ide-hook", p]) : []),
+    scope === "user"
+      ? ["claude-settings-user", paths.claudeUserSettings]
+      : ["claude-settings-project", paths.claudeProjectSettings],
+    scope === "user"
+      ? ["claude-mcp-user", paths.claudeUserMcp]
+      : ["claude-mcp-project", paths.claudeProjectMcp],
+  ];
+  // Both formats (or both Claude scopes) at once would capture every event twice, so the ones
+  // not chosen are removed, in this project and wherever the record says we put them.
+  const other: [TargetKind, string][] = format === "v2"
+    ? [["kiro-hooks", paths.kiroHooks]]
+    : [["kiro-chat-agent", paths.chatAgent]];
+  if (scope === "user") {
+    other.push(["claude-settings-project", paths.claudeProjectSettings]);
+    other.push(["claude-mcp-project", paths.claudeProjectMcp]);
+  } else {
+    other.push(["claude-settings-user", paths.claudeUserSettings]);
+    other.push(["claude-mcp-user", paths.claudeUserMcp]);
+  }
+  const otherKinds = new Set(other.map(([kind]) => kind));
+  for (const [path, entry] of Object.entries(manifest.files)) {
+    if (otherKinds.has(entry.kind)) other.push([entry.kind, path]);
+  }
+  if (!legacy) other.push(...ideFiles.map((p): [TargetKind, string] => ["kiro-ide-hook", p]));
+  const desiredPaths = new Set(desired.map(([, path]) => path));
+  const unwanted = dedupe(other).filter(([, path]) => !desiredPaths.has(path));
+
+  return { desired, unwanted };
+}
+
 /** Builds the hook commands from the caller's argvs; throws InstallError for an unusable one. */
 function hookSet(commands: InstallCommands): HookSet {
   try {
@@ -550,6 +577,7 @@ function removal(
   const stripped = target.strip(state.doc);
   const keep = record?.keep ?? [];
   const emptied = hollowedPaths(state.doc, stripped)
+    .filter((path) => target.roots.includes(path[0]))
     .filter((path) => !keep.some((kept) => samePath(kept, path)))
     .sort((a, b) => b.length - a.length);
   for (const path of emptied) deletePath(stripped, path);
@@ -566,7 +594,7 @@ function removal(
   return {
     kind: "remove-entry",
     path: target.path,
-    description: `remove ${target.label}`,
+    description: `remove kiro-learn's entries (${target.label})`,
     content: serializeJson(stripped, state.style),
     expected: state.text,
   };

@@ -80,6 +80,8 @@ export interface Target {
   strip(current: JsonObject): JsonObject;
   /** Whether a file at this path is ours (owned files found without an install record). */
   recognise(current: JsonObject): boolean;
+  /** Top-level keys our entries live under (shared files); nothing outside them is touched. */
+  roots: readonly string[];
   /** Whether nothing but our scaffolding is left (decides deleting a file we created). */
   residual(stripped: JsonObject): boolean;
 }
@@ -180,6 +182,7 @@ export function makeTarget(
     case "claude-settings-user":
     case "claude-settings-project":
       return shared(kind, path, {
+        roots: ["hooks"],
         label: `Claude Code hooks (${CLAUDE_HOOKS.map((h) => h.event).join(", ")})`,
         install: (doc) => installClaudeHooks(doc ?? {}, path, hooks.claudeCode, ours),
         strip: (doc) => stripClaudeHooks(doc, ours),
@@ -187,6 +190,7 @@ export function makeTarget(
     case "claude-mcp-user":
     case "claude-mcp-project":
       return shared(kind, path, {
+        roots: ["mcpServers"],
         label: `Claude Code MCP server ${MCP_SERVER_NAME}`,
         install: (doc) =>
           setMcpServer(doc ?? {}, path, {
@@ -198,6 +202,7 @@ export function makeTarget(
       });
     case "kiro-mcp":
       return shared(kind, path, {
+        roots: ["mcpServers"],
         label: `Kiro MCP server ${MCP_SERVER_NAME}`,
         install: (doc) => setMcpServer(doc ?? {}, path, { ...hooks.mcp }),
         strip: removeMcpServer,
@@ -205,6 +210,7 @@ export function makeTarget(
     case "kiro-hooks":
       return {
         ...shared(kind, path, {
+          roots: ["hooks"],
           label: `Kiro CLI 3.x / Kiro IDE 1.x hooks (${
             KIRO_V3_HOOKS.map((h) => h.trigger).join(", ")
           })`,
@@ -218,6 +224,7 @@ export function makeTarget(
     case "kiro-chat-agent":
       return {
         ...shared(kind, path, {
+          roots: ["hooks", "mcpServers"],
           label: `Kiro CLI 2.x agent ${CHAT_AGENT_NAME} (embedded hooks, MCP server)`,
           install: (doc) =>
             installChatAgent(doc ?? newChatAgent(options.seed ?? null), path, hooks, ours),
@@ -232,6 +239,7 @@ export function makeTarget(
         path,
         label: `Kiro agent ${agent.name} (no tools, model ${agent.model})`,
         owned: true,
+        roots: [],
         install: () => cloneJson(agent) as unknown as JsonObject,
         strip: (doc) => doc,
         recognise: (doc) => doc.name === agent.name,
@@ -246,6 +254,7 @@ export function makeTarget(
         path,
         label: `Kiro IDE 0.x hook (${spec.event})`,
         owned: true,
+        roots: [],
         install: () => ideHookFile(spec, hooks.kiroIde(spec.event)),
         strip: (doc) => doc,
         recognise: (doc) => isPlainObject(doc.then) && ours(doc.then.command),
@@ -304,7 +313,7 @@ export function ourHookCommands(
 function shared(
   kind: TargetKind,
   path: string,
-  parts: Pick<Target, "label"> & {
+  parts: Pick<Target, "label" | "roots"> & {
     install(doc: JsonObject | undefined): JsonObject;
     strip(doc: JsonObject): JsonObject;
   },
@@ -313,6 +322,7 @@ function shared(
     kind,
     path,
     label: parts.label,
+    roots: parts.roots,
     owned: false,
     install: (current) => parts.install(current === undefined ? undefined : cloneJson(current)),
     strip: (current) => parts.strip(cloneJson(current)),

@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { doctor, type DoctorOptions, type DoctorReport, formatCheck } from "./doctor.ts";
+import { install } from "./install.ts";
+import type { InstallCommands } from "./plan.ts";
+import { hookCommand } from "./shell.ts";
+import { makeWorld, optionsFor, type World, writeFiles } from "./test_support.ts";
+
+async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
+  const world = await makeWorld();
+  try {
+    await fn(world);
+  } finally {
+    await world.cleanup();
+  }
+}
+
+/** Real files for the shims, the MCP server and a fake kiro-cli on a private PATH. */
+async function realCommands(world: World): Promise<{ commands: InstallCommands; path: string }> {
+  const bin = join(world.root, "opt", "bin");
+  const shims = join(world.root, "opt", "shims");
+  await Deno.mkdir(bin, { recursive: true });
+  await Deno.mkdir(shims, { recursive: true });
+  for (const name of ["deno", "kiro-cli"]) {
+    await Deno.writeTextFile(join(bin, name), "#!/bin/sh\nexit 0\n");
+    await Deno.chmod(join(bin, name), 0o755);
+  }
+  for (const name of ["kiro-cli.ts", "kiro-ide.ts", "claude-code.ts", "mcp.ts"]) {
+    await Deno.writeTextFile(join(shims, name), "");
+  }
+  return {
+    commands: {
+      shim: (
+        surface,
+        extra = [],
+      ) => [join(bin, "deno"), "run", join(shims, `${surface}.ts`), ...extra],
+      mcp: () => [join(bin, "deno"), "run", join(shims, "mcp.ts")],
+    },
+    path: bin,
+  };
+}
+
+function run(world: World, extra: Partial<DoctorOptions> = {}): Promise<DoctorReport> {
+  return doctor({
+    home: world.home,
+    projectDir: world.project,
+    dataDir: world.dataDir,
+    env: { PATH: "" },
+    probeHealth: () => Promise.resolve(null),
+    print: () => {},
+    ...extra,
+  });
+}
+
+function statusOf(report: DoctorReport): Record<string, string> {
+  return Object.fromEntries(report.checks.map((c) => [c.name, c.status]));
+}
+
+/** A healthy install: real commands, token, health answering. */
+async function healthy(
+  world: World,
+): Promise<{ commands: InstallCommands; extra: Partial<DoctorOptions> }> {
+  const { commands, path } = await realCommands(world);
+  await install({ ...optionsFor(world, { commands }), print: () => {} });
+  await Deno.writeTextFile(join(world.dataDir, "token"), "secret\n", { mode: 0o600 });
+  await Deno.chmod(join(world.dataDir, "token"), 0o600);
+  return {
+    commands,
+    extra: {
+      env: { PATH: path },
+      commands,
+      probeHealth: () => Promise.resolve({ version: "9.9.9" }),
+    },
+  };
+}
+
+Deno.test("doctor on a fresh home reports every missing piece and exits 1", async () => {
+  await withWorld(async (world) => {
+    const lines: string[] = [];
+    const report = await run(world, { print: (line) => lines.push(line) });
+    assert.equal(report.exitCode, 1);
+    assert.deepEqual(statusOf(report), {
+      "data dir": "fail",
+      "settings": "warn",
+      "token": "warn",
+      "collector": "fail",
+      "hooks Kiro CLI": "fail",
+      "hooks Kiro IDE": "fail",
+      "hooks Claude Code": "fail",
+      "mcp server": "warn",
+      "acp agent": "warn",
+      "spool": "ok",
+    });
+    // One line per check plus the summary; every problem carries a fix.
+    assert.equal(lines.length, report.checks.length + 1);
+    for (const check of report.checks) {
+      if (check.status !== "ok") assert.ok(check.fix, check.name);
+    }
+    assert.match(lines[0], /^fail {2}data dir: .* does not exist \(fix: kiro-learn install\)$/);
+    assert.match(report.summary, /1 ok, 4 warning\(s\), 5 failure\(s\)/);
+  });
+});
+
+Deno.test("doctor after a complete install is all ok and exits 0", async () => {
+  await withWorld(async (world) => {
+    const { extra } = await healthy(world);
+    const report = await run(world, extra);
+    assert.deepEqual(
+      report.checks.filter((c) => c.status !== "ok").map(formatCheck),
+      [],
+    );
+    assert.equal(report.exitCode, 0);
+    assert.match(report.checks.find((c) => c.name === "collector")!.message, /9\.9\.9/);
+  });
+});
+
+Deno.test("doctor fails hooks that point at files that are gone", async () => {
+  await withWorld(async (world) => {
+    const { extra } = await healthy(world);
+    await Deno.remove(join(world.root, "opt", "shims", "claude-code.ts"));
+    const report = await run(world, extra);
+    const claude = report.checks.find((c) => c.name === "hooks Claude Code")!;
+    assert.equal(claude.status, "fail");
+    assert.match(claude.message, /claude-code\.ts/);
+    assert.equal(statusOf(report)["hooks Kiro CLI"], "ok");
+    assert.equal(report.exitCode, 1);
+  });
+});
+
+Deno.test("doctor warns when both Kiro CLI formats are installed", async () => {
+  await withWorld(async (world) => {
+    const { commands, extra } = await healthy(world);
+    await writeFiles(world, {
+      "home/.kiro/agents/kiro-learn.json": {
+        name: "kiro-learn",
+        hooks: { stop: [{ command: hookCommand(commands.shim("kiro-cli")) }] },
+      },
+    });
+    const check = (await run(world, extra)).checks.find((c) => c.name === "hooks Kiro CLI")!;
+    assert.equal(check.status, "warn");
+    assert.match(check.message, /both formats/);
+  });
+});
+
+Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spool", async () => {
+  await withWorld(async (world) => {
+    const { extra } = await healthy(world);
+    const settingsPath = join(world.home, ".claude", "settings.json");
+    const claude = JSON.parse(await Deno.readTextFile(settingsPath));
+    delete claude.hooks.PostToolUseFailure;
+    await Deno.writeTextFile(settingsPath, JSON.stringify(claude));
+    await Deno.chmod(join(world.dataDir, "token"), 0o644);
+    await Deno.chmod(world.dataDir, 0o755);
+    await Deno.writeTextFile(
+      join(world.dataDir, "settings.json"),
+      JSON.stringify({ spool: { maxBytes: 1_048_576 } }),
+    );
+    await Deno.mkdir(join(world.dataDir, "spool", "p1"), { recursive: true });
+    await Deno.writeFile(join(world.dataDir, "spool", "p1", "a.ndjson"), new Uint8Array(1_048_576));
+
+    const report = await run(world, extra);
+    const by = Object.fromEntries(report.checks.map((c) => [c.name, c]));
+    assert.equal(by["hooks Claude Code"].status, "warn");
+    assert.match(by["hooks Claude Code"].message, /not for PostToolUseFailure/);
+    assert.equal(by["token"].status, "fail");
+    assert.match(by["token"].fix!, /chmod 600/);
+    assert.equal(by["data dir"].status, "warn");
+    assert.equal(by["spool"].status, "fail");
+    assert.match(by["spool"].message, /1 file\(s\), 1\.0 MiB of 1\.0 MiB/);
+
+    await Deno.writeTextFile(join(world.dataDir, "settings.json"), '{"collector": {"port": 0}}');
+    const bad = await run(world, extra);
+    assert.equal(statusOf(bad).settings, "fail");
+    assert.match(bad.checks.find((c) => c.name === "settings")!.message, /collector\.port/);
+  });
+});
+
+Deno.test("doctor reports an unparsable config as a failure naming the file", async () => {
+  await withWorld(async (world) => {
+    const { extra } = await healthy(world);
+    await Deno.writeTextFile(join(world.home, ".claude", "settings.json"), "{ broken");
+    const check = (await run(world, extra)).checks.find((c) => c.name === "hooks Claude Code")!;
+    assert.equal(check.status, "fail");
+    assert.match(check.message, /\.claude\/settings\.json is not valid JSON/);
+  });
+});
+
+Deno.test("doctor accepts the legacy IDE hook files as IDE capture", async () => {
+  await withWorld(async (world) => {
+    const { commands, path } = await realCommands(world);
+    await install({
+      ...optionsFor(world, { commands, kiroFormat: "v2", kiroIdeLegacy: true }),
+      print: () => {},
+    });
+    const report = await run(world, { env: { PATH: path }, commands });
+    assert.equal(statusOf(report)["hooks Kiro IDE"], "ok");
+    assert.equal(statusOf(report)["hooks Kiro CLI"], "ok");
+    assert.match(
+      report.checks.find((c) => c.name === "hooks Kiro IDE")!.message,
+      /kiro-learn-prompt\.kiro\.hook/,
+    );
+  });
+});
+
+Deno.test("doctor never writes anything", async () => {
+  await withWorld(async (world) => {
+    await run(world);
+    assert.deepEqual([...Deno.readDirSync(world.home)].map((e) => e.name), ["code"]);
+  });
+});
+
+Deno.test("doctor wants the LLM agent files when the ACP agent is kiro-cli", async () => {
+  await withWorld(async (world) => {
+    const { path } = await realCommands(world);
+    const check = (await run(world, { env: { PATH: path } })).checks.find((c) =>
+      c.name === "acp agent"
+    )!;
+    assert.equal(check.status, "warn");
+    assert.match(
+      check.message,
+      /kiro-learn-compressor, kiro-learn-reconciler, kiro-learn-compactor missing from ~\/\.kiro\/agents/,
+    );
+  });
+});

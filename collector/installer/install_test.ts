@@ -1,0 +1,571 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { InstallError } from "./errors.ts";
+import { install, uninstall } from "./install.ts";
+import { MANIFEST_FILE } from "./manifest.ts";
+import { HOOK_MARKER } from "./shell.ts";
+import {
+  collect,
+  existsAt,
+  FOREIGN,
+  FOREIGN_CHAT_AGENT,
+  makeWorld,
+  optionsFor,
+  readJson,
+  snapshot,
+  type World,
+  writeFiles,
+} from "./test_support.ts";
+
+const quiet = { print: () => {} };
+
+async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
+  const world = await makeWorld();
+  try {
+    await fn(world);
+  } finally {
+    await world.cleanup();
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function without(doc: Json, ...keys: string[]): Json {
+  return Object.fromEntries(Object.entries(doc).filter(([key]) => !keys.includes(key)));
+}
+
+function ourCount(value: unknown): number {
+  return (JSON.stringify(value).match(new RegExp(HOOK_MARKER, "g")) ?? []).length;
+}
+
+Deno.test("install on a fresh home writes every piece, with quoted commands", async () => {
+  await withWorld(async (world) => {
+    const plan = await install({ ...optionsFor(world), ...quiet });
+    assert.equal(plan.kiroFormat?.format, "v3");
+    for (
+      const rel of [
+        "home/.kiro/agents/kiro-learn-compressor.json",
+        "home/.kiro/agents/kiro-learn-reconciler.json",
+        "home/.kiro/agents/kiro-learn-compactor.json",
+        "home/code/app/.kiro/hooks/kiro-learn.json",
+        "home/code/app/.kiro/settings/mcp.json",
+        "home/.claude/settings.json",
+        "home/.claude.json",
+        `home/.kiro-learn/${MANIFEST_FILE}`,
+        "home/.kiro-learn/settings.json",
+      ]
+    ) assert.ok(existsAt(world, rel), rel);
+    assert.ok(!existsAt(world, "home/.kiro/agents/kiro-learn.json"));
+
+    const compressor = readJson(world, "home/.kiro/agents/kiro-learn-compressor.json");
+    assert.deepEqual(compressor.tools, []);
+    assert.equal(compressor.model, "claude-haiku-4.5");
+
+    const v3 = readJson(world, "home/code/app/.kiro/hooks/kiro-learn.json");
+    assert.equal(v3.version, "v1");
+    const v3hooks = v3.hooks as Json[];
+    assert.deepEqual(v3hooks.map((h) => h.trigger), [
+      "SessionStart",
+      "UserPromptSubmit",
+      "PostToolUse",
+      "Stop",
+    ]);
+    assert.equal(v3hooks[2].matcher, "*");
+    const command = (v3hooks[0].action as Json).command as string;
+    assert.equal(
+      command,
+      `'/opt/kiro learn/bin/deno' run -A '/opt/kiro learn/it'\\''s/shims/kiro-cli.ts' || true ${HOOK_MARKER}`,
+    );
+    assert.ok(!JSON.stringify(v3).includes("cache"));
+
+    const claude = readJson(world, "home/.claude/settings.json");
+    const events = claude.hooks as Record<string, Json[]>;
+    assert.deepEqual(Object.keys(events), [
+      "SessionStart",
+      "UserPromptSubmit",
+      "PostToolUse",
+      "PostToolUseFailure",
+      "Stop",
+      "SessionEnd",
+    ]);
+    assert.equal(events.PostToolUse[0].matcher, "*");
+    assert.equal(events.Stop[0].matcher, undefined);
+    const handler = (events.SessionEnd[0].hooks as Json[])[0];
+    assert.equal(handler.type, "command");
+    assert.ok((handler.command as string).includes("shims/claude-code.ts"));
+    assert.equal(typeof handler.timeout, "number");
+
+    const claudeMcp = readJson(world, "home/.claude.json").mcpServers as Json;
+    assert.deepEqual(claudeMcp["kiro-learn-memory"], {
+      type: "stdio",
+      command: "/opt/kiro learn/bin/deno",
+      args: ["run", "-A", "/opt/kiro learn/mcp/main.ts"],
+    });
+    const kiroMcp = readJson(world, "home/code/app/.kiro/settings/mcp.json").mcpServers as Json;
+    assert.deepEqual(Object.keys(kiroMcp), ["kiro-learn-memory"]);
+
+    const dataMode = (await Deno.stat(world.dataDir)).mode! & 0o777;
+    assert.equal(dataMode, 0o700);
+    assert.equal((await Deno.stat(join(world.dataDir, MANIFEST_FILE))).mode! & 0o777, 0o600);
+  });
+});
+
+Deno.test("install keeps every foreign hook, server and key, and leaves other files alone", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world), ...quiet });
+    const after = snapshot(world.root);
+
+    // Files install has no business with are byte-identical.
+    for (
+      const rel of [
+        "home/.kiro/agents/reviewer.json",
+        "home/code/app/.kiro/hooks/lint.json",
+        "home/code/app/.mcp.json",
+        "home/code/app/.claude/settings.json",
+      ]
+    ) assert.equal(after[rel], before[rel], rel);
+
+    const original = FOREIGN["home/.claude/settings.json"] as Json;
+    const claude = readJson(world, "home/.claude/settings.json");
+    assert.deepEqual(without(claude, "hooks"), without(original, "hooks"));
+    assert.deepEqual(Object.keys(claude), Object.keys(original));
+    const events = claude.hooks as Record<string, Json[]>;
+    const foreignHooks = original.hooks as Record<string, Json[]>;
+    // Foreign groups come first, untouched; ours are appended after them.
+    assert.deepEqual(events.PostToolUse.slice(0, 1), foreignHooks.PostToolUse);
+    assert.deepEqual(events.Stop.slice(0, 1), foreignHooks.Stop);
+    assert.deepEqual(events.Notification, []);
+    assert.equal(ourCount(events.PostToolUse), 1);
+    assert.equal(ourCount(events), 6);
+
+    const claudeJson = readJson(world, "home/.claude.json");
+    const originalJson = FOREIGN["home/.claude.json"] as Json;
+    assert.deepEqual(without(claudeJson, "mcpServers"), without(originalJson, "mcpServers"));
+    assert.deepEqual(
+      without(claudeJson.mcpServers as Json, "kiro-learn-memory"),
+      originalJson.mcpServers,
+    );
+
+    const kiroMcp = readJson(world, "home/code/app/.kiro/settings/mcp.json").mcpServers as Json;
+    assert.deepEqual(
+      without(kiroMcp, "kiro-learn-memory"),
+      (FOREIGN["home/code/app/.kiro/settings/mcp.json"] as Json).mcpServers,
+    );
+  });
+});
+
+Deno.test("installing twice gives byte-identical files and an empty second plan", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...quiet });
+    const once = snapshot(world.root);
+    const second = await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...quiet });
+    assert.deepEqual(snapshot(world.root), once);
+    assert.deepEqual(second.actions, []);
+    assert.ok(second.unchanged.length >= 9);
+  });
+});
+
+Deno.test("install then uninstall restores every original byte and removes what it created", async () => {
+  for (const kiroFormat of ["v2", "v3"] as const) {
+    for (const scope of ["user", "project"] as const) {
+      await withWorld(async (world) => {
+        await writeFiles(world, {
+          ...FOREIGN,
+          "home/.kiro/agents/kiro-learn.json": FOREIGN_CHAT_AGENT,
+        });
+        const before = snapshot(world.root);
+        await install({
+          ...optionsFor(world, { kiroFormat, scope, kiroIdeLegacy: true }),
+          ...quiet,
+        });
+        assert.notDeepEqual(snapshot(world.root), before);
+        await uninstall({
+          home: world.home,
+          projectDir: world.project,
+          dataDir: world.dataDir,
+          ...quiet,
+        });
+        assert.deepEqual(snapshot(world.root), before, `${kiroFormat} ${scope}`);
+      });
+    }
+  }
+});
+
+Deno.test("uninstall on a home that had nothing leaves nothing behind", async () => {
+  await withWorld(async (world) => {
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world, { scope: "project", kiroIdeLegacy: true }), ...quiet });
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      ...quiet,
+    });
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("uninstall --keep-data keeps the data dir but drops the install record", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    await install({ ...optionsFor(world), ...quiet });
+    await Deno.writeTextFile(join(world.dataDir, "kiro-learn.db"), "data");
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      keepData: true,
+      ...quiet,
+    });
+    assert.ok(existsAt(world, "home/.kiro-learn/kiro-learn.db"));
+    assert.ok(existsAt(world, "home/.kiro-learn/settings.json"));
+    assert.ok(!existsAt(world, `home/.kiro-learn/${MANIFEST_FILE}`));
+    assert.ok(existsAt(world, "home/.claude/settings.json"));
+    assert.equal(ourCount(readJson(world, "home/.claude/settings.json")), 0);
+  });
+});
+
+Deno.test("an unparsable config aborts before anything is written, naming file and problem", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, {
+      ...FOREIGN,
+      "home/code/app/.kiro/settings/mcp.json": '{\n  "mcpServers": {\n    "x": {},\n  }\n}\n',
+    });
+    const before = snapshot(world.root);
+    await assert.rejects(
+      () => install({ ...optionsFor(world), ...quiet }),
+      (error: unknown) => {
+        assert.ok(error instanceof InstallError);
+        assert.match(error.message, /\.kiro\/settings\/mcp\.json is not valid JSON/);
+        assert.match(error.message, /line 4 column 3/);
+        assert.match(error.message, /Nothing was changed/);
+        return true;
+      },
+    );
+    assert.deepEqual(snapshot(world.root), before);
+    await assert.rejects(
+      () => uninstall({ home: world.home, projectDir: world.project, ...quiet }),
+      InstallError,
+    );
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("every broken file is reported at once", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, {
+      "home/.claude/settings.json": "{ nope",
+      "home/.claude.json": "[]",
+      "home/code/app/.kiro/hooks/kiro-learn.json": "",
+    });
+    await assert.rejects(() => install({ ...optionsFor(world), ...quiet }), (error: unknown) => {
+      assert.ok(error instanceof InstallError);
+      assert.equal(error.problems.length, 3);
+      return true;
+    });
+  });
+});
+
+Deno.test("a key of the wrong type aborts with the file and the key", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, { "home/.claude/settings.json": { hooks: "none" } });
+    const before = snapshot(world.root);
+    await assert.rejects(
+      () => install({ ...optionsFor(world), ...quiet }),
+      /\.claude\/settings\.json: "hooks" should be an object but is a string/,
+    );
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("switching v2 and v3 leaves exactly one Kiro CLI capture config", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, { "home/.kiro/agents/kiro-learn.json": FOREIGN_CHAT_AGENT });
+    const agentBytes = Deno.readTextFileSync(join(world.home, ".kiro/agents/kiro-learn.json"));
+    const captureConfigs = () =>
+      [
+        existsAt(world, "home/code/app/.kiro/hooks/kiro-learn.json") &&
+        ourCount(readJson(world, "home/code/app/.kiro/hooks/kiro-learn.json")) > 0,
+        ourCount(readJson(world, "home/.kiro/agents/kiro-learn.json").hooks) > 0,
+      ].filter(Boolean).length;
+
+    await install({ ...optionsFor(world, { kiroFormat: "v3" }), ...quiet });
+    assert.equal(captureConfigs(), 1);
+    assert.equal(
+      Deno.readTextFileSync(join(world.home, ".kiro/agents/kiro-learn.json")),
+      agentBytes,
+    );
+
+    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...quiet });
+    assert.equal(captureConfigs(), 1);
+    assert.ok(!existsAt(world, "home/code/app/.kiro/hooks/kiro-learn.json"));
+    const agent = readJson(world, "home/.kiro/agents/kiro-learn.json");
+    const hooks = agent.hooks as Record<string, Json[]>;
+    assert.deepEqual(hooks.agentSpawn[0], FOREIGN_CHAT_AGENT.hooks.agentSpawn[0]);
+    assert.deepEqual(hooks.preToolUse, FOREIGN_CHAT_AGENT.hooks.preToolUse);
+    assert.equal(hooks.postToolUse[0].matcher, "*");
+    assert.equal(ourCount(hooks), 4);
+    assert.deepEqual(
+      Object.keys(agent.mcpServers as Json),
+      ["fetch", "kiro-learn-memory"],
+    );
+    // Fields of an existing agent are the user's: not renamed, re-described or re-prompted.
+    assert.deepEqual(
+      without(agent, "hooks", "mcpServers"),
+      without(FOREIGN_CHAT_AGENT, "hooks", "mcpServers"),
+    );
+
+    await install({ ...optionsFor(world, { kiroFormat: "v3" }), ...quiet });
+    assert.equal(captureConfigs(), 1);
+    assert.equal(
+      Deno.readTextFileSync(join(world.home, ".kiro/agents/kiro-learn.json")),
+      agentBytes,
+    );
+  });
+});
+
+Deno.test("v2 with kiro-cli seeds the agent, and uninstall deletes the agent it created", async () => {
+  await withWorld(async (world) => {
+    const seed = {
+      name: "kiro_default",
+      description: "Default agent",
+      prompt: "You are Kiro.",
+      tools: ["*"],
+      allowedTools: ["fs_read"],
+      hooks: { stop: [{ command: "echo bye" }] },
+    };
+    let seeded = 0;
+    await install({
+      ...optionsFor(world, {
+        kiroCliVersion: "kiro-cli 2.4.0",
+        seedAgent: () => {
+          seeded++;
+          return Promise.resolve({ agent: structuredClone(seed) });
+        },
+      }),
+      ...quiet,
+    });
+    const agent = readJson(world, "home/.kiro/agents/kiro-learn.json");
+    assert.equal(agent.name, "kiro-learn");
+    assert.match(
+      agent.prompt as string,
+      /^You are Kiro\.\n\nYou are running as the kiro-learn agent/,
+    );
+    assert.deepEqual((agent.allowedTools as string[])[0], "fs_read");
+    assert.ok((agent.allowedTools as string[]).includes("@kiro-learn-memory/search_memory"));
+    const hooks = agent.hooks as Record<string, Json[]>;
+    assert.deepEqual(hooks.stop[0], { command: "echo bye" });
+    assert.equal(ourCount(hooks.stop), 1);
+
+    // A reinstall merges into the file it made instead of seeding again.
+    const bytes = snapshot(world.root);
+    await install({ ...optionsFor(world, { kiroCliVersion: "kiro-cli 2.4.0" }), ...quiet });
+    assert.equal(seeded, 1);
+    assert.deepEqual(snapshot(world.root), bytes);
+
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      ...quiet,
+    });
+    assert.ok(!existsAt(world, "home/.kiro/agents/kiro-learn.json"));
+    assert.ok(!existsAt(world, "home/.kiro"));
+  });
+});
+
+Deno.test("v2 without a seed writes the template agent and warns", async () => {
+  await withWorld(async (world) => {
+    const out = collect();
+    await install({
+      ...optionsFor(world, {
+        kiroFormat: "v2",
+        seedAgent: () => Promise.resolve({ agent: null, warning: "kiro-cli agent create failed" }),
+      }),
+      print: out.print,
+    });
+    const agent = readJson(world, "home/.kiro/agents/kiro-learn.json");
+    assert.deepEqual(agent.tools, ["*"]);
+    assert.equal(ourCount(agent.hooks), 4);
+    assert.ok(out.lines.some((l) => l.startsWith("warning: kiro-cli agent create failed")));
+  });
+});
+
+Deno.test("switching the Claude Code scope moves the hooks and the MCP server", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world, { scope: "user" }), ...quiet });
+    await install({ ...optionsFor(world, { scope: "project" }), ...quiet });
+    const now = snapshot(world.root);
+    assert.equal(now["home/.claude/settings.json"], before["home/.claude/settings.json"]);
+    assert.equal(now["home/.claude.json"], before["home/.claude.json"]);
+    assert.equal(ourCount(readJson(world, "home/code/app/.claude/settings.json")), 6);
+    const project = readJson(world, "home/code/app/.mcp.json").mcpServers as Json;
+    assert.deepEqual(Object.keys(project), ["db", "kiro-learn-memory"]);
+  });
+});
+
+Deno.test("legacy IDE hook files come with the flag and go without it", async () => {
+  await withWorld(async (world) => {
+    await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...quiet });
+    const prompt = readJson(world, "home/code/app/.kiro/hooks/kiro-learn-prompt.kiro.hook");
+    assert.deepEqual(prompt.when, { type: "promptSubmit" });
+    const then = prompt.then as Json;
+    assert.equal(then.type, "runCommand");
+    assert.ok((then.command as string).includes("shims/kiro-ide.ts' promptSubmit || true"));
+    const tool = readJson(world, "home/code/app/.kiro/hooks/kiro-learn-tool.kiro.hook");
+    assert.deepEqual(tool.when, { type: "postToolUse", toolTypes: ["*"] });
+    const stop = readJson(world, "home/code/app/.kiro/hooks/kiro-learn-stop.kiro.hook");
+    assert.deepEqual(stop.when, { type: "agentStop" });
+
+    await install({ ...optionsFor(world, { kiroIdeLegacy: false }), ...quiet });
+    for (const name of ["prompt", "tool", "stop"]) {
+      assert.ok(!existsAt(world, `home/code/app/.kiro/hooks/kiro-learn-${name}.kiro.hook`));
+    }
+    assert.ok(existsAt(world, "home/code/app/.kiro/hooks/kiro-learn.json"));
+  });
+});
+
+Deno.test("a dry run prints the plan and writes nothing", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    const before = snapshot(world.root);
+    const out = collect();
+    const plan = await install({ ...optionsFor(world), dryRun: true, print: out.print });
+    assert.deepEqual(snapshot(world.root), before);
+    assert.ok(plan.actions.length > 0);
+    assert.match(out.lines[0], /dry run/);
+    assert.ok(
+      out.lines.some((l) => /update\s+~\/\.claude\/settings\.json: add Claude Code hooks/.test(l)),
+    );
+    assert.ok(
+      out.lines.some((l) => /create\s+~\/code\/app\/\.kiro\/hooks\/kiro-learn\.json/.test(l)),
+    );
+
+    await install({ ...optionsFor(world), ...quiet });
+    const installed = snapshot(world.root);
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dryRun: true,
+      print: out.print,
+    });
+    assert.deepEqual(snapshot(world.root), installed);
+  });
+});
+
+Deno.test("a reinstall replaces old kiro-learn hooks in place, including Node-edition ones", async () => {
+  await withWorld(async (world) => {
+    const old = `"${world.home}/.kiro-learn/bin/shim" || true`;
+    await writeFiles(world, {
+      "home/.claude/settings.json": {
+        hooks: {
+          Stop: [
+            { hooks: [{ type: "command", command: `/old/path/shim.ts || true ${HOOK_MARKER}` }] },
+            { hooks: [{ type: "command", command: "say done" }] },
+          ],
+        },
+      },
+      "home/.kiro/agents/kiro-learn.json": {
+        name: "kiro-learn",
+        hooks: { stop: [{ command: old }, { command: "echo mine" }] },
+      },
+    });
+    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...quiet });
+    const stop = (readJson(world, "home/.claude/settings.json").hooks as Json).Stop as Json[];
+    assert.equal(stop.length, 2);
+    assert.ok(JSON.stringify(stop[0]).includes("shims/claude-code.ts"));
+    assert.equal((stop[1].hooks as Json[])[0].command, "say done");
+    const agentStop = (readJson(world, "home/.kiro/agents/kiro-learn.json").hooks as Json)
+      .stop as Json[];
+    assert.equal(agentStop.length, 2);
+    assert.ok((agentStop[0].command as string).includes("shims/kiro-cli.ts"));
+    assert.equal(agentStop[1].command, "echo mine");
+  });
+});
+
+Deno.test("uninstall without the install record still removes our entries by their marker", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    await install({ ...optionsFor(world), ...quiet });
+    await Deno.remove(join(world.dataDir, MANIFEST_FILE));
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      ...quiet,
+    });
+    for (const [rel, value] of Object.entries(FOREIGN)) {
+      assert.deepEqual(readJson(world, rel), value, rel);
+    }
+    assert.equal(ourCount(readJson(world, "home/.claude/settings.json")), 0);
+    for (const name of ["compressor", "reconciler", "compactor"]) {
+      assert.ok(!existsAt(world, `home/.kiro/agents/kiro-learn-${name}.json`));
+    }
+  });
+});
+
+Deno.test("files in other layouts are rewritten in their own layout and restored exactly", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, {
+      "home/.claude/settings.json": JSON.stringify({ model: "opus", hooks: {} }, null, 4) + "\n",
+      "home/.claude.json": JSON.stringify({ numStartups: 1 }),
+      "home/code/app/.kiro/settings/mcp.json": JSON.stringify({ mcpServers: {} }, null, "\t"),
+    });
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world), ...quiet });
+    assert.match(
+      Deno.readTextFileSync(join(world.home, ".claude/settings.json")),
+      /^{\n {4}"model"/,
+    );
+    assert.ok(!Deno.readTextFileSync(join(world.home, ".claude.json")).includes("\n"));
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      ...quiet,
+    });
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("a symlinked settings file stays a symlink", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, { "dotfiles/claude-settings.json": { model: "opus" } });
+    await Deno.mkdir(join(world.home, ".claude"), { recursive: true });
+    await Deno.symlink(
+      join(world.root, "dotfiles/claude-settings.json"),
+      join(world.home, ".claude/settings.json"),
+    );
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world), ...quiet });
+    assert.ok((await Deno.lstat(join(world.home, ".claude/settings.json"))).isSymlink);
+    assert.equal(ourCount(readJson(world, "dotfiles/claude-settings.json")), 6);
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      ...quiet,
+    });
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("uninstall refuses to delete a data dir that is the home folder", async () => {
+  await withWorld(async (world) => {
+    const out = collect();
+    const plan = await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.home,
+      print: out.print,
+    });
+    assert.ok(!plan.actions.some((a) => a.kind === "remove-dir" && a.recursive));
+    assert.ok(out.lines.some((l) => /not removing the data dir/.test(l)));
+    assert.ok(existsAt(world, "home"));
+  });
+});

@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { InstallError } from "./errors.ts";
+import { MANIFEST_FILE } from "./manifest.ts";
+import { apply, formatPlan, planInstall, planUninstall } from "./plan.ts";
+import { HOOK_MARKER } from "./shell.ts";
+import {
+  COMMANDS,
+  existsAt,
+  FOREIGN,
+  makeWorld,
+  optionsFor,
+  readJson,
+  snapshot,
+  type World,
+  writeFiles,
+} from "./test_support.ts";
+
+async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
+  const world = await makeWorld();
+  try {
+    await fn(world);
+  } finally {
+    await world.cleanup();
+  }
+}
+
+Deno.test("planning reads but never writes; apply performs it in order", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    const before = snapshot(world.root);
+    const plan = await planInstall(optionsFor(world, { kiroIdeLegacy: true }));
+    assert.deepEqual(snapshot(world.root), before);
+    const last = plan.actions.at(-1)!;
+    assert.equal(last.path, join(world.dataDir, MANIFEST_FILE));
+    assert.equal(plan.actions.at(-2)!.path, join(world.dataDir, "settings.json"));
+    assert.deepEqual(
+      [...new Set(plan.actions.map((a) => a.kind))].sort(),
+      ["merge", "write"],
+    );
+    assert.deepEqual(apply(plan), { applied: plan.actions.length });
+    assert.notDeepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("apply refuses a plan whose files changed meanwhile, and writes nothing", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    const plan = await planInstall(optionsFor(world));
+    await writeFiles(world, { "home/.claude.json": { changed: true } });
+    const before = snapshot(world.root);
+    assert.throws(() => apply(plan), (error: unknown) => {
+      assert.ok(error instanceof InstallError);
+      assert.match(error.message, /\.claude\.json changed after the plan was made/);
+      return true;
+    });
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("the printed plan uses ~ paths and one verb per action", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    const text = formatPlan(await planInstall(optionsFor(world)), { dryRun: true });
+    const lines = text.split("\n");
+    assert.equal(lines[0], "kiro-learn install (dry run: nothing will be changed)");
+    assert.match(lines[1], /^Kiro CLI hook format: v3 \(kiro-cli not found/);
+    for (const line of lines.slice(2)) {
+      assert.match(line, /^ {2}(create|update|replace|delete|remove) +~\/\S+: \S/);
+    }
+  });
+});
+
+Deno.test("unusable shim or MCP commands are refused before anything is read", async () => {
+  await withWorld(async (world) => {
+    for (
+      const commands of [
+        { ...COMMANDS, mcp: () => [] },
+        { ...COMMANDS, shim: () => ["/x", "a\nb"] },
+        {
+          ...COMMANDS,
+          shim: () => {
+            throw new TypeError("no shim for that");
+          },
+        },
+      ]
+    ) {
+      await assert.rejects(() => planInstall(optionsFor(world, { commands })), InstallError);
+    }
+  });
+});
+
+Deno.test("auto picks v2 for kiro-cli 2.x, and a missing kiro-cli means the template agent", async () => {
+  await withWorld(async (world) => {
+    const v2 = await planInstall(optionsFor(world, { kiroCliVersion: "kiro-cli 2.3.1" }));
+    assert.equal(v2.kiroFormat?.format, "v2");
+    assert.ok(v2.actions.some((a) => a.path.endsWith("agents/kiro-learn.json")));
+    const forced = await planInstall({
+      ...optionsFor(world, { kiroFormat: "v2", kiroCliVersion: null }),
+      seedAgent: undefined,
+    });
+    assert.ok(forced.warnings.some((w) => /kiro-cli not found/.test(w)));
+  });
+});
+
+Deno.test("a data dir elsewhere holds the settings and the record", async () => {
+  await withWorld(async (world) => {
+    const dataDir = join(world.root, "elsewhere", "kl");
+    apply(await planInstall({ ...optionsFor(world), dataDir }));
+    assert.ok(existsAt(world, "elsewhere/kl/settings.json"));
+    assert.ok(existsAt(world, `elsewhere/kl/${MANIFEST_FILE}`));
+    assert.ok(!existsAt(world, "home/.kiro-learn"));
+  });
+});
+
+Deno.test("uninstall cleans every project the record lists, and keeps folders now in use", async () => {
+  await withWorld(async (world) => {
+    const other = join(world.home, "code", "other");
+    await Deno.mkdir(join(other, ".git"), { recursive: true });
+    const before = snapshot(world.root);
+    apply(await planInstall(optionsFor(world, { scope: "project" })));
+    apply(await planInstall({ ...optionsFor(world, { scope: "project" }), projectDir: other }));
+    assert.ok(existsAt(world, "home/code/other/.kiro/hooks/kiro-learn.json"));
+    // The user starts using a folder kiro-learn created.
+    await writeFiles(world, { "home/code/app/.claude/commands/review.md": "review it" });
+
+    apply(
+      await planUninstall({ home: world.home, projectDir: world.project, dataDir: world.dataDir }),
+    );
+    const after = snapshot(world.root);
+    assert.deepEqual(
+      Object.keys(after).filter((k) => !(k in before)),
+      [
+        "home/code/app/.claude",
+        "home/code/app/.claude/commands",
+        "home/code/app/.claude/commands/review.md",
+      ],
+    );
+    assert.ok(!JSON.stringify(after).includes(HOOK_MARKER));
+  });
+});
+
+Deno.test("uninstall of a home with nothing installed plans nothing", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, FOREIGN);
+    const plan = await planUninstall({ home: world.home, projectDir: world.project });
+    assert.deepEqual(plan.actions, []);
+    assert.match(formatPlan(plan), /nothing to remove/);
+    assert.deepEqual(readJson(world, "home/.claude.json"), FOREIGN["home/.claude.json"]);
+  });
+});
