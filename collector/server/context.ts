@@ -7,6 +7,7 @@ import type { Settings } from "@kiro-learn/core/settings";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { ExtractionService } from "../extraction/service.ts";
 import type { IngestPipeline } from "../ingest/pipeline.ts";
+import type { EventBus } from "../runtime/bus.ts";
 import type { Logger } from "../runtime/logger.ts";
 
 /** Shared state of one running collector. */
@@ -23,6 +24,8 @@ export interface CollectorContext {
   token: string;
   /** Extraction (status, forced runs). */
   extraction?: ExtractionService;
+  /** Live-feed bus. */
+  bus?: EventBus;
   /** Extra facts for `/v1/stats` and `status` (queue, spool, extraction, embeddings). */
   status?: () => Record<string, unknown>;
 }

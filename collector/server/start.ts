@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { Event } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { type ExtractionService, startExtraction } from "../extraction/service.ts";
@@ -11,6 +12,7 @@ import { type EventStoredHook, IngestPipeline } from "../ingest/pipeline.ts";
 import { createAssembler } from "../retrieval/assembler.ts";
 import { createResumeAssembler } from "../retrieval/resume.ts";
 import { createLogger, type Logger } from "../runtime/logger.ts";
+import { EventBus } from "../runtime/bus.ts";
 import { ensureToken } from "../runtime/token.ts";
 import { createApp } from "./app.ts";
 import type { CollectorContext } from "./context.ts";
@@ -27,6 +29,8 @@ export interface RunningCollector {
   storage: Storage;
   /** The extraction service. */
   extraction: ExtractionService;
+  /** Live-feed bus. */
+  bus: EventBus;
   /** Stops accepting requests, drains in-flight ones, closes the database. */
   close(): Promise<void>;
 }
@@ -55,12 +59,15 @@ export async function startCollector(
   }
   const token = ensureToken(settings.paths.token);
   const storage = openSqliteStorage(settings.paths.db, { home: Deno.env.get("HOME") });
+  const bus = new EventBus();
   const retrieve = createAssembler({
     storage,
     budgetMs: settings.retrieval.budgetMs,
     limit: settings.retrieval.limit,
     tokenBudget: settings.retrieval.tokenBudget,
     logger,
+    onRetrieval: (info) =>
+      bus.publish({ type: "retrieval", ...info, at: new Date().toISOString() }),
   });
   const resume = createResumeAssembler({
     storage,
@@ -71,14 +78,45 @@ export async function startCollector(
     storage,
     logger,
     runner: options.runner,
+    onCommitted: (records) => {
+      for (const r of records) {
+        bus.publish({
+          type: "record_saved",
+          record_id: r.record_id,
+          namespace: r.namespace,
+          title: r.title,
+        });
+      }
+    },
+    onRun: (run) => bus.publish({ type: "run", run: { ...run } }),
   });
   const onStored: EventStoredHook = (info) => {
     extraction.notify(info.project_id, info.bytes);
+    if (bus.size > 0) {
+      bus.publish({
+        type: "event",
+        event_id: info.event.event_id,
+        namespace: info.namespace,
+        kind: info.kind,
+        surface: info.event.source.surface,
+        preview: previewBody(info.event.body),
+        at: info.event.valid_time,
+      });
+    }
     options.onStored?.(info);
   };
   const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored });
-  const ctx: CollectorContext = { storage, pipeline, settings, logger, token, extraction };
-  const app = createApp(ctx);
+  const ctx: CollectorContext = { storage, pipeline, settings, logger, token, extraction, bus };
+  const app = createApp(ctx, {
+    onRecordSaved: (r) =>
+      bus.publish({
+        type: "record_saved",
+        record_id: r.record_id,
+        namespace: r.namespace,
+        title: r.title,
+      }),
+    onRecordsDeleted: (ids) => bus.publish({ type: "records_deleted", record_ids: ids }),
+  });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
@@ -111,6 +149,7 @@ export async function startCollector(
     token,
     storage,
     extraction,
+    bus,
     close() {
       closed ??= (async () => {
         await server.shutdown();
@@ -128,4 +167,14 @@ export async function startCollector(
       return closed;
     },
   };
+}
+
+/** A short one-line preview of an event body for the live feed. */
+export function previewBody(body: Event["body"]): string {
+  const text = body.type === "text"
+    ? body.content
+    : body.type === "message"
+    ? body.turns.at(-1)?.content ?? ""
+    : JSON.stringify(body.data) ?? "";
+  return text.replace(/\s+/g, " ").slice(0, 200);
 }
