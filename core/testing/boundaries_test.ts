@@ -21,9 +21,7 @@ async function graph(entry: string): Promise<Graph> {
   };
   const specs = info.modules.map((m) => m.specifier);
   return {
-    files: specs.filter((s) => s.startsWith("file://")).map((s) =>
-      s.slice(ROOT.href.length)
-    ),
+    files: specs.filter((s) => s.startsWith("file://")).map((s) => s.slice(ROOT.href.length)),
     npm: specs.filter((s) => s.startsWith("npm:")).map((s) => s.replace(/^npm:\/?/, "")),
     node: specs.filter((s) => s.startsWith("node:")),
   };
@@ -36,7 +34,9 @@ function member(file: string): string {
 async function entries(dir: string): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(new URL(dir, ROOT))) {
-    if (e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) out.push(`${dir}/${e.name}`);
+    if (e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) {
+      out.push(`${dir}/${e.name}`);
+    }
   }
   return out.sort();
 }
