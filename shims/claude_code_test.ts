@@ -1,0 +1,140 @@
+import assert from "node:assert/strict";
+import { resolveProject } from "@kiro-learn/core/project";
+import { makeRecord } from "@kiro-learn/core/testing";
+import { postJson, startTestDaemon } from "../collector/testing/mod.ts";
+import { claudeCodePlan } from "./claude_code.ts";
+import {
+  dataOf,
+  fixture,
+  fixtureText,
+  makeDataDir,
+  makeProject,
+  runShimProcess,
+  spoolFiles,
+  storedEvents,
+  TEST_ACTOR,
+  textOf,
+} from "./testing.ts";
+
+const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
+const opts = { env: {}, fallbackSessionId: () => "fallback", fallbackCwd: () => "/fallback" };
+const plan = (name: string) => claudeCodePlan(fixture(`claude_code/${name}`), opts);
+
+Deno.test("plan: every Claude Code hook maps to its event", () => {
+  const start = plan("session_start.json")!;
+  assert.equal(start.surface, "claude-code");
+  assert.equal(start.sessionId, SESSION);
+  assert.deepEqual(start.events.map((e) => [e.kind, e.query, e.print]), [["note", "resume", true]]);
+  assert.deepEqual(plan("user_prompt_submit.json")!.events.map((e) => [e.kind, e.query]), [[
+    "prompt",
+    "retrieve",
+  ]]);
+  const read = dataOf(plan("post_tool_use_read.json")!.events[0].body);
+  assert.equal(read.tool_name, "Read");
+  assert.equal(read.failed, undefined);
+  const bash = dataOf(plan("post_tool_use_bash.json")!.events[0].body);
+  assert.equal(bash.failed, undefined);
+  const failure = dataOf(plan("post_tool_use_failure.json")!.events[0].body);
+  assert.equal(failure.failed, true);
+  assert.equal(failure.error, "parses a leap day ... FAILED");
+  assert.match(failure.tool_response.error, /^Exit code 1/);
+  const stop = plan("stop.json")!;
+  assert.equal(stop.events[0].kind, "session_summary");
+  assert.match((stop.events[0].body as { content: string }).content, /leap years/);
+  const end = plan("session_end.json")!;
+  assert.equal(end.timeout, "fast");
+  assert.deepEqual(end.events[0].body, {
+    type: "text",
+    content: "session ended (prompt_input_exit)",
+  });
+  assert.equal(end.events[0].query, "");
+  assert.equal(plan("post_tool_use_own_tool.json"), null);
+  assert.equal(plan("unknown_hook.json"), null);
+  assert.equal(plan("notification.json"), null);
+});
+
+Deno.test("claude_code shim as a process against a real collector", async (t) => {
+  await using daemon = await startTestDaemon();
+  const project = await makeProject();
+  const { namespace } = resolveProject(project, { actor: TEST_ACTOR });
+  await postJson(
+    daemon,
+    "/v1/memories",
+    makeRecord({
+      namespace,
+      title: "Date parser leap-year bug",
+      summary: "parseDate rejected February 29 in leap years because of a fixed days table.",
+      concepts: ["leap-year"],
+    }),
+  );
+  const run = (name: string, extra: Record<string, string> = {}) =>
+    runShimProcess("claude-code", {
+      settings: daemon.settings,
+      env: { ...daemon.env, ...extra },
+      cwd: project,
+      stdin: fixtureText(`claude_code/${name}`, project),
+    });
+
+  await t.step("UserPromptSubmit prints matching context as plain stdout", async () => {
+    const result = await run("user_prompt_submit.json");
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Date parser leap-year bug/);
+    assert.doesNotMatch(result.stdout, /hookSpecificOutput/);
+    const [latest] = await storedEvents(daemon);
+    assert.equal(latest.session_id, SESSION);
+    assert.equal(latest.source.surface, "claude-code");
+  });
+
+  await t.step("PostToolUseFailure is stored as a failed tool use", async () => {
+    const result = await run("post_tool_use_failure.json");
+    assert.equal(result.code, 0, result.stderr);
+    const [latest] = await storedEvents(daemon);
+    assert.equal(latest.kind, "tool_use");
+    assert.equal(dataOf(latest.body).failed, true);
+    assert.equal(dataOf(latest.body).tool_name, "Bash");
+  });
+
+  await t.step("Stop stores last_assistant_message as the turn summary", async () => {
+    await run("stop.json");
+    const [latest] = await storedEvents(daemon);
+    assert.equal(latest.kind, "session_summary");
+    assert.match(textOf(latest.body), /both tests pass/);
+  });
+
+  await t.step("SessionStart and SessionEnd are stored as notes", async () => {
+    assert.equal((await run("session_start.json")).code, 0);
+    assert.equal((await run("session_end.json")).code, 0);
+    const [end, start] = await storedEvents(daemon);
+    assert.deepEqual(start.body, { type: "text", content: "session started" });
+    assert.deepEqual(end.body, { type: "text", content: "session ended (prompt_input_exit)" });
+  });
+
+  await t.step("unknown hook: exit 0, note, nothing stored", async () => {
+    const before = (await storedEvents(daemon)).length;
+    const result = await run("unknown_hook.json");
+    assert.equal(result.code, 0);
+    assert.match(result.stderr, /unknown hook "TimeTravel"/);
+    assert.equal((await storedEvents(daemon)).length, before);
+  });
+
+  await Deno.remove(project, { recursive: true });
+});
+
+Deno.test("SessionEnd with the collector down finishes fast and spools", async () => {
+  const data = await makeDataDir({ collector: { host: "127.0.0.1", port: 9 } });
+  const project = await makeProject();
+  try {
+    const result = await runShimProcess("claude-code", {
+      settings: data.settings,
+      env: data.env,
+      cwd: project,
+      stdin: fixtureText("claude_code/session_end.json", project),
+    });
+    assert.equal(result.code, 0);
+    assert.ok(result.ms < 1500, `SessionEnd took ${result.ms} ms`);
+    assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
+  } finally {
+    await Deno.remove(data.dir, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});

@@ -1,0 +1,178 @@
+/**
+ * Shims as real processes when the collector is down, slow or its spool is full: the event is
+ * never lost (spooled, then drained exactly once) and the hook still exits 0 quickly.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { postJson, startTestDaemon, type TestDaemon } from "../collector/testing/mod.ts";
+import { drainSpool } from "../collector/ingest/spool_drain.ts";
+import { DROPPED_LOG, spoolStatus } from "./spool.ts";
+import {
+  fixtureText,
+  makeDataDir,
+  makeProject,
+  runShimProcess,
+  spoolFiles,
+  storedEvents,
+} from "./testing.ts";
+
+function postingIngest(daemon: TestDaemon) {
+  return async (event: unknown) => {
+    const res = await postJson(daemon, "/v1/events", event);
+    await res.body?.cancel();
+    if (res.status >= 500) throw new Error(`collector answered ${res.status}`);
+    return { ok: res.ok };
+  };
+}
+
+Deno.test("collector down: events are spooled, then drained into the collector exactly once", async () => {
+  await using daemon = await startTestDaemon();
+  const project = await makeProject();
+  const spool = daemon.settings.paths.spool;
+  const run = (name: string) =>
+    runShimProcess("kiro-cli", {
+      settings: daemon.settings,
+      env: daemon.env,
+      cwd: project,
+      stdin: fixtureText(name, project),
+    });
+  try {
+    await daemon.kill();
+    const prompt = await run("kiro_cli/user_prompt_submit.json");
+    assert.equal(prompt.code, 0);
+    assert.equal(prompt.stdout, "");
+    assert.match(prompt.stderr, /not reachable.*spooling/);
+    assert.equal((await run("kiro_cli/post_tool_use_deferred.json")).code, 0);
+    const files = spoolFiles(spool);
+    assert.equal(files.length, 4);
+    const first = JSON.parse(await Deno.readTextFile(`${spool}/${files[0]}`));
+    assert.equal(first.query, "retrieve");
+    assert.equal(first.event.kind, "prompt");
+    const ids = files.map((f) => f.replace(/\.json$/, ""));
+
+    // A crash after ingesting but before deleting leaves a file behind; keep one to replay that.
+    const replayed = await Deno.readTextFile(`${spool}/${files[1]}`);
+    await daemon.restart();
+    await drainSpool(spool, postingIngest(daemon));
+    assert.deepEqual(spoolFiles(spool), []);
+    await Deno.writeTextFile(`${spool}/${files[1]}`, replayed);
+    await drainSpool(spool, postingIngest(daemon));
+    await drainSpool(spool, postingIngest(daemon));
+    assert.deepEqual(spoolFiles(spool), []);
+
+    const stored = await storedEvents(daemon);
+    for (const id of ids) {
+      assert.equal(stored.filter((e) => e.event_id === id).length, 1, `event ${id} stored once`);
+    }
+    assert.equal(stored.length, 4);
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("collector slow (never answers): the shim gives up within its timeout and spools", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })();
+  const port = (listener.addr as Deno.NetAddr).port;
+  const data = await makeDataDir({
+    collector: { host: "127.0.0.1", port },
+    shim: { timeoutMs: 400 },
+  });
+  const project = await makeProject();
+  try {
+    const result = await runShimProcess("kiro-cli", {
+      settings: data.settings,
+      env: data.env,
+      cwd: project,
+      stdin: fixtureText("kiro_cli/user_prompt_submit.json", project),
+    });
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, "");
+    assert.match(result.stderr, /did not answer within 400 ms/);
+    // 400 ms of waiting plus process start; far from "hangs until the agent kills it".
+    assert.ok(result.ms < 4000, `took ${result.ms} ms`);
+    assert.ok(held.length >= 1, "the shim did connect");
+    assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
+  } finally {
+    listener.close();
+    for (const conn of held) conn.close();
+    await accepting.catch(() => {});
+    await Deno.remove(data.dir, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("spool full: nothing written, a dropped.log line and a stderr warning", async () => {
+  const data = await makeDataDir({
+    collector: { host: "127.0.0.1", port: 9 },
+    spool: { maxBytes: 1_048_576 },
+  });
+  const project = await makeProject();
+  const spool = data.settings.paths.spool;
+  try {
+    await Deno.mkdir(spool, { recursive: true });
+    // One large spooled event fills the spool.
+    await Deno.writeTextFile(`${spool}/01ARZ3NDEKTSV4RRFFQ69G5FAV.json`, "x".repeat(1_048_000));
+    const result = await runShimProcess("kiro-cli", {
+      settings: data.settings,
+      env: data.env,
+      cwd: project,
+      stdin: fixtureText("kiro_cli/post_tool_use_bash_failed.json", project),
+    });
+    assert.equal(result.code, 0);
+    assert.match(result.stderr, /spool full/);
+    assert.equal(spoolFiles(spool).length, 1);
+    const log = await Deno.readTextFile(`${spool}/${DROPPED_LOG}`);
+    assert.match(log, /dropped [0-9A-Z]{26} kind=tool_use/);
+    assert.deepEqual(spoolStatus(spool, { maxBytes: 1_048_576 }).dropped, 1);
+  } finally {
+    await Deno.remove(data.dir, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("property: any stdin bytes → exit 0 and nothing on stdout (every stdin shim)", async () => {
+  const data = await makeDataDir({ collector: { host: "127.0.0.1", port: 9 } });
+  const project = await makeProject();
+  const hookish = fc.record({
+    hook_event_name: fc.constantFrom(
+      "userPromptSubmit",
+      "postToolUse",
+      "UserPromptSubmit",
+      "Stop",
+      "x",
+    ),
+    cwd: fc.oneof(fc.constant(project), fc.string()),
+    prompt: fc.anything(),
+    tool_name: fc.anything(),
+    tool_response: fc.anything(),
+    hook_events: fc.anything(),
+    session_id: fc.anything(),
+  }).map((v) => new TextEncoder().encode(JSON.stringify(v)));
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.uint8Array({ maxLength: 512 }), hookish),
+        fc.constantFrom("kiro-cli", "claude-code") as fc.Arbitrary<"kiro-cli" | "claude-code">,
+        async (bytes, surface) => {
+          const result = await runShimProcess(surface, {
+            settings: data.settings,
+            env: data.env,
+            cwd: project,
+            stdin: bytes,
+          });
+          assert.equal(result.code, 0, result.stderr);
+          assert.equal(result.stdout, "");
+          assert.doesNotMatch(result.stderr, /internal error|Uncaught/);
+        },
+      ),
+      { numRuns: 16 },
+    );
+  } finally {
+    await Deno.remove(data.dir, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});

@@ -1,0 +1,214 @@
+/**
+ * The shim side of the spool: events a shim could not deliver, one file each, so an event
+ * that reached a shim is never lost while the collector is down (kiro-learn spec §13 item 13).
+ *
+ * Layout of `<dataDir>/spool/`:
+ * - `<event_id>.json`: `{"event": <Event>, "query": "retrieve" | "resume" | ""}`; the
+ *   collector drains these oldest-first (ULID order) and deletes each after ingesting it.
+ * - `.<event_id>.tmp`: a file being written; renamed into place only once it is on disk.
+ * - `dropped.log`: one line per event refused because the spool was full (itself bounded).
+ * - `rejected/`: files the collector could not ingest (moved there by the collector).
+ *
+ * @module
+ */
+import type { Event } from "@kiro-learn/core/schemas";
+import { DEFAULTS } from "@kiro-learn/core/settings";
+import { ULID_PATTERN } from "@kiro-learn/core/ids";
+import { note } from "./stderr.ts";
+
+/** What the shim had asked the collector for; kept for the record, never replayed. */
+export type SpoolQuery = "retrieve" | "resume" | "";
+
+/** The content of one spool file. */
+export interface SpoolRecord {
+  /** The event as the shim would have posted it. */
+  event: Event;
+  /** The query string the post would have carried. */
+  query: SpoolQuery;
+}
+
+/** A snapshot of the spool, for `status` and `doctor`. */
+export interface SpoolStatus {
+  /** Spooled events waiting to be drained. */
+  files: number;
+  /** Their total size in bytes. */
+  bytes: number;
+  /** The configured bound (`spool.maxBytes`). */
+  maxBytes: number;
+  /** Lines in `dropped.log`: events refused because the spool was full (since its last trim). */
+  dropped: number;
+}
+
+/** Outcome of {@linkcode spoolEvent}. */
+export type SpoolOutcome =
+  | { spooled: true; path: string }
+  | { spooled: false; reason: "full" | "error"; message: string };
+
+/** Options for {@linkcode spoolEvent}. */
+export interface SpoolEventOptions {
+  /** The spool dir (`settings.paths.spool`). */
+  spoolDir: string;
+  /** Bound on the spool's total size (`settings.spool.maxBytes`). */
+  maxBytes: number;
+  /** What the post would have asked for. */
+  query?: SpoolQuery;
+}
+
+/** Name of the log of events refused because the spool was full. */
+export const DROPPED_LOG = "dropped.log";
+
+/** `dropped.log` is trimmed to about half of this when a line would take it past it. */
+export const DROPPED_LOG_MAX_BYTES = 64 * 1024;
+
+/** Suffix of spool records (everything else in the dir is not an event). */
+export const SPOOL_SUFFIX = ".json";
+
+const encoder = new TextEncoder();
+const IS_WINDOWS = Deno.build.os === "windows";
+
+/**
+ * Writes `event` to the spool atomically and durably: `.<id>.tmp` (0600) → fsync → rename →
+ * fsync of the dir. When the file would take the spool past `maxBytes` nothing is written;
+ * a line goes to `dropped.log` and a warning to stderr instead. Never throws.
+ */
+export function spoolEvent(event: Event, options: SpoolEventOptions): SpoolOutcome {
+  try {
+    if (!ULID_PATTERN.test(event.event_id)) {
+      // The id becomes a file name: refuse anything that could name another path.
+      return { spooled: false, reason: "error", message: "event_id is not a ULID" };
+    }
+    const dir = options.spoolDir;
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const record: SpoolRecord = { event, query: options.query ?? "" };
+    const data = encoder.encode(JSON.stringify(record) + "\n");
+    const used = spoolUsage(dir).bytes;
+    if (used + data.length > options.maxBytes) {
+      recordDrop(dir, event, `spool full (${used} of ${options.maxBytes} bytes used)`);
+      note(
+        `spool full (${used}/${options.maxBytes} bytes): event ${event.event_id} dropped; ` +
+          `start the collector (kiro-learn start) to drain it`,
+      );
+      return { spooled: false, reason: "full", message: "spool full" };
+    }
+    const path = `${dir}/${event.event_id}${SPOOL_SUFFIX}`;
+    writeDurably(dir, `.${event.event_id}.tmp`, path, data);
+    return { spooled: true, path };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    note(`could not spool event ${event.event_id}: ${message}`);
+    return { spooled: false, reason: "error", message };
+  }
+}
+
+/** Options for {@linkcode spoolStatus}. */
+export interface SpoolStatusOptions {
+  /** The bound to report; defaults to the settings default. */
+  maxBytes?: number;
+}
+
+/** Counts what waits in the spool dir (a missing dir is an empty spool). Never throws. */
+export function spoolStatus(dir: string, options: SpoolStatusOptions = {}): SpoolStatus {
+  const usage = spoolUsage(dir);
+  return {
+    files: usage.files,
+    bytes: usage.bytes,
+    maxBytes: options.maxBytes ?? DEFAULTS.spool.maxBytes,
+    dropped: countDropped(dir),
+  };
+}
+
+function spoolUsage(dir: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync(dir);
+  } catch {
+    return { files, bytes };
+  }
+  for (const entry of entries) {
+    if (!entry.isFile || !entry.name.endsWith(SPOOL_SUFFIX) || entry.name.startsWith(".")) {
+      continue;
+    }
+    try {
+      bytes += Deno.statSync(`${dir}/${entry.name}`).size;
+      files++;
+    } catch {
+      // Drained between the listing and the stat.
+    }
+  }
+  return { files, bytes };
+}
+
+function countDropped(dir: string): number {
+  try {
+    const text = Deno.readTextFileSync(`${dir}/${DROPPED_LOG}`);
+    return text.split("\n").filter((line) => line.trim() !== "").length;
+  } catch {
+    return 0;
+  }
+}
+
+function recordDrop(dir: string, event: Event, reason: string): void {
+  const line = `${new Date().toISOString()} dropped ${event.event_id} kind=${event.kind} ` +
+    `session=${JSON.stringify(event.session_id)} surface=${event.source.surface} ` +
+    `reason=${JSON.stringify(reason)}\n`;
+  const path = `${dir}/${DROPPED_LOG}`;
+  try {
+    let size = 0;
+    try {
+      size = Deno.statSync(path).size;
+    } catch {
+      // No log yet.
+    }
+    if (size + line.length <= DROPPED_LOG_MAX_BYTES) {
+      Deno.writeTextFileSync(path, line, { append: true, create: true, mode: 0o600 });
+      return;
+    }
+    // Keep the newest half so the log stays bounded but still tells what happened lately.
+    const old = Deno.readTextFileSync(path);
+    const lines = old.split("\n").filter((l) => l !== "");
+    const kept: string[] = [];
+    let keptBytes = 0;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      keptBytes += lines[i].length + 1;
+      if (keptBytes > DROPPED_LOG_MAX_BYTES / 2) break;
+      kept.unshift(lines[i]);
+    }
+    const text = (kept.length > 0 ? kept.join("\n") + "\n" : "") + line;
+    writeDurably(dir, `.${DROPPED_LOG}.${crypto.randomUUID()}.tmp`, path, encoder.encode(text));
+  } catch (error) {
+    note(`could not write ${DROPPED_LOG}: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+function writeDurably(dir: string, tmpName: string, path: string, data: Uint8Array): void {
+  const tmp = `${dir}/${tmpName}`;
+  const file = Deno.openSync(tmp, { write: true, create: true, truncate: true, mode: 0o600 });
+  try {
+    let written = 0;
+    while (written < data.length) written += file.writeSync(data.subarray(written));
+    file.syncSync();
+  } finally {
+    file.close();
+  }
+  // The mode given to open is masked by umask; the spool holds session text, so force 0600.
+  if (!IS_WINDOWS) Deno.chmodSync(tmp, 0o600);
+  Deno.renameSync(tmp, path);
+  syncDir(dir);
+}
+
+/** Makes the rename itself durable; some platforms cannot open a dir, so best effort. */
+function syncDir(dir: string): void {
+  if (IS_WINDOWS) return;
+  try {
+    const handle = Deno.openSync(dir, { read: true });
+    try {
+      handle.syncSync();
+    } finally {
+      handle.close();
+    }
+  } catch {
+    // Best effort: the file itself is already synced.
+  }
+}

@@ -1,0 +1,345 @@
+/**
+ * The transport every shim shares: settings and token, building an event, capping its body,
+ * posting it with a timeout, and spooling it when the collector cannot take it.
+ *
+ * Failure policy (an event that reached a shim is never lost, and a hook never fails):
+ * - connection refused, timeout, 5xx, 401/403 (a token or host mismatch), a missing token
+ *   file (the collector never ran), a net permission refusal → the event is spooled;
+ * - 400/413/415/422 (the collector says the event itself is invalid) → a stderr note, since
+ *   spooling it would only get it rejected again;
+ * - nothing here throws.
+ *
+ * @module
+ */
+import type { Event, EventBody, EventKind, Surface } from "@kiro-learn/core/schemas";
+import { newEventId } from "@kiro-learn/core/ids";
+import {
+  currentActor,
+  type EnvLike,
+  type ProjectIdentity,
+  resolveProject,
+} from "@kiro-learn/core/project";
+import { dataDir, dataPaths, DEFAULTS, loadSettings } from "@kiro-learn/core/settings";
+import { VERSION } from "@kiro-learn/core/version";
+import { httpPost, HttpTimeoutError } from "./http.ts";
+import { MAX_EVENT_BODY_CHARS } from "./limits.ts";
+import { spoolEvent, type SpoolQuery } from "./spool.ts";
+import { note } from "./stderr.ts";
+import { truncateBody } from "./truncate.ts";
+
+/** What a shim needs from settings.json and the data dir. */
+export interface ShimConfig {
+  /** The collector's host (a loopback name or address, IPv6 without brackets). */
+  collectorHost: string;
+  /** The collector's port. */
+  collectorPort: number;
+  /** `host:port`, for messages. */
+  collectorAddress: string;
+  /** The bearer token, or null when the collector never created one. */
+  token: string | null;
+  /** `shim.timeoutMs`: the budget of a retrieving post. */
+  timeoutMs: number;
+  /** Body cap in UTF-8 bytes (`shim.maxBodyBytes`, at most the schema's 1 MiB). */
+  maxBodyBytes: number;
+  /** `<dataDir>/spool`. */
+  spoolDir: string;
+  /** `spool.maxBytes`. */
+  spoolMaxBytes: number;
+}
+
+/** Posts that do not retrieve wait at most this long: they only store. */
+export const STORE_ONLY_TIMEOUT_MS = 1000;
+
+/** SessionEnd-style hooks that the agent kills quickly wait at most this long. */
+export const FAST_EXIT_TIMEOUT_MS = 500;
+
+/**
+ * Loads settings and the token. Invalid settings fall back to the defaults (with a note),
+ * because a hook must keep working; only a missing data dir location returns null.
+ */
+export function loadShimConfig(options: { env?: EnvLike } = {}): ShimConfig | null {
+  let values: {
+    collector: { host: string; port: number };
+    shim: { timeoutMs: number; maxBodyBytes: number };
+    spool: { maxBytes: number };
+  } = DEFAULTS;
+  let dir: string;
+  try {
+    const settings = loadSettings({ env: options.env });
+    values = settings;
+    dir = settings.dataDir;
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    try {
+      dir = dataDir(options.env);
+    } catch {
+      note(`${message}; event not recorded`);
+      return null;
+    }
+    note(`${message} (using default settings)`);
+  }
+  const paths = dataPaths(dir);
+  const host = values.collector.host.includes(":")
+    ? `[${values.collector.host}]`
+    : values.collector.host;
+  const address = `${host}:${values.collector.port}`;
+  return {
+    collectorHost: values.collector.host,
+    collectorPort: values.collector.port,
+    collectorAddress: address,
+    token: readToken(paths.token),
+    timeoutMs: values.shim.timeoutMs,
+    maxBodyBytes: Math.min(values.shim.maxBodyBytes, MAX_EVENT_BODY_CHARS),
+    spoolDir: paths.spool,
+    spoolMaxBytes: values.spool.maxBytes,
+  };
+}
+
+function readToken(path: string): string | null {
+  try {
+    const token = Deno.readTextFileSync(path).trim();
+    return token === "" ? null : token;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * This machine's name for `source.client_id`. `Deno.hostname()` needs `--allow-sys=hostname`
+ * (granted to shims: it reveals nothing beyond the name); without it, `"localhost"`.
+ */
+export function clientId(): string {
+  try {
+    const name = Deno.hostname().trim();
+    if (name !== "") return name.slice(0, 256);
+  } catch {
+    // Not permitted or not available.
+  }
+  return "localhost";
+}
+
+/** The parts of an event a hook decides. */
+export interface EventDraft {
+  /** What happened. */
+  kind: EventKind;
+  /** Its content. */
+  body: EventBody;
+}
+
+/** Context for {@linkcode buildEvent}. */
+export interface BuildEventOptions {
+  /** The agent. */
+  surface: Surface;
+  /** Session id (1–128 characters). */
+  sessionId: string;
+  /** The hook's working directory (the project is derived from it). */
+  cwd: string;
+  /** Body cap in UTF-8 bytes. */
+  maxBodyBytes: number;
+  /** Environment for the actor (defaults to `Deno.env`). */
+  env?: EnvLike;
+  /** Clock. */
+  now?: Date;
+  /** `source.client_id`; defaults to {@linkcode clientId}. */
+  clientId?: string;
+}
+
+const projects = new Map<string, ProjectIdentity>();
+
+/** Resolves (once per process and cwd) the project a hook runs in. */
+export function projectFor(cwd: string, env?: EnvLike): ProjectIdentity {
+  const actor = currentActor(env);
+  const key = `${actor}\u0000${cwd}`;
+  let identity = projects.get(key);
+  if (identity === undefined) {
+    identity = resolveProject(cwd, { actor });
+    projects.set(key, identity);
+  }
+  return identity;
+}
+
+/** Builds a complete, schema-valid event; a body over the cap is cut (and marked). */
+export function buildEvent(draft: EventDraft, options: BuildEventOptions): Event {
+  const project = projectFor(options.cwd, options.env);
+  const { body, truncated } = truncateBody(draft.body, options.maxBodyBytes);
+  if (truncated) note(`${draft.kind} body over ${options.maxBodyBytes} bytes: truncated`);
+  const source: Event["source"] = {
+    surface: options.surface,
+    version: VERSION,
+    client_id: options.clientId ?? clientId(),
+  };
+  if (project.project_root.length <= 2048) source.project_path = project.project_root;
+  return {
+    event_id: newEventId(),
+    session_id: options.sessionId.slice(0, 128),
+    actor_id: currentActor(options.env),
+    namespace: project.namespace,
+    schema_version: 1,
+    kind: draft.kind,
+    body,
+    valid_time: (options.now ?? new Date()).toISOString(),
+    source,
+  };
+}
+
+/** What the collector said to one post. */
+export type PostResult =
+  | { status: "ok"; context: string }
+  | { status: "rejected"; message: string }
+  | { status: "unavailable"; message: string };
+
+/** Options for {@linkcode postEvent}. */
+export interface PostOptions {
+  /** `retrieve` (prompt), `resume` (session start) or `""`. */
+  query: SpoolQuery;
+  /** Abort after this long. */
+  timeoutMs: number;
+}
+
+/** POSTs one event to `/v1/events` (see `http.ts` for why not `fetch`). Never throws. */
+export async function postEvent(
+  event: Event,
+  config: ShimConfig,
+  options: PostOptions,
+): Promise<PostResult> {
+  if (config.token === null) {
+    return { status: "unavailable", message: "collector not set up yet (no token file)" };
+  }
+  const query = options.query === "retrieve"
+    ? "?retrieve=true"
+    : options.query === "resume"
+    ? "?context=resume"
+    : "";
+  try {
+    const response = await httpPost(
+      { hostname: config.collectorHost, port: config.collectorPort },
+      `/v1/events${query}`,
+      {
+        headers: {
+          "Authorization": `Bearer ${config.token}`,
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify(event),
+        timeoutMs: Math.max(1, options.timeoutMs),
+      },
+    );
+    if (response.status >= 200 && response.status < 300) {
+      return { status: "ok", context: contextFrom(response.body) };
+    }
+    const reason = errorFrom(response.body);
+    if ([400, 413, 415, 422].includes(response.status)) {
+      return {
+        status: "rejected",
+        message: `collector refused the event (${response.status} ${reason})`,
+      };
+    }
+    return { status: "unavailable", message: `collector answered ${response.status} ${reason}` };
+  } catch (error) {
+    return { status: "unavailable", message: describeFailure(error, config, options.timeoutMs) };
+  }
+}
+
+function contextFrom(text: string): string {
+  try {
+    const context = JSON.parse(text)?.retrieval?.context;
+    return typeof context === "string" ? context : "";
+  } catch {
+    return "";
+  }
+}
+
+function errorFrom(text: string): string {
+  try {
+    const error = JSON.parse(text)?.error;
+    if (typeof error === "string") return error;
+  } catch {
+    // Not JSON.
+  }
+  return text.slice(0, 80);
+}
+
+function describeFailure(error: unknown, config: ShimConfig, timeoutMs: number): string {
+  if (error instanceof HttpTimeoutError) {
+    return `collector at ${config.collectorAddress} did not answer within ${timeoutMs} ms`;
+  }
+  if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    return `not permitted to reach ${config.collectorAddress} (port changed? re-run kiro-learn install)`;
+  }
+  if (error instanceof Deno.errors.ConnectionRefused) {
+    return `collector not reachable at ${config.collectorAddress} (is it running? kiro-learn start)`;
+  }
+  return `post to ${config.collectorAddress} failed: ${
+    error instanceof Error ? error.message : String(error)
+  }`;
+}
+
+/** One event to deliver and what to ask for with it. */
+export interface Delivery {
+  /** The event. */
+  event: Event;
+  /** Retrieval to request. */
+  query: SpoolQuery;
+}
+
+/** How one delivery ended. */
+export interface DeliveryResult {
+  /** The event's id. */
+  event_id: string;
+  /** `posted`: the collector has it; `spooled`: on disk for the collector to drain later; `lost`: neither (reported on stderr). */
+  outcome: "posted" | "spooled" | "lost";
+  /** The context the collector returned ('' when none). */
+  context: string;
+}
+
+/** Options for {@linkcode deliver}. */
+export interface DeliverOptions {
+  /** Per-post timeout. */
+  timeoutMs: number;
+}
+
+/**
+ * Posts the events in order. After the first failure that says the collector is unavailable,
+ * the rest go straight to the spool: waiting out the same timeout again would only slow the
+ * agent down. The whole batch is bounded by twice `timeoutMs`.
+ */
+export async function deliver(
+  items: readonly Delivery[],
+  config: ShimConfig,
+  options: DeliverOptions,
+): Promise<DeliveryResult[]> {
+  const results: DeliveryResult[] = [];
+  const deadline = Date.now() + 2 * options.timeoutMs;
+  let down: string | null = null;
+  for (const item of items) {
+    const remaining = Math.min(options.timeoutMs, deadline - Date.now());
+    if (down === null && remaining <= 0) down = "shim time budget spent";
+    if (down === null) {
+      const result = await postEvent(item.event, config, {
+        query: item.query,
+        timeoutMs: remaining,
+      });
+      if (result.status === "ok") {
+        results.push({ event_id: item.event.event_id, outcome: "posted", context: result.context });
+        continue;
+      }
+      if (result.status === "rejected") {
+        note(`${result.message}; ${item.event.kind} event ${item.event.event_id} not recorded`);
+        results.push({ event_id: item.event.event_id, outcome: "lost", context: "" });
+        continue;
+      }
+      down = result.message;
+      note(`${down}; spooling`);
+    }
+    const spooled = spoolEvent(item.event, {
+      spoolDir: config.spoolDir,
+      maxBytes: config.spoolMaxBytes,
+      query: item.query,
+    });
+    results.push({
+      event_id: item.event.event_id,
+      outcome: spooled.spooled ? "spooled" : "lost",
+      context: "",
+    });
+  }
+  return results;
+}
