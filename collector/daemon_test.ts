@@ -228,3 +228,31 @@ Deno.test("graceful shutdown answers in-flight requests", async () => {
   for (const s of answered) assert.equal((s as PromiseFulfilledResult<number>).value, 200);
   await daemon.restart();
 });
+
+Deno.test("the daemon drains the spool on start, exactly once", async () => {
+  await using daemon = await startTestDaemon();
+  await daemon.kill();
+  const events = [makeEvent(), makeEvent(), makeEvent()];
+  await Deno.mkdir(`${daemon.dataDir}/spool`, { recursive: true });
+  for (const event of events) {
+    await Deno.writeTextFile(
+      `${daemon.dataDir}/spool/${event.event_id}.json`,
+      JSON.stringify({ event, query: "" }),
+    );
+  }
+  await Deno.writeTextFile(`${daemon.dataDir}/spool/${makeEvent().event_id}.json`, "{torn");
+  await daemon.restart();
+  const stored = await (await daemon.fetch("/v1/events?limit=10")).json();
+  assert.deepEqual(
+    new Set(stored.items.map((e: { event_id: string }) => e.event_id)),
+    new Set(events.map((e) => e.event_id)),
+  );
+  const left = [...Deno.readDirSync(`${daemon.dataDir}/spool`)].filter((e) => e.isFile);
+  assert.deepEqual(left.map((e) => e.name), [], "drained files are removed");
+  const rejected = [...Deno.readDirSync(`${daemon.dataDir}/spool/rejected`)];
+  assert.equal(rejected.length, 1, "the torn file is kept aside, not deleted");
+  await daemon.kill();
+  await daemon.restart();
+  const again = await (await daemon.fetch("/v1/events?limit=10")).json();
+  assert.equal(again.total, 3);
+});

@@ -9,6 +9,7 @@ import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { type ExtractionService, startExtraction } from "../extraction/service.ts";
 import type { PromptRunner } from "../extraction/llm_extractor.ts";
 import { type EventStoredHook, IngestPipeline } from "../ingest/pipeline.ts";
+import { drainSpool } from "../ingest/spool_drain.ts";
 import { createAssembler } from "../retrieval/assembler.ts";
 import { createResumeAssembler } from "../retrieval/resume.ts";
 import { createLogger, type Logger } from "../runtime/logger.ts";
@@ -45,6 +46,8 @@ export interface StartOptions {
   onStored?: EventStoredHook;
   /** ACP session runner (tests may substitute; default is the real ACP client). */
   runner?: PromptRunner;
+  /** How often the spool is drained after the start-up drain (default 30 s). */
+  spoolDrainMs?: number;
 }
 
 /** Opens everything and starts listening on the settings' loopback host and port. */
@@ -107,6 +110,13 @@ export async function startCollector(
   };
   const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored });
   const ctx: CollectorContext = { storage, pipeline, settings, logger, token, extraction, bus };
+  // Events the shims spooled while we were down come in first (before new ones, keeping their
+  // order), then periodically for events spooled because we were slow.
+  const drain = () =>
+    drainSpool(settings.paths.spool, (event) => pipeline.ingest(event), { logger }).then((r) => {
+      if (r.ingested + r.rejected > 0) logger.info("spool drained", { ...r });
+    });
+  await drain();
   const app = createApp(ctx, {
     onRecordSaved: (r) =>
       bus.publish({
@@ -142,6 +152,7 @@ export async function startCollector(
     Deno.writeTextFileSync(settings.paths.pid, `${Deno.pid}\n`, { mode: 0o600 });
   }
   logger.info("collector listening", { url, data_dir: settings.dataDir, pid: Deno.pid });
+  const drainTimer = setInterval(drain, options.spoolDrainMs ?? 30_000);
   let closed: Promise<void> | undefined;
   return {
     url,
@@ -152,6 +163,7 @@ export async function startCollector(
     bus,
     close() {
       closed ??= (async () => {
+        clearInterval(drainTimer);
         await server.shutdown();
         await extraction.close();
         storage.close();
