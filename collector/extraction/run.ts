@@ -20,6 +20,39 @@ import type { RunOutcome } from "./watcher.ts";
 /** Most queue rows one run takes (the rest wait for the next run). */
 export const MAX_ROWS_PER_RUN = 5000;
 
+/** One chunk's records, to commit together with the queue rows the chunk consumed. */
+export interface ChunkToCommit {
+  /** Project. */
+  projectId: string;
+  /** Namespace of the chunk. */
+  namespace: string;
+  /** How the records were made. */
+  strategy: MemoryRecord["strategy"];
+  /** The records, with their embeddings when computed. */
+  records: RecordWithEmbedding[];
+  /** Queue rows the chunk consumed. */
+  consumedSeqs: number[];
+}
+
+/** What a chunk commit stored and deleted. */
+export interface ChunkCommitResult {
+  /** Records now stored (kept candidates and merge summaries). */
+  stored: MemoryRecord[];
+  /** Stored records a merge replaced (deleted). */
+  deleted: string[];
+  /** Counters and phase latencies, summed into the run's details. */
+  details: Record<string, number>;
+}
+
+/**
+ * Commits one chunk: its records and deletions and its consumed queue rows in ONE transaction, so
+ * a crash loses nothing and a rerun duplicates nothing. Reconciliation plugs in here.
+ */
+export type ChunkCommitter = (
+  chunk: ChunkToCommit,
+  context: { runner: PromptRunner; semaphore: Semaphore; dailyBudgetChars: number },
+) => Promise<ChunkCommitResult>;
+
 /** What a run needs. */
 export interface ExtractionDeps {
   /** The database. */
@@ -44,8 +77,12 @@ export interface ExtractionDeps {
   logger: Logger;
   /** Adds embeddings to new records before they are committed (optional). */
   embed?: (records: MemoryRecord[]) => Promise<RecordWithEmbedding[]>;
+  /** Commits a chunk (default: `commitExtraction` of the records as they are). */
+  commitChunk?: ChunkCommitter;
   /** Told about committed records (vector index, live feed). */
   onCommitted?: (records: MemoryRecord[]) => void;
+  /** Told about records a merge deleted (vector index, live feed). */
+  onDeleted?: (recordIds: string[]) => void;
   /** Told about every finished run (live feed). */
   onRun?: (run: ExtractionRun) => void;
 }
@@ -92,6 +129,7 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
   let chunkCount = 0;
   let error: string | null = null;
   let budgetLimited = false;
+  const reconcile: Record<string, number> = {};
   try {
     let t = performance.now();
     entries = await deps.storage.snapshotQueue(projectId, { limit: MAX_ROWS_PER_RUN });
@@ -155,13 +193,34 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
         ? await deps.embed(records)
         : records.map((record) => ({ record }));
       const seqs = [...chunk.entries.map((e) => e.seq), ...pendingTrivial];
-      await deps.storage.commitExtraction({ consumedSeqs: seqs, records: withEmbeddings });
+      let stored = records;
+      let deleted: string[] = [];
+      if (deps.commitChunk) {
+        const result = await deps.commitChunk({
+          projectId,
+          namespace: chunk.entries[0].namespace,
+          strategy,
+          records: withEmbeddings,
+          consumedSeqs: seqs,
+        }, {
+          runner: deps.runner,
+          semaphore: deps.semaphore,
+          dailyBudgetChars: deps.dailyBudgetChars,
+        });
+        ({ stored, deleted } = result);
+        for (const [key, value] of Object.entries(result.details)) {
+          reconcile[key] = (reconcile[key] ?? 0) + value;
+        }
+      } else {
+        await deps.storage.commitExtraction({ consumedSeqs: seqs, records: withEmbeddings });
+      }
       phase.commit += performance.now() - t;
       pendingTrivial = [];
       consumed += seqs.length;
-      recordsCommitted += records.length;
+      recordsCommitted += stored.length;
       chunksDone++;
-      if (records.length > 0) deps.onCommitted?.(records);
+      if (stored.length > 0) deps.onCommitted?.(stored);
+      if (deleted.length > 0) deps.onDeleted?.(deleted);
     }
     return { ok: true, consumed };
   } catch (e) {
@@ -186,6 +245,7 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
         details: {
           consumed,
           budget_limited: budgetLimited,
+          ...(Object.keys(reconcile).length > 0 ? { reconcile } : {}),
           phase_ms: Object.fromEntries(Object.entries(phase).map(([k, v]) => [k, Math.round(v)])),
         },
       };

@@ -29,7 +29,14 @@ export interface ExtractionStatus {
   /** LLM sessions running now. */
   sessions_in_use: number;
   /** Today's LLM spend against the cap. */
-  llm_today: { chars_sent: number; chars_received: number; cap: number; over_cap: boolean };
+  llm_today: {
+    chars_sent: number;
+    chars_received: number;
+    cap: number;
+    over_cap: boolean;
+    /** A run today fell back to the heuristic extractor because of the cap. */
+    budget_limited: boolean;
+  };
   /** Per-project watcher state. */
   projects: ProjectWatchState[];
 }
@@ -67,6 +74,13 @@ export async function startExtraction(
     if (x.strategy === "acp") return "acp";
     return agentFound ? "acp" : "heuristic";
   };
+  let budgetLimitedDay = "";
+  const onRun = (run: ExtractionRun) => {
+    if ((run.details as { budget_limited?: boolean } | undefined)?.budget_limited) {
+      budgetLimitedDay = run.started_at.slice(0, 10);
+    }
+    options.onRun?.(run);
+  };
   const watcher = new ExtractionWatcher({
     idleMs: x.idleMs,
     sizeThresholdBytes: x.sizeThresholdBytes,
@@ -89,7 +103,7 @@ export async function startExtraction(
         logger: options.logger,
         embed: options.embed,
         onCommitted: options.onCommitted,
-        onRun: options.onRun,
+        onRun,
       }),
     compact: (projectId) =>
       compactQueue(projectId, {
@@ -113,7 +127,8 @@ export async function startExtraction(
     notify: (projectId, bytes) => watcher.notify(projectId, bytes),
     flush: (projectId) => watcher.flush(projectId),
     async status() {
-      const usage = await options.storage.llmUsage({ day: new Date().toISOString().slice(0, 10) });
+      const day = new Date().toISOString().slice(0, 10);
+      const usage = await options.storage.llmUsage({ day });
       return {
         strategy: { configured: x.strategy, effective: effective(), agent_found: agentFound },
         sessions_in_use: semaphore.inUse,
@@ -122,6 +137,7 @@ export async function startExtraction(
           chars_received: usage.chars_received,
           cap: x.dailyBudgetChars,
           over_cap: usage.chars_sent >= x.dailyBudgetChars,
+          budget_limited: budgetLimitedDay === day,
         },
         projects: watcher.states(),
       };

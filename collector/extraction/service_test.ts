@@ -292,3 +292,27 @@ Deno.test("with no agent installed, the heuristic extractor makes searchable rec
   const stats = await (await daemon.fetch("/v1/stats")).json();
   assert.equal(stats.extraction.strategy.effective, "heuristic");
 });
+
+Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristic extractor", async () => {
+  const agent = await scriptedAgent([{ reply: VALID }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { dailyBudgetChars: 6000, promptCapBytes: 4096 }),
+    env: agent.env,
+  });
+  for (let i = 0; i < 12; i++) {
+    await postJson(daemon, "/v1/events", toolEvent(i, "w".repeat(700))).then((r) =>
+      r.body?.cancel()
+    );
+  }
+  await flush(daemon);
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  const spent = stats.extraction.llm_today;
+  assert.ok(spent.chars_sent > 0, "the first chunk used the model");
+  assert.ok(spent.chars_sent <= 6000, `spent ${spent.chars_sent} of a 6000 cap`);
+  assert.equal(spent.budget_limited, true);
+  const strategies = new Set((await memories(daemon)).items.map((r) => r.strategy));
+  assert.deepEqual(strategies, new Set(["llm-summary", "heuristic"]));
+  assert.equal(await queueRows(daemon), 0);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  assert.equal(runs.items[0].details.budget_limited, true);
+});
