@@ -74,7 +74,7 @@ Deno.test("install on a fresh home writes every piece, with quoted commands", as
     const command = (v3hooks[0].action as Json).command as string;
     assert.equal(
       command,
-      `'/opt/kiro learn/bin/deno' run -A '/opt/kiro learn/it'\\''s/shims/kiro-cli.ts' || true ${HOOK_MARKER}`,
+      `'/opt/kiro learn/bin/deno' run -A '/opt/kiro learn/it'\\''s/shims/kiro-cli.ts' --agent-pid=$PPID || true ${HOOK_MARKER}`,
     );
     assert.ok(!JSON.stringify(v3).includes("cache"));
 
@@ -416,7 +416,11 @@ Deno.test("legacy IDE hook files come with the flag and go without it", async ()
     assert.deepEqual(prompt.when, { type: "promptSubmit" });
     const then = prompt.then as Json;
     assert.equal(then.type, "runCommand");
-    assert.ok((then.command as string).includes("shims/kiro-ide.ts' promptSubmit || true"));
+    assert.ok(
+      (then.command as string).includes(
+        "shims/kiro-ide.ts' promptSubmit --agent-pid=$PPID || true",
+      ),
+    );
     const tool = readJson(world, "home/code/app/.kiro/hooks/kiro-learn-tool.kiro.hook");
     assert.deepEqual(tool.when, { type: "postToolUse", toolTypes: ["*"] });
     const stop = readJson(world, "home/code/app/.kiro/hooks/kiro-learn-stop.kiro.hook");

@@ -528,10 +528,12 @@ function hookSet(commands: InstallCommands): HookSet {
     const mcp = commands.mcp();
     for (const argv of [kiro, claude, ideBase, mcp]) assertArgv(argv);
     const ide = new Map(
-      KIRO_IDE_HOOKS.map((h) => [h.event, hookCommand(commands.shim("kiro-ide", [h.event]))]),
+      KIRO_IDE_HOOKS.map((
+        h,
+      ) => [h.event, hookCommand(commands.shim("kiro-ide", [h.event]), { passAgentPid: true })]),
     );
     return {
-      kiroCli: hookCommand(kiro),
+      kiroCli: hookCommand(kiro, { passAgentPid: true }),
       claudeCode: hookCommand(claude),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },

@@ -31,9 +31,15 @@ export function quoteArgv(argv: readonly string[]): string {
  * The hook command for `argv`: quoted argv, `|| true`, and the marker. Throws a `TypeError` for
  * an empty argv or an element no shell can pass (a NUL or a line break).
  */
-export function hookCommand(argv: readonly string[]): string {
+export function hookCommand(
+  argv: readonly string[],
+  options: { passAgentPid?: boolean } = {},
+): string {
   assertArgv(argv);
-  return `${quoteArgv(argv)} || true ${HOOK_MARKER}`;
+  // The hook runs under `sh -c`, so the shim's parent is a throw-away shell; `$PPID` (left
+  // unquoted on purpose) is the agent itself, which keys Kiro's per-process session id.
+  const pid = options.passAgentPid ? " --agent-pid=$PPID" : "";
+  return `${quoteArgv(argv)}${pid} || true ${HOOK_MARKER}`;
 }
 
 /** Throws a `TypeError` unless `argv` is a non-empty list of strings a shell can pass. */
