@@ -1,5 +1,6 @@
 // The daemon as a user runs it: the real serve task, its permissions, SIGKILL under load, the CLI.
 import assert from "node:assert/strict";
+import { resolveProject } from "@kiro-learn/core/project";
 import { loadSettings } from "@kiro-learn/core/settings";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
@@ -255,4 +256,41 @@ Deno.test("the daemon drains the spool on start, exactly once", async () => {
   await daemon.restart();
   const again = await (await daemon.fetch("/v1/events?limit=10")).json();
   assert.equal(again.total, 3);
+});
+
+Deno.test("replaying the sample session with no LLM yields searchable heuristic records", async () => {
+  await using daemon = await startTestDaemon({
+    settings: {
+      extraction: { strategy: "auto", agentCommand: ["kiro-cli-is-not-installed"] },
+      compaction: { enabled: false },
+    },
+  });
+  const project = await Deno.makeTempDir({ prefix: "kiro-learn-replay-test-" });
+  await Deno.mkdir(`${project}/.git`);
+  try {
+    const sample = new URL("../shims/testdata/sample_session.ndjson", import.meta.url).pathname;
+    const out = await cli(["replay", sample, "--cwd", project], daemon.env);
+    assert.equal(out.code, 0, text(out));
+    const { project_id, namespace } = resolveProject(project);
+    const flushed = await daemon.fetch(`/v1/extraction/flush?project_id=${project_id}`, {
+      method: "POST",
+    });
+    assert.equal(flushed.status, 200);
+    await flushed.body?.cancel();
+    const search = async (query: string) => {
+      const params = new URLSearchParams({ namespace, query });
+      return await (await daemon.fetch(`/v1/memories/search?${params}`)).json() as {
+        title: string;
+        observation_type: string;
+        strategy: string;
+      }[];
+    };
+    const byFile = await search("date_parser.ts");
+    assert.ok(byFile.length > 0, "the edited file is findable");
+    assert.ok(byFile.every((r) => r.strategy === "heuristic"));
+    const failing = await search("leap year test failure");
+    assert.ok(failing.some((r) => r.observation_type === "error"), JSON.stringify(failing));
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
 });

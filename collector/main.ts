@@ -66,6 +66,33 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  replay: {
+    usage: "kiro-learn replay <file.ndjson> [--cwd DIR]",
+    summary: "feed a recorded session (NDJSON hook payloads) through the real shims",
+    options: { cwd: { type: "string" } },
+    run: async ({ positionals, values }) => {
+      if (positionals.length !== 1) throw new UsageError("replay needs exactly one file");
+      const file = positionals[0];
+      try {
+        await Deno.stat(file);
+      } catch {
+        throw new UsageError(`no such file: ${file}`);
+      }
+      // A fresh project by default, so a demo never lands in the memory of a real one.
+      let cwd = values.cwd as string | undefined;
+      if (cwd === undefined) {
+        cwd = await Deno.makeTempDir({ prefix: "kiro-learn-replay-" });
+        await Deno.mkdir(`${cwd}/.git`);
+        console.log(`replaying into a new project at ${cwd}`);
+      }
+      const { code } = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", REPLAY_ENTRY, file, `--cwd=${cwd}`],
+        stdout: "inherit",
+        stderr: "inherit",
+      }).output();
+      return code;
+    },
+  },
   forget: {
     usage: "kiro-learn forget <record_id>",
     summary: "delete a memory record and everything derived from it",
@@ -77,6 +104,8 @@ const COMMANDS: Record<string, Command> = {
 };
 
 class UsageError extends Error {}
+
+const REPLAY_ENTRY = new URL("../shims/replay.ts", import.meta.url).pathname;
 
 function helpText(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
