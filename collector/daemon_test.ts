@@ -5,6 +5,7 @@ import { loadSettings } from "@kiro-learn/core/settings";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { daemonArgs } from "./cli/lifecycle.ts";
+import { writeTinyModel } from "./embedding/tiny_onnx.ts";
 import { DAEMON_ENTRY } from "./runtime/permissions.ts";
 import { freePort, postJson, startTestDaemon } from "./testing/mod.ts";
 
@@ -112,7 +113,7 @@ Deno.test("SIGKILL under concurrent load loses no acknowledged event", async () 
   }
 });
 
-function cli(args: string[], env: Record<string, string>) {
+function cli(args: string[], env: Record<string, string>, cwd = ROOT) {
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -124,7 +125,7 @@ function cli(args: string[], env: Record<string, string>) {
       `${ROOT}collector/main.ts`,
       ...args,
     ],
-    cwd: ROOT,
+    cwd,
     env,
   }).output();
 }
@@ -292,5 +293,80 @@ Deno.test("replaying the sample session with no LLM yields searchable heuristic 
     assert.ok(failing.some((r) => r.observation_type === "error"), JSON.stringify(failing));
   } finally {
     await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("CLI: models add installs a checked model, and refuses a folder without one", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-models-" });
+  const src = await Deno.makeTempDir({ prefix: "tiny-model-" });
+  try {
+    await writeTinyModel(src, { dim: 8 });
+    const ok = await cli(["models", "add", src, "--name", "tiny"], { KIRO_LEARN_HOME: home });
+    assert.equal(ok.code, 0, text(ok));
+    assert.match(text(ok), /installed onnx:tiny@[0-9a-f]{12} \(8 dimensions\)/);
+    await Deno.stat(`${home}/models/tiny/model.onnx`);
+    const empty = await Deno.makeTempDir();
+    const bad = await cli(["models", "add", empty], { KIRO_LEARN_HOME: home });
+    assert.equal(bad.code, 1);
+    assert.match(text(bad), /model\.onnx/);
+    await Deno.remove(empty, { recursive: true });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(src, { recursive: true });
+  }
+});
+
+Deno.test("CLI: install, doctor and uninstall against a temporary home and project", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-home-" });
+  const project = `${home}/code/app`;
+  await Deno.mkdir(`${project}/.git`, { recursive: true });
+  const claude = `${home}/.claude/settings.json`;
+  await Deno.mkdir(`${home}/.claude`);
+  const foreign = JSON.stringify(
+    { model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] } },
+    null,
+    2,
+  ) + "\n";
+  await Deno.writeTextFile(claude, foreign);
+  const env = {
+    HOME: home,
+    KIRO_LEARN_HOME: `${home}/.kiro-learn`,
+    KIRO_LEARN_PORT: String(freePort()),
+    PATH: "/usr/bin:/bin",
+  };
+  try {
+    const dry = await cli(["install", "--dry-run"], env, project);
+    assert.equal(dry.code, 0, text(dry));
+    assert.equal(await Deno.readTextFile(claude), foreign, "a dry run writes nothing");
+    const installed = await cli(["install"], env, project);
+    assert.equal(installed.code, 0, text(installed));
+    const v3 = JSON.parse(await Deno.readTextFile(`${project}/.kiro/hooks/kiro-learn.json`));
+    const command = v3.hooks[0].action.command as string;
+    assert.match(command, /shims\/kiro_cli\.ts/);
+    assert.match(command, /--agent-pid=\$PPID \|\| true # managed by kiro-learn$/);
+    const merged = JSON.parse(await Deno.readTextFile(claude));
+    assert.equal(merged.model, "opus");
+    assert.equal(merged.hooks.Stop.length, 2, "ours sits next to the foreign hook");
+    const again = await cli(["install"], env, project);
+    assert.equal(again.code, 0);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(claude)), merged, "install twice = once");
+    const doc = await cli(["doctor"], env, project);
+    assert.match(text(doc), /collector/i);
+    assert.equal(doc.code, 1, "the collector is not running, so doctor reports a failure");
+    const removed = await cli(["uninstall", "--keep-data"], env, project);
+    assert.equal(removed.code, 0, text(removed));
+    assert.equal(await Deno.readTextFile(claude), foreign, "uninstall restores the bytes");
+    await assert.rejects(Deno.stat(`${project}/.kiro/hooks/kiro-learn.json`), Deno.errors.NotFound);
+    await Deno.writeTextFile(claude, "{ not json");
+    const broken = await cli(["install"], env, project);
+    assert.equal(broken.code, 1);
+    assert.match(text(broken), /settings\.json/);
+    assert.equal(
+      await Deno.readTextFile(claude),
+      "{ not json",
+      "an unparsable file is never overwritten",
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });

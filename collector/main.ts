@@ -8,7 +8,11 @@ import { loadSettings, SettingsError } from "@kiro-learn/core/settings";
 import { VERSION } from "@kiro-learn/core/version";
 import { CollectorDownError } from "./cli/client.ts";
 import { forget, search, status } from "./cli/commands.ts";
+import { runDoctor, runInstall, runUninstall } from "./cli/install.ts";
 import { serve, start, stop } from "./cli/lifecycle.ts";
+import { addModel, ModelError } from "./embedding/models.ts";
+import { InstallError } from "./installer/mod.ts";
+import { openViewer } from "./viewer/open.ts";
 
 interface Command {
   usage: string;
@@ -66,6 +70,48 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  install: {
+    usage:
+      "kiro-learn install [--dry-run] [--kiro-format v2|v3] [--scope user|project] [--kiro-ide-legacy]",
+    summary: "register the hooks and the MCP server for Kiro CLI, Kiro IDE and Claude Code",
+    options: {
+      "dry-run": { type: "boolean" },
+      "kiro-format": { type: "string" },
+      scope: { type: "string" },
+      "kiro-ide-legacy": { type: "boolean" },
+    },
+    run: ({ values }) => {
+      const format = values["kiro-format"] as string | undefined;
+      if (format !== undefined && !["v2", "v3", "auto"].includes(format)) {
+        throw new UsageError("--kiro-format must be v2, v3 or auto");
+      }
+      const scope = values.scope as string | undefined;
+      if (scope !== undefined && !["user", "project"].includes(scope)) {
+        throw new UsageError("--scope must be user or project");
+      }
+      return runInstall(loadSettings(), {
+        dryRun: !!values["dry-run"],
+        kiroFormat: format as "v2" | "v3" | "auto" | undefined,
+        scope: scope as "user" | "project" | undefined,
+        kiroIdeLegacy: !!values["kiro-ide-legacy"],
+      });
+    },
+  },
+  uninstall: {
+    usage: "kiro-learn uninstall [--keep-data] [--dry-run]",
+    summary: "remove exactly what install added (and the data dir, unless --keep-data)",
+    options: { "keep-data": { type: "boolean" }, "dry-run": { type: "boolean" } },
+    run: ({ values }) =>
+      runUninstall(loadSettings(), {
+        keepData: !!values["keep-data"],
+        dryRun: !!values["dry-run"],
+      }),
+  },
+  doctor: {
+    usage: "kiro-learn doctor",
+    summary: "check the data dir, settings, token, collector, hooks, agent command and spool",
+    run: () => runDoctor(loadSettings()),
+  },
   replay: {
     usage: "kiro-learn replay <file.ndjson> [--cwd DIR]",
     summary: "feed a recorded session (NDJSON hook payloads) through the real shims",
@@ -92,6 +138,40 @@ const COMMANDS: Record<string, Command> = {
       }).output();
       return code;
     },
+  },
+  models: {
+    usage: "kiro-learn models add <dir> [--name NAME]",
+    summary: "install an ONNX sentence-transformer (model.onnx + tokenizer.json) for embeddings",
+    options: { name: { type: "string" } },
+    run: async ({ positionals, values }) => {
+      if (positionals[0] !== "add" || positionals.length !== 2) {
+        throw new UsageError("models needs `add <dir>`");
+      }
+      const settings = loadSettings();
+      try {
+        const added = await addModel(positionals[1], {
+          dataDir: settings.dataDir,
+          name: values.name as string | undefined,
+        });
+        console.log(
+          `installed ${added.model_id} (${added.dim} dimensions) in ${added.dir}\n` +
+            `set "embedding": {"backend": "onnx"} in ${settings.paths.settings} and restart ` +
+            "the collector; records are re-embedded in the background",
+        );
+        return 0;
+      } catch (error) {
+        if (error instanceof ModelError) {
+          console.error(`kiro-learn models add: ${error.message}`);
+          return 1;
+        }
+        throw error;
+      }
+    },
+  },
+  open: {
+    usage: "kiro-learn open",
+    summary: "open the web viewer (prints a one-time link, opens it in a browser when it can)",
+    run: () => openViewer(loadSettings()),
   },
   forget: {
     usage: "kiro-learn forget <record_id>",
@@ -150,7 +230,10 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`kiro-learn ${name}: ${(error as Error).message}\nusage: ${command.usage}`);
       return 2;
     }
-    if (error instanceof SettingsError || error instanceof CollectorDownError) {
+    if (
+      error instanceof SettingsError || error instanceof CollectorDownError ||
+      error instanceof InstallError
+    ) {
       console.error(`kiro-learn: ${error.message}`);
       return 1;
     }

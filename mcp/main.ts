@@ -1,6 +1,6 @@
 /**
  * Entry: the `kiro-learn-memory` MCP server over stdio. Run it with the argv from
- * {@linkcode mcpCommand} (see `command.ts`).
+ * `mcpCommand` (in `@kiro-learn/core/launch`, so the collector's installer can build it).
  *
  * stdout carries JSON-RPC only; every diagnostic goes to stderr.
  *

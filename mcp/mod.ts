@@ -1,10 +1,10 @@
 /**
- * The `kiro-learn-memory` MCP server: tools, formatting, the collector client, and the command
- * line the installer registers ({@linkcode mcpCommand}). The entry point is `main.ts`.
+ * The `kiro-learn-memory` MCP server: tools, formatting and the collector client. The entry
+ * point is `main.ts`; the command line the installer registers is `mcpCommand` in
+ * `@kiro-learn/core/launch` (the collector may import only core).
  *
  * @module
  */
-export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions, REPO_ROOT } from "./command.ts";
 export {
   type CollectorClient,
   type CollectorClientOptions,

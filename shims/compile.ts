@@ -5,7 +5,7 @@
  *
  * `deno compile` needs `denort`, a runtime binary it downloads from outside; where that cannot
  * be fetched (this project's machines), compiling fails and says so, and the installer keeps
- * using `deno run` of each entry (see `shimCommand`), which works the same, only a little
+ * using `deno run` of each entry (see `shimCommand` in `@kiro-learn/core/launch`), which works the same, only a little
  * slower to start. A local `denort` can be named with the `DENORT_BIN` environment variable.
  *
  * Usage: `deno task compile [--dry-run]` (`--dry-run` prints the commands and runs nothing).
@@ -22,7 +22,7 @@ import {
   shimPermissions,
   type ShimSurface,
   WORKSPACE_CONFIG,
-} from "./permissions.ts";
+} from "@kiro-learn/core/launch";
 
 /** Options for {@linkcode compileArgs}. */
 export interface CompileOptions extends ShimPermissionOptions {

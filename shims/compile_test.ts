@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
 import { compileArgs, isRuntimeDownloadFailure, NO_DENORT_MESSAGE, summarize } from "./compile.ts";
-import { SHIM_ENTRIES, shimEntryPath, type ShimSurface, WORKSPACE_CONFIG } from "./permissions.ts";
+import {
+  SHIM_ENTRIES,
+  shimEntryPath,
+  type ShimSurface,
+  WORKSPACE_CONFIG,
+} from "@kiro-learn/core/launch";
 
 const settings = loadSettings({ env: { KIRO_LEARN_HOME: "/home/ada/.kiro-learn" } });
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { postJson, startTestDaemon, type TestDaemon } from "../collector/testing/mod.ts";
 import { drainSpool } from "../collector/ingest/spool_drain.ts";
-import { DROPPED_LOG, spoolStatus } from "./spool.ts";
+import { DROPPED_LOG, spoolStatus } from "@kiro-learn/core/spool";
 import {
   fixtureText,
   makeDataDir,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { after } from "./deadline.ts";
 
 /** A response: status and body text. */
 export interface HttpResponse {
@@ -50,9 +51,9 @@ export async function httpPost(
   options: HttpPostOptions,
 ): Promise<HttpResponse> {
   let conn: Deno.TcpConn | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let disarm = () => {};
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    disarm = after(options.timeoutMs, () => {
       // Closing makes a pending read or write fail, which ends the exchange below.
       try {
         conn?.close();
@@ -60,12 +61,12 @@ export async function httpPost(
         // Already closed.
       }
       reject(new HttpTimeoutError(options.timeoutMs));
-    }, options.timeoutMs);
+    });
   });
   try {
     return await Promise.race([exchange(), timeout]);
   } finally {
-    clearTimeout(timer);
+    disarm();
     try {
       conn?.close();
     } catch {

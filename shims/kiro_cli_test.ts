@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon } from "../collector/testing/mod.ts";
+import { AGENT_PID_ARG, hookCommandLine, shimCommand } from "@kiro-learn/core/launch";
+import { SHIM_BODY_CAP_BYTES, TRUNCATION_MARKER } from "@kiro-learn/core/schemas/limits";
 import { kiroCliPlan } from "./kiro_cli.ts";
-import { hookCommandLine, shimCommand } from "./permissions.ts";
-import { SHIM_BODY_CAP_BYTES, TRUNCATION_MARKER } from "./limits.ts";
 import {
   dataOf,
   fixture,
@@ -287,7 +287,7 @@ Deno.test("kiro_cli shim as a process against a real collector", async (t) => {
         assert.equal((await child.output()).code, 0);
         return (await storedEvents(daemon))[0].session_id;
       };
-      const viaArg = `${hookCommandLine(argv).slice("exec ".length)} --agent-pid=$PPID || true`;
+      const viaArg = `${hookCommandLine(argv).slice("exec ".length)} ${AGENT_PID_ARG} || true`;
       const ids = [
         await fire(hookCommandLine(argv)),
         await fire(hookCommandLine(argv)),

@@ -1,32 +1,19 @@
 /**
  * Hook shims: one small entry per agent (`kiro_cli.ts`, `kiro_ide.ts`, `claude_code.ts`) and
- * the pieces they share, plus the tools around them (launch commands with narrow permissions,
- * replay of recorded sessions, compilation).
+ * the pieces they share, plus the tools around them (replay of recorded sessions,
+ * compilation). Their launch commands and permissions live in `@kiro-learn/core/launch` and
+ * the spool format in `@kiro-learn/core/spool`, so the collector's CLI can use them.
  *
  * The entries themselves import only the modules they need (never this one), so a hook firing
- * loads no replay, compile or permission code.
+ * loads no replay or compile code.
  *
  * @module
  */
 export { claudeCodePlan, type ClaudePlanOptions } from "./claude_code.ts";
-export { isInternal, readShimEnv, SHIM_ENV_VARS, type ShimEnv } from "./env.ts";
+export { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 export { httpPost, type HttpPostOptions, type HttpResponse, HttpTimeoutError } from "./http.ts";
 export { kiroCliPlan, type KiroPlanOptions } from "./kiro_cli.ts";
 export { type IdePlanOptions, kiroIdePlan } from "./kiro_ide.ts";
-export {
-  hookCommandLine,
-  SHIM_BIN_DIR,
-  SHIM_ENTRIES,
-  shimCommand,
-  type ShimCommandOptions,
-  shimEntryPath,
-  shimPermissionFlags,
-  type ShimPermissionOptions,
-  type ShimPermissions,
-  shimPermissions,
-  type ShimSurface,
-  WORKSPACE_CONFIG,
-} from "./permissions.ts";
 export {
   formatResult,
   replay,
@@ -49,18 +36,6 @@ export {
   type SessionIdOptions,
   validSessionId,
 } from "./session.ts";
-export {
-  DROPPED_LOG,
-  DROPPED_LOG_MAX_BYTES,
-  spoolEvent,
-  type SpoolEventOptions,
-  type SpoolOutcome,
-  type SpoolQuery,
-  type SpoolRecord,
-  type SpoolStatus,
-  spoolStatus,
-  type SpoolStatusOptions,
-} from "./spool.ts";
 export { readStdin, type ReadStdinOptions, type StdinResult } from "./stdin.ts";
 export {
   detectFailure,

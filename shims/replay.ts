@@ -18,8 +18,7 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { SHIM_ENV_VARS } from "./env.ts";
-import { shimCommand, type ShimSurface } from "./permissions.ts";
+import { SHIM_ENV_VARS, shimCommand, type ShimSurface } from "@kiro-learn/core/launch";
 
 /** One line of a replay file. */
 export interface ReplayLine {

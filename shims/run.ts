@@ -6,8 +6,9 @@
  * @module
  */
 import type { EventBody, EventKind, Surface } from "@kiro-learn/core/schemas";
+import { after } from "./deadline.ts";
 import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
-import type { SpoolQuery } from "./spool.ts";
+import type { SpoolQuery } from "@kiro-learn/core/spool";
 import { note, writeAllSync } from "./stderr.ts";
 import { STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
@@ -121,11 +122,11 @@ export async function runShim(
     if (isInternal(env)) Deno.exit(0);
     const config = loadShimConfig({ env });
     const budget = STDIN_TIMEOUT_MS + 2 * (config?.timeoutMs ?? 2000) + 1000;
-    const watchdog = setTimeout(() => {
+    // Not unref'd (see deadline.ts), which is fine: this function always ends in Deno.exit.
+    after(budget, () => {
       note("hook took too long; giving up");
       Deno.exit(0);
-    }, budget);
-    Deno.unrefTimer(watchdog);
+    });
     const planned = await plan({ env, args: [...Deno.args] });
     if (planned !== null && config !== null) {
       const outcome = await executePlan(planned, config, { env });

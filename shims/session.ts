@@ -19,8 +19,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
-import type { EnvLike } from "@kiro-learn/core/project";
+import { type EnvLike, sha256Hex } from "@kiro-learn/core/project";
 
 /** Longest session id the event schema accepts. */
 export const MAX_SESSION_ID = 128;
@@ -132,7 +131,7 @@ function readProcFile(path: string): string | null {
 }
 
 function hash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 32);
+  return sha256Hex(text).slice(0, 32);
 }
 
 function localDate(now: Date): string {

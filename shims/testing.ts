@@ -6,7 +6,7 @@
  */
 import type { Event, EventBody } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { shimCommand, type ShimSurface } from "./permissions.ts";
+import { shimCommand, type ShimSurface } from "@kiro-learn/core/launch";
 
 /** The folder holding the fixtures. */
 export const TESTDATA: string = new URL("./testdata/", import.meta.url).pathname;

@@ -20,10 +20,10 @@ import {
   resolveProject,
 } from "@kiro-learn/core/project";
 import { dataDir, dataPaths, DEFAULTS, loadSettings } from "@kiro-learn/core/settings";
+import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
+import { spoolEvent, type SpoolQuery } from "@kiro-learn/core/spool";
 import { VERSION } from "@kiro-learn/core/version";
 import { httpPost, HttpTimeoutError } from "./http.ts";
-import { MAX_EVENT_BODY_CHARS } from "./limits.ts";
-import { spoolEvent, type SpoolQuery } from "./spool.ts";
 import { note } from "./stderr.ts";
 import { truncateBody } from "./truncate.ts";
 
@@ -334,6 +334,7 @@ export async function deliver(
       spoolDir: config.spoolDir,
       maxBytes: config.spoolMaxBytes,
       query: item.query,
+      warn: note,
     });
     results.push({
       event_id: item.event.event_id,

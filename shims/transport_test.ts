@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { EventSchema } from "@kiro-learn/core/schemas";
 import { makeEvent } from "@kiro-learn/core/testing";
-import { SHIM_BODY_CAP_BYTES } from "./limits.ts";
+import { SHIM_BODY_CAP_BYTES } from "@kiro-learn/core/schemas/limits";
 import { buildEvent, deliver, loadShimConfig, postEvent, type ShimConfig } from "./transport.ts";
 import { makeDataDir, makeProject, spoolFiles } from "./testing.ts";
 import { serializedBytes } from "./truncate.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { EventBody } from "@kiro-learn/core/schemas";
-import { TRUNCATION_MARKER } from "./limits.ts";
+import { TRUNCATION_MARKER } from "@kiro-learn/core/schemas/limits";
 
 /** Strings at most this long are never shortened (tool names, paths, error lines survive). */
 export const MIN_KEPT_CHARS = 1024;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { EventBody } from "@kiro-learn/core/schemas";
-import { SHIM_BODY_CAP_BYTES, TRUNCATION_MARKER } from "./limits.ts";
+import { SHIM_BODY_CAP_BYTES, TRUNCATION_MARKER } from "@kiro-learn/core/schemas/limits";
 import { dataOf } from "./testing.ts";
 import { cutString, MIN_KEPT_CHARS, serializedBytes, truncateBody } from "./truncate.ts";
 

@@ -33,9 +33,19 @@ export async function status(
       lines.memories = s.total_memories;
       lines.projects = s.total_projects;
       lines.queued_events = (s.queue ?? []).reduce((n, q) => n + q.rows, 0);
-      for (const key of ["spool", "extraction", "embeddings"]) {
-        if (s[key] !== undefined) lines[key] = s[key];
+      const extraction = s.extraction as
+        | { strategy?: { effective?: string }; llm_today?: Record<string, unknown> }
+        | undefined;
+      if (extraction?.strategy) lines.extraction = extraction.strategy.effective;
+      if (extraction?.llm_today) lines.llm_today = extraction.llm_today;
+      const embedding = s.embedding as { state?: string; model_id?: string; backfill?: unknown };
+      if (embedding) {
+        lines.embedding = `${embedding.state ?? "?"}${
+          embedding.model_id ? ` (${embedding.model_id})` : ""
+        }`;
+        if (embedding.backfill) lines.backfill = embedding.backfill;
       }
+      if (s.spool !== undefined) lines.spool = s.spool;
     }
   }
   if (options.json) {

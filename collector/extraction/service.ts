@@ -12,7 +12,7 @@ import type { Logger } from "../runtime/logger.ts";
 import { commandAvailable } from "../runtime/permissions.ts";
 import { compactQueue } from "./compaction.ts";
 import type { PromptRunner } from "./llm_extractor.ts";
-import { runExtraction } from "./run.ts";
+import { type ChunkCommitter, runExtraction } from "./run.ts";
 import { Semaphore } from "./semaphore.ts";
 import { ExtractionWatcher, type ProjectWatchState } from "./watcher.ts";
 
@@ -61,7 +61,9 @@ export async function startExtraction(
     logger: Logger;
     runner?: PromptRunner;
     embed?: (records: MemoryRecord[]) => Promise<RecordWithEmbedding[]>;
+    commitChunk?: ChunkCommitter;
     onCommitted?: (records: MemoryRecord[]) => void;
+    onDeleted?: (recordIds: string[]) => void;
     onRun?: (run: ExtractionRun) => void;
   },
 ): Promise<ExtractionService> {
@@ -102,7 +104,9 @@ export async function startExtraction(
         dailyBudgetChars: x.dailyBudgetChars,
         logger: options.logger,
         embed: options.embed,
+        commitChunk: options.commitChunk,
         onCommitted: options.onCommitted,
+        onDeleted: options.onDeleted,
         onRun,
       }),
     compact: (projectId) =>

@@ -1,7 +1,8 @@
 /**
  * Draining the shim spool: events a shim could not deliver wait in `<dataDir>/spool/` as
  * `<event_id>.json` files (`{"event": <Event>, "query": "retrieve" | "resume" | ""}`, written
- * atomically by `shims/spool.ts`). The collector drains them at start and periodically.
+ * atomically by the shims; the format is defined in `@kiro-learn/core/spool`). The collector
+ * drains them at start and periodically.
  *
  * Guarantees: files are ingested oldest first (ULID order); a file is deleted only after its
  * event was ingested, and ingest is idempotent on `event_id`, so a crash mid-drain stores
@@ -11,6 +12,9 @@
  *
  * @module
  */
+import { REJECTED_DIR, SPOOL_FILE_PATTERN } from "@kiro-learn/core/spool";
+
+export { REJECTED_DIR };
 
 /** Where the drain reports. */
 export interface SpoolDrainLogger {
@@ -43,10 +47,6 @@ export interface DrainSpoolResult {
   remaining: number;
 }
 
-/** Subfolder for files that could not be ingested. */
-export const REJECTED_DIR = "rejected";
-
-const SPOOL_FILE = /^[0-9A-HJKMNP-TV-Z]{26}\.json$/;
 const running = new Map<string, Promise<DrainSpoolResult>>();
 
 /**
@@ -93,7 +93,7 @@ async function drainOnce(
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
     const path = `${spoolDir}/${name}`;
-    if (!SPOOL_FILE.test(name)) {
+    if (!SPOOL_FILE_PATTERN.test(name)) {
       await reject(spoolDir, name, "file name is not <ULID>.json", result, logger);
       continue;
     }

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { AGENT_PID_ARG } from "@kiro-learn/core/launch";
+
 /** The comment that ends every hook command kiro-learn writes. */
 export const HOOK_MARKER = "# managed by kiro-learn";
 
@@ -38,7 +40,7 @@ export function hookCommand(
   assertArgv(argv);
   // The hook runs under `sh -c`, so the shim's parent is a throw-away shell; `$PPID` (left
   // unquoted on purpose) is the agent itself, which keys Kiro's per-process session id.
-  const pid = options.passAgentPid ? " --agent-pid=$PPID" : "";
+  const pid = options.passAgentPid ? ` ${AGENT_PID_ARG}` : "";
   return `${quoteArgv(argv)}${pid} || true ${HOOK_MARKER}`;
 }
 

@@ -7,6 +7,7 @@
  * @module
  */
 import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
+import { USE_LITE_WORKER, useLiteReadPaths } from "../embedding/paths.ts";
 
 /** Environment variables the collector reads, and no others. */
 export const COLLECTOR_ENV_VARS: readonly string[] = [
@@ -23,6 +24,24 @@ export const DAEMON_ENTRY: string = new URL("../daemon.ts", import.meta.url).pat
 export const COLLECTOR_ASSET_DIRS: readonly string[] = [
   new URL("../viewer/static", import.meta.url).pathname,
 ];
+
+/**
+ * What the embedding backend adds to the daemon's permissions, and why:
+ * - `use-lite`: read of the Worker's entry module (to start it) and of the two packages'
+ *   `dist` folders (a Worker can only be granted what its parent holds); the Worker itself is
+ *   limited to those two folders.
+ * - `onnx`: run of the `deno` binary, for the onnx child process, which alone holds the FFI
+ *   permission (path-scoped to onnxruntime-node's native folder) and read of the model folder.
+ *   The daemon never gets `--allow-ffi`.
+ * - `off`: nothing.
+ */
+export function embeddingPermissions(
+  backend: Settings["embedding"]["backend"],
+): { read: string[]; run: string[] } {
+  if (backend === "use-lite") return { read: [USE_LITE_WORKER, ...useLiteReadPaths()], run: [] };
+  if (backend === "onnx") return { read: [], run: [Deno.execPath()] };
+  return { read: [], run: [] };
+}
 
 /** What the daemon is allowed to do. */
 export interface CollectorPermissions {
@@ -46,11 +65,17 @@ export function collectorPermissions(
   const host = settings.collector.host.includes(":")
     ? `[${settings.collector.host}]`
     : settings.collector.host;
+  const embedding = embeddingPermissions(settings.embedding.backend);
   return {
     net: `${host}:${settings.collector.port}`,
-    read: [settings.dataDir, ...COLLECTOR_ASSET_DIRS, ...(options.extraRead ?? [])],
+    read: [
+      settings.dataDir,
+      ...COLLECTOR_ASSET_DIRS,
+      ...embedding.read,
+      ...(options.extraRead ?? []),
+    ],
     write: [settings.dataDir],
-    run: options.agentCommands ?? [],
+    run: [...(options.agentCommands ?? []), ...embedding.run],
     env: COLLECTOR_ENV_VARS,
   };
 }
@@ -59,6 +84,9 @@ export function collectorPermissions(
 export function permissionFlags(permissions: CollectorPermissions): string[] {
   const flags = [
     "--no-prompt",
+    // Not a permission: lets the daemon start the use-lite Worker with NARROWER permissions
+    // than its own (without it a Worker inherits everything the daemon holds).
+    "--unstable-worker-options",
     `--allow-net=${permissions.net}`,
     `--allow-read=${permissions.read.join(",")}`,
     `--allow-write=${permissions.write.join(",")}`,

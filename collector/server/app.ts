@@ -6,6 +6,8 @@
 import { Hono } from "hono";
 import { VERSION } from "@kiro-learn/core/version";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import { createLatencies } from "../runtime/latency.ts";
+import { createViewer } from "../viewer/mod.ts";
 import type { CollectorContext } from "./context.ts";
 import { errorResponse } from "./http_error.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -24,6 +26,8 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/retrievals": ["GET"],
   "/v1/runs": ["GET"],
   "/v1/extraction/flush": ["POST"],
+  "/v1/feed": ["GET"],
+  "/v1/ui/codes": ["POST"],
 };
 
 /** Hooks the rest of the collector attaches to API actions. */
@@ -39,6 +43,9 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
   const app = new Hono();
   const hosts = allowedHosts(ctx.settings.collector.port);
   const origins = allowedOrigins(ctx.settings.collector.port);
+  const latency = ctx.latency ??= createLatencies();
+  const viewer = createViewer(ctx, { origins });
+  ctx.viewer = viewer;
 
   app.use("*", async (c, next) => {
     const started = performance.now();
@@ -47,6 +54,10 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
       c.res = refused;
     } else {
       await next();
+      if (c.req.method === "POST" && c.req.path === "/v1/events" && c.res.status === 200) {
+        const retrieval = c.req.query("retrieve") === "true" || c.req.query("context") === "resume";
+        (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
+      }
     }
     if (ctx.logger.debugEnabled) {
       ctx.logger.debug("request", {
@@ -60,7 +71,12 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
 
   app.use("/v1/*", async (c, next) => {
     const refused = checkBearer(c.req.raw, ctx.token);
-    if (refused) return refused;
+    if (refused) {
+      // The viewer's session cookie is the browser's alternative to the bearer token.
+      const session = viewer.checkSession(c.req.raw);
+      if (session === "absent") return refused;
+      if (session instanceof Response) return session;
+    }
     await next();
   });
 
@@ -71,6 +87,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
     memoryRoutes(ctx, { onSaved: hooks.onRecordSaved, onDeleted: hooks.onRecordsDeleted }),
   );
   app.route("/v1", statsRoutes(ctx));
+  app.route("/v1", viewer.api);
+  app.route("/ui", viewer.pages);
 
   for (const [path, methods] of Object.entries(ALLOWED_METHODS)) {
     app.all(

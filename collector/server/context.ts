@@ -8,6 +8,7 @@ import type { Storage } from "@kiro-learn/core/storage";
 import type { ExtractionService } from "../extraction/service.ts";
 import type { IngestPipeline } from "../ingest/pipeline.ts";
 import type { EventBus } from "../runtime/bus.ts";
+import type { Latencies } from "../runtime/latency.ts";
 import type { Logger } from "../runtime/logger.ts";
 
 /** Shared state of one running collector. */
@@ -28,4 +29,8 @@ export interface CollectorContext {
   bus?: EventBus;
   /** Extra facts for `/v1/stats` and `status` (queue, spool, extraction, embeddings). */
   status?: () => Record<string, unknown>;
+  /** Recent ingest and retrieval latencies for `/v1/stats` (createApp makes them if absent). */
+  latency?: Latencies;
+  /** The viewer (set by createApp); `close()` ends live feeds a graceful shutdown would await. */
+  viewer?: { close(): void };
 }

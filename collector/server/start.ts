@@ -6,6 +6,7 @@
 import type { Event } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
+import { createEmbeddingService, type EmbeddingService } from "../embedding/service.ts";
 import { type ExtractionService, startExtraction } from "../extraction/service.ts";
 import type { PromptRunner } from "../extraction/llm_extractor.ts";
 import { type EventStoredHook, IngestPipeline } from "../ingest/pipeline.ts";
@@ -30,6 +31,8 @@ export interface RunningCollector {
   storage: Storage;
   /** The extraction service. */
   extraction: ExtractionService;
+  /** Embedder, vector index and backfill. */
+  embeddings: EmbeddingService;
   /** Live-feed bus. */
   bus: EventBus;
   /** Stops accepting requests, drains in-flight ones, closes the database. */
@@ -63,6 +66,14 @@ export async function startCollector(
   const token = ensureToken(settings.paths.token);
   const storage = openSqliteStorage(settings.paths.db, { home: Deno.env.get("HOME") });
   const bus = new EventBus();
+  // Loads the model in the background: the port is bound without waiting for it.
+  const embeddings = createEmbeddingService({
+    backend: settings.embedding.backend,
+    storage,
+    logger,
+    timeoutMs: settings.embedding.timeoutMs,
+    dataDir: settings.dataDir,
+  });
   const retrieve = createAssembler({
     storage,
     budgetMs: settings.retrieval.budgetMs,
@@ -81,7 +92,9 @@ export async function startCollector(
     storage,
     logger,
     runner: options.runner,
+    embed: embeddings.embedRecords,
     onCommitted: (records) => {
+      embeddings.recordsCommitted(records);
       for (const r of records) {
         bus.publish({
           type: "record_saved",
@@ -109,7 +122,16 @@ export async function startCollector(
     options.onStored?.(info);
   };
   const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored });
-  const ctx: CollectorContext = { storage, pipeline, settings, logger, token, extraction, bus };
+  const ctx: CollectorContext = {
+    storage,
+    pipeline,
+    settings,
+    logger,
+    token,
+    extraction,
+    bus,
+    status: () => ({ embedding: embeddings.status() }),
+  };
   // Events the shims spooled while we were down come in first (before new ones, keeping their
   // order), then periodically for events spooled because we were slow.
   const drain = () =>
@@ -118,14 +140,19 @@ export async function startCollector(
     });
   await drain();
   const app = createApp(ctx, {
-    onRecordSaved: (r) =>
+    onRecordSaved: (r) => {
+      embeddings.recordSaved(r);
       bus.publish({
         type: "record_saved",
         record_id: r.record_id,
         namespace: r.namespace,
         title: r.title,
-      }),
-    onRecordsDeleted: (ids) => bus.publish({ type: "records_deleted", record_ids: ids }),
+      });
+    },
+    onRecordsDeleted: (ids) => {
+      embeddings.recordsDeleted(ids);
+      bus.publish({ type: "records_deleted", record_ids: ids });
+    },
   });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   let server: Deno.HttpServer<Deno.NetAddr>;
@@ -136,6 +163,7 @@ export async function startCollector(
       onListen: (addr) => resolve(addr),
     }, app.fetch);
   } catch (error) {
+    await embeddings.close();
     storage.close();
     if (error instanceof Deno.errors.AddrInUse) {
       throw new Error(
@@ -160,12 +188,15 @@ export async function startCollector(
     token,
     storage,
     extraction,
+    embeddings,
     bus,
     close() {
       closed ??= (async () => {
         clearInterval(drainTimer);
+        ctx.viewer?.close(); // ends open live feeds; a graceful shutdown would wait for them
         await server.shutdown();
         await extraction.close();
+        await embeddings.close();
         storage.close();
         if (options.writePidFile) {
           try {

@@ -54,7 +54,9 @@ export async function startTestDaemon(
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "kiro-learn-test-" });
   await Deno.chmod(dataDir, 0o700);
   const port = freePort();
+  // Tests that do not ask for embeddings run without the model (it costs ~190 MB per daemon).
   const file = {
+    embedding: { backend: "off" },
     ...options.settings,
     collector: { host: "127.0.0.1", port, ...(options.settings?.collector as object) },
   };

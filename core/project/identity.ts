@@ -7,9 +7,9 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
-import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, resolve, sep } from "../path.ts";
 import { NAMESPACE_PATTERN } from "../schemas/limits.ts";
+import { sha256Hex } from "./sha256.ts";
 
 /**
  * Files or folders that mark a project root, in priority order. The nearest folder holding
@@ -113,7 +113,7 @@ export function sanitizeActor(actor: string): string {
 
 /** Hex SHA-256 of a project root path: the project id. */
 export function projectIdFromRoot(projectRoot: string): string {
-  return createHash("sha256").update(projectRoot).digest("hex");
+  return sha256Hex(projectRoot);
 }
 
 /** Build `/actor/<actor>/project/<project_id>/` (the actor is sanitized). */

@@ -17,3 +17,4 @@ export {
   type ResolveProjectOptions,
   sanitizeActor,
 } from "./identity.ts";
+export { sha256, sha256Hex } from "./sha256.ts";

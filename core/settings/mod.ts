@@ -1,5 +1,6 @@
 /**
- * Settings: the data dir, settings.json (schema, defaults, validation) and secure writes.
+ * Settings: the data dir, settings.json (one spec holding every key's type, default, range and
+ * description; defaults, validation and types derived from it) and secure writes.
  *
  * @module
  */
@@ -16,16 +17,35 @@ export {
   type WriteSecureFileOptions,
 } from "./paths.ts";
 export {
+  allowedText,
+  type BooleanSpec,
+  type CommandSpec,
   DEFAULTS,
+  defaultValues,
   type EmbeddingBackend,
+  type EnumSpec,
   type ExtractionStrategy,
+  type IntegerSpec,
   isLoopbackHost,
+  type KeySpec,
+  keySpec,
   type LogLevel,
-  SETTINGS_SHAPE,
+  type LoopbackHostSpec,
+  type NumberSpec,
+  SETTINGS_SPEC,
   type SettingsInput,
-  SettingsSchema,
+  type SettingsSpec,
+  type SettingsSpecShape,
   type SettingsValues,
-} from "./schema.ts";
+  type ValueOf,
+} from "./spec.ts";
+export {
+  checkValue,
+  SettingsSchema,
+  validateSettings,
+  type ValidationIssue,
+  type ValidationResult,
+} from "./validate.ts";
 export {
   ENV_OVERRIDES,
   loadSettings,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "../path.ts";
 import { SettingsError } from "./errors.ts";
 
 /** Environment lookup; values may be missing. */

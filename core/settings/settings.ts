@@ -1,12 +1,12 @@
 /**
  * Loading settings.json: the one settings file read by the collector, the shims, the MCP
  * server and the CLI, so they can never disagree about host, port or timeouts (kiro-learn
- * spec §13 item 16). Shims import this on every hook, so it stays light: zod and Deno only.
+ * spec §13 item 16). Shims import this on every hook, so it stays light: Deno APIs only (no
+ * npm or node modules).
  *
  * @module
  */
 
-import type { z } from "zod";
 import { SettingsError, type SettingsIssue } from "./errors.ts";
 import { locateJsonError } from "./json_position.ts";
 import {
@@ -19,7 +19,14 @@ import {
   SETTINGS_FILE,
   writeSecureFile,
 } from "./paths.ts";
-import { DEFAULTS, SETTINGS_SHAPE, SettingsSchema, type SettingsValues } from "./schema.ts";
+import { DEFAULTS, keySpec, SETTINGS_SPEC, type SettingsValues } from "./spec.ts";
+import {
+  article,
+  isPlainObject,
+  showValue as show,
+  validateSettings,
+  type ValidationIssue,
+} from "./validate.ts";
 
 /** Loaded, validated settings plus where they live. */
 export type Settings = SettingsValues & {
@@ -71,10 +78,8 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
   }
 
   warnings.push(...unknownKeyWarnings(input));
-  const result = SettingsSchema.safeParse(input);
-  if (!result.success) {
-    throw validationError(result.error.issues, input, paths.settings, fromEnv);
-  }
+  const result = validateSettings(input);
+  if (!result.success) throw validationError(result.issues, paths.settings, fromEnv);
   return { ...result.data, dataDir: dir, paths, warnings };
 }
 
@@ -131,57 +136,44 @@ function readSettingsFile(path: string, warnings: string[]): JsonObject {
 
 /** Env values are strings; numeric keys get a number so range errors read naturally. */
 function envValue(section: string, key: string, raw: string): unknown {
-  if (typeof DEFAULTS[section as keyof SettingsValues]?.[key as never] !== "number") return raw;
+  const type = keySpec(section, key)?.type;
+  if (type !== "integer" && type !== "number") return raw;
   return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
 }
 
 function unknownKeyWarnings(input: JsonObject): string[] {
   const out: string[] = [];
   for (const [section, value] of Object.entries(input)) {
-    const shape = SETTINGS_SHAPE[section];
+    const shape = Object.hasOwn(SETTINGS_SPEC, section)
+      ? SETTINGS_SPEC[section as keyof SettingsValues]
+      : undefined;
     if (shape === undefined) {
       out.push(`${SETTINGS_FILE}: unknown key "${section}" ignored.`);
       continue;
     }
     if (!isPlainObject(value)) continue;
     for (const key of Object.keys(value)) {
-      if (!(key in shape)) out.push(`${SETTINGS_FILE}: unknown key "${section}.${key}" ignored.`);
+      if (!Object.hasOwn(shape, key)) {
+        out.push(`${SETTINGS_FILE}: unknown key "${section}.${key}" ignored.`);
+      }
     }
   }
   return out;
 }
 
 function validationError(
-  zodIssues: readonly z.core.$ZodIssue[],
-  input: JsonObject,
+  found: readonly ValidationIssue[],
   file: string,
   fromEnv: Map<string, string>,
 ): SettingsError {
   const issues: SettingsIssue[] = [];
   const lines: string[] = [];
-  const seen = new Set<string>();
-  for (const issue of zodIssues) {
-    // Array element errors are reported once, against the whole array value.
-    const [section, key] = issue.path.map(String);
-    const path = key === undefined ? section : `${section}.${key}`;
-    if (seen.has(path)) continue;
-    seen.add(path);
-
-    const sectionValue = input[section];
-    const value = key === undefined
-      ? sectionValue
-      : isPlainObject(sectionValue)
-      ? sectionValue[key]
-      : undefined;
-    const leaf = key === undefined ? undefined : SETTINGS_SHAPE[section]?.[key];
-    const allowed = leaf?.description ??
-      `an object with the keys ${Object.keys(SETTINGS_SHAPE[section] ?? {}).join(", ")}`;
+  for (const { path, key, section, value, verdict, allowed } of found) {
     const fallback = key === undefined
       ? undefined
       : DEFAULTS[section as keyof SettingsValues]?.[key as never];
-
     issues.push({ path, value, allowed });
-    const problem = `${path} = ${show(value)} ${verdict(issue)} (allowed: ${allowed}).`;
+    const problem = `${path} = ${show(value)} ${verdict} (allowed: ${allowed}).`;
     const envName = fromEnv.get(path);
     const useDefault = fallback === undefined ? "" : ` (${show(fallback)})`;
     if (envName !== undefined) {
@@ -199,42 +191,8 @@ function validationError(
   return new SettingsError(lines.join("\n"), issues);
 }
 
-function verdict(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case "too_big":
-    case "too_small":
-      return issue.origin === "number" ? "is out of range" : "is invalid";
-    case "invalid_type":
-      return issue.expected === "int" ? "is not an integer" : `is not ${article(issue.expected)}`;
-    case "invalid_value":
-      return "is not an allowed value";
-    case "custom":
-      return issue.message;
-    default:
-      return "is invalid";
-  }
-}
-
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return "(missing)";
-  try {
-    const text = JSON.stringify(value);
-    return text.length > 120 ? text.slice(0, 117) + "..." : text;
-  } catch {
-    return String(value);
-  }
-}
-
 function describeType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return article(typeof value);
-}
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -18,6 +18,10 @@ export function statsRoutes(ctx: CollectorContext): Hono {
       ...stats,
       queue: await ctx.storage.queueDepths(),
       extraction: await ctx.extraction?.status(),
+      latency: ctx.latency && {
+        ingest: ctx.latency.ingest.summary(),
+        retrieval: ctx.latency.retrieval.summary(),
+      },
       ...ctx.status?.(),
     });
   });

@@ -1,6 +1,8 @@
 /**
- * The shim side of the spool: events a shim could not deliver, one file each, so an event
- * that reached a shim is never lost while the collector is down (kiro-learn spec §13 item 13).
+ * The spool: events a shim could not deliver, one file each, so an event that reached a shim
+ * is never lost while the collector is down (kiro-learn spec §13 item 13). This module is the
+ * one definition of the format: the shims write with {@linkcode spoolEvent}, the collector
+ * drains (`collector/ingest/spool_drain.ts`) and reports with {@linkcode spoolStatus}.
  *
  * Layout of `<dataDir>/spool/`:
  * - `<event_id>.json`: `{"event": <Event>, "query": "retrieve" | "resume" | ""}`; the
@@ -9,12 +11,14 @@
  * - `dropped.log`: one line per event refused because the spool was full (itself bounded).
  * - `rejected/`: files the collector could not ingest (moved there by the collector).
  *
+ * Shims load this on every hook, so it imports no npm or node module (and only types from
+ * the zod schemas).
+ *
  * @module
  */
-import type { Event } from "@kiro-learn/core/schemas";
-import { DEFAULTS } from "@kiro-learn/core/settings";
-import { ULID_PATTERN } from "@kiro-learn/core/ids";
-import { note } from "./stderr.ts";
+import { ULID_PATTERN } from "../ids.ts";
+import type { Event } from "../schemas/event.ts";
+import { DEFAULTS } from "../settings/spec.ts";
 
 /** What the shim had asked the collector for; kept for the record, never replayed. */
 export type SpoolQuery = "retrieve" | "resume" | "";
@@ -52,6 +56,8 @@ export interface SpoolEventOptions {
   maxBytes: number;
   /** What the post would have asked for. */
   query?: SpoolQuery;
+  /** Where warnings go (a full spool, a failed write); default: `[kiro-learn] ...` on stderr. */
+  warn?: (message: string) => void;
 }
 
 /** Name of the log of events refused because the spool was full. */
@@ -63,6 +69,12 @@ export const DROPPED_LOG_MAX_BYTES = 64 * 1024;
 /** Suffix of spool records (everything else in the dir is not an event). */
 export const SPOOL_SUFFIX = ".json";
 
+/** The name of a spool record: `<ULID>.json`. Anything else ending in `.json` is rejected. */
+export const SPOOL_FILE_PATTERN: RegExp = /^[0-9A-HJKMNP-TV-Z]{26}\.json$/;
+
+/** Subfolder where the collector moves files it could not ingest (never deleted). */
+export const REJECTED_DIR = "rejected";
+
 const encoder = new TextEncoder();
 const IS_WINDOWS = Deno.build.os === "windows";
 
@@ -72,6 +84,7 @@ const IS_WINDOWS = Deno.build.os === "windows";
  * a line goes to `dropped.log` and a warning to stderr instead. Never throws.
  */
 export function spoolEvent(event: Event, options: SpoolEventOptions): SpoolOutcome {
+  const warn = options.warn ?? warnOnStderr;
   try {
     if (!ULID_PATTERN.test(event.event_id)) {
       // The id becomes a file name: refuse anything that could name another path.
@@ -83,8 +96,8 @@ export function spoolEvent(event: Event, options: SpoolEventOptions): SpoolOutco
     const data = encoder.encode(JSON.stringify(record) + "\n");
     const used = spoolUsage(dir).bytes;
     if (used + data.length > options.maxBytes) {
-      recordDrop(dir, event, `spool full (${used} of ${options.maxBytes} bytes used)`);
-      note(
+      recordDrop(dir, event, `spool full (${used} of ${options.maxBytes} bytes used)`, warn);
+      warn(
         `spool full (${used}/${options.maxBytes} bytes): event ${event.event_id} dropped; ` +
           `start the collector (kiro-learn start) to drain it`,
       );
@@ -95,7 +108,7 @@ export function spoolEvent(event: Event, options: SpoolEventOptions): SpoolOutco
     return { spooled: true, path };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    note(`could not spool event ${event.event_id}: ${message}`);
+    warn(`could not spool event ${event.event_id}: ${message}`);
     return { spooled: false, reason: "error", message };
   }
 }
@@ -149,7 +162,12 @@ function countDropped(dir: string): number {
   }
 }
 
-function recordDrop(dir: string, event: Event, reason: string): void {
+function recordDrop(
+  dir: string,
+  event: Event,
+  reason: string,
+  warn: (message: string) => void,
+): void {
   const line = `${new Date().toISOString()} dropped ${event.event_id} kind=${event.kind} ` +
     `session=${JSON.stringify(event.session_id)} surface=${event.source.surface} ` +
     `reason=${JSON.stringify(reason)}\n`;
@@ -178,7 +196,7 @@ function recordDrop(dir: string, event: Event, reason: string): void {
     const text = (kept.length > 0 ? kept.join("\n") + "\n" : "") + line;
     writeDurably(dir, `.${DROPPED_LOG}.${crypto.randomUUID()}.tmp`, path, encoder.encode(text));
   } catch (error) {
-    note(`could not write ${DROPPED_LOG}: ${error instanceof Error ? error.message : error}`);
+    warn(`could not write ${DROPPED_LOG}: ${error instanceof Error ? error.message : error}`);
   }
 }
 
@@ -210,5 +228,15 @@ function syncDir(dir: string): void {
     }
   } catch {
     // Best effort: the file itself is already synced.
+  }
+}
+
+function warnOnStderr(message: string): void {
+  try {
+    const data = encoder.encode(`[kiro-learn] ${message}\n`);
+    let written = 0;
+    while (written < data.length) written += Deno.stderr.writeSync(data.subarray(written));
+  } catch {
+    // Nowhere left to report to.
   }
 }

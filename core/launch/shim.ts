@@ -12,33 +12,69 @@
  * A hook that fires in a directory outside every read root still works: the project then
  * resolves to the cwd itself (never to a shared pool), as core's `resolveProject` does for any
  * unreadable path. `/proc` is not granted: Deno only opens it under `--allow-all` (see
- * `session.ts` for what that means for session ids).
+ * `shims/session.ts` for what that means for session ids).
+ *
+ * Shims import {@linkcode SHIM_ENV_VARS} from here at run time, so this module stays light
+ * (no npm or node modules).
  *
  * @module
  */
-import type { Settings } from "@kiro-learn/core/settings";
-import { SHIM_ENV_VARS } from "./env.ts";
+import type { Settings } from "../settings/settings.ts";
+import { ENV_OVERRIDES } from "../settings/settings.ts";
+import {
+  SHIM_BIN_DIR,
+  SHIM_ENTRIES,
+  shimEntryPath,
+  type ShimSurface,
+  WORKSPACE_CONFIG,
+} from "./layout.ts";
 
-/** The agents a shim entry serves. `kiro-cli` also serves Kiro IDE 1.x `.kiro/hooks/*.json`. */
-export type ShimSurface = "kiro-cli" | "kiro-ide" | "claude-code";
+/** Every environment variable a shim may read (its `--allow-env` list), and why. */
+export const SHIM_ENV_VARS: readonly string[] = Object.freeze([
+  // The data dir (settings, token, spool) and project detection's home directory.
+  "KIRO_LEARN_HOME",
+  "HOME",
+  "USERPROFILE",
+  // settings.json overrides (host, port, log level).
+  ...Object.keys(ENV_OVERRIDES),
+  // The actor segment of the namespace.
+  "USER",
+  "USERNAME",
+  "LOGNAME",
+  // Set on the memory system's own agent children: the shim must not observe them.
+  "KIRO_LEARN_INTERNAL",
+  // Session id set by newer Kiro builds.
+  "KIRO_SESSION_ID",
+  // Kiro IDE 0.x payload (and the first prompt on Kiro CLI agentSpawn).
+  "USER_PROMPT",
+]);
 
-/** Entry module and compiled binary name per surface. */
-export const SHIM_ENTRIES: Readonly<Record<ShimSurface, { entry: string; bin: string }>> = {
-  "kiro-cli": { entry: "kiro_cli.ts", bin: "kiro_cli" },
-  "kiro-ide": { entry: "kiro_ide.ts", bin: "kiro_ide" },
-  "claude-code": { entry: "claude_code.ts", bin: "claude_code" },
-};
+/**
+ * The argument a Kiro hook command appends, unquoted, after the quoted shim argv:
+ * `<quoted argv> --agent-pid=$PPID || true`. The hook's shell expands `$PPID` to its own
+ * parent, the agent, which gives every hook of one agent process the same session id.
+ */
+export const AGENT_PID_ARG = "--agent-pid=$PPID";
 
-/** The workspace config every `deno run` / `deno compile` of a shim uses (import map). */
-export const WORKSPACE_CONFIG: string = new URL("../deno.json", import.meta.url).pathname;
-
-/** Where compiled shims live. */
-export const SHIM_BIN_DIR: string = new URL("./bin/", import.meta.url).pathname;
-
-/** Absolute path of a surface's entry module. */
-export function shimEntryPath(surface: ShimSurface): string {
-  return new URL(`./${SHIM_ENTRIES[surface].entry}`, import.meta.url).pathname;
-}
+/**
+ * Flags of every `deno run` of a shim entry besides its permissions:
+ * - `--config <repo>/deno.json`: the workspace import map (`@kiro-learn/core/...`), whatever
+ *   folder (and whatever `deno.json` of the user's project) the hook fires in;
+ * - `--cached-only`: a hook never downloads or re-resolves anything at run time. The shim
+ *   graph is local files only (no npm, jsr, node: or remote module: a boundary test enforces
+ *   it), so this costs nothing; it turns a regression into a loud failure instead of a
+ *   network fetch inside the agent's hook.
+ *
+ * Measured (whole process, empty stdin, 2-core machine): the lock stays on (`--no-lock` was
+ * about 30 ms slower: without the lock Deno resolves the import map's npm entries), and
+ * dropping `--config` (Deno then finds the workspace from the entry's folder), `--no-npm` or
+ * `--no-remote` changed nothing measurable.
+ */
+export const SHIM_RUN_FLAGS: readonly string[] = Object.freeze([
+  "--config",
+  WORKSPACE_CONFIG,
+  "--cached-only",
+]);
 
 /** A shim's permissions. */
 export interface ShimPermissions {
@@ -120,7 +156,16 @@ export interface ShimCommandOptions extends ShimPermissionOptions {
 
 /**
  * The argv that runs a shim: the compiled binary (permissions baked in at compile time) when
- * present, else `deno run` of the entry with {@linkcode shimPermissions}.
+ * present, else `deno run` {@linkcode SHIM_RUN_FLAGS} with {@linkcode shimPermissions}.
+ *
+ * Session ids for Kiro hooks (which carry none): the installer writes a hook as
+ * `<quoted argv> || true`, so the shim's parent is a throw-away shell, different for every
+ * hook firing. For `kiro-cli` and `kiro-ide` hooks, append {@linkcode AGENT_PID_ARG}
+ * (`--agent-pid=$PPID`) *unquoted* after the quoted argv — the hook's shell expands `$PPID`
+ * to the agent's pid, and every hook of one agent process gets the same session id. (Quoting
+ * it, or passing it inside `args`, would hand the shim the literal text `$PPID`.) Claude Code
+ * payloads carry their own `session_id` and need nothing. {@linkcode hookCommandLine} is the
+ * other way: `exec` makes the shim replace the shell, so its parent is the agent itself.
  */
 export function shimCommand(surface: ShimSurface, options: ShimCommandOptions): string[] {
   const args = [...(options.args ?? [])];
@@ -134,8 +179,7 @@ export function shimCommand(surface: ShimSurface, options: ShimCommandOptions): 
   return [
     options.denoPath ?? Deno.execPath(),
     "run",
-    "--config",
-    WORKSPACE_CONFIG,
+    ...SHIM_RUN_FLAGS,
     ...shimPermissionFlags(shimPermissions(options.settings, options)),
     shimEntryPath(surface),
     ...args,
@@ -151,7 +195,8 @@ export function hookCommandLine(argv: readonly string[]): string {
   return "exec " + argv.map(shellQuote).join(" ");
 }
 
-function shellQuote(arg: string): string {
+/** Quotes one argument for a POSIX shell (plain words stay as they are). */
+export function shellQuote(arg: string): string {
   if (/^[A-Za-z0-9_\/.,:=@%+-]+$/.test(arg)) return arg;
   return `'${arg.replaceAll("'", `'\\''`)}'`;
 }

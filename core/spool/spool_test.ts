@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { eventArb, makeEvent } from "@kiro-learn/core/testing";
-import { DROPPED_LOG, DROPPED_LOG_MAX_BYTES, spoolEvent, spoolStatus } from "./spool.ts";
+import { eventArb, makeEvent } from "../testing/mod.ts";
+import {
+  DROPPED_LOG,
+  DROPPED_LOG_MAX_BYTES,
+  REJECTED_DIR,
+  SPOOL_FILE_PATTERN,
+  spoolEvent,
+  spoolStatus,
+} from "./mod.ts";
 
 async function withDir(fn: (dir: string) => Promise<void> | void): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-spool-" });
@@ -99,5 +106,26 @@ Deno.test("property: any valid event round-trips through the spool", async () =>
       ),
       { numRuns: 50 },
     );
+  });
+});
+
+Deno.test("spool file names match SPOOL_FILE_PATTERN; warnings go to the warn option", async () => {
+  await withDir((dir) => {
+    const event = makeEvent();
+    const outcome = spoolEvent(event, { spoolDir: dir, maxBytes: 1 << 20 });
+    assert.ok(outcome.spooled);
+    assert.match(outcome.path.split("/").at(-1)!, SPOOL_FILE_PATTERN);
+    assert.doesNotMatch("dropped.log", SPOOL_FILE_PATTERN);
+    assert.doesNotMatch(`.${event.event_id}.tmp`, SPOOL_FILE_PATTERN);
+    assert.equal(REJECTED_DIR, "rejected");
+    const warnings: string[] = [];
+    const full = spoolEvent(makeEvent(), {
+      spoolDir: dir,
+      maxBytes: 1,
+      warn: (m) => warnings.push(m),
+    });
+    assert.equal(full.spooled, false);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /^spool full/);
   });
 });

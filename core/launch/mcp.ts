@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { ENV_OVERRIDES } from "@kiro-learn/core/settings";
+import { join } from "../path.ts";
+import { ENV_OVERRIDES } from "../settings/settings.ts";
+import { MCP_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
 
 /**
  * Environment variables the server reads, and no others: the data dir and settings overrides
@@ -30,14 +30,11 @@ export interface McpCommandOptions {
   host: string;
   /** Collector port from settings.json. */
   port: number;
-  /** The kiro-learn checkout holding `deno.json` and `mcp/`; defaults to this module's. */
+  /** Another kiro-learn checkout holding `deno.json` and `mcp/`; defaults to this one. */
   repoRoot?: string;
   /** The `deno` binary; defaults to `Deno.execPath()`. */
   execPath?: string;
 }
-
-/** The checkout this module belongs to. */
-export const REPO_ROOT: string = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 
 /**
  * The argv that starts the MCP server:
@@ -48,7 +45,7 @@ export const REPO_ROOT: string = fileURLToPath(new URL("..", import.meta.url)).r
  * and the token); env only {@linkcode MCP_ENV_VARS}; no write, run, ffi or sys.
  */
 export function mcpCommand(options: McpCommandOptions): string[] {
-  const root = options.repoRoot ?? REPO_ROOT;
+  const root = options.repoRoot;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return [
     options.execPath ?? Deno.execPath(),
@@ -58,7 +55,7 @@ export function mcpCommand(options: McpCommandOptions): string[] {
     "--allow-read",
     `--allow-env=${MCP_ENV_VARS.join(",")}`,
     "--config",
-    join(root, "deno.json"),
-    join(root, "mcp", "main.ts"),
+    root === undefined ? WORKSPACE_CONFIG : join(root, "deno.json"),
+    root === undefined ? MCP_ENTRY : join(root, "mcp", "main.ts"),
   ];
 }

@@ -1,0 +1,51 @@
+/**
+ * Local embeddings: the embedder backends (`use-lite`, `onnx`), the per-namespace vector index,
+ * the continuous backfill, and the service that ties them together for the collector.
+ *
+ * @module
+ */
+export {
+  composeEmbeddingInput,
+  type Embedder,
+  type EmbedderState,
+  type EmbedderStatus,
+  type EmbeddingBackendName,
+  EmbedTimeoutError,
+  MAX_EMBEDDING_INPUT,
+} from "./embedder.ts";
+export { cosine, dot, l2Normalize } from "./vector_math.ts";
+export {
+  type SearchOptions,
+  type VectorHit,
+  VectorIndex,
+  type VectorSource,
+} from "./vector_index.ts";
+export {
+  Backfill,
+  type BackfillEmbedder,
+  type BackfillOptions,
+  type BackfillProgress,
+  type BackfillState,
+} from "./backfill.ts";
+export {
+  addModel,
+  type AddModelOptions,
+  type InstalledModel,
+  installedModel,
+  ModelError,
+  type ModelManifest,
+} from "./models.ts";
+export {
+  createUseLiteEmbedder,
+  USE_LITE_DIM,
+  USE_LITE_MODEL_ID,
+  type UseLiteOptions,
+} from "./use_lite.ts";
+export { createOnnxEmbedder, type OnnxOptions } from "./onnx.ts";
+export {
+  createEmbeddingService,
+  type EmbedderFactory,
+  type EmbeddingService,
+  type EmbeddingServiceOptions,
+  type EmbeddingServiceStatus,
+} from "./service.ts";

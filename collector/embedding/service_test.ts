@@ -1,0 +1,326 @@
+import assert from "node:assert/strict";
+import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
+import { makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { silentLogger } from "../runtime/logger.ts";
+import type { Embedder } from "./embedder.ts";
+import { addModel } from "./models.ts";
+import { createEmbeddingService, type EmbeddingServiceOptions } from "./service.ts";
+import { writeTinyModel } from "./tiny_onnx.ts";
+import { l2Normalize } from "./vector_math.ts";
+
+interface FakeEmbedder extends Embedder {
+  calls: string[][];
+  delayMs: number;
+  fail: boolean;
+  hang: boolean;
+  closed: boolean;
+}
+
+function fakeEmbedder(model = "fake@1"): FakeEmbedder {
+  const e: FakeEmbedder = {
+    model_id: model,
+    dim: 3,
+    calls: [],
+    delayMs: 0,
+    fail: false,
+    hang: false,
+    closed: false,
+    async embed(texts) {
+      e.calls.push(texts);
+      if (e.hang) await new Promise(() => {});
+      if (e.delayMs) await new Promise((r) => setTimeout(r, e.delayMs));
+      if (e.fail) throw new Error("model broke");
+      return texts.map((t) =>
+        l2Normalize(Float32Array.from([t.length, 1, t.includes("x") ? 5 : 0]))
+      );
+    },
+    close() {
+      e.closed = true;
+      return Promise.resolve();
+    },
+  };
+  return e;
+}
+
+function service(
+  storage: Storage,
+  overrides: Partial<EmbeddingServiceOptions> = {},
+) {
+  return createEmbeddingService({
+    backend: "use-lite",
+    storage,
+    logger: silentLogger(),
+    timeoutMs: 500,
+    dataDir: "/nonexistent",
+    backfill: { intervalMs: 60_000 },
+    ...overrides,
+  });
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("condition not met in time");
+}
+
+Deno.test("off: lexical-only, visibly; records pass through without embeddings", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const s = service(storage, { backend: "off" });
+  try {
+    assert.equal(await s.whenLoaded(), false);
+    const status = s.status();
+    assert.equal(status.state, "off");
+    assert.equal(status.backend, "off");
+    assert.match(status.error ?? "", /lexical-only/);
+    assert.equal(status.backfill, null);
+    assert.equal(await s.embedQuery("anything"), null);
+    const r = makeRecord();
+    assert.deepEqual(await s.embedRecords([r]), [{ record: r }]);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("loading, then ready: the backfill embeds what is stored and the index follows", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const records = [makeRecord({ title: "one" }), makeRecord({ title: "two" })];
+  for (const r of records) await storage.putRecord(r);
+  const gate = Promise.withResolvers<void>();
+  const embedder = fakeEmbedder();
+  const s = service(storage, {
+    factory: async () => {
+      await gate.promise;
+      return embedder;
+    },
+  });
+  try {
+    assert.equal(s.status().state, "loading");
+    assert.equal(await s.embedQuery("q"), null, "no vector while loading");
+    gate.resolve();
+    assert.equal(await s.whenLoaded(), true);
+    const status = s.status();
+    assert.equal(status.state, "ready");
+    assert.equal(status.model_id, "fake@1");
+    assert.equal(status.dim, 3);
+    assert.equal(s.index.model, "fake@1");
+    await waitFor(() => s.status().backfill?.done === 2);
+    const hits = await s.index.search(TEST_NAMESPACE, (await s.embedQuery("one"))!, { k: 5 });
+    assert.deepEqual(hits.map((h) => h.record_id).sort(), records.map((r) => r.record_id).sort());
+  } finally {
+    await s.close();
+    storage.close();
+  }
+  assert.equal(embedder.closed, true);
+});
+
+Deno.test("a failed load is visible, then retried after the delay", async () => {
+  const storage = openSqliteStorage(":memory:");
+  let attempts = 0;
+  const s = service(storage, {
+    reloadDelayMs: 50,
+    factory: () => {
+      attempts++;
+      return attempts === 1
+        ? Promise.reject(new Error("weights missing"))
+        : Promise.resolve(fakeEmbedder());
+    },
+  });
+  try {
+    assert.equal(await s.whenLoaded(), false);
+    const failed = s.status();
+    assert.equal(failed.state, "failed");
+    assert.equal(failed.error, "weights missing");
+    assert.ok(failed.retry_at);
+    assert.equal(await s.embedQuery("q"), null);
+    await waitFor(() => s.status().state === "ready");
+    assert.equal(s.status().error, undefined);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("a model that dies after loading degrades to failed and is reloaded", async () => {
+  const storage = openSqliteStorage(":memory:");
+  let kill: ((e: Error) => void) | undefined;
+  let loads = 0;
+  const s = service(storage, {
+    reloadDelayMs: 30,
+    factory: (hooks) => {
+      loads++;
+      kill = hooks.onDead;
+      return Promise.resolve(fakeEmbedder(`fake@${loads}`));
+    },
+  });
+  try {
+    await s.whenLoaded();
+    kill!(new Error("worker crashed"));
+    assert.equal(s.status().state, "failed");
+    assert.equal(s.status().error, "worker crashed");
+    await waitFor(() => s.status().state === "ready");
+    assert.equal(s.status().model_id, "fake@2");
+    assert.equal(s.index.model, "fake@2", "a new model id invalidates the index");
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("queries never throw: a slow model gives null within the bound", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const embedder = fakeEmbedder();
+  const s = service(storage, { factory: () => Promise.resolve(embedder) });
+  try {
+    await s.whenLoaded();
+    embedder.delayMs = 300;
+    const started = performance.now();
+    assert.equal(await s.embedQuery("slow", { timeoutMs: 40 }), null);
+    assert.ok(performance.now() - started < 250);
+    embedder.delayMs = 0;
+    embedder.fail = true;
+    assert.equal(await s.embedQuery("broken"), null);
+    assert.equal(await s.embedTexts(["a", "b"]), null);
+    embedder.fail = false;
+    await new Promise((r) => setTimeout(r, 300)); // the slow call finishes
+    assert.equal((await s.embedQuery("fine"))?.length, 3);
+    assert.equal(s.status().state, "ready", "short query bounds do not count as model failures");
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("a query waits for at most the chunk in flight, not the whole background batch", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const embedder = fakeEmbedder();
+  const s = service(storage, { factory: () => Promise.resolve(embedder) });
+  try {
+    await s.whenLoaded();
+    embedder.calls.length = 0;
+    embedder.delayMs = 30;
+    const background = s.embedTexts(Array.from({ length: 12 }, (_, i) => `text ${i}`));
+    await new Promise((r) => setTimeout(r, 5));
+    const query = await s.embedQuery("the query");
+    assert.ok(query);
+    assert.equal((await background)?.length, 12);
+    assert.deepEqual(embedder.calls.map((c) => c.length), [4, 1, 4, 4]);
+    assert.deepEqual(embedder.calls[1], ["the query"]);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("three full-length timeouts in a row restart the model", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const first = fakeEmbedder("fake@1");
+  const s = service(storage, {
+    timeoutMs: 30,
+    reloadDelayMs: 20,
+    factory: () => Promise.resolve(first.closed ? fakeEmbedder("fake@2") : first),
+  });
+  try {
+    await s.whenLoaded();
+    first.hang = true;
+    for (let i = 0; i < 3; i++) assert.equal(await s.embedQuery(`q${i}`), null);
+    assert.equal(s.status().state, "failed");
+    assert.match(s.status().error ?? "", /stopped answering/);
+    assert.equal(first.closed, true);
+    await waitFor(() => s.status().state === "ready");
+    assert.equal(s.status().model_id, "fake@2");
+    assert.equal((await s.embedQuery("after the restart"))?.length, 3);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("extraction hook: embeddings before commit, then into the index; failure drops nothing", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const embedder = fakeEmbedder();
+  const s = service(storage, { factory: () => Promise.resolve(embedder) });
+  try {
+    await s.whenLoaded();
+    await s.index.load(TEST_NAMESPACE);
+    const records = [makeRecord({ title: "alpha" }), makeRecord({ title: "beta x" })];
+    const withVectors = await s.embedRecords(records);
+    assert.equal(withVectors.length, 2);
+    for (const r of withVectors) {
+      assert.equal(r.embedding?.model, "fake@1");
+      assert.equal(r.embedding?.vector.length, 3);
+    }
+    await storage.commitExtraction({ consumedSeqs: [], records: withVectors });
+    s.recordsCommitted(records);
+    assert.equal(s.index.size(TEST_NAMESPACE), 2, "straight into the loaded index");
+
+    embedder.fail = true;
+    const more = [makeRecord({ title: "gamma" })];
+    const plain = await s.embedRecords(more);
+    assert.deepEqual(plain, [{ record: more[0] }], "committed without an embedding, not dropped");
+    await storage.commitExtraction({ consumedSeqs: [], records: plain });
+    embedder.fail = false;
+    s.recordsCommitted(more);
+    await waitFor(() => s.index.size(TEST_NAMESPACE) === 3);
+
+    s.recordsDeleted([records[0].record_id]);
+    assert.equal(s.index.size(TEST_NAMESPACE), 2);
+    assert.equal(s.index.vector(records[0].record_id), null);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("saved and edited records are (re-)embedded by the backfill", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const embedder = fakeEmbedder();
+  const s = service(storage, { factory: () => Promise.resolve(embedder) });
+  try {
+    await s.whenLoaded();
+    await s.index.load(TEST_NAMESPACE);
+    const record = makeRecord({ title: "saved by MCP" });
+    await storage.putRecord(record);
+    s.recordSaved(record);
+    await waitFor(() => s.index.vector(record.record_id) !== null);
+    const before = s.index.vector(record.record_id)!;
+    const edited = await storage.updateRecord(record.record_id, { title: "x edited title" });
+    s.recordSaved(edited!);
+    assert.equal(s.index.vector(record.record_id), null, "the stale vector leaves at once");
+    await waitFor(() => s.index.vector(record.record_id) !== null);
+    assert.notDeepEqual(s.index.vector(record.record_id), before);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("onnx backend: an installed model loads in the child; none installed is a visible failure", async () => {
+  const dataDir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(":memory:");
+  const missing = service(storage, { backend: "onnx", dataDir, reloadDelayMs: 60_000 });
+  try {
+    assert.equal(await missing.whenLoaded(), false);
+    assert.equal(missing.status().state, "failed");
+    assert.match(missing.status().error ?? "", /no ONNX model is installed.*models add/);
+  } finally {
+    await missing.close();
+  }
+  const src = await Deno.makeTempDir();
+  await writeTinyModel(src, { dim: 8 });
+  const added = await addModel(src, { dataDir, name: "tiny" });
+  const s = service(storage, { backend: "onnx", dataDir });
+  try {
+    assert.equal(await s.whenLoaded(), true);
+    assert.equal(s.status().model_id, added.model_id);
+    assert.equal((await s.embedQuery("the cache test fails"))?.length, 8);
+  } finally {
+    await s.close();
+    storage.close();
+    await Deno.remove(src, { recursive: true });
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});

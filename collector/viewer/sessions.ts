@@ -1,0 +1,151 @@
+/**
+ * Viewer access: one-time login codes and the browser sessions they grant, all in memory.
+ *
+ * Why in memory: a session only has to outlive the browser tab, not the collector; keeping
+ * nothing on disk means a restart (or `kiro-learn stop`) logs every browser out, and there is no
+ * session file to protect. Codes are single use and short-lived because they travel through a
+ * terminal, a process list (`xdg-open <url>`) and maybe a browser history.
+ *
+ * @module
+ */
+
+/** How long a login code stays valid. */
+export const CODE_TTL_MS = 60_000;
+
+/** How long a session survives without a request. */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+
+/** Outstanding codes kept at most (the oldest are dropped first). */
+export const MAX_CODES = 64;
+
+/** Live sessions kept at most (the least recently used are dropped first). */
+export const MAX_SESSIONS = 256;
+
+/** Options for {@linkcode SessionStore}. */
+export interface SessionStoreOptions {
+  /** Clock in ms (tests substitute a fake one). */
+  now?: () => number;
+  /** Code lifetime. */
+  codeTtlMs?: number;
+  /** Session idle timeout. */
+  sessionIdleMs?: number;
+}
+
+/** A freshly created login code. */
+export interface LoginCode {
+  /** The code (URL-safe). */
+  code: string;
+  /** When it stops working (ISO). */
+  expires_at: string;
+}
+
+/** Login codes and sessions. */
+export class SessionStore {
+  // Maps keep insertion order, which doubles as age order for eviction.
+  #codes = new Map<string, number>();
+  #sessions = new Map<string, number>();
+  #now: () => number;
+  #codeTtlMs: number;
+  #idleMs: number;
+
+  /** Creates an empty store. */
+  constructor(options: SessionStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#codeTtlMs = options.codeTtlMs ?? CODE_TTL_MS;
+    this.#idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
+  }
+
+  /** Creates a single-use login code. */
+  createCode(): LoginCode {
+    this.#pruneCodes();
+    while (this.#codes.size >= MAX_CODES) this.#codes.delete(this.#codes.keys().next().value!);
+    const code = randomToken();
+    const expires = this.#now() + this.#codeTtlMs;
+    this.#codes.set(code, expires);
+    return { code, expires_at: new Date(expires).toISOString() };
+  }
+
+  /**
+   * Spends a code: returns a new session id, or null when the code is unknown, used or expired.
+   * A code is deleted on its first presentation whatever the outcome, so it can never be
+   * replayed.
+   */
+  redeem(code: string): string | null {
+    const expires = this.#codes.get(code);
+    this.#codes.delete(code);
+    if (expires === undefined || expires <= this.#now()) return null;
+    while (this.#sessions.size >= MAX_SESSIONS) {
+      this.#sessions.delete(this.#sessions.keys().next().value!);
+    }
+    const session = randomToken();
+    this.#sessions.set(session, this.#now());
+    return session;
+  }
+
+  /** True when `session` is live; a live session's idle clock restarts. */
+  touch(session: string): boolean {
+    const seen = this.#sessions.get(session);
+    if (seen === undefined) return false;
+    const now = this.#now();
+    this.#sessions.delete(session);
+    if (now - seen >= this.#idleMs) return false;
+    // Re-inserting moves it to the young end, so eviction drops the least recently used.
+    this.#sessions.set(session, now);
+    return true;
+  }
+
+  /** Ends a session (logout). */
+  revoke(session: string): void {
+    this.#sessions.delete(session);
+  }
+
+  /** Outstanding codes and live sessions (expired ones are not counted). */
+  get size(): { codes: number; sessions: number } {
+    this.#pruneCodes();
+    const now = this.#now();
+    for (const [id, seen] of this.#sessions) {
+      if (now - seen >= this.#idleMs) this.#sessions.delete(id);
+    }
+    return { codes: this.#codes.size, sessions: this.#sessions.size };
+  }
+
+  #pruneCodes(): void {
+    const now = this.#now();
+    for (const [code, expires] of this.#codes) {
+      if (expires <= now) this.#codes.delete(code);
+    }
+  }
+}
+
+/** 256 random bits, base64url without padding. */
+export function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
+
+/** The session cookie's name; the port is part of it because cookies ignore ports. */
+export function sessionCookieName(port: number): string {
+  return `kiro_learn_session_${port}`;
+}
+
+/** The `Set-Cookie` value that starts a session. */
+export function sessionCookie(port: number, session: string): string {
+  return `${sessionCookieName(port)}=${session}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
+/** The `Set-Cookie` value that ends a session in the browser. */
+export function clearedSessionCookie(port: number): string {
+  return `${sessionCookieName(port)}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+}
+
+/** Reads one cookie from a `Cookie` header; null when absent. */
+export function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}

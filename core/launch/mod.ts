@@ -1,0 +1,31 @@
+/**
+ * Launching the processes the agent runs: the hook shims and the MCP server, with exactly the
+ * permissions each needs. The collector's `kiro-learn` CLI (install, doctor) builds their
+ * command lines from here, since it may import only core; `layout.ts` is the one place that
+ * knows where the entries live in the checkout.
+ *
+ * @module
+ */
+export {
+  MCP_ENTRY,
+  REPO_ROOT,
+  SHIM_BIN_DIR,
+  SHIM_ENTRIES,
+  shimEntryPath,
+  type ShimSurface,
+  WORKSPACE_CONFIG,
+} from "./layout.ts";
+export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions } from "./mcp.ts";
+export {
+  AGENT_PID_ARG,
+  hookCommandLine,
+  shellQuote,
+  SHIM_ENV_VARS,
+  SHIM_RUN_FLAGS,
+  shimCommand,
+  type ShimCommandOptions,
+  shimPermissionFlags,
+  type ShimPermissionOptions,
+  type ShimPermissions,
+  shimPermissions,
+} from "./shim.ts";

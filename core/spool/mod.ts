@@ -1,0 +1,22 @@
+/**
+ * The spool of events a shim could not deliver: its file format, the writer the shims use and
+ * the status the `kiro-learn` CLI reports. Dependency-free (no npm or node modules), because
+ * every hook loads it.
+ *
+ * @module
+ */
+export {
+  DROPPED_LOG,
+  DROPPED_LOG_MAX_BYTES,
+  REJECTED_DIR,
+  SPOOL_FILE_PATTERN,
+  SPOOL_SUFFIX,
+  spoolEvent,
+  type SpoolEventOptions,
+  type SpoolOutcome,
+  type SpoolQuery,
+  type SpoolRecord,
+  type SpoolStatus,
+  spoolStatus,
+  type SpoolStatusOptions,
+} from "./spool.ts";
