@@ -9,6 +9,7 @@ import { scrubEventBody } from "@kiro-learn/core/privacy";
 import { type Event, EventSchema } from "@kiro-learn/core/schemas";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { RetrievalResult } from "../retrieval/assembler.ts";
+import { setImmediate } from "node:timers";
 import { RecentIds } from "./dedup.ts";
 
 /** Called after an event and its queue row are durable. */
@@ -110,14 +111,14 @@ export class IngestPipeline {
       this.#pending.push({ event, project_id: projectId, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
-        setTimeout(() => this.#flush(), 0);
+        setImmediate(() => this.#flush());
       }
     });
   }
 
   async #flush(): Promise<void> {
     const batch = this.#pending.splice(0, MAX_GROUP);
-    if (this.#pending.length > 0) setTimeout(() => this.#flush(), 0);
+    if (this.#pending.length > 0) setImmediate(() => this.#flush());
     else this.#flushScheduled = false;
     try {
       const stored = await this.#options.storage.ingestEvents(
