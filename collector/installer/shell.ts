@@ -7,7 +7,7 @@
  * @module
  */
 
-import { AGENT_PID_ARG } from "@kiro-learn/core/launch";
+import { AGENT_PID_ARG, shellQuote } from "@kiro-learn/core/launch";
 
 /** The comment that ends every hook command kiro-learn writes. */
 export const HOOK_MARKER = "# managed by kiro-learn";
@@ -16,13 +16,7 @@ export const HOOK_MARKER = "# managed by kiro-learn";
 // recognising them lets an upgrade replace them instead of capturing every event twice.
 const LEGACY_SHIM = /[/\\]\.kiro-learn[/\\]bin[/\\](?:shim|ide-shim)\b/;
 
-const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-/** Quotes one argument for a POSIX shell: bare when it is plainly safe, else single-quoted. */
-export function shellQuote(arg: string): string {
-  if (SAFE_WORD.test(arg)) return arg;
-  return `'${arg.replaceAll("'", `'\\''`)}'`;
-}
+export { shellQuote };
 
 /** The shell text that runs `argv` exactly (no trailing operator or marker). */
 export function quoteArgv(argv: readonly string[]): string {

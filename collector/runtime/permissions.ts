@@ -6,6 +6,9 @@
  *
  * @module
  */
+import { resolveCommand } from "@kiro-learn/core/launch";
+
+export { resolveCommand };
 import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
 import { USE_LITE_WORKER, useLiteReadPaths } from "../embedding/paths.ts";
 
@@ -94,30 +97,6 @@ export function permissionFlags(permissions: CollectorPermissions): string[] {
   ];
   if (permissions.run.length > 0) flags.push(`--allow-run=${permissions.run.join(",")}`);
   return flags;
-}
-
-/**
- * Finds a command on PATH the way the shell would, so `--allow-run` can name the exact binary.
- * Returns null when it is not installed.
- */
-export function resolveCommand(command: string, env: { PATH?: string } = {}): string | null {
-  if (command.includes("/")) return isExecutable(command) ? command : null;
-  const path = env.PATH ?? Deno.env.get("PATH") ?? "";
-  for (const dir of path.split(":")) {
-    if (dir === "") continue;
-    const candidate = `${dir}/${command}`;
-    if (isExecutable(candidate)) return candidate;
-  }
-  return null;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    const info = Deno.statSync(path);
-    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
-  } catch {
-    return false;
-  }
 }
 
 /**

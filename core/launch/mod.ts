@@ -19,6 +19,7 @@ export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions } from "./mcp.ts";
 export {
   AGENT_PID_ARG,
   hookCommandLine,
+  resolveCommand,
   shellQuote,
   SHIM_ENV_VARS,
   SHIM_RUN_FLAGS,

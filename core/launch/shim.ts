@@ -209,6 +209,21 @@ function homeDir(): string | undefined {
   }
 }
 
+/**
+ * Finds a command on PATH the way the shell would, so `--allow-run` can name the exact binary.
+ * Returns null when it is not installed.
+ */
+export function resolveCommand(command: string, env: { PATH?: string } = {}): string | null {
+  if (command.includes("/")) return isExecutable(command) ? command : null;
+  const path = env.PATH ?? Deno.env.get("PATH") ?? "";
+  for (const dir of path.split(":")) {
+    if (dir === "") continue;
+    const candidate = `${dir}/${command}`;
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
 function isExecutable(path: string): boolean {
   try {
     const info = Deno.statSync(path);
