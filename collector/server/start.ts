@@ -11,7 +11,9 @@ import { type ExtractionService, startExtraction } from "../extraction/service.t
 import type { PromptRunner } from "../extraction/llm_extractor.ts";
 import { type EventStoredHook, IngestPipeline } from "../ingest/pipeline.ts";
 import { drainSpool } from "../ingest/spool_drain.ts";
+import { createReconciler, JudgeBreaker } from "../reconcile/mod.ts";
 import { createAssembler } from "../retrieval/assembler.ts";
+import { createHybridSearcher } from "../retrieval/hybrid.ts";
 import { createResumeAssembler } from "../retrieval/resume.ts";
 import { createLogger, type Logger } from "../runtime/logger.ts";
 import { EventBus } from "../runtime/bus.ts";
@@ -74,8 +76,43 @@ export async function startCollector(
     timeoutMs: settings.embedding.timeoutMs,
     dataDir: settings.dataDir,
   });
+  // Hybrid retrieval; lexical-only (exactly the FTS path) whenever the embedder is not ready.
+  // The query embedding gets half the budget so a slow model degrades to lexical results rather
+  // than to an empty injection; the assembler's budget still wraps the whole search.
+  const search = createHybridSearcher({
+    searchLexical: (ns, q, o) => storage.searchLexical(ns, q, o),
+    getRecords: (ids) => storage.getRecords(ids),
+    embedQuery: (text, o) => embeddings.embedQuery(text, o),
+    searchVectors: (ns, vector, o) => embeddings.index.search(ns, vector, o),
+  }, {
+    modelId: () => embeddings.index.model,
+    onSearch: (trace) => {
+      if (logger.debugEnabled) logger.debug("retrieval-search", { ...trace });
+    },
+    embedTimeoutMs: Math.min(
+      settings.embedding.timeoutMs,
+      Math.floor(settings.retrieval.budgetMs / 2),
+    ),
+  });
+  const reconciler = createReconciler({
+    storage,
+    enabled: settings.reconciliation.enabled,
+    command: settings.reconciliation.agentCommand,
+    judgeTimeoutMs: settings.reconciliation.judgeTimeoutMs,
+    clusterThreshold: settings.reconciliation.clusterThreshold,
+    neighborThreshold: settings.reconciliation.neighborThreshold,
+    neighborPoolMax: settings.reconciliation.neighborPoolMax,
+    searchNeighbors: (ns, vector, o) => embeddings.index.search(ns, vector, o),
+    embed: embeddings.embedRecords,
+    logger,
+    breaker: new JudgeBreaker({
+      onChange: (projectId, state) =>
+        logger.warn(`reconciliation judge breaker ${state}`, { project_id: projectId }),
+    }),
+  });
   const retrieve = createAssembler({
     storage,
+    search,
     budgetMs: settings.retrieval.budgetMs,
     limit: settings.retrieval.limit,
     tokenBudget: settings.retrieval.tokenBudget,
@@ -93,6 +130,11 @@ export async function startCollector(
     logger,
     runner: options.runner,
     embed: embeddings.embedRecords,
+    commitChunk: reconciler.commitChunk,
+    onDeleted: (ids) => {
+      embeddings.recordsDeleted(ids);
+      bus.publish({ type: "records_deleted", record_ids: ids });
+    },
     onCommitted: (records) => {
       embeddings.recordsCommitted(records);
       for (const r of records) {
@@ -130,7 +172,13 @@ export async function startCollector(
     token,
     extraction,
     bus,
-    status: () => ({ embedding: embeddings.status() }),
+    status: () => ({
+      embedding: embeddings.status(),
+      reconciliation: {
+        enabled: settings.reconciliation.enabled,
+        judge_breakers: reconciler.breaker.statuses(),
+      },
+    }),
   };
   // Events the shims spooled while we were down come in first (before new ones, keeping their
   // order), then periodically for events spooled because we were slow.

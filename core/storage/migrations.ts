@@ -163,6 +163,26 @@ CREATE TABLE llm_usage (
 ) STRICT;
 `,
   },
+  {
+    version: 3,
+    name: "record_merges",
+    // One row per reconciliation merge: the summary it produced and the records it replaced, as
+    // they were (merges delete their originals, so this is the only place the viewer can show
+    // them from, and what an undo would restore). No foreign key to the summary: when a summary
+    // is itself merged later its history stays; forgetting it deletes the history explicitly.
+    sql: `
+CREATE TABLE record_merges (
+  id INTEGER PRIMARY KEY,
+  summary_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  replaced_ids_json TEXT NOT NULL,
+  replaced_json TEXT NOT NULL,
+  merged_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX record_merges_summary ON record_merges(summary_id);
+CREATE INDEX record_merges_namespace ON record_merges(namespace, id);
+`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

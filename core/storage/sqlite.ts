@@ -28,14 +28,17 @@ import {
   DuplicateRecordError,
   type ExtractionRun,
   type LlmUsage,
+  type MergeRow,
   type NewQueueEntry,
   type ProjectSummary,
   type QueueDepth,
+  type ReconciliationCommit,
   type RecordFilter,
   type RecordWithEmbedding,
   type RetrievalLog,
   type RetrievalRow,
   type ScoredRecord,
+  StaleCommitError,
   type Stats,
   type Storage,
   type StoredEmbedding,
@@ -263,6 +266,71 @@ export class SqliteStorage implements Storage {
     });
   }
 
+  /** See `Storage.commitReconciliation`. */
+  async commitReconciliation(commit: ReconciliationCommit): Promise<void> {
+    await Promise.resolve();
+    this.#transaction(() => {
+      const delRecord = this.#stmt("DELETE FROM memory_records WHERE record_id = ?");
+      const missingRecords: string[] = [];
+      for (const id of new Set(commit.deleteIds)) {
+        if (Number(delRecord.run(id).changes) === 0) missingRecords.push(id);
+      }
+      const delSeq = this.#stmt("DELETE FROM extraction_queue WHERE seq = ?");
+      const missingSeqs: number[] = [];
+      for (const seq of new Set(commit.consumedSeqs)) {
+        if (Number(delSeq.run(seq).changes) === 0) missingSeqs.push(seq);
+      }
+      if (missingRecords.length > 0 || missingSeqs.length > 0) {
+        throw new StaleCommitError({ records: missingRecords, seqs: missingSeqs });
+      }
+      for (const { record, embedding } of commit.put) this.#insertRecord(record, embedding);
+      const merged = this.#stmt(
+        `INSERT INTO record_merges (summary_id, namespace, replaced_ids_json, replaced_json,
+          merged_at) VALUES (?, ?, ?, ?, ?)`,
+      );
+      const now = new Date().toISOString();
+      for (const merge of commit.merges) {
+        const summary = commit.put.find((p) => p.record.record_id === merge.summary_id);
+        if (!summary) throw new Error(`merge summary ${merge.summary_id} is not in the commit`);
+        merged.run(
+          merge.summary_id,
+          summary.record.namespace,
+          JSON.stringify(merge.replaced.map((r) => r.record_id)),
+          JSON.stringify(merge.replaced),
+          now,
+        );
+      }
+    });
+  }
+
+  /** See `Storage.listMerges`. */
+  async listMerges(
+    options: { namespace?: string; summary_id?: string; limit: number },
+  ): Promise<MergeRow[]> {
+    await Promise.resolve();
+    const where: string[] = [];
+    const params: string[] = [];
+    if (options.namespace !== undefined) {
+      where.push("namespace = ?");
+      params.push(options.namespace);
+    }
+    if (options.summary_id !== undefined) {
+      where.push("summary_id = ?");
+      params.push(options.summary_id);
+    }
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const rows = this.#stmt(`SELECT * FROM record_merges ${clause} ORDER BY id DESC LIMIT ?`)
+      .all(...params, options.limit) as Row[];
+    return rows.map((row) => ({
+      id: row.id as number,
+      summary_id: row.summary_id as string,
+      namespace: row.namespace as string,
+      replaced_ids: JSON.parse(row.replaced_ids_json as string),
+      replaced: JSON.parse(row.replaced_json as string),
+      merged_at: row.merged_at as string,
+    }));
+  }
+
   /** See `Storage.replaceQueueRows`. */
   async replaceQueueRows(
     options: { removeSeqs: readonly number[]; entries: NewQueueEntry[] },
@@ -379,8 +447,12 @@ export class SqliteStorage implements Storage {
     await Promise.resolve();
     return this.#transaction(() => {
       const del = this.#stmt("DELETE FROM memory_records WHERE record_id = ?");
+      const history = this.#stmt("DELETE FROM record_merges WHERE summary_id = ?");
       let n = 0;
-      for (const id of ids) n += Number(del.run(id).changes);
+      for (const id of ids) {
+        n += Number(del.run(id).changes);
+        history.run(id);
+      }
       return n;
     });
   }

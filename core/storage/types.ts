@@ -191,6 +191,62 @@ export interface LlmUsage {
   chars_received: number;
 }
 
+/** One reconciliation merge: the summary record and the records it replaced, as they were. */
+export interface MergeLog {
+  /** The new summary record's id. */
+  summary_id: string;
+  /**
+   * Everything the summary replaced: stored neighbours (deleted by the same commit) and
+   * candidates that were never stored, in the judge's resolved order.
+   */
+  replaced: MemoryRecord[];
+}
+
+/** A stored merge, as the viewer shows it. */
+export interface MergeRow extends MergeLog {
+  /** Row id. */
+  id: number;
+  /** Namespace of the summary. */
+  namespace: string;
+  /** Ids of `replaced`, in order. */
+  replaced_ids: string[];
+  /** When the merge was committed (ISO). */
+  merged_at: string;
+}
+
+/**
+ * A chunk's whole reconciliation outcome: every cluster's records and deletions, the merges to
+ * record, and the queue rows the chunk consumed. Committed as one transaction.
+ */
+export interface ReconciliationCommit {
+  /** Queue rows consumed; every one must still exist. */
+  consumedSeqs: readonly number[];
+  /** Records to insert (kept candidates and merge summaries). */
+  put: RecordWithEmbedding[];
+  /** Stored records a merge replaced; every one must still exist. */
+  deleteIds: readonly string[];
+  /** Merges to record in `record_merges`. */
+  merges: MergeLog[];
+}
+
+/** A record or queue row that a commit relies on is gone (deleted or consumed meanwhile). */
+export class StaleCommitError extends Error {
+  /** Record ids a merge meant to delete that no longer exist. */
+  readonly missingRecords: string[];
+  /** Queue seqs that no longer exist. */
+  readonly missingSeqs: number[];
+  /** Creates the error. */
+  constructor(missing: { records: string[]; seqs: number[] }) {
+    super(
+      `commit refused: ${missing.records.length} record(s) and ${missing.seqs.length} queue ` +
+        `row(s) it relies on are gone; nothing was written`,
+    );
+    this.name = "StaleCommitError";
+    this.missingRecords = missing.records;
+    this.missingSeqs = missing.seqs;
+  }
+}
+
 /** What the collector and workers need from a database. */
 export interface Storage {
   /**
@@ -227,6 +283,17 @@ export interface Storage {
   commitExtraction(
     options: { consumedSeqs: readonly number[]; records: RecordWithEmbedding[] },
   ): Promise<void>;
+  /**
+   * Commits a chunk's reconciliation outcome in one transaction: deletes the replaced records,
+   * inserts the new ones, records the merges and deletes the consumed queue rows. If a record to
+   * delete or a queue row to consume is gone, throws `StaleCommitError` and changes nothing (a
+   * merge must not resurrect a forgotten record, and consumed rows must not be committed twice).
+   */
+  commitReconciliation(commit: ReconciliationCommit): Promise<void>;
+  /** Merges, newest first, optionally of one namespace or one summary record. */
+  listMerges(options: { namespace?: string; summary_id?: string; limit: number }): Promise<
+    MergeRow[]
+  >;
   /** Replaces queue rows by compacted rows in one transaction; returns the new rows' seqs. */
   replaceQueueRows(
     options: { removeSeqs: readonly number[]; entries: NewQueueEntry[] },
@@ -241,7 +308,10 @@ export interface Storage {
     recordId: string,
     patch: Partial<Pick<MemoryRecord, "title" | "summary" | "facts" | "concepts">>,
   ): Promise<MemoryRecord | null>;
-  /** Deletes records and everything derived from them; returns how many existed. */
+  /**
+   * Deletes records and everything derived from them (including the merge history of a deleted
+   * summary: forgetting must forget); returns how many existed.
+   */
   deleteRecords(ids: readonly string[]): Promise<number>;
   /** Pages through records, newest first. */
   listRecords(filter: RecordFilter): Promise<{ items: MemoryRecord[]; total: number }>;

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { cosineSimilarity, dot, l2Normalize, norm, normalizedMean } from "./vector.ts";
+
+function vectorArb(dim: number): fc.Arbitrary<Float32Array> {
+  return fc.array(fc.float({ min: -10, max: 10, noNaN: true, noDefaultInfinity: true }), {
+    minLength: dim,
+    maxLength: dim,
+  }).map((xs) => Float32Array.from(xs));
+}
+
+const pairArb = fc.integer({ min: 1, max: 48 }).chain((dim) =>
+  fc.tuple(vectorArb(dim), vectorArb(dim))
+);
+
+Deno.test("cosine is symmetric, bounded, and 1 for a vector with itself", () => {
+  fc.assert(fc.property(pairArb, ([a, b]) => {
+    const ab = cosineSimilarity(a, b);
+    assert.equal(ab, cosineSimilarity(b, a));
+    assert.ok(ab >= -1 && ab <= 1);
+    if (norm(a) > 1e-3) assert.ok(Math.abs(cosineSimilarity(a, a) - 1) < 1e-6);
+  }));
+});
+
+Deno.test("cosine ignores scale and flips sign with a negated vector", () => {
+  fc.assert(
+    fc.property(
+      pairArb,
+      fc.float({ min: Math.fround(0.01), max: 100, noNaN: true }),
+      ([a, b], s) => {
+        fc.pre(norm(a) > 1e-2 && norm(b) > 1e-2);
+        const scaled = a.map((x) => x * s);
+        assert.ok(Math.abs(cosineSimilarity(scaled, b) - cosineSimilarity(a, b)) < 1e-4);
+        const negated = a.map((x) => -x);
+        assert.ok(Math.abs(cosineSimilarity(negated, b) + cosineSimilarity(a, b)) < 1e-6);
+      },
+    ),
+  );
+});
+
+Deno.test("cosine of unit vectors equals their dot product", () => {
+  fc.assert(fc.property(pairArb, ([a, b]) => {
+    const ua = l2Normalize(a);
+    const ub = l2Normalize(b);
+    fc.pre(ua !== null && ub !== null);
+    assert.ok(Math.abs(cosineSimilarity(ua!, ub!) - dot(ua!, ub!)) < 1e-5);
+  }));
+});
+
+Deno.test("zero vectors are similar to nothing; lengths must match", () => {
+  assert.equal(cosineSimilarity(new Float32Array(3), Float32Array.of(1, 2, 3)), 0);
+  assert.equal(l2Normalize(new Float32Array(4)), null);
+  assert.throws(() => cosineSimilarity(new Float32Array(2), new Float32Array(3)), RangeError);
+});
+
+Deno.test("normalizedMean is unit length, order-independent, and null when undefined", () => {
+  fc.assert(fc.property(
+    fc.integer({ min: 1, max: 16 }).chain((dim) =>
+      fc.array(vectorArb(dim), { minLength: 1, maxLength: 6 })
+    ),
+    (vectors) => {
+      const mean = normalizedMean(vectors);
+      if (mean === null) return;
+      assert.ok(Math.abs(norm(mean) - 1) < 1e-5);
+      const reversed = normalizedMean([...vectors].reverse())!;
+      for (let i = 0; i < mean.length; i++) assert.ok(Math.abs(mean[i] - reversed[i]) < 1e-6);
+    },
+  ));
+  assert.equal(normalizedMean([]), null);
+  assert.equal(normalizedMean([Float32Array.of(1, 0), Float32Array.of(-1, 0)]), null);
+  assert.equal(normalizedMean([Float32Array.of(1, 0), Float32Array.of(1, 0, 0)]), null);
+  assert.deepEqual(
+    normalizedMean([Float32Array.of(3, 0), Float32Array.of(0, 3)]),
+    Float32Array.of(Math.SQRT1_2, Math.SQRT1_2),
+  );
+});

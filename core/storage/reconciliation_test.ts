@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { makeEvent, makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
+import { openSqliteStorage, type SqliteStorage } from "./sqlite.ts";
+import { StaleCommitError } from "./types.ts";
+
+const PROJECT = "a".repeat(64);
+
+async function withStorage(fn: (s: SqliteStorage) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/test.db`);
+  try {
+    await fn(storage);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function queueTwo(s: SqliteStorage): Promise<number[]> {
+  for (let i = 0; i < 2; i++) {
+    await s.ingestEvent(makeEvent({ kind: "tool_use" }), { project_id: PROJECT, enqueue: true });
+  }
+  return (await s.snapshotQueue(PROJECT)).map((e) => e.seq);
+}
+
+Deno.test("commitReconciliation: puts, deletes, merge history and queue rows in one commit", async () => {
+  await withStorage(async (s) => {
+    const neighbour = makeRecord({ title: "old neighbour" });
+    await s.putRecord(neighbour, { embedding: { model: "m", vector: Float32Array.of(1, 0) } });
+    const seqs = await queueTwo(s);
+    const kept = makeRecord({ title: "kept candidate" });
+    const merged = makeRecord({ title: "merged candidate" });
+    const summary = makeRecord({ title: "summary", strategy: "llm-reconciled" });
+    await s.commitReconciliation({
+      consumedSeqs: seqs,
+      put: [{ record: kept }, {
+        record: summary,
+        embedding: { model: "m", vector: Float32Array.of(0, 1) },
+      }],
+      deleteIds: [neighbour.record_id],
+      merges: [{ summary_id: summary.record_id, replaced: [merged, neighbour] }],
+    });
+    assert.deepEqual(await s.snapshotQueue(PROJECT), []);
+    assert.deepEqual(await s.getRecords([neighbour.record_id]), []);
+    assert.deepEqual(
+      (await s.getRecords([kept.record_id, summary.record_id])).map((r) => r.title),
+      ["kept candidate", "summary"],
+    );
+    assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m" })).length, 1);
+    assert.deepEqual(await s.searchLexical(TEST_NAMESPACE, "neighbour", { limit: 5 }), []);
+    const [row] = await s.listMerges({ namespace: TEST_NAMESPACE, limit: 10 });
+    assert.equal(row.summary_id, summary.record_id);
+    assert.equal(row.namespace, TEST_NAMESPACE);
+    assert.deepEqual(row.replaced_ids, [merged.record_id, neighbour.record_id]);
+    assert.deepEqual(row.replaced, [merged, neighbour]);
+    assert.deepEqual(
+      (await s.listMerges({ summary_id: summary.record_id, limit: 1 })).map((r) => r.id),
+      [row.id],
+    );
+  });
+});
+
+Deno.test("commitReconciliation refuses when a record to replace or a row to consume is gone", async () => {
+  await withStorage(async (s) => {
+    const neighbour = makeRecord();
+    await s.putRecord(neighbour);
+    const seqs = await queueTwo(s);
+    const summary = makeRecord({ strategy: "llm-reconciled" });
+    const commit = {
+      consumedSeqs: seqs,
+      put: [{ record: summary }],
+      deleteIds: [neighbour.record_id],
+      merges: [{ summary_id: summary.record_id, replaced: [neighbour] }],
+    };
+    // Forgotten between the judge's answer and the commit: the merge must not resurrect it.
+    await s.deleteRecords([neighbour.record_id]);
+    await assert.rejects(s.commitReconciliation(commit), (e: unknown) => {
+      assert.ok(e instanceof StaleCommitError);
+      assert.deepEqual(e.missingRecords, [neighbour.record_id]);
+      return true;
+    });
+    assert.equal((await s.snapshotQueue(PROJECT)).length, 2, "queue rows untouched");
+    assert.deepEqual(await s.getRecords([summary.record_id]), []);
+    assert.deepEqual(await s.listMerges({ limit: 10 }), []);
+    // Rows consumed by someone else: committing again would duplicate.
+    await s.commitExtraction({ consumedSeqs: [seqs[0]], records: [] });
+    await assert.rejects(
+      s.commitReconciliation({
+        consumedSeqs: seqs,
+        put: [{ record: summary }],
+        deleteIds: [],
+        merges: [],
+      }),
+      (e: unknown) => e instanceof StaleCommitError && e.missingSeqs[0] === seqs[0],
+    );
+    assert.deepEqual(await s.getRecords([summary.record_id]), []);
+    assert.equal((await s.snapshotQueue(PROJECT)).length, 1);
+  });
+});
+
+Deno.test("commitReconciliation is all or nothing on a duplicate record id", async () => {
+  await withStorage(async (s) => {
+    const existing = makeRecord();
+    const victim = makeRecord();
+    await s.putRecord(existing);
+    await s.putRecord(victim);
+    const seqs = await queueTwo(s);
+    await assert.rejects(s.commitReconciliation({
+      consumedSeqs: seqs,
+      put: [{ record: makeRecord() }, { record: existing }],
+      deleteIds: [victim.record_id],
+      merges: [],
+    }));
+    assert.equal((await s.snapshotQueue(PROJECT)).length, 2);
+    assert.equal((await s.getRecords([victim.record_id])).length, 1);
+    assert.equal((await s.listRecords({ limit: 10, offset: 0 })).total, 2);
+  });
+});
+
+Deno.test("forgetting a summary forgets its merge history; a later merge keeps the older one", async () => {
+  await withStorage(async (s) => {
+    const first = makeRecord({ strategy: "llm-reconciled" });
+    const second = makeRecord({ strategy: "llm-reconciled" });
+    await s.commitReconciliation({
+      consumedSeqs: [],
+      put: [{ record: first }],
+      deleteIds: [],
+      merges: [{ summary_id: first.record_id, replaced: [makeRecord(), makeRecord()] }],
+    });
+    // The first summary is merged again into a second one: its own history stays.
+    await s.commitReconciliation({
+      consumedSeqs: [],
+      put: [{ record: second }],
+      deleteIds: [first.record_id],
+      merges: [{ summary_id: second.record_id, replaced: [first, makeRecord()] }],
+    });
+    assert.equal((await s.listMerges({ limit: 10 })).length, 2);
+    assert.equal(await s.deleteRecords([second.record_id]), 1);
+    assert.deepEqual(
+      (await s.listMerges({ limit: 10 })).map((m) => m.summary_id),
+      [first.record_id],
+    );
+  });
+});
