@@ -172,6 +172,7 @@ Deno.test("CLI: start, status, search, forget, stop, and --help everywhere", asy
     assert.equal(status.code, 0);
     assert.match(text(status), /status: running/);
     assert.match(text(status), /memories: 1/);
+    assert.match(text(status), /spool: 0 events, 0 of \d+ bytes/);
 
     const found = await cli(["search", "leap", "years", "--namespace", TEST_NAMESPACE], env);
     assert.equal(found.code, 0);
@@ -369,4 +370,15 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
   } finally {
     await Deno.remove(home, { recursive: true });
   }
+});
+
+Deno.test("status says when the spool overflowed", async () => {
+  await using daemon = await startTestDaemon();
+  await Deno.mkdir(`${daemon.dataDir}/spool`, { recursive: true });
+  await Deno.writeTextFile(`${daemon.dataDir}/spool/dropped.log`, "2026-11-22T00:00:00Z full\n");
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  assert.equal(stats.spool.dropped, 1);
+  assert.equal(stats.spool.filling, true);
+  const out = await cli(["status"], daemon.env);
+  assert.match(text(out), /1 dropped because it was full \(FILLING/);
 });

@@ -45,7 +45,14 @@ export async function status(
         }`;
         if (embedding.backfill) lines.backfill = embedding.backfill;
       }
-      if (s.spool !== undefined) lines.spool = s.spool;
+      const spool = s.spool as
+        | { files: number; bytes: number; maxBytes: number; dropped: number; filling: boolean }
+        | undefined;
+      if (spool) {
+        lines.spool = `${spool.files} events, ${spool.bytes} of ${spool.maxBytes} bytes` +
+          (spool.dropped > 0 ? `, ${spool.dropped} dropped because it was full` : "") +
+          (spool.filling ? " (FILLING: start the collector or raise spool.maxBytes)" : "");
+      }
     }
   }
   if (options.json) {

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
 import type { Event } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
@@ -173,6 +174,7 @@ export async function startCollector(
     extraction,
     bus,
     status: () => ({
+      spool: spoolSummary(settings),
       embedding: embeddings.status(),
       reconciliation: {
         enabled: settings.reconciliation.enabled,
@@ -258,6 +260,12 @@ export async function startCollector(
       return closed;
     },
   };
+}
+
+/** The spool as status shows it: `filling` past 80% of its bound, `dropped` when it overflowed. */
+export function spoolSummary(settings: Settings): SpoolStatus & { filling: boolean } {
+  const spool = spoolStatus(settings.paths.spool, { maxBytes: settings.spool.maxBytes });
+  return { ...spool, filling: spool.bytes >= 0.8 * spool.maxBytes || spool.dropped > 0 };
 }
 
 /** A short one-line preview of an event body for the live feed. */
