@@ -81,7 +81,7 @@ export class SqliteStorage implements Storage {
   #closed = false;
   // Document frequencies drift slowly; a short-lived cache keeps fts5vocab lookups (which cost
   // time in proportion to a term's postings) off the hot path for the words people reuse.
-  #dfCache = new Map<string, { df: number; at: number }>();
+  #dfCache = new Map<string, { df: number; at: number; corpus: number }>();
 
   /** Wraps an open, migrated connection. Use `openSqliteStorage`. */
   constructor(db: DatabaseSync, options: SqliteStorageOptions = {}) {
@@ -425,7 +425,8 @@ export class SqliteStorage implements Storage {
         `UPDATE memory_records SET title = ?, summary = ?, facts_json = ?, facts_text = ?,
           concepts_json = ?, updated_at = ?,
           embedding = CASE WHEN ? THEN NULL ELSE embedding END,
-          embedding_model = CASE WHEN ? THEN NULL ELSE embedding_model END
+          embedding_model = CASE WHEN ? THEN NULL ELSE embedding_model END,
+          embed_failures = CASE WHEN ? THEN 0 ELSE embed_failures END
         WHERE record_id = ?`,
       ).run(
         next.title,
@@ -434,6 +435,7 @@ export class SqliteStorage implements Storage {
         next.facts.join(" "),
         JSON.stringify(next.concepts),
         new Date().toISOString(),
+        textChanged ? 1 : 0,
         textChanged ? 1 : 0,
         textChanged ? 1 : 0,
         recordId,
@@ -507,7 +509,7 @@ export class SqliteStorage implements Storage {
   // ---- search -------------------------------------------------------------------------------
 
   /** Stems and document frequencies of query tokens, from the index's own tokenizer. */
-  termStats(tokens: readonly string[]): TermStats[] {
+  termStats(tokens: readonly string[], options: { corpusSize?: number } = {}): TermStats[] {
     const insert = this.#stmt("INSERT INTO temp.query_terms(rowid, t) VALUES (?, ?)");
     const stems: string[][] = tokens.map(() => []);
     try {
@@ -521,20 +523,29 @@ export class SqliteStorage implements Storage {
     }
     return tokens.map((token, i) => {
       let min = Number.POSITIVE_INFINITY;
-      for (const stem of stems[i]) min = Math.min(min, this.#documentFrequency(stem));
+      for (const stem of stems[i]) {
+        min = Math.min(min, this.#documentFrequency(stem, options.corpusSize ?? 0));
+      }
       return { token, stems: stems[i], df: Number.isFinite(min) ? min : 0 };
     });
   }
 
-  #documentFrequency(stem: string): number {
+  #documentFrequency(stem: string, corpus: number): number {
     const now = Date.now();
     const cached = this.#dfCache.get(stem);
-    if (cached && now - cached.at < DF_CACHE_TTL_MS) return cached.df;
+    // A cached figure is kept while it is recent AND the corpus has not grown or shrunk by more
+    // than a quarter since (a bulk import would otherwise make every term look rare).
+    if (
+      cached && now - cached.at < DF_CACHE_TTL_MS && corpus <= cached.corpus * 1.25 + 100 &&
+      corpus >= cached.corpus * 0.75 - 100
+    ) {
+      return cached.df;
+    }
     const row = this.#stmt("SELECT doc FROM memory_records_fts_vocab WHERE term = ?").get(stem) as
       | { doc: number }
       | undefined;
     if (this.#dfCache.size >= DF_CACHE_MAX) this.#dfCache.clear();
-    this.#dfCache.set(stem, { df: row?.doc ?? 0, at: now });
+    this.#dfCache.set(stem, { df: row?.doc ?? 0, at: now, corpus });
     return row?.doc ?? 0;
   }
 
@@ -560,7 +571,7 @@ export class SqliteStorage implements Storage {
         .get() as { top: number };
       const totalDocs = top;
       if (totalDocs === 0) return [];
-      const stats = this.termStats(tokens);
+      const stats = this.termStats(tokens, { corpusSize: totalDocs });
       const selected = new Set(selectQueryTerms(stats, { totalDocs }));
       const plan = planLexicalSearch(stats.filter((t) => selected.has(t.token)), { totalDocs });
       terms = plan.terms;

@@ -365,6 +365,9 @@ Deno.test("embeddings: stored with their model, listed per namespace, backfill o
     );
     await s.updateRecord(a.record_id, { summary: "changed" });
     assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m1" })).length, 0);
+    await s.updateRecord(b.record_id, { summary: "edited, so it deserves another try" });
+    const retry = await s.recordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 });
+    assert.ok(retry.some((r) => r.record_id === b.record_id), "an edit resets the failure count");
     assert.equal(newEventId().length, 26);
   });
 });
@@ -421,5 +424,19 @@ Deno.test("an edit with some fields left out keeps the others", async () => {
     assert.equal(updated?.summary, "Body");
     assert.deepEqual((await s.getRecords([r.record_id]))[0].facts, ["f"]);
     assert.equal(await s.updateRecord("mr_missing", { title: "x" }), null);
+  });
+});
+
+Deno.test("document frequencies follow a corpus that grew a lot since they were cached", async () => {
+  await withStorage(async (s) => {
+    await s.putRecord(makeRecord({ summary: "websocket reconnect" }));
+    assert.equal(s.termStats(["websocket"], { corpusSize: 1 })[0].df, 1);
+    const more = Array.from(
+      { length: 300 },
+      () => ({ record: makeRecord({ summary: "websocket" }) }),
+    );
+    await s.commitExtraction({ consumedSeqs: [], records: more });
+    assert.equal(s.termStats(["websocket"], { corpusSize: 2 })[0].df, 1, "small growth: cached");
+    assert.equal(s.termStats(["websocket"], { corpusSize: 301 })[0].df, 301, "large growth: fresh");
   });
 });
