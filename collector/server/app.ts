@@ -81,6 +81,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
   });
 
   app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION, pid: Deno.pid }));
+  // A person who types the collector's address into a browser wants the viewer.
+  app.get("/", (c) => c.redirect("/ui", 302));
   app.route("/v1", eventRoutes(ctx));
   app.route(
     "/v1",

@@ -105,6 +105,13 @@ Deno.test("routes answer with the documented codes and shapes", async (t) => {
     await sameOrigin.body?.cancel();
   });
 
+  await t.step("the root redirects a browser to the viewer", async () => {
+    const res = await fetch(daemon.url + "/", { redirect: "manual" });
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get("location"), "/ui");
+    await res.body?.cancel();
+  });
+
   await t.step("404 and 405 with Allow", async () => {
     const missing = await daemon.fetch("/v1/nothing");
     assert.equal(missing.status, 404);
