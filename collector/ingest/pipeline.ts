@@ -55,6 +55,7 @@ export class IngestPipeline {
   #options: IngestPipelineOptions;
   #recent: RecentIds;
   #pending: PendingWrite[] = [];
+  #inFlight = new Map<string, Promise<boolean>>();
   #flushScheduled = false;
 
   /** Creates the pipeline. */
@@ -79,11 +80,15 @@ export class IngestPipeline {
     const projectId = projectIdFromNamespace(event.namespace) ?? event.namespace;
     let stored = false;
     if (this.#recent.add(event.event_id)) {
+      const write = this.#write(event, projectId);
+      this.#inFlight.set(event.event_id, write);
       try {
-        stored = await this.#write(event, projectId);
+        stored = await write;
       } catch (error) {
         this.#recent.delete(event.event_id);
         throw error;
+      } finally {
+        this.#inFlight.delete(event.event_id);
       }
       if (stored) {
         this.#options.onStored?.({
@@ -94,6 +99,11 @@ export class IngestPipeline {
           event,
         });
       }
+    } else {
+      // A duplicate of an event whose first write has not committed yet must not be answered
+      // before that write is durable: its sender (a shim retry, the spool drain) deletes its
+      // copy on a 200. If the first write fails, so does this request.
+      await this.#inFlight.get(event.event_id);
     }
     const outcome: IngestOutcome = { ok: true, event_id: event.event_id, stored };
     if (options.retrieve && event.kind === "prompt") {

@@ -41,8 +41,10 @@ export interface AppHooks {
 /** Builds the app. */
 export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
   const app = new Hono();
-  const hosts = allowedHosts(ctx.settings.collector.port);
-  const origins = allowedOrigins(ctx.settings.collector.port);
+  const hosts = allowedHosts(ctx.settings.collector.port, { host: ctx.settings.collector.host });
+  const origins = allowedOrigins(ctx.settings.collector.port, {
+    host: ctx.settings.collector.host,
+  });
   const latency = ctx.latency ??= createLatencies();
   const viewer = createViewer(ctx, { origins });
   ctx.viewer = viewer;

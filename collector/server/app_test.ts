@@ -293,3 +293,12 @@ Deno.test("retrieval over 10k records stays within its budget", async () => {
   const audit = await (await daemon.fetch("/v1/retrievals?limit=1")).json();
   assert.equal(audit.items[0].outcome, "ok");
 });
+
+Deno.test("a collector configured on another 127.x address answers its own Host", async () => {
+  await using daemon = await startTestDaemon({ settings: { collector: { host: "127.0.0.2" } } });
+  const res = await fetch(`http://127.0.0.2:${daemon.port}/v1/stats`, {
+    headers: { authorization: `Bearer ${daemon.token}` },
+  });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+});

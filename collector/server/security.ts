@@ -6,14 +6,22 @@
 import { timingSafeEqual } from "../runtime/token.ts";
 import { errorResponse } from "./http_error.ts";
 
-/** The host:port spellings a loopback client may use to reach us. */
-export function allowedHosts(port: number): Set<string> {
-  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+/**
+ * The host:port spellings a loopback client may use to reach us: the usual loopback names plus
+ * the configured host (any 127.x address is valid in settings).
+ */
+export function allowedHosts(port: number, options: { host?: string } = {}): Set<string> {
+  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  if (options.host) {
+    const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+    hosts.push(`${host.toLowerCase()}:${port}`);
+  }
+  return new Set(hosts);
 }
 
 /** Origins that count as same-site (the viewer served by the collector itself). */
-export function allowedOrigins(port: number): Set<string> {
-  return new Set([...allowedHosts(port)].map((h) => `http://${h}`));
+export function allowedOrigins(port: number, options: { host?: string } = {}): Set<string> {
+  return new Set([...allowedHosts(port, options)].map((h) => `http://${h}`));
 }
 
 /**

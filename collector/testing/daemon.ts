@@ -63,6 +63,9 @@ export async function startTestDaemon(
   await Deno.writeTextFile(`${dataDir}/settings.json`, JSON.stringify(file, null, 2));
   const env = { KIRO_LEARN_HOME: dataDir };
   const settings = loadSettings({ env: { ...Deno.env.toObject(), ...env } });
+  const host = settings.collector.host.includes(":")
+    ? `[${settings.collector.host}]`
+    : settings.collector.host;
   let child: Deno.ChildProcess | undefined;
   let token = "";
 
@@ -77,7 +80,7 @@ export async function startTestDaemon(
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+        const res = await fetch(`http://${host}:${port}/healthz`);
         await res.body?.cancel();
         if (res.ok) {
           token = (await Deno.readTextFile(`${dataDir}/token`)).trim();
@@ -92,7 +95,7 @@ export async function startTestDaemon(
   }
 
   await launch();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   return {
     url,
     port,
