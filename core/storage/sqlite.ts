@@ -58,6 +58,7 @@ type Row = Record<string, unknown>;
 
 /** Opens (creating and migrating if needed) a SQLite database at `path`. */
 export function openSqliteStorage(path: string, options: SqliteStorageOptions = {}): SqliteStorage {
+  if (path !== ":memory:") ensurePrivateFile(path);
   const db = new DatabaseSync(path);
   try {
     db.exec(`PRAGMA journal_mode = WAL;
@@ -71,6 +72,17 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
     throw error;
   }
   return new SqliteStorage(db, options);
+}
+
+// SQLite creates the -wal and -shm files with the database file's mode, so a 0600 database keeps
+// every memory private to its owner whatever the umask.
+function ensurePrivateFile(path: string): void {
+  try {
+    Deno.openSync(path, { create: true, write: true, mode: 0o600 }).close();
+    if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+  }
 }
 
 /** `Storage` on one SQLite connection. */

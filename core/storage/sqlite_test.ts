@@ -39,6 +39,15 @@ Deno.test("pragmas: WAL, synchronous NORMAL, foreign keys, STRICT tables", async
   });
 });
 
+Deno.test("the database and its WAL files are private to their owner (0600)", async () => {
+  await withStorage(async (s, path) => {
+    await s.ingestEvent(makeEvent(), { project_id: PROJECT, enqueue: true });
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+      assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600, file);
+    }
+  });
+});
+
 Deno.test("migrations are idempotent and drift is detected", async () => {
   await withStorage(async (s, path) => {
     await Promise.resolve();
