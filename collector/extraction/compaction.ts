@@ -8,7 +8,8 @@
  */
 import type { QueueEntry } from "@kiro-learn/core/schemas";
 import type { NewQueueEntry, Storage } from "@kiro-learn/core/storage";
-import { frameCompactionRequest, parseCompactedEntries } from "@kiro-learn/core/xml";
+import { chunkEntries, frameCompactionRequest, parseCompactedEntries } from "@kiro-learn/core/xml";
+import type { LlmBudget } from "./budget.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { extractHeuristic } from "./heuristic.ts";
 import type { PromptRunner } from "./llm_extractor.ts";
@@ -43,26 +44,30 @@ export async function compactQueue(
     timeoutMs: number;
     maxAttempts: number;
     logger: Logger;
+    /** Largest request, in bytes of framed XML (the extraction prompt cap). */
+    promptCapBytes?: number;
+    /** The shared daily LLM budget; every attempt reserves its prompt first. */
+    budget?: LlmBudget;
   },
 ): Promise<CompactionResult> {
   const entries = await options.storage.snapshotQueue(projectId, { limit: 5000 });
   if (entries.length < 2) return { replaced: 0, added: 0, strategy: "none" };
-  const oldest = entries.slice(0, Math.ceil(entries.length / 2));
+  const half = entries.slice(0, Math.ceil(entries.length / 2));
+  // One prompt never exceeds the cap: compact the oldest entries that fit in it (the next
+  // compaction, if still needed, takes the next ones).
+  const [first] = chunkEntries(half, { capBytes: options.promptCapBytes ?? 65_536 });
+  const oldest = first.entries.length >= 2 ? first.entries : half.slice(0, 2);
   let texts: string[] | null = null;
   let strategy: CompactionResult["strategy"] = "digest";
   if (options.useAgent) {
     const prompt = frameCompactionRequest(oldest);
     for (let attempt = 1; attempt <= options.maxAttempts && texts === null; attempt++) {
+      if (options.budget && !(await options.budget.reserve(prompt.length))) break;
       try {
         const { text } = await options.semaphore.run(() =>
           options.runner(options.command, prompt, { timeoutMs: options.timeoutMs })
         );
-        await options.storage.addLlmUsage({
-          project_id: projectId,
-          purpose: "compact",
-          chars_sent: prompt.length,
-          chars_received: text.length,
-        });
+        await options.budget?.settle(text.length);
         texts = parseCompactedEntries(text);
       } catch (error) {
         options.logger.warn("compactor attempt failed", { attempt, error: String(error) });

@@ -124,3 +124,47 @@ Deno.test("without an agent, compaction uses the digest and spends nothing", asy
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a compaction request never exceeds the prompt cap", async () => {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/t.db`);
+  const agent = await scriptedAgent([{ reply: "<compacted_entry>Summary.</compacted_entry>" }]);
+  try {
+    for (let i = 0; i < 40; i++) {
+      const event = makeEvent({
+        kind: "tool_use",
+        body: {
+          type: "json",
+          data: {
+            tool_name: "fs_read",
+            tool_input: { path: `f${i}` },
+            tool_response: "x".repeat(1500),
+          },
+        },
+      });
+      await storage.ingestEvent(event, { project_id: PROJECT, enqueue: true });
+    }
+    const result = await compactQueue(PROJECT, {
+      storage,
+      runner: runnerWith(agent.env),
+      semaphore: new Semaphore(1),
+      useAgent: true,
+      command: agent.command,
+      timeoutMs: 10_000,
+      maxAttempts: 1,
+      logger: silentLogger(),
+      promptCapBytes: 8192,
+    });
+    assert.equal(result.strategy, "agent");
+    assert.ok(
+      result.replaced >= 2 && result.replaced < 20,
+      `${result.replaced} rows in one prompt`,
+    );
+    const [prompt] = await agent.prompts();
+    assert.ok(prompt.text.length <= 8192 + 2048, `prompt of ${prompt.text.length} chars`);
+    assert.equal((await storage.snapshotQueue(PROJECT)).length, 40 - result.replaced + 1);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

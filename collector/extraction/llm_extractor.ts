@@ -5,6 +5,7 @@
  * @module
  */
 import { type ParsedRecord, parseMemoryRecords } from "@kiro-learn/core/xml";
+import { BudgetExhaustedError, type LlmBudget } from "./budget.ts";
 import type { Semaphore } from "./semaphore.ts";
 
 /** Runs one single-use ACP session: the agent's whole reply to one prompt. */
@@ -64,6 +65,8 @@ export async function extractWithAgent(
     timeoutMs: number;
     maxAttempts: number;
     semaphore: Semaphore;
+    /** Every session reserves its prompt here first; none starts past the daily cap. */
+    budget?: LlmBudget;
     onAttempt?: (info: { attempt: number; chars_sent: number; chars_received: number }) => void;
   },
 ): Promise<LlmExtraction> {
@@ -72,6 +75,9 @@ export async function extractWithAgent(
   let chars_received = 0;
   let lastProblem = "";
   for (let attempt = 1; attempt <= options.maxAttempts; attempt++) {
+    if (options.budget && !(await options.budget.reserve(prompt.length))) {
+      throw new BudgetExhaustedError();
+    }
     let text: string;
     try {
       chars_sent += prompt.length;
@@ -84,6 +90,7 @@ export async function extractWithAgent(
       continue;
     }
     chars_received += text.length;
+    await options.budget?.settle(text.length);
     options.onAttempt?.({ attempt, chars_sent: prompt.length, chars_received: text.length });
     const parsed = parseMemoryRecords(text);
     if (parsed.kind === "skip") {

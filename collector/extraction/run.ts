@@ -13,7 +13,8 @@ import type { ExtractionRun, RecordWithEmbedding, Storage } from "@kiro-learn/co
 import { chunkEntries, isTrivialEntry, type ParsedRecord } from "@kiro-learn/core/xml";
 import type { Logger } from "../runtime/logger.ts";
 import { extractHeuristic } from "./heuristic.ts";
-import { extractionPrompt, extractWithAgent, type PromptRunner } from "./llm_extractor.ts";
+import { BudgetExhaustedError, llmBudget } from "./budget.ts";
+import { extractWithAgent, type PromptRunner } from "./llm_extractor.ts";
 import type { Semaphore } from "./semaphore.ts";
 import type { RunOutcome } from "./watcher.ts";
 
@@ -87,10 +88,6 @@ export interface ExtractionDeps {
   onRun?: (run: ExtractionRun) => void;
 }
 
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
 function toRecords(
   parsed: ParsedRecord[],
   chunk: QueueEntry[],
@@ -148,44 +145,37 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
     }
     for (const chunk of chunks) {
       t = performance.now();
-      let useLlm = wanted === "acp";
-      if (useLlm) {
-        const spent = await deps.storage.llmUsage({ day: today() });
-        const promptChars = extractionPrompt(chunk.xml).length;
-        // Honour the cap exactly: never start a session that would pass it.
-        if (spent.chars_sent + promptChars > deps.dailyBudgetChars) {
-          useLlm = false;
+      let parsed: ParsedRecord[] | undefined;
+      let strategy: MemoryRecord["strategy"] = "heuristic";
+      if (wanted === "acp") {
+        try {
+          const result = await extractWithAgent(chunk.xml, {
+            runner: deps.runner,
+            command: deps.agentCommand,
+            timeoutMs: deps.timeoutMs,
+            maxAttempts: deps.maxAttempts,
+            semaphore: deps.semaphore,
+            budget: llmBudget(deps.storage, {
+              project_id: projectId,
+              purpose: "extract",
+              capChars: deps.dailyBudgetChars,
+            }),
+            onAttempt: (a) => {
+              attempts++;
+              charsSent += a.chars_sent;
+              charsReceived += a.chars_received;
+            },
+          });
+          strategyUsed = "acp";
+          parsed = result.records;
+          strategy = "llm-summary";
+        } catch (error) {
+          // Over the day's cap, the chunk is still extracted: by the heuristic extractor.
+          if (!(error instanceof BudgetExhaustedError)) throw error;
           budgetLimited = true;
         }
       }
-      let parsed: ParsedRecord[];
-      let strategy: MemoryRecord["strategy"];
-      if (useLlm) {
-        strategyUsed = "acp";
-        const result = await extractWithAgent(chunk.xml, {
-          runner: deps.runner,
-          command: deps.agentCommand,
-          timeoutMs: deps.timeoutMs,
-          maxAttempts: deps.maxAttempts,
-          semaphore: deps.semaphore,
-          onAttempt: (a) => {
-            attempts++;
-            charsSent += a.chars_sent;
-            charsReceived += a.chars_received;
-            deps.storage.addLlmUsage({
-              project_id: projectId,
-              purpose: "extract",
-              chars_sent: a.chars_sent,
-              chars_received: a.chars_received,
-            }).catch(() => {});
-          },
-        });
-        parsed = result.records;
-        strategy = "llm-summary";
-      } else {
-        parsed = extractHeuristic(chunk.entries);
-        strategy = "heuristic";
-      }
+      if (parsed === undefined) parsed = extractHeuristic(chunk.entries);
       phase.extract += performance.now() - t;
       t = performance.now();
       const records = toRecords(parsed, chunk.entries, strategy);

@@ -10,6 +10,7 @@ import type { ExtractionRun, RecordWithEmbedding, Storage } from "@kiro-learn/co
 import { runAcpPrompt } from "../acp/mod.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { commandAvailable } from "../runtime/permissions.ts";
+import { llmBudget } from "./budget.ts";
 import { compactQueue } from "./compaction.ts";
 import type { PromptRunner } from "./llm_extractor.ts";
 import { type ChunkCommitter, runExtraction } from "./run.ts";
@@ -109,8 +110,10 @@ export async function startExtraction(
         onDeleted: options.onDeleted,
         onRun,
       }),
+    // Compaction exists to bound a queue the LLM path cannot keep up with; with the heuristic
+    // extractor the queue drains on every run, and a digest would only lose detail.
     compact: (projectId) =>
-      compactQueue(projectId, {
+      effective() !== "acp" ? Promise.resolve() : compactQueue(projectId, {
         storage: options.storage,
         runner,
         semaphore,
@@ -118,6 +121,12 @@ export async function startExtraction(
         command: settings.compaction.agentCommand,
         timeoutMs: settings.compaction.timeoutMs,
         maxAttempts: settings.compaction.maxAttempts,
+        promptCapBytes: x.promptCapBytes,
+        budget: llmBudget(options.storage, {
+          project_id: projectId,
+          purpose: "compact",
+          capChars: x.dailyBudgetChars,
+        }),
         logger: options.logger,
       }).then(() => {}, (error) =>
         options.logger.warn("compaction failed", { project_id: projectId, error: String(error) })),

@@ -316,3 +316,25 @@ Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristi
   const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
   assert.equal(runs.items[0].details.budget_limited, true);
 });
+
+Deno.test("a garbage retry that would pass the cap is never started; the chunk goes heuristic", async () => {
+  const agent = await scriptedAgent([{ reply: GARBAGE }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { dailyBudgetChars: 2500, sizeThresholdBytes: 16_777_216 }),
+    env: agent.env,
+  });
+  // One prompt of ~1,900 characters fits a 2,500 cap; a second would not.
+  const big = toolEvent(1, "q".repeat(1500));
+  await postJson(daemon, "/v1/events", big).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const prompts = await agent.prompts();
+  assert.ok(prompts[0].text.length > 1250 && prompts[0].text.length <= 2500);
+  assert.equal(prompts.length, 1, "only the session that fit the cap was started");
+  const spent = (await (await daemon.fetch("/v1/stats")).json()).extraction.llm_today;
+  assert.ok(spent.chars_sent <= 2500, `spent ${spent.chars_sent}`);
+  assert.equal(spent.budget_limited, true);
+  const page = await memories(daemon);
+  assert.ok(page.total > 0);
+  assert.ok(page.items.every((r) => r.strategy === "heuristic"));
+  assert.equal(await queueRows(daemon), 0);
+});

@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { llmBudget } from "../extraction/budget.ts";
 import { newRecordId } from "@kiro-learn/core/ids";
 import { type MemoryRecord, MemoryRecordSchema, RECORD_LIMITS } from "@kiro-learn/core/schemas";
 import {
@@ -101,10 +102,6 @@ type Counters = Record<string, number>;
 
 function count(counters: Counters, key: string, by = 1): void {
   counters[key] = (counters[key] ?? 0) + by;
-}
-
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
 }
 
 /** Creates the reconciler the extraction run commits through. */
@@ -305,27 +302,23 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
       }),
     };
     t = performance.now();
+    const budget = llmBudget(options.storage, {
+      project_id: chunk.projectId,
+      purpose: "reconcile",
+      capChars: state.context.dailyBudgetChars,
+    });
     const outcome = await askJudge(request, {
       runner: state.context.runner,
       command: options.command,
       timeoutMs: options.judgeTimeoutMs,
       semaphore: state.context.semaphore,
-      budget: {
-        allows: async (chars) => {
-          const spent = await options.storage.llmUsage({ day: today() });
-          return spent.chars_sent + chars <= state.context.dailyBudgetChars;
-        },
-      },
+      // A judge session reserves its prompt in the shared daily budget before it starts.
+      budget: { allows: (chars) => budget.reserve(chars) },
       onAttempt: (a) => {
         count(counters, "judge_attempts");
         count(counters, "judge_chars_sent", a.chars_sent);
         count(counters, "judge_chars_received", a.chars_received);
-        options.storage.addLlmUsage({
-          project_id: chunk.projectId,
-          purpose: "reconcile",
-          chars_sent: a.chars_sent,
-          chars_received: a.chars_received,
-        }).catch(() => {});
+        budget.settle(a.chars_received).catch(() => {});
       },
     });
     count(counters, "judge_ms", performance.now() - t);

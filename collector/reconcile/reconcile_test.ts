@@ -8,7 +8,7 @@ import {
   type RecordWithEmbedding,
   type SqliteStorage,
 } from "@kiro-learn/core/storage";
-import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { failOnHang, makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { ChunkToCommit } from "../extraction/run.ts";
 import { Semaphore } from "../extraction/semaphore.ts";
 import { acpRunner } from "../extraction/service.ts";
@@ -276,9 +276,8 @@ Deno.test("judge timeout: terminal, no retry, keep-separate", async () => {
   await using h = await harness([{ hang: true }], { judgeTimeoutMs: 1500 });
   await h.neighbour("Refresh tokens expire after an hour", A);
   const c = h.candidate("Access token lifetime", A2);
-  const started = performance.now();
-  const out = await h.commit([c]);
-  assert.ok(performance.now() - started < 8000);
+  // A hanging judge must not hang the commit: the hard limit only turns a hang into a failure.
+  const out = await failOnHang(h.commit([c]), "a commit whose judge hangs");
   assert.equal((await h.judge.prompts()).length, 1, "no retry after a timeout");
   assert.equal(out.details.judge_timeout, 1);
   assert.equal((await all(h.storage)).length, 2);

@@ -771,22 +771,61 @@ export class SqliteStorage implements Storage {
 
   /** See `Storage.addLlmUsage`. */
   async addLlmUsage(
-    usage: { project_id: string; purpose: string; chars_sent: number; chars_received: number },
+    usage: {
+      project_id: string;
+      purpose: string;
+      chars_sent: number;
+      chars_received: number;
+      calls?: number;
+    },
   ): Promise<void> {
     await Promise.resolve();
+    this.#addUsage(usage);
+  }
+
+  #addUsage(
+    usage: {
+      project_id: string;
+      purpose: string;
+      chars_sent: number;
+      chars_received: number;
+      calls?: number;
+    },
+  ): void {
     this.#stmt(
       `INSERT INTO llm_usage (day, project_id, purpose, calls, chars_sent, chars_received)
-      VALUES (?, ?, ?, 1, ?, ?)
-      ON CONFLICT(day, project_id, purpose) DO UPDATE SET calls = calls + 1,
+      VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT(day, project_id, purpose) DO UPDATE SET calls = calls + excluded.calls,
         chars_sent = chars_sent + excluded.chars_sent,
         chars_received = chars_received + excluded.chars_received`,
     ).run(
       new Date().toISOString().slice(0, 10),
       usage.project_id,
       usage.purpose,
+      usage.calls ?? 1,
       usage.chars_sent,
       usage.chars_received,
     );
+  }
+
+  /** See `Storage.reserveLlmUsage`. */
+  async reserveLlmUsage(
+    usage: { project_id: string; purpose: string; chars: number; cap: number },
+  ): Promise<boolean> {
+    await Promise.resolve();
+    return this.#transaction(() => {
+      const { spent } = this.#stmt(
+        "SELECT coalesce(sum(chars_sent), 0) AS spent FROM llm_usage WHERE day = ?",
+      ).get(new Date().toISOString().slice(0, 10)) as { spent: number };
+      if (spent + usage.chars > usage.cap) return false;
+      this.#addUsage({
+        project_id: usage.project_id,
+        purpose: usage.purpose,
+        chars_sent: usage.chars,
+        chars_received: 0,
+      });
+      return true;
+    });
   }
 
   /** See `Storage.llmUsage`. */

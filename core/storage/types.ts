@@ -350,10 +350,24 @@ export interface Storage {
   recordRun(run: ExtractionRun): Promise<number>;
   /** Newest runs first. */
   listRuns(options: { project_id?: string; limit: number }): Promise<ExtractionRun[]>;
-  /** Adds LLM spend to today's (UTC) counters. */
+  /** Adds LLM spend to today's (UTC) counters (`calls` defaults to 1). */
   addLlmUsage(
-    usage: { project_id: string; purpose: string; chars_sent: number; chars_received: number },
+    usage: {
+      project_id: string;
+      purpose: string;
+      chars_sent: number;
+      chars_received: number;
+      calls?: number;
+    },
   ): Promise<void>;
+  /**
+   * Reserves `chars` of today's budget for one LLM session, in one transaction: counts the call
+   * and its prompt characters when today's total (all projects) plus `chars` stays within `cap`,
+   * and returns false (changing nothing) otherwise.
+   */
+  reserveLlmUsage(
+    usage: { project_id: string; purpose: string; chars: number; cap: number },
+  ): Promise<boolean>;
   /** Spend of one day, over every project (or one). */
   llmUsage(options: { day: string; project_id?: string }): Promise<LlmUsage>;
 

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
+import { llmBudget } from "./budget.ts";
+
+Deno.test("reservations never pass the cap, whatever the order and concurrency", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 5000 }),
+        fc.array(fc.integer({ min: 1, max: 2000 }), { minLength: 1, maxLength: 30 }),
+        async (cap, prompts) => {
+          const storage = openSqliteStorage(`${dir}/${crypto.randomUUID()}.db`);
+          try {
+            const a = llmBudget(storage, { project_id: "a", purpose: "extract", capChars: cap });
+            const b = llmBudget(storage, { project_id: "b", purpose: "reconcile", capChars: cap });
+            const granted = await Promise.all(
+              prompts.map((chars, i) => (i % 2 === 0 ? a : b).reserve(chars)),
+            );
+            await a.settle(123);
+            const day = new Date().toISOString().slice(0, 10);
+            const usage = await storage.llmUsage({ day });
+            assert.ok(usage.chars_sent <= cap, `${usage.chars_sent} > ${cap}`);
+            assert.equal(
+              usage.chars_sent,
+              prompts.filter((_, i) => granted[i]).reduce((x, y) => x + y, 0),
+            );
+            assert.equal(usage.calls, granted.filter(Boolean).length);
+            assert.equal(usage.chars_received, 123);
+          } finally {
+            storage.close();
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
