@@ -183,6 +183,13 @@ CREATE INDEX record_merges_summary ON record_merges(summary_id);
 CREATE INDEX record_merges_namespace ON record_merges(namespace, id);
 `,
   },
+  {
+    version: 4,
+    name: "memory_records_namespace_rowid",
+    // Ordered by (namespace, rowid): "the newest N records of a namespace" without a sort, which
+    // bounds lexical search to a namespace's own recent rows.
+    sql: `CREATE INDEX memory_records_namespace ON memory_records(namespace);`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

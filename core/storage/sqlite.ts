@@ -587,7 +587,15 @@ export class SqliteStorage implements Storage {
       const selected = new Set(selectQueryTerms(stats, { totalDocs }));
       const plan = planLexicalSearch(stats.filter((t) => selected.has(t.token)), { totalDocs });
       terms = plan.terms;
-      if (plan.window < 1) minId = top - Math.ceil(top * plan.window);
+      if (plan.window < 1) {
+        // The window is this namespace's newest rows, never the database's: a small or older
+        // project must not vanish because another one is large.
+        const rows = Math.ceil(totalDocs * plan.window);
+        const edge = this.#stmt(
+          "SELECT id FROM memory_records WHERE namespace = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
+        ).get(namespace, rows - 1) as { id: number } | undefined;
+        minId = edge ? edge.id - 1 : 0;
+      }
     } catch {
       terms = tokens.slice(0, 32);
     }

@@ -449,3 +449,33 @@ Deno.test("document frequencies follow a corpus that grew a lot since they were 
     assert.equal(s.termStats(["websocket"], { corpusSize: 301 })[0].df, 301, "large growth: fresh");
   });
 });
+
+Deno.test("a small project stays findable next to a large one sharing its words", async () => {
+  await withStorage(async (s) => {
+    const small = Array.from(
+      { length: 20 },
+      (_, i) =>
+        makeRecord({
+          namespace: OTHER_NS,
+          title: `test fix ${i}`,
+          summary: "the user test passes",
+        }),
+    );
+    await s.commitExtraction({ consumedSeqs: [], records: small.map((record) => ({ record })) });
+    const big = Array.from(
+      { length: 12_000 },
+      (_, i) => makeRecord({ title: `user test ${i}`, summary: "a test for the user module" }),
+    );
+    for (let i = 0; i < big.length; i += 2000) {
+      await s.commitExtraction({
+        consumedSeqs: [],
+        records: big.slice(i, i + 2000).map((record) => ({ record })),
+      });
+    }
+    const hits = await s.searchLexical(OTHER_NS, "user test", { limit: 10 });
+    assert.equal(hits.length, 10);
+    assert.ok(hits.every((h) => h.record.namespace === OTHER_NS));
+    const bigHits = await s.searchLexical(TEST_NAMESPACE, "user test", { limit: 10 });
+    assert.equal(bigHits.length, 10);
+  });
+});
