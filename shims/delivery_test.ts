@@ -89,11 +89,11 @@ Deno.test("collector slow (never answers): the shim gives up within its timeout 
       cwd: project,
       stdin: fixtureText("kiro_cli/user_prompt_submit.json", project),
     });
+    // It gave up by its own 400 ms timeout, not by being killed ("hangs until the agent kills it").
+    assert.ok(!result.killed, "the shim hung until the test killed it");
     assert.equal(result.code, 0);
     assert.equal(result.stdout, "");
     assert.match(result.stderr, /did not answer within 400 ms/);
-    // 400 ms of waiting plus process start; far from "hangs until the agent kills it".
-    assert.ok(result.ms < 4000, `took ${result.ms} ms`);
     assert.ok(held.length >= 1, "the shim did connect");
     assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
   } finally {
@@ -173,6 +173,36 @@ Deno.test("property: any stdin bytes → exit 0 and nothing on stdout (every std
     );
   } finally {
     await Deno.remove(data.dir, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("a spooled event is scrubbed before it touches disk", async () => {
+  await using daemon = await startTestDaemon();
+  const project = await makeProject();
+  const token = "ghp_" + "S".repeat(36);
+  try {
+    await daemon.kill();
+    const payload = JSON.stringify({
+      hook_event_name: "userPromptSubmit",
+      cwd: project,
+      prompt: `deploy with ${token} <private>the plan</private>`,
+    });
+    const out = await runShimProcess("kiro-cli", {
+      settings: daemon.settings,
+      env: daemon.env,
+      cwd: project,
+      stdin: payload,
+    });
+    assert.equal(out.code, 0);
+    const files = spoolFiles(daemon.settings.paths.spool);
+    assert.equal(files.length, 1);
+    const text = await Deno.readTextFile(`${daemon.settings.paths.spool}/${files[0]}`);
+    assert.ok(!text.includes(token), "the token reached the spool");
+    assert.ok(!text.includes("the plan"), "the private span reached the spool");
+    assert.match(text, /\[REDACTED\]/);
+    await daemon.restart();
+  } finally {
     await Deno.remove(project, { recursive: true });
   }
 });

@@ -81,15 +81,14 @@ Deno.test("kiro_ide shim as a process: USER_PROMPT in, stdin never read", async 
       cwd: project,
       args: f.args,
       stdin,
-      killAfterMs: 10_000,
     });
 
   await t.step(
-    "promptSubmit with stdin left open still exits promptly and prints context",
+    "promptSubmit with stdin left open still exits on its own and prints context",
     async () => {
       const result = await run(fixture<IdeFixture>("kiro_ide0/prompt_submit.json"), "open");
+      assert.ok(!result.killed, "the shim waited for stdin to close until the test killed it");
       assert.equal(result.code, 0, result.stderr);
-      assert.ok(result.ms < 5000, `took ${result.ms} ms`);
       assert.match(result.stdout, /Leap years break the date parser/);
       const [latest] = await storedEvents(daemon);
       assert.equal(latest.kind, "prompt");

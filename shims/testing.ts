@@ -69,8 +69,10 @@ export interface ShimRun {
   stdout: string;
   /** Everything printed on stderr. */
   stderr: string;
-  /** Wall time. */
+  /** Wall time (for benchmarks; tests assert on outcomes, not on this). */
   ms: number;
+  /** True when `killAfterMs` ran out and the child was killed: the shim hung. */
+  killed: boolean;
 }
 
 /** Options for {@linkcode runShimProcess}. */
@@ -85,7 +87,10 @@ export interface RunShimOptions {
   stdin?: string | Uint8Array | "open";
   /** Shim arguments. */
   args?: string[];
-  /** Kill the child after this long (a test failure, never a shim success). */
+  /**
+   * Kill the child after this long (default 30 s): a generous hard limit that only turns a hang
+   * into a failure (`killed`, and a non-zero exit code), never a shim success.
+   */
   killAfterMs?: number;
 }
 
@@ -109,9 +114,11 @@ export async function runShimProcess(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  let killed = false;
   const timer = setTimeout(() => {
     try {
       child.kill("SIGKILL");
+      killed = true;
     } catch {
       // Already gone.
     }
@@ -134,7 +141,13 @@ export async function runShimProcess(
   ]);
   clearTimeout(timer);
   if (options.stdin === "open") await writer?.close().catch(() => {});
-  return { code: status.code, stdout, stderr, ms: Math.round(performance.now() - started) };
+  return {
+    code: status.code,
+    stdout,
+    stderr,
+    ms: Math.round(performance.now() - started),
+    killed,
+  };
 }
 
 /** Every stored event (newest first), optionally only one namespace's. */

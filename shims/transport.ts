@@ -330,7 +330,10 @@ export async function deliver(
       down = result.message;
       note(`${down}; spooling`);
     }
-    const spooled = spoolEvent(item.event, {
+    // Secrets and <private> spans never touch disk, the spool included (the collector scrubs
+    // again on ingest; scrubbing is idempotent). Loaded only on this rare path, off start-up.
+    const { scrubEventBody } = await import("@kiro-learn/core/privacy");
+    const spooled = spoolEvent({ ...item.event, body: scrubEventBody(item.event.body) }, {
       spoolDir: config.spoolDir,
       maxBytes: config.spoolMaxBytes,
       query: item.query,

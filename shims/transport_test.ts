@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { EventSchema } from "@kiro-learn/core/schemas";
-import { makeEvent } from "@kiro-learn/core/testing";
+import { failOnHang, makeEvent } from "@kiro-learn/core/testing";
 import { SHIM_BODY_CAP_BYTES } from "@kiro-learn/core/schemas/limits";
 import { buildEvent, deliver, loadShimConfig, postEvent, type ShimConfig } from "./transport.ts";
 import { makeDataDir, makeProject, spoolFiles } from "./testing.ts";
@@ -93,22 +93,24 @@ Deno.test("postEvent: bearer token, query strings, and how each answer is classe
   }
 });
 
-Deno.test("postEvent gives up on a collector that never answers, within its timeout", async () => {
+Deno.test("postEvent gives up on a collector that never answers, by its timeout", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
   const accepting = (async () => {
     for await (const conn of listener) held.push(conn);
   })();
   try {
-    const started = performance.now();
-    const result = await postEvent(makeEvent(), config((listener.addr as Deno.NetAddr).port), {
-      query: "retrieve",
-      timeoutMs: 200,
-    });
-    const elapsed = performance.now() - started;
+    const result = await failOnHang(
+      postEvent(makeEvent(), config((listener.addr as Deno.NetAddr).port), {
+        query: "retrieve",
+        timeoutMs: 200,
+      }),
+      "postEvent to a silent collector",
+    );
     assert.equal(result.status, "unavailable");
+    // It gave up by its own 200 ms timeout, after connecting.
     assert.match((result as { message: string }).message, /did not answer within 200 ms/);
-    assert.ok(elapsed < 1500, `took ${elapsed} ms`);
+    assert.ok(held.length >= 1, "postEvent did connect");
   } finally {
     listener.close();
     for (const conn of held) conn.close();

@@ -7,3 +7,4 @@ export * from "./arbitraries.ts";
 export * from "./fixtures.ts";
 export * from "./corpus.ts";
 export * from "./stats.ts";
+export * from "./hang_guard.ts";
