@@ -142,3 +142,25 @@ Deno.test("forgetting a summary forgets its merge history; a later merge keeps t
     );
   });
 });
+
+Deno.test("commitReconciliation refuses a merge whose neighbour was edited meanwhile", async () => {
+  await withStorage(async (s) => {
+    const neighbour = makeRecord({ title: "as the judge saw it" });
+    await s.putRecord(neighbour);
+    const seqs = await queueTwo(s);
+    const summary = makeRecord({ strategy: "llm-reconciled" });
+    await s.updateRecord(neighbour.record_id, { title: "edited by the user" });
+    await assert.rejects(
+      s.commitReconciliation({
+        consumedSeqs: seqs,
+        put: [{ record: summary }],
+        deleteIds: [neighbour.record_id],
+        merges: [{ summary_id: summary.record_id, replaced: [neighbour] }],
+      }),
+      (e: unknown) => e instanceof StaleCommitError && e.missingRecords[0] === neighbour.record_id,
+    );
+    const [kept] = await s.getRecords([neighbour.record_id]);
+    assert.equal(kept.title, "edited by the user", "the edit survives");
+    assert.equal((await s.snapshotQueue(PROJECT)).length, 2);
+  });
+});

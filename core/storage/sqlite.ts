@@ -282,8 +282,28 @@ export class SqliteStorage implements Storage {
   async commitReconciliation(commit: ReconciliationCommit): Promise<void> {
     await Promise.resolve();
     this.#transaction(() => {
-      const delRecord = this.#stmt("DELETE FROM memory_records WHERE record_id = ?");
       const missingRecords: string[] = [];
+      // A record edited while the judge was deciding is not the record the judge merged: treat
+      // it as gone, so the merge is abandoned rather than the edit silently lost.
+      const current = this.#stmt(
+        "SELECT title, summary, facts_json, concepts_json FROM memory_records WHERE record_id = ?",
+      );
+      for (const merge of commit.merges) {
+        for (const seen of merge.replaced) {
+          const row = current.get(seen.record_id) as Row | undefined;
+          if (
+            row && (row.title !== seen.title || row.summary !== seen.summary ||
+              row.facts_json !== JSON.stringify(seen.facts) ||
+              row.concepts_json !== JSON.stringify(seen.concepts))
+          ) {
+            missingRecords.push(seen.record_id);
+          }
+        }
+      }
+      if (missingRecords.length > 0) {
+        throw new StaleCommitError({ records: missingRecords, seqs: [] });
+      }
+      const delRecord = this.#stmt("DELETE FROM memory_records WHERE record_id = ?");
       for (const id of new Set(commit.deleteIds)) {
         if (Number(delRecord.run(id).changes) === 0) missingRecords.push(id);
       }
