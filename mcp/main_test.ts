@@ -12,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { newEventId, newRecordId } from "@kiro-learn/core/ids";
 import { resolveProject } from "@kiro-learn/core/project";
 import { type MemoryRecord, RECORD_LIMITS } from "@kiro-learn/core/schemas";
+import { failOnHang } from "@kiro-learn/core/testing";
 import { VERSION } from "@kiro-learn/core/version";
 // Test-only reach into the collector member: its test daemon is the real thing.
 import { freePort, postJson, startTestDaemon, type TestDaemon } from "../collector/testing/mod.ts";
@@ -595,36 +596,46 @@ Deno.test("a collector address outside --allow-net is explained, not fatal", SAN
   }
 });
 
-Deno.test("a collector that accepts but never answers times out after 5 s", SANITIZE, async () => {
-  const home = await Deno.makeTempDir({ prefix: "kiro-learn-mcp-slow-" });
-  const projectDir = await makeProject();
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })();
-  await Deno.writeTextFile(join(home, "token"), "some-token\n");
-  await Deno.writeTextFile(
-    join(home, "settings.json"),
-    JSON.stringify({ collector: { host: "127.0.0.1", port } }),
-  );
-  try {
-    await using session = await connect({ port, env: { KIRO_LEARN_HOME: home }, cwd: projectDir });
-    const started = performance.now();
-    const reply = await session.call("search_memory", { query: "x" });
-    const elapsed = performance.now() - started;
-    assert.equal(reply.isError, true);
-    assert.match(reply.text, /did not answer within 5000 ms/);
-    assert.match(reply.text, /kiro-learn start/);
-    assert.ok(elapsed >= 4500 && elapsed < 15_000, `took ${elapsed} ms`);
-    const { tools } = await session.client.listTools();
-    assert.equal(tools.length, TOOL_NAMES.length);
-  } finally {
-    listener.close();
-    await accepting.catch(() => {});
-    for (const conn of held) conn.close();
-    await Deno.remove(home, { recursive: true });
-    await Deno.remove(projectDir, { recursive: true });
-  }
-});
+Deno.test(
+  "a collector that accepts but never answers: the tool gives up at its 5 s timeout",
+  SANITIZE,
+  async () => {
+    const home = await Deno.makeTempDir({ prefix: "kiro-learn-mcp-slow-" });
+    const projectDir = await makeProject();
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    const held: Deno.Conn[] = [];
+    const accepting = (async () => {
+      for await (const conn of listener) held.push(conn);
+    })();
+    await Deno.writeTextFile(join(home, "token"), "some-token\n");
+    await Deno.writeTextFile(
+      join(home, "settings.json"),
+      JSON.stringify({ collector: { host: "127.0.0.1", port } }),
+    );
+    try {
+      await using session = await connect({
+        port,
+        env: { KIRO_LEARN_HOME: home },
+        cwd: projectDir,
+      });
+      const reply = await failOnHang(
+        session.call("search_memory", { query: "x" }),
+        "a tool call against a silent collector",
+      );
+      assert.equal(reply.isError, true);
+      // The reply names the 5 s timeout it waited for; the connection was made, then held.
+      assert.match(reply.text, /did not answer within 5000 ms/);
+      assert.match(reply.text, /kiro-learn start/);
+      assert.ok(held.length >= 1, "the MCP server did connect");
+      const { tools } = await session.client.listTools();
+      assert.equal(tools.length, TOOL_NAMES.length);
+    } finally {
+      listener.close();
+      await accepting.catch(() => {});
+      for (const conn of held) conn.close();
+      await Deno.remove(home, { recursive: true });
+      await Deno.remove(projectDir, { recursive: true });
+    }
+  },
+);

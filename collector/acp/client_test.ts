@@ -122,20 +122,21 @@ Deno.test("file-system requests are refused with an error", async () => {
   assert.equal(fs?.code, -32601);
 });
 
-Deno.test("a crash mid-stream rejects at once with the exit code and stderr", async () => {
+Deno.test("a crash mid-stream rejects with the exit code and stderr, not a timeout", async () => {
   using script = new Script([{ crashAfterChunks: 3 }]);
-  const started = performance.now();
+  // The timeout is far away: had the client waited for it instead of noticing the exit, the
+  // rejection would be an AcpTimeoutError and the instanceof check below would fail.
   const error = await runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 30_000 })).then(
     () => assert.fail("expected a rejection"),
     (e) => e,
   );
-  const elapsed = performance.now() - started;
   assert.ok(error instanceof AcpExitError, String(error));
+  assert.ok(!(error instanceof AcpTimeoutError));
   assert.equal(error.exitCode, 1);
   assert.match(error.message, /exited with code 1/);
   assert.match(error.message, /crashing mid-stream/);
   assert.match(error.stderrTail, /crashing mid-stream/);
-  assert.ok(elapsed < 10_000, `took ${elapsed} ms`);
+  assert.equal(script.prompts().length, 1, "the crash came after the prompt was sent");
 });
 
 Deno.test("a child that exits before initialize is an exit error", async () => {
@@ -151,15 +152,14 @@ Deno.test("a child that exits before initialize is an exit error", async () => {
 
 Deno.test("a hang times out, and the child is gone afterwards", async () => {
   using script = new Script([{ hang: true }]);
-  const started = performance.now();
   await assert.rejects(
     runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1000 })),
     (error) =>
       error instanceof AcpTimeoutError && error.timeoutMs === 1000 &&
       error.phase === "session/prompt",
   );
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed >= 1000 && elapsed < 8000, `took ${elapsed} ms`);
+  // It timed out waiting for the reply, after the agent had the prompt, not while starting.
+  assert.deepEqual(script.prompts().map((p) => p.prompt), ["x"]);
   const [pid] = script.pids();
   assert.ok(pid > 0);
   assert.ok(!processExists(pid), `pid ${pid} still exists`);
@@ -167,12 +167,10 @@ Deno.test("a hang times out, and the child is gone afterwards", async () => {
 
 Deno.test("a child that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
   using script = new Script([{ hang: true, ignoreSigterm: true }]);
-  const started = performance.now();
   await assert.rejects(
     runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1000, killGraceMs: 300 })),
-    AcpTimeoutError,
+    (error) => error instanceof AcpTimeoutError && error.phase === "session/prompt",
   );
-  assert.ok(performance.now() - started < 8000);
   const [pid] = script.pids();
   assert.ok(!processExists(pid), `pid ${pid} still exists`);
   assert.ok(script.log().some((line) => line.type === "sigterm_ignored"));

@@ -1,11 +1,41 @@
+// The watcher runs on real timers (it takes no injected clock), so these tests are written to be
+// deterministic on a loaded machine: every "it happened" is awaited with `waitFor` (a generous hang
+// limit, not a time bound), runs that must stay in progress are held by a gate the test releases,
+// and the assertions are on the order and count of runs and on the state each run saw, never on
+// how long anything took. The few "nothing happens yet" windows are short next to the idle gap or
+// cool-down they sit inside (a 10× margin or more).
 import assert from "node:assert/strict";
-import { ExtractionWatcher, type RunOutcome, type WatcherOptions } from "./watcher.ts";
+import {
+  type BreakerState,
+  ExtractionWatcher,
+  type RunOutcome,
+  type WatcherOptions,
+} from "./watcher.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls until `check` holds; only a hang (10 s) fails it. */
+async function waitFor(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`waited ${limitMs} ms for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** What one run saw when it started. */
+interface RunSeen {
+  /** Bytes queued (what it consumes on success). */
+  bytes: number;
+  /** The project's breaker state as `states()` showed it. */
+  breaker: BreakerState;
+}
+
 interface Harness {
   watcher: ExtractionWatcher;
-  runs: number[];
+  runs: RunSeen[];
+  /** Notifications, run starts and run ends, in order. */
+  log: string[];
   queued: { bytes: number };
 }
 
@@ -13,120 +43,189 @@ function harness(
   overrides: Partial<WatcherOptions> = {},
   run: (n: number) => Promise<RunOutcome> | RunOutcome = () => ({ ok: true, consumed: 1 }),
 ): Harness {
-  const runs: number[] = [];
+  const runs: RunSeen[] = [];
+  const log: string[] = [];
   const queued = { bytes: 0 };
-  const watcher = new ExtractionWatcher({
-    idleMs: 40,
+  const watcher: ExtractionWatcher = new ExtractionWatcher({
+    idleMs: 50,
     sizeThresholdBytes: 1000,
     breakerThreshold: 3,
-    breakerCooldownMs: 150,
+    breakerCooldownMs: 1000,
     queuedBytes: () => Promise.resolve(queued.bytes),
-    run: async () => {
-      runs.push(Date.now());
+    run: async (projectId) => {
       const snapshot = queued.bytes; // like the real run: consume up to a watermark
-      const outcome = await run(runs.length);
-      if (outcome.ok) queued.bytes -= snapshot;
-      return outcome;
+      const breaker = watcher.states().find((s) => s.project_id === projectId)!.breaker;
+      runs.push({ bytes: snapshot, breaker });
+      log.push(`run ${runs.length} start (${snapshot} bytes)`);
+      try {
+        const outcome = await run(runs.length);
+        if (outcome.ok) queued.bytes -= snapshot;
+        return outcome;
+      } finally {
+        log.push(`run ${runs.length} end`);
+      }
     },
     ...overrides,
   });
-  return { watcher, runs, queued };
+  return { watcher, runs, log, queued };
 }
 
-Deno.test("the size threshold fires a run at once", async () => {
-  const h = harness({ idleMs: 10_000 });
-  h.queued.bytes = 1000;
+/** A promise the test resolves by hand, to hold a run in progress. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+Deno.test("the size threshold fires a run at once, not the idle gap", async () => {
+  // An idle gap far longer than the test: any run must come from the threshold.
+  const h = harness({ idleMs: 600_000 });
+  h.queued.bytes = 999;
   h.watcher.notify("p", 999);
-  await sleep(5);
-  assert.equal(h.runs.length, 0);
+  await sleep(20);
+  assert.equal(h.runs.length, 0, "below the threshold nothing runs");
+  h.queued.bytes = 1000;
   h.watcher.notify("p", 1);
-  await sleep(5);
-  assert.equal(h.runs.length, 1);
+  await waitFor(() => h.runs.length === 1, "the threshold run");
+  assert.equal(h.runs[0].bytes, 1000);
   await h.watcher.close();
+  assert.equal(h.runs.length, 1);
 });
 
-Deno.test("the idle gap fires a run, and each event restarts the gap", async () => {
-  const h = harness();
-  h.queued.bytes = 20;
-  for (let i = 0; i < 4; i++) {
+Deno.test("the idle gap fires one run, and each event restarts the gap", async () => {
+  const idleMs = 400;
+  const h = harness({ idleMs });
+  // Seven events a quarter gap apart span 1.5 gaps: a gap counted from the first event would
+  // fire a run before the last events arrive. Restarted by each event, it fires once, after all.
+  for (let i = 1; i <= 7; i++) {
+    h.queued.bytes += 5;
+    h.log.push(`notify ${i}`);
     h.watcher.notify("p", 5);
-    await sleep(20);
+    if (i < 7) await sleep(idleMs / 4);
   }
-  assert.equal(h.runs.length, 0);
-  await sleep(60);
+  await waitFor(() => h.runs.length === 1, "the idle run");
+  await waitFor(() => !h.watcher.states()[0].running, "the idle run to end");
+  assert.deepEqual(h.log, [
+    "notify 1",
+    "notify 2",
+    "notify 3",
+    "notify 4",
+    "notify 5",
+    "notify 6",
+    "notify 7",
+    "run 1 start (35 bytes)",
+    "run 1 end",
+  ]);
+  // Nothing is left, so nothing is re-armed: one more gap passes without a run.
+  await sleep(idleMs + 100);
   assert.equal(h.runs.length, 1);
   await h.watcher.close();
 });
 
 Deno.test("a trigger during a run re-arms instead of being dropped", async () => {
-  const h = harness({}, async () => {
-    await sleep(50);
+  const held = gate();
+  const h = harness({}, async (n) => {
+    if (n === 1) await held.wait;
     return { ok: true, consumed: 1 };
   });
   h.queued.bytes = 10;
   h.watcher.notify("p", 10);
-  await sleep(60); // the idle run started at 40 ms and lasts 50 ms
-  assert.equal(h.runs.length, 1);
-  h.queued.bytes += 10; // arrived during the run, past its watermark
-  h.watcher.notify("p", 10);
-  await sleep(200);
-  assert.equal(h.runs.length, 2);
+  await waitFor(() => h.runs.length === 1, "the first run");
+  assert.equal(h.watcher.states()[0].running, true);
+  h.queued.bytes += 7; // arrived during the run, past its watermark
+  h.log.push("notify during run");
+  h.watcher.notify("p", 7);
+  held.open();
+  await waitFor(() => h.runs.length === 2, "the re-armed run");
   await h.watcher.close();
+  assert.deepEqual(h.log, [
+    "run 1 start (10 bytes)",
+    "notify during run",
+    "run 1 end",
+    "run 2 start (7 bytes)",
+    "run 2 end",
+  ]);
+  assert.equal(h.queued.bytes, 0, "both batches consumed");
 });
 
 Deno.test("the breaker opens after 3 failures and half-opens after the cool-down", async () => {
   let healthy = false;
   const h = harness(
-    { idleMs: 10, breakerCooldownMs: 600 },
+    { idleMs: 50, breakerCooldownMs: 1000 },
     () => ({ ok: healthy, consumed: healthy ? 1 : 0 }),
   );
   h.queued.bytes = 10;
   h.watcher.notify("p", 10);
-  await sleep(200);
+  await waitFor(() => h.watcher.states()[0].breaker === "open", "the breaker to open");
   assert.equal(h.runs.length, 3, "three failed runs, then the breaker holds");
-  assert.equal(h.watcher.states()[0].breaker, "open");
-  await sleep(150);
+  assert.equal(h.watcher.states()[0].failures, 3);
+  assert.ok(h.watcher.states()[0].open_until !== null);
+  await sleep(150); // three idle gaps: an open breaker must not let the retry through
   assert.equal(h.runs.length, 3, "no runs while open");
   healthy = true;
-  await sleep(800);
-  assert.equal(h.runs.length, 4, "one probe after the cool-down");
+  await waitFor(() => h.runs.length === 4, "the probe run");
+  await waitFor(() => !h.watcher.states()[0].running, "the probe to end");
+  // The probe ran only once the cool-down was over (half-open), never while open.
+  assert.deepEqual(h.runs.map((r) => r.breaker), ["closed", "closed", "closed", "half_open"]);
   const [state] = h.watcher.states();
   assert.equal(state.breaker, "closed");
   assert.equal(state.failures, 0);
+  assert.equal(state.open_until, null);
+  assert.equal(state.last_run?.ok, true);
   await h.watcher.close();
+  assert.equal(h.runs.length, 4, "nothing left to run after the probe consumed the queue");
 });
 
 Deno.test("a failed probe re-opens the breaker for another cool-down", async () => {
-  const h = harness({ idleMs: 10, breakerCooldownMs: 300 }, () => ({ ok: false, consumed: 0 }));
+  const breakers: BreakerState[] = [];
+  const h = harness(
+    { idleMs: 50, breakerCooldownMs: 1000, onBreaker: (_, state) => breakers.push(state) },
+    () => ({ ok: false, consumed: 0 }),
+  );
   h.queued.bytes = 10;
   h.watcher.notify("p", 10);
-  await sleep(150);
+  await waitFor(() => h.watcher.states()[0].breaker === "open", "the breaker to open");
   assert.equal(h.runs.length, 3);
-  await sleep(400);
-  assert.equal(h.runs.length, 4);
-  assert.equal(h.watcher.states()[0].breaker, "open");
+  const firstOpenUntil = h.watcher.states()[0].open_until!;
+  await waitFor(() => h.runs.length === 4, "the probe run");
+  await waitFor(
+    () => h.watcher.states()[0].failures === 4 && h.watcher.states()[0].breaker === "open",
+    "the breaker to re-open",
+  );
+  assert.deepEqual(h.runs.map((r) => r.breaker), ["closed", "closed", "closed", "half_open"]);
+  const secondOpenUntil = h.watcher.states()[0].open_until!;
+  assert.ok(secondOpenUntil > firstOpenUntil, `${secondOpenUntil} after ${firstOpenUntil}`);
+  assert.deepEqual(breakers, ["open", "open"]);
   await h.watcher.close();
+  assert.equal(h.runs.length, 4, "no run during the second cool-down");
 });
 
 Deno.test("startup arm runs projects that already have queued rows; close waits", async () => {
+  const held = gate();
   const h = harness({}, async () => {
-    await sleep(30);
+    await held.wait;
     return { ok: true, consumed: 1 };
   });
   h.queued.bytes = 5;
   h.watcher.arm("p", 5);
   h.watcher.arm("empty", 0);
-  await sleep(50);
-  await h.watcher.close();
-  assert.equal(h.runs.length, 1);
+  await waitFor(() => h.runs.length === 1, "the armed run");
+  const closing = h.watcher.close().then(() => h.log.push("closed"));
+  await sleep(20); // a close that did not wait for the run would resolve here
+  held.open();
+  await closing;
+  assert.deepEqual(h.log, ["run 1 start (5 bytes)", "run 1 end", "closed"]);
   assert.deepEqual(h.watcher.states().map((s) => s.project_id), ["p"]);
 });
 
 Deno.test("a throwing run counts as a failure, never escapes", async () => {
-  const h = harness({ idleMs: 10 }, () => Promise.reject(new Error("boom")));
+  const h = harness({ idleMs: 50 }, () => Promise.reject(new Error("boom")));
   h.queued.bytes = 1;
   h.watcher.notify("p", 1);
-  await sleep(30);
-  assert.ok(h.watcher.states()[0].failures >= 1);
+  await waitFor(() => (h.watcher.states()[0].failures) >= 1, "the failed run to count");
+  const [state] = h.watcher.states();
+  assert.equal(state.last_run?.ok, false);
+  assert.equal(state.running, false);
   await h.watcher.close();
+  assert.equal(h.queued.bytes, 1, "a failed run consumes nothing");
 });

@@ -19,12 +19,19 @@ const SHOTS = decodeURIComponent(new URL("./screenshots", import.meta.url).pathn
 const NS_A = `/actor/tester/project/${"a".repeat(64)}/`;
 const NS_B = `/actor/tester/project/${"b".repeat(64)}/`;
 
-function hasChromium(): boolean {
+/** Fails the test, with how to fix it, when Chromium is missing: the test is never skipped. */
+function requireChromium(): void {
+  let found = false;
   try {
-    return Deno.statSync(CHROMIUM).isFile;
+    found = Deno.statSync(CHROMIUM).isFile;
   } catch {
-    return false;
+    // Not installed.
   }
+  assert.ok(
+    found,
+    `headless Chromium is missing (${CHROMIUM}): install it with \`apt-get install chromium\` ` +
+      "(.ci/run installs it) and run the tests again",
+  );
 }
 
 function event(ns: string, path: string, overrides: Partial<Event>): Event {
@@ -143,11 +150,11 @@ async function rawGet(port: number, path: string): Promise<string> {
 
 Deno.test({
   name: "viewer end to end in headless Chromium",
-  ignore: !hasChromium(),
   // playwright keeps pipes and timers of its own; the daemon and browser are closed explicitly.
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
+  requireChromium();
   const started = performance.now();
   await Deno.mkdir(SHOTS, { recursive: true });
   await using daemon = await startTestDaemon({

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { OBSERVATION_TYPES, RECORD_LIMITS } from "../schemas/mod.ts";
 import { escapeXml } from "./escape.ts";
 import { type ParsedRecord, parseMemoryRecords, type ParseResult } from "./records.ts";
+import { callEachInWorker } from "../testing/hang_guard.ts";
 
 /** Any code point, lone surrogates included (cheaper to build than fast-check's "binary" unit). */
 const codePoint = fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code));
@@ -174,32 +175,58 @@ Deno.test("truncates every field and caps every list to the record limits", () =
   assert.ok(record.files_touched.every((f) => f.length <= RECORD_LIMITS.file));
 });
 
-Deno.test("is linear on adversarial input (1 MiB each, under a second)", () => {
+// Guards against catastrophic backtracking. No time is asserted (speed is for benchmarks): each
+// input runs in a worker with a generous hang limit, and the parse result must be right.
+Deno.test("parses 1 MiB adversarial inputs correctly, without hanging", async () => {
   const MiB = 1 << 20;
   const fill = (unit: string) => unit.repeat(Math.ceil(MiB / unit.length)).slice(0, MiB);
-  const inputs = [
-    fill("<memory_record"),
-    fill("<memory_record "),
-    fill(`<memory_record type="`),
-    fill(`<memory_record type="decision"><title>`),
-    fill("<memory_record>") + "</memory_record>",
-    `<memory_record type="decision"><title>t</title><summary>s</summary>` + fill("<fact>") +
-    "</memory_record>",
-    `<memory_record type="decision"><title>t</title><summary>s</summary>` + fill("<fact>x</fact>") +
-    "</memory_record>",
-    fill(`<memory_record type="decision"><title>t</title><summary>s</summary></memory_record>`),
-    fill("</memory_record><skip"),
-    fill("<"),
-    fill("&#x1F600;&amp;"),
+  const garbage: ParseResult = { kind: "garbage" };
+  const record = (facts: string[]): ParsedRecord => ({
+    observation_type: "decision",
+    title: "t",
+    summary: "s",
+    facts,
+    concepts: [],
+    files_touched: [],
+  });
+  const whole =
+    `<memory_record type="decision"><title>t</title><summary>s</summary></memory_record>`;
+  const cases: [input: string, expected: ParseResult][] = [
+    [fill("<memory_record"), garbage],
+    [fill("<memory_record "), garbage],
+    [fill(`<memory_record type="`), garbage],
+    [fill(`<memory_record type="decision"><title>`), garbage],
+    [fill("<memory_record>") + "</memory_record>", garbage],
+    [
+      `<memory_record type="decision"><title>t</title><summary>s</summary>` + fill("<fact>") +
+      "</memory_record>",
+      { kind: "records", records: [record([])] },
+    ],
+    [
+      `<memory_record type="decision"><title>t</title><summary>s</summary>` +
+      fill("<fact>x</fact>") + "</memory_record>",
+      { kind: "records", records: [record(["x"])] },
+    ],
+    // Every whole record parses; the one cut off at the end does not.
+    [
+      fill(whole),
+      {
+        kind: "records",
+        records: Array.from({ length: Math.floor(MiB / whole.length) }, () => record([])),
+      },
+    ],
+    [fill("</memory_record><skip"), garbage],
+    [fill("<"), garbage],
+    [fill("&#x1F600;&amp;"), garbage],
   ];
-  for (const text of inputs) {
-    const started = performance.now();
-    parseMemoryRecords(text);
-    const elapsed = performance.now() - started;
-    assert.ok(
-      elapsed < 1000,
-      `${JSON.stringify(text.slice(0, 40))}… took ${elapsed.toFixed(0)} ms`,
-    );
+  const outputs = await callEachInWorker<string, ParseResult>(
+    new URL("./records.ts", import.meta.url),
+    "parseMemoryRecords",
+    cases.map(([input]) => input),
+    { describe: (text) => JSON.stringify(text.slice(0, 40)) + "…" },
+  );
+  for (const [index, [input, expected]] of cases.entries()) {
+    assert.deepEqual(outputs[index], expected, JSON.stringify(input.slice(0, 40)));
   }
 });
 
