@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { makeRecord } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon, type TestDaemon } from "../testing/mod.ts";
+import { embeddingModelId } from "./embedder.ts";
 import { addModel } from "./models.ts";
 import { onnxRuntimeBinDir, USE_LITE_WORKER, useLiteReadPaths } from "./paths.ts";
 import { writeTinyModel } from "./tiny_onnx.ts";
@@ -40,7 +41,8 @@ Deno.test("use-lite (default): the daemon loads the model, embeds saved records,
   }
   const ready = await waitForStatus(daemon, (s) => s.state === "ready");
   assert.equal(ready.backend, "use-lite");
-  assert.equal(ready.model_id, "use-lite@0.2.0");
+  // The model's id plus the version of what is embedded (a new input version re-embeds).
+  assert.equal(ready.model_id, "use-lite@0.2.0+in2");
   assert.equal(ready.dim, 512);
 
   const record = makeRecord({ title: "Leap year parsing", summary: "Feb 29 was rejected." });
@@ -49,9 +51,11 @@ Deno.test("use-lite (default): the daemon loads the model, embeds saved records,
   await saved.body?.cancel();
   const embedded = await waitForStatus(
     daemon,
-    (s) => (s.backfill as { done: number }).done === 1 && s.embeddings_present === 1,
+    (s) =>
+      (s.backfill as { done: number }).done === 1 && s.embeddings_present === 1 &&
+      (s.backfill as { state: string }).state === "idle",
   );
-  assert.equal((embedded.backfill as { state: string }).state, "idle");
+  assert.equal((embedded.backfill as { done: number }).done, 1);
   const deleted = await daemon.fetch(`/v1/memories/${record.record_id}`, { method: "DELETE" });
   assert.equal(deleted.status, 200);
   await deleted.body?.cancel();
@@ -85,7 +89,7 @@ Deno.test("onnx with an installed model: the child loads it and records get its 
     settings: { embedding: { backend: "onnx" } },
   });
   const ready = await waitForStatus(daemon, (s) => s.state === "ready");
-  assert.equal(ready.model_id, added.model_id);
+  assert.equal(ready.model_id, embeddingModelId(added.model_id));
   assert.equal(ready.dim, 8);
   // The child holds FFI (scoped to onnxruntime's folder) and read of the model folder; nothing else.
   const children = (await Deno.readTextFile(`/proc/${daemon.pid()}/task/${daemon.pid()}/children`))

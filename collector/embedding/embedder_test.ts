@@ -3,54 +3,102 @@ import fc from "fast-check";
 import { makeRecord } from "@kiro-learn/core/testing";
 import {
   composeEmbeddingInput,
+  cutAtWord,
+  EMBEDDING_INPUT_VERSION,
+  embeddingModelId,
   EmbedTimeoutError,
   MAX_EMBEDDING_INPUT,
   truncateText,
+  withInputVersion,
   withTimeout,
 } from "./embedder.ts";
 
-Deno.test("composeEmbeddingInput: title, summary, facts, concepts in blank-line sections", () => {
+Deno.test("composeEmbeddingInput: title, summary, facts, concepts as sentences on one line", () => {
   const record = makeRecord({
     title: "Leap year parsing",
-    summary: "Feb 29 was rejected.",
-    facts: ["parseDate used a 28-day table", "fixed in date.ts"],
+    summary: "Feb 29 was rejected.\nThe table\tis fixed.",
+    facts: ["parseDate used a 28-day table", "  fixed in date.ts  "],
     concepts: ["dates", "validation"],
     files_touched: ["src/date.ts"],
   });
   assert.equal(
     composeEmbeddingInput(record),
-    "Leap year parsing\n\nFeb 29 was rejected.\n\n" +
-      "parseDate used a 28-day table\nfixed in date.ts\n\ndates, validation",
+    "Leap year parsing. Feb 29 was rejected. The table is fixed. " +
+      "parseDate used a 28-day table. fixed in date.ts. dates, validation.",
   );
 });
 
 Deno.test("composeEmbeddingInput: empty sections are left out, files and type never appear", () => {
   const record = makeRecord({
-    title: "T",
+    title: "T?",
     summary: "S",
-    facts: [],
-    concepts: [],
+    facts: [" ", ""],
+    concepts: [" "],
     files_touched: ["x.ts"],
     observation_type: "decision",
   });
-  assert.equal(composeEmbeddingInput(record), "T\n\nS");
+  assert.equal(composeEmbeddingInput(record), "T? S.");
 });
 
-Deno.test("composeEmbeddingInput is deterministic and capped at 10,000 chars", () => {
+Deno.test("composeEmbeddingInput keeps the start of the record, cut at a word boundary", () => {
+  const title = "Sessions ended at the 60-minute access JWT lifetime";
+  const summary = "word ".repeat(200).trim();
+  const text = composeEmbeddingInput({ title, summary, facts: ["a later fact"], concepts: [] });
+  assert.ok(text.length <= MAX_EMBEDDING_INPUT, `${text.length}`);
+  assert.ok(text.length > MAX_EMBEDDING_INPUT - "word ".length, "the budget is used");
+  assert.ok(text.startsWith(`${title}. word word`));
+  assert.ok(text.endsWith(" word"), "no word is cut in half");
+  assert.ok(!text.includes("later fact"));
+  // A single unbroken token longer than the budget is cut hard.
+  const long = composeEmbeddingInput({
+    title: "x".repeat(200),
+    summary: "y".repeat(400),
+    facts: [],
+    concepts: [],
+  });
+  assert.equal(long, `${"x".repeat(200)}.`);
+  assert.equal(cutAtWord("z".repeat(500), 300), "z".repeat(300));
+  assert.equal(cutAtWord("ab cd", 2), "ab", "a cut just before a space keeps the word");
+});
+
+Deno.test("composeEmbeddingInput is deterministic, one line, and capped", () => {
   fc.assert(
     fc.property(
-      fc.string({ minLength: 1, maxLength: 500 }),
+      fc.string({ minLength: 1, maxLength: 200 }),
       fc.string({ minLength: 1, maxLength: 4000 }),
-      fc.array(fc.string({ minLength: 1, maxLength: 1000 }), { maxLength: 20 }),
+      fc.array(fc.string({ minLength: 1, maxLength: 500 }), { maxLength: 20 }),
       fc.array(fc.string({ minLength: 1, maxLength: 50 }), { maxLength: 20 }),
       (title, summary, facts, concepts) => {
         const record = { title, summary, facts, concepts };
         const text = composeEmbeddingInput(record);
         assert.equal(text, composeEmbeddingInput(structuredClone(record)));
         assert.ok(text.length <= MAX_EMBEDDING_INPUT);
+        assert.ok(!/\s\s|[\n\t\r]|^\s|\s$/u.test(text), JSON.stringify(text));
+        // Only a hard cut can split a surrogate pair's text; truncateText never does.
+        assert.ok(!/[\ud800-\udbff]$/.test(text));
       },
     ),
   );
+});
+
+Deno.test("the stored model id carries the input version", async () => {
+  assert.equal(embeddingModelId("use-lite@0.2.0"), `use-lite@0.2.0+in${EMBEDDING_INPUT_VERSION}`);
+  let closed = false;
+  const inner = {
+    model_id: "m@1",
+    dim: 2,
+    embed: (texts: string[]) => Promise.resolve(texts.map(() => Float32Array.of(1, 0))),
+    close: () => {
+      closed = true;
+      return Promise.resolve();
+    },
+  };
+  const versioned = withInputVersion(inner);
+  assert.equal(versioned.model_id, embeddingModelId("m@1"));
+  assert.equal(versioned.dim, 2);
+  assert.deepEqual(await versioned.embed(["a"]), [Float32Array.of(1, 0)]);
+  await versioned.close();
+  assert.ok(closed);
 });
 
 Deno.test("truncateText never splits a surrogate pair", () => {

@@ -9,9 +9,12 @@ export {
   type Embedder,
   type EmbedderState,
   type EmbedderStatus,
+  EMBEDDING_INPUT_VERSION,
   type EmbeddingBackendName,
+  embeddingModelId,
   EmbedTimeoutError,
   MAX_EMBEDDING_INPUT,
+  withInputVersion,
 } from "./embedder.ts";
 export { cosine, dot, l2Normalize } from "./vector_math.ts";
 export {
@@ -39,6 +42,7 @@ export {
   createUseLiteEmbedder,
   USE_LITE_DIM,
   USE_LITE_MODEL_ID,
+  useLiteInput,
   type UseLiteOptions,
 } from "./use_lite.ts";
 export { createOnnxEmbedder, type OnnxOptions } from "./onnx.ts";

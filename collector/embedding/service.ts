@@ -25,6 +25,7 @@ import {
   type EmbedderStatus,
   type EmbeddingBackendName,
   EmbedTimeoutError,
+  withInputVersion,
   withTimeout,
 } from "./embedder.ts";
 import { installedModel } from "./models.ts";
@@ -170,16 +171,23 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
   let retryAt: number | null = null;
   let loading: Promise<void> | null = null;
 
+  // The built-in backends are identified with the input version (`…+in2`), so a change of
+  // `composeEmbeddingInput` re-embeds stored records like a change of model does.
   const factory: EmbedderFactory = options.factory ?? (backend === "onnx"
     ? async (hooks) => {
       const model = await installedModel(options.dataDir);
-      return await createOnnxEmbedder({
-        modelDir: model.dir,
-        modelId: model.model_id,
-        onDead: hooks.onDead,
-      });
+      return withInputVersion(
+        await createOnnxEmbedder({
+          modelDir: model.dir,
+          modelId: model.model_id,
+          onDead: hooks.onDead,
+        }),
+      );
     }
-    : (hooks) => createUseLiteEmbedder({ sandbox: options.sandbox, onDead: hooks.onDead }));
+    : async (hooks) =>
+      withInputVersion(
+        await createUseLiteEmbedder({ sandbox: options.sandbox, onDead: hooks.onDead }),
+      ));
 
   /** Calls the model through the gate, bounded by `timeoutMs` (waiting included). */
   async function call(

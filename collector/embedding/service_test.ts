@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
-import { makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { failOnHang, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { silentLogger } from "../runtime/logger.ts";
-import type { Embedder } from "./embedder.ts";
+import { type Embedder, embeddingModelId } from "./embedder.ts";
 import { addModel } from "./models.ts";
 import { createEmbeddingService, type EmbeddingServiceOptions } from "./service.ts";
 import { writeTinyModel } from "./tiny_onnx.ts";
@@ -13,6 +13,10 @@ interface FakeEmbedder extends Embedder {
   delayMs: number;
   fail: boolean;
   hang: boolean;
+  /** While set, calls wait for it before answering (a model that is busy until released). */
+  gate: Promise<void> | null;
+  /** Calls that have returned or thrown. */
+  settled: number;
   closed: boolean;
 }
 
@@ -24,15 +28,22 @@ function fakeEmbedder(model = "fake@1"): FakeEmbedder {
     delayMs: 0,
     fail: false,
     hang: false,
+    gate: null,
+    settled: 0,
     closed: false,
     async embed(texts) {
       e.calls.push(texts);
-      if (e.hang) await new Promise(() => {});
-      if (e.delayMs) await new Promise((r) => setTimeout(r, e.delayMs));
-      if (e.fail) throw new Error("model broke");
-      return texts.map((t) =>
-        l2Normalize(Float32Array.from([t.length, 1, t.includes("x") ? 5 : 0]))
-      );
+      try {
+        if (e.hang) await new Promise(() => {});
+        if (e.gate) await e.gate;
+        if (e.delayMs) await new Promise((r) => setTimeout(r, e.delayMs));
+        if (e.fail) throw new Error("model broke");
+        return texts.map((t) =>
+          l2Normalize(Float32Array.from([t.length, 1, t.includes("x") ? 5 : 0]))
+        );
+      } finally {
+        e.settled++;
+      }
     },
     close() {
       e.closed = true;
@@ -170,22 +181,25 @@ Deno.test("a model that dies after loading degrades to failed and is reloaded", 
   }
 });
 
-Deno.test("queries never throw: a slow model gives null within the bound", async () => {
+Deno.test("queries never throw: a slow model gives null at the query's bound", async () => {
   const storage = openSqliteStorage(":memory:");
   const embedder = fakeEmbedder();
   const s = service(storage, { factory: () => Promise.resolve(embedder) });
   try {
     await s.whenLoaded();
-    embedder.delayMs = 300;
-    const started = performance.now();
-    assert.equal(await s.embedQuery("slow", { timeoutMs: 40 }), null);
-    assert.ok(performance.now() - started < 250);
-    embedder.delayMs = 0;
+    // The model does not answer until released, so the query can only return by giving up.
+    let release!: () => void;
+    embedder.gate = new Promise((resolve) => (release = resolve));
+    const slow = await failOnHang(s.embedQuery("slow", { timeoutMs: 40 }), "a bounded query");
+    assert.equal(slow, null);
+    assert.equal(embedder.settled, 0, "it gave up while the model was still busy");
+    embedder.gate = null;
+    release();
+    await waitFor(() => embedder.settled === 1); // the slow call finishes
     embedder.fail = true;
     assert.equal(await s.embedQuery("broken"), null);
     assert.equal(await s.embedTexts(["a", "b"]), null);
     embedder.fail = false;
-    await new Promise((r) => setTimeout(r, 300)); // the slow call finishes
     assert.equal((await s.embedQuery("fine"))?.length, 3);
     assert.equal(s.status().state, "ready", "short query bounds do not count as model failures");
   } finally {
@@ -315,7 +329,7 @@ Deno.test("onnx backend: an installed model loads in the child; none installed i
   const s = service(storage, { backend: "onnx", dataDir });
   try {
     assert.equal(await s.whenLoaded(), true);
-    assert.equal(s.status().model_id, added.model_id);
+    assert.equal(s.status().model_id, embeddingModelId(added.model_id));
     assert.equal((await s.embedQuery("the cache test fails"))?.length, 8);
   } finally {
     await s.close();

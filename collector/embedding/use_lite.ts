@@ -12,13 +12,27 @@
  * @module
  */
 import { pathToFileURL } from "node:url";
-import { type Embedder, withTimeout } from "./embedder.ts";
+import { collapseWhitespace, type Embedder, withTimeout } from "./embedder.ts";
 import { USE_LITE_MODEL_VERSION, USE_LITE_WORKER, useLiteReadPaths } from "./paths.ts";
 import { isFiniteVector, l2NormalizeInPlace } from "./vector_math.ts";
 import type { UseLiteReply } from "./use_lite_worker.ts";
 
-/** The use-lite model id stored with its embeddings. */
+/**
+ * The use-lite model's id (the collector stores it with the input version appended, see
+ * `embeddingModelId`).
+ */
 export const USE_LITE_MODEL_ID = `use-lite@${USE_LITE_MODEL_VERSION}`;
+
+/**
+ * What the model is given for `text`: whitespace runs collapsed to one space, ends trimmed.
+ * The package's port of the SentencePiece tokeniser turns only spaces into word-start marks; the
+ * original normaliser (`nmt_nfkc`, with extra whitespace removed) also maps newlines and tabs to
+ * spaces. Without this, "memory.\n\nKeys" tokenises as `memory . <unk> K ey s`: an unknown token
+ * and the next word broken into word-internal pieces — in every multi-line prompt.
+ */
+export function useLiteInput(text: string): string {
+  return collapseWhitespace(text);
+}
 
 /** Universal Sentence Encoder lite's output size. */
 export const USE_LITE_DIM = 512;
@@ -108,7 +122,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
       const id = nextId++;
       const p = Promise.withResolvers<Float32Array[]>();
       pending.set(id, p);
-      worker.postMessage({ id, texts });
+      worker.postMessage({ id, texts: texts.map(useLiteInput) });
       const vectors = await p.promise;
       if (vectors.length !== texts.length) {
         throw new Error(`use-lite returned ${vectors.length} vectors for ${texts.length} texts`);

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { embeddingPermissions } from "../runtime/permissions.ts";
-import { createUseLiteEmbedder, USE_LITE_DIM, USE_LITE_MODEL_ID } from "./use_lite.ts";
+import {
+  createUseLiteEmbedder,
+  USE_LITE_DIM,
+  USE_LITE_MODEL_ID,
+  useLiteInput,
+} from "./use_lite.ts";
 import { dot, l2Norm } from "./vector_math.ts";
 
 Deno.test("use-lite: 512-d normalised vectors; paraphrases are closer than unrelated text", async () => {
@@ -22,6 +27,10 @@ Deno.test("use-lite: 512-d normalised vectors; paraphrases are closer than unrel
     assert.ok(dot(a, b) > dot(a, c) + 0.1, `${dot(a, b)} vs ${dot(a, c)}`);
     const [again] = await embedder.embed(["parsing fails for Feb 29th on leap years"]);
     assert.ok(dot(again, b) > 0.9999);
+    // Newlines, tabs and runs of spaces are one space to the model (its tokeniser port marks
+    // word starts at spaces only).
+    const [spaced] = await embedder.embed(["  parsing fails\n\nfor Feb 29th\ton   leap years\n"]);
+    assert.ok(dot(spaced, b) > 0.9999, `${dot(spaced, b)}`);
     assert.deepEqual(await embedder.embed([]), []);
   } finally {
     await embedder.close();
@@ -60,4 +69,9 @@ Deno.test("use-lite runs in a Worker that may read only the two packages' dist f
       ffi: "prompt",
     },
   });
+});
+
+Deno.test("useLiteInput collapses every kind of whitespace to one space", () => {
+  assert.equal(useLiteInput("a\n\nb\tc  d\r\ne\u00a0f "), "a b c d e f");
+  assert.equal(useLiteInput(" \n "), "");
 });

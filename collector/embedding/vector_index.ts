@@ -43,7 +43,17 @@ export interface SearchOptions {
   k: number;
   /** Hits below this similarity are dropped (the relevance floor); default -1 (none). */
   minSimilarity?: number;
+  /**
+   * Near-duplicate collapsing: a hit whose similarity to a better hit already kept is at least
+   * this is skipped, so a cluster of near-identical records takes one place instead of all `k`.
+   * The candidates considered are the best `k ×` {@linkcode COLLAPSE_POOL} above the floor, so
+   * fewer than `k` hits may come back. Default: none (every hit counts).
+   */
+  collapseAbove?: number;
 }
+
+/** How many candidates per requested hit near-duplicate collapsing looks at. */
+export const COLLAPSE_POOL = 4;
 
 interface Shard {
   data: Float32Array;
@@ -202,27 +212,41 @@ export class VectorIndex {
     }
     const k = Math.max(0, Math.floor(options.k));
     const floor = options.minSimilarity ?? -1;
+    const collapse = options.collapseAbove;
+    const collapsing = collapse !== undefined && collapse <= 1;
     const q = l2Normalize(query);
     if (k === 0 || q.every((x) => x === 0)) return [];
     const dim = this.#dim;
     const data = shard.data;
+    const pool = collapsing ? k * COLLAPSE_POOL : k;
     const top: VectorHit[] = [];
     for (let slot = 0; slot < shard.ids.length; slot++) {
       // Rounding can push a self-match a hair past 1.
       const s = Math.max(-1, Math.min(1, dotAt(data, slot * dim, q)));
       if (!(s >= floor)) continue;
-      if (top.length === k && !better(s, shard.ids[slot], top[k - 1])) continue;
+      if (top.length === pool && !better(s, shard.ids[slot], top[pool - 1])) continue;
       // Insertion into the small sorted list: k is tens, far cheaper than sorting N scores.
       const hit = { record_id: shard.ids[slot], similarity: s };
-      let i = top.length < k ? top.length : k - 1;
-      if (top.length < k) top.push(hit);
+      let i = top.length < pool ? top.length : pool - 1;
+      if (top.length < pool) top.push(hit);
       while (i > 0 && better(s, hit.record_id, top[i - 1])) {
         top[i] = top[i - 1];
         i--;
       }
       top[i] = hit;
     }
-    return top;
+    if (!collapsing) return top;
+    // Greedy, best first: deterministic, since the candidates are in (similarity, id) order.
+    const kept: VectorHit[] = [];
+    const keptSlots: number[] = [];
+    for (const hit of top) {
+      const slot = shard.slots.get(hit.record_id)!;
+      if (keptSlots.some((other) => dotSlots(data, slot, other, dim) >= collapse)) continue;
+      kept.push(hit);
+      keptSlots.push(slot);
+      if (kept.length === k) break;
+    }
+    return kept;
   }
 
   /** Vectors held for `namespace` (0 when not loaded). */
@@ -294,6 +318,11 @@ export class VectorIndex {
     shard.slots.delete(id);
     this.#namespaceOf.delete(id);
   }
+}
+
+/** Dot product of two stored vectors, by slot. */
+function dotSlots(data: Float32Array, a: number, b: number, dim: number): number {
+  return dotAt(data, a * dim, data.subarray(b * dim, (b + 1) * dim));
 }
 
 function better(score: number, id: string, than: VectorHit): boolean {

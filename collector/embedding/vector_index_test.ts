@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { dotAt, l2Normalize } from "./vector_math.ts";
-import { type VectorHit, VectorIndex, type VectorSource } from "./vector_index.ts";
+import { COLLAPSE_POOL, type VectorHit, VectorIndex, type VectorSource } from "./vector_index.ts";
 
 /** An in-memory `listEmbeddings`, keyed by namespace then record id. */
 class FakeSource implements VectorSource {
@@ -218,6 +218,11 @@ Deno.test("property: after any upserts and deletes, the incremental index equals
             const a: VectorHit[] = await incremental.search(ns, query, { k });
             const b: VectorHit[] = await rebuilt.search(ns, query, { k });
             assert.deepEqual(a, b);
+            const collapse = { k, collapseAbove: 0.9 };
+            assert.deepEqual(
+              await incremental.search(ns, query, collapse),
+              await rebuilt.search(ns, query, collapse),
+            );
           }
         }
       },
@@ -257,6 +262,68 @@ Deno.test("property: search equals a full sort by (similarity desc, record_id as
           .sort((a, b) => b.similarity - a.similarity || (a.record_id < b.record_id ? -1 : 1))
           .slice(0, k);
         assert.deepEqual(hits, expected);
+      },
+    ),
+  );
+});
+
+Deno.test("near-duplicate collapsing: a cluster takes one place, the next distinct hit moves up", async () => {
+  const source = new FakeSource();
+  source.put("ns", "a1", v(1, 0, 0));
+  source.put("ns", "a2", v(0.99, 0.14, 0)); // ≈ a1 (cosine 0.99)
+  source.put("ns", "a3", v(0.98, 0, 0.2)); // ≈ a1
+  source.put("ns", "b", v(0.7, 0.7, 0)); // distinct (cosine 0.71 to a1)
+  source.put("ns", "c", v(0, 0, 1));
+  const index = new VectorIndex(source, { model: "m1", dim: 3 });
+  const q = v(1, 0.2, 0);
+  const plain = await index.search("ns", q, { k: 2 });
+  assert.deepEqual(plain.map((h) => h.record_id), ["a2", "a1"]);
+  const collapsed = await index.search("ns", q, { k: 2, collapseAbove: 0.9 });
+  assert.deepEqual(collapsed.map((h) => h.record_id), ["a2", "b"]);
+  assert.deepEqual(collapsed[0], plain[0], "similarities are the plain ones");
+  // Above 1 nothing is a near-duplicate: the plain result.
+  assert.deepEqual(await index.search("ns", q, { k: 2, collapseAbove: 1.01 }), plain);
+  // The floor still holds.
+  const floored = await index.search("ns", q, { k: 5, collapseAbove: 0.9, minSimilarity: 0.5 });
+  assert.deepEqual(floored.map((h) => h.record_id), ["a2", "b"]);
+});
+
+Deno.test("property: collapsing keeps, best first, each pool candidate not near a kept one", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.uniqueArray(
+        fc.record({
+          id: fc.integer({ min: 0, max: 500 }),
+          vector: fc.array(fc.integer({ min: -2, max: 2 }), { minLength: DIM, maxLength: DIM }),
+        }),
+        { selector: (r) => r.id, maxLength: 80 },
+      ),
+      fc.array(fc.integer({ min: -3, max: 3 }), { minLength: DIM, maxLength: DIM }),
+      fc.integer({ min: 1, max: 10 }),
+      fc.double({ min: 0.5, max: 1, noNaN: true }),
+      async (rows, q, k, threshold) => {
+        const source = new FakeSource();
+        for (const r of rows) source.put("ns", `id${r.id}`, Float32Array.from(r.vector));
+        const index = new VectorIndex(source, { model: "m1", dim: DIM });
+        const query = Float32Array.from(q);
+        const pool = await index.search("ns", query, { k: k * COLLAPSE_POOL });
+        const hits = await index.search("ns", query, { k, collapseAbove: threshold });
+        const sim = (a: string, b: string) => {
+          const x = index.vector(a)!;
+          return dotAt(x, 0, index.vector(b)!);
+        };
+        const expected: VectorHit[] = [];
+        for (const h of pool) {
+          if (expected.length === k) break;
+          if (expected.some((e) => sim(e.record_id, h.record_id) >= threshold)) continue;
+          expected.push(h);
+        }
+        assert.deepEqual(hits, expected);
+        for (let i = 0; i < hits.length; i++) {
+          for (let j = 0; j < i; j++) {
+            assert.ok(sim(hits[i].record_id, hits[j].record_id) < threshold);
+          }
+        }
       },
     ),
   );

@@ -3,21 +3,25 @@
  * labelled set in `data/` (see `dataset.ts`).
  *
  * ```sh
- * deno run -A collector/quality/eval.ts           # full set, plus floor and recency sweeps
- * deno run -A collector/quality/eval.ts --quick   # every query over a smaller record set, no sweeps
- * deno run -A collector/quality/eval.ts --floor=0.4 --recency=0.25 --out=/tmp/q.json
+ * deno run -A collector/quality/eval.ts             # full set, plus a settings sweep
+ * deno run -A collector/quality/eval.ts --no-sweep  # full set only
+ * deno run -A collector/quality/eval.ts --quick     # every query over a smaller record set
+ * deno run -A collector/quality/eval.ts --floor=0.4 --recency=0.25 --cut=0.7 --collapse=0.9
  * ```
  *
  * The records go into a real SQLite database (the FTS5 path with its query rewrite), their
- * embeddings come from the `use-lite` embedder (the collector's default backend) and are
- * searched through the collector's own vector index, and the hybrid searcher is the one the
- * collector serves. Record embeddings are cached in `.bench/quality-embeddings.json` (keyed by
- * model and text hash), so only the first run pays for embedding the set.
+ * embeddings come from the `use-lite` embedder (the collector's default backend) with the
+ * collector's own input (`composeEmbeddingInput`, model id with the input version), are searched
+ * through the collector's own vector index, and the hybrid searcher is the one the collector
+ * serves. Record embeddings are cached in `.bench/quality-embeddings.json` (keyed by model and
+ * text hash), so only the first run pays for embedding the set.
  *
  * Metrics, at the retrieval default of 10 results: recall@5 = share of a query's relevant
  * records in its top 5 (out of at most 5); MRR = mean of 1/rank of the first relevant record
  * (0 when none is in the top 10). Queries without an answer in the set report how many records
- * each mode injects anyway.
+ * each mode injects anyway. Scores are also given for the vector index alone, and for the even-
+ * and odd-numbered queries separately: settings are chosen on the even ones (the sweep reports
+ * its best row there), so the odd ones show whether a choice generalises.
  *
  * Prints `quality: lexical recall@5 … MRR … | hybrid recall@5 … MRR … (N queries, M records)`
  * and writes `.bench/quality.json` (`.bench/quality-quick.json` with `--quick`).
@@ -29,11 +33,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
-import { composeEmbeddingInput, type Embedder } from "../embedding/embedder.ts";
+import { composeEmbeddingInput, type Embedder, withInputVersion } from "../embedding/embedder.ts";
 import { createUseLiteEmbedder } from "../embedding/use_lite.ts";
 import { VectorIndex } from "../embedding/vector_index.ts";
 import {
   createHybridSearcher,
+  DEFAULT_COLLAPSE_ABOVE,
   DEFAULT_LEXICAL_CUT,
   DEFAULT_RECENCY_WEIGHT,
   minSimilarityFor,
@@ -62,6 +67,10 @@ export interface EvalConfig {
   recency: number;
   /** Lexical cut of the hybrid searcher. */
   lexicalCut: number;
+  /** Near-duplicate collapsing of the hybrid searcher's vector list (above 1: off). */
+  collapse: number;
+  /** Run the settings sweep (full mode only; `--no-sweep` skips it). */
+  sweep: boolean;
   /** Results per search (the retrieval default). */
   limit: number;
   /** JSON report path. */
@@ -79,6 +88,8 @@ export function parseEvalArgs(args: string[]): EvalConfig {
       floor: { type: "string" },
       recency: { type: "string" },
       cut: { type: "string" },
+      collapse: { type: "string" },
+      "no-sweep": { type: "boolean", default: false },
       out: { type: "string" },
       cache: { type: "string" },
     },
@@ -98,6 +109,8 @@ export function parseEvalArgs(args: string[]): EvalConfig {
     floor: number(values.floor, Number.NaN, "floor"),
     recency: number(values.recency, DEFAULT_RECENCY_WEIGHT, "recency"),
     lexicalCut: number(values.cut, DEFAULT_LEXICAL_CUT, "cut"),
+    collapse: number(values.collapse, DEFAULT_COLLAPSE_ABOVE, "collapse"),
+    sweep: !quick && !values["no-sweep"],
     limit: 10,
     out: values.out ?? join(REPO_ROOT, ".bench", quick ? "quality-quick.json" : "quality.json"),
     cache: values.cache ?? join(REPO_ROOT, ".bench", "quality-embeddings.json"),
@@ -210,12 +223,22 @@ export interface SweepRow {
   cut: number;
   /** Recency weight. */
   recency: number;
+  /** Near-duplicate collapsing (above 1: off). */
+  collapse: number;
   /** Scores of the answerable queries. */
   scores: Scores;
-  /** Recall@5 on the odd- and even-numbered answerable queries (does a choice generalise?). */
-  halves: [number, number];
+  /** Scores on the even-numbered queries (where settings are tuned) and the odd (held out). */
+  split: Split;
   /** Mean vector-only records injected for no-answer queries. */
   no_answer_vector_only: number;
+}
+
+/** Scores on the two halves of the answerable queries, by the parity of their number. */
+export interface Split {
+  /** Even-numbered queries (q02, q04, …): the tuning half. */
+  tune: Scores;
+  /** Odd-numbered queries (q01, q03, …): the held-out half. */
+  held_out: Scores;
 }
 
 /** The report written to JSON. */
@@ -232,10 +255,16 @@ export interface QualityReport {
   low_overlap_share: number;
   /** Lexical-only scores. */
   lexical: Scores;
+  /** Lexical-only scores on the two halves. */
+  lexical_split: Split;
   /** Lexical scores on low-overlap queries only. */
   lexical_low_overlap: Scores;
   /** Hybrid scores (null when no embedder could be loaded). */
   hybrid: Scores | null;
+  /** Hybrid scores on the two halves. */
+  hybrid_split: Split | null;
+  /** The vector index alone (top 10 by cosine, no floor, no collapsing): the model's share. */
+  vector: Scores | null;
   /** Hybrid scores on low-overlap queries only. */
   hybrid_low_overlap: Scores | null;
   /** Injections for queries without an answer. */
@@ -245,14 +274,17 @@ export interface QualityReport {
     floor: number;
     recency: number;
     lexical_cut: number;
+    collapse: number;
     limit: number;
     rrf_k: number;
     depth: number;
   };
   /** The embedder, or why there is none. */
   embedder: { model: string; dim: number } | { error: string };
-  /** Floor × lexical cut × recency sweep (full mode). */
+  /** Floor × lexical cut × recency × collapsing sweep (full mode). */
   sweep: SweepRow[];
+  /** The sweep row best on the tuning half (recall@5 + MRR), to read on the held-out half. */
+  tuned: SweepRow | null;
   /** Per-query ranks of the first relevant record (0 = not in the top 10). */
   per_query: { id: string; overlap: number; lexical_rank: number; hybrid_rank: number | null }[];
 }
@@ -282,7 +314,7 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
 
     let embedderInfo: QualityReport["embedder"];
     try {
-      embedder = await createUseLiteEmbedder({ sandbox: false });
+      embedder = withInputVersion(await createUseLiteEmbedder({ sandbox: false }));
       embedderInfo = { model: embedder.model_id, dim: embedder.dim };
     } catch (error) {
       embedderInfo = { error: error instanceof Error ? error.message : String(error) };
@@ -297,20 +329,25 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
       answerable: queries.filter((q) => q.relevant.length > 0).length,
       low_overlap_share: round(low.length / queries.filter((q) => q.relevant.length > 0).length),
       lexical: roundScores(score(queries, lexical)),
+      lexical_split: split(queries, lexical),
       lexical_low_overlap: roundScores(score(low, lexical)),
       hybrid: null,
+      hybrid_split: null,
+      vector: null,
       hybrid_low_overlap: null,
       no_answer: null,
       settings: {
         floor,
         recency: config.recency,
         lexical_cut: config.lexicalCut,
+        collapse: config.collapse,
         limit: config.limit,
         rrf_k: 60,
         depth: 4,
       },
       embedder: embedderInfo,
       sweep: [],
+      tuned: null,
       per_query: [],
     };
     const firstRank = (ranked: string[] | undefined, q: SetQuery) =>
@@ -326,7 +363,15 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
       await index.load(QUALITY_NAMESPACE);
       const queryVectors = new Map<string, Float32Array>();
       for (const q of queries) queryVectors.set(q.query, (await current.embed([q.query]))[0]);
-      const hybridAt = async (floor: number, recency: number, cut: number) => {
+      const vectorOnly: Rankings = new Map();
+      for (const q of queries) {
+        const hits = await index.search(QUALITY_NAMESPACE, queryVectors.get(q.query)!, {
+          k: config.limit,
+        });
+        vectorOnly.set(q.id, hits.map((h) => keyOf.get(h.record_id)!));
+      }
+      report.vector = roundScores(score(queries, vectorOnly));
+      const hybridAt = async (floor: number, recency: number, cut: number, collapse: number) => {
         const search = createHybridSearcher({
           searchLexical: (ns, q, o) => storage.searchLexical(ns, q, o),
           getRecords: (ids) => storage.getRecords(ids),
@@ -336,6 +381,7 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
           minSimilarity: floor,
           recencyWeight: recency,
           lexicalCut: cut,
+          collapseAbove: collapse,
           embedTimeoutMs: 10_000,
         });
         return await rank(
@@ -347,13 +393,14 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
         );
       };
       const noAnswer = queries.filter((q) => q.relevant.length === 0);
-      const vectorOnly = (hybrid: Rankings) =>
+      const fromVectorsAlone = (hybrid: Rankings) =>
         noAnswer.reduce((n, q) => {
           const lex = new Set(lexical.get(q.id));
           return n + (hybrid.get(q.id) ?? []).filter((k) => !lex.has(k)).length;
         }, 0) / Math.max(noAnswer.length, 1);
-      const hybrid = await hybridAt(floor, config.recency, config.lexicalCut);
+      const hybrid = await hybridAt(floor, config.recency, config.lexicalCut, config.collapse);
       report.hybrid = roundScores(score(queries, hybrid));
+      report.hybrid_split = split(queries, hybrid);
       report.hybrid_low_overlap = roundScores(score(low, hybrid));
       const mean = (r: Rankings) =>
         noAnswer.reduce((n, q) => n + (r.get(q.id)?.length ?? 0), 0) / Math.max(noAnswer.length, 1);
@@ -361,29 +408,30 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
         queries: noAnswer.length,
         lexical_injected: round(mean(lexical)),
         hybrid_injected: round(mean(hybrid)),
-        hybrid_vector_only: round(vectorOnly(hybrid)),
+        hybrid_vector_only: round(fromVectorsAlone(hybrid)),
       };
-      if (config.mode === "full") {
-        const answerable = queries.filter((q) => q.relevant.length > 0);
-        const halves = [0, 1].map((h) => answerable.filter((_, i) => i % 2 === h));
-        for (const recency of [0, 0.25, 0.5]) {
-          for (const cut of [0, 0.3, 0.5, 0.7]) {
-            for (const f of [0, 0.3, 0.35, 0.4, 0.45, 0.5]) {
-              const r = await hybridAt(f, recency, cut);
-              report.sweep.push({
-                floor: f,
-                cut,
-                recency,
-                scores: roundScores(score(queries, r)),
-                halves: [
-                  round(score(halves[0], r).recall_at_5),
-                  round(score(halves[1], r).recall_at_5),
-                ],
-                no_answer_vector_only: round(vectorOnly(r)),
-              });
+      if (config.sweep) {
+        for (const collapse of [1.01, 0.95, 0.9, 0.85]) {
+          for (const recency of [0, 0.25, 0.5]) {
+            for (const cut of [0, 0.3, 0.5, 0.7]) {
+              for (const f of [0, 0.3, 0.35, 0.4, 0.45, 0.5]) {
+                const r = await hybridAt(f, recency, cut, collapse);
+                report.sweep.push({
+                  floor: f,
+                  cut,
+                  recency,
+                  collapse,
+                  scores: roundScores(score(queries, r)),
+                  split: split(queries, r),
+                  no_answer_vector_only: round(fromVectorsAlone(r)),
+                });
+              }
             }
           }
         }
+        // Chosen on the tuning half only; ties go to the earlier (simpler) row.
+        const objective = (row: SweepRow) => row.split.tune.recall_at_5 + row.split.tune.mrr;
+        report.tuned = report.sweep.reduce((a, b) => objective(b) > objective(a) + 1e-9 ? b : a);
       }
       report.per_query = queries.filter((q) => q.relevant.length > 0).map((q) => ({
         id: q.id,
@@ -405,6 +453,15 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
     storage.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Scores on the even-numbered (tuning) and odd-numbered (held-out) queries. */
+export function split(queries: readonly SetQuery[], rankings: Rankings): Split {
+  const parity = (q: SetQuery) => Number(q.id.replace(/\D/g, "")) % 2;
+  return {
+    tune: roundScores(score(queries.filter((q) => parity(q) === 0), rankings)),
+    held_out: roundScores(score(queries.filter((q) => parity(q) === 1), rankings)),
+  };
 }
 
 function roundScores(s: Scores): Scores {
@@ -469,15 +526,26 @@ if (import.meta.main) {
       `quality: ${report.no_answer.queries} queries without an answer inject ${report.no_answer.lexical_injected} (lexical) / ${report.no_answer.hybrid_injected} (hybrid, ${report.no_answer.hybrid_vector_only} from vectors alone) records on average`,
     );
   }
-  for (const row of report.sweep) {
+  const both = (s: Scores) => `${pct(s.recall_at_5)}/${pct(s.mrr)}`;
+  if (report.vector && report.hybrid_split) {
     console.log(
-      `quality: sweep floor ${row.floor.toFixed(2)} cut ${row.cut.toFixed(1)} recency ${
-        row.recency.toFixed(2)
-      }  recall@5 ${pct(row.scores.recall_at_5)} (halves ${pct(row.halves[0])}/${
-        pct(row.halves[1])
-      })  MRR ${pct(row.scores.mrr)}  no-answer vector-only ${row.no_answer_vector_only}`,
+      `quality: vector index alone recall@5 ${pct(report.vector.recall_at_5)} MRR ${
+        pct(report.vector.mrr)
+      }; recall@5/MRR on even (tuning) | odd (held-out) queries: lexical ${
+        both(report.lexical_split.tune)
+      } | ${both(report.lexical_split.held_out)}, hybrid ${both(report.hybrid_split.tune)} | ${
+        both(report.hybrid_split.held_out)
+      }`,
     );
   }
+  const row = (r: SweepRow) =>
+    `floor ${r.floor.toFixed(2)} cut ${r.cut.toFixed(1)} recency ${r.recency.toFixed(2)} collapse ${
+      r.collapse > 1 ? "off " : r.collapse.toFixed(2)
+    }  recall@5/MRR all ${both(r.scores)}  even ${both(r.split.tune)}  odd ${
+      both(r.split.held_out)
+    }  no-answer vector-only ${r.no_answer_vector_only}`;
+  for (const r of report.sweep) console.log(`quality: sweep ${row(r)}`);
+  if (report.tuned) console.log(`quality: best on the even queries: ${row(report.tuned)}`);
   await Deno.mkdir(dirname(config.out), { recursive: true });
   await Deno.writeTextFile(config.out, JSON.stringify(report, null, 2) + "\n");
 }

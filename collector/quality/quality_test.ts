@@ -69,6 +69,9 @@ Deno.test("score: recall@5 and MRR", () => {
   assert.equal(s.mrr, (0.5 + 1) / 2);
   assert.throws(() => parseEvalArgs(["--fast"]));
   assert.equal(parseEvalArgs(["--quick"]).mode, "quick");
+  assert.equal(parseEvalArgs(["--quick"]).sweep, false);
+  assert.equal(parseEvalArgs([]).sweep, true);
+  assert.equal(parseEvalArgs(["--no-sweep"]).sweep, false);
 });
 
 Deno.test("eval --quick runs, prints the summary line and writes JSON", async () => {
@@ -89,14 +92,54 @@ Deno.test("eval --quick runs, prints the summary line and writes JSON", async ()
     const report: QualityReport = JSON.parse(await Deno.readTextFile(out));
     assert.equal(report.mode, "quick");
     assert.ok(report.answerable >= 50);
-    if (report.hybrid && report.hybrid_low_overlap) {
-      // The embedder exists: hybrid must not lose to lexical, and must win where words differ.
-      assert.ok(
-        report.hybrid.recall_at_5 >= report.lexical.recall_at_5,
-        JSON.stringify(report.hybrid),
-      );
-      assert.ok(report.hybrid_low_overlap.recall_at_5 > report.lexical_low_overlap.recall_at_5);
-    }
+    // The use-lite embedder ships in node_modules, so hybrid scores are always there: a missing
+    // embedder is a broken install, not a reason to check less.
+    assert.ok(
+      "model" in report.embedder,
+      `the embedder did not load (${JSON.stringify(report.embedder)}): run deno install`,
+    );
+    assert.ok(report.hybrid && report.hybrid_low_overlap, "no hybrid scores in the report");
+    assert.match(text, /\| hybrid recall@5 \d\.\d\d MRR \d\.\d\d /);
+    // Hybrid must beat lexical (measured +0.07 recall@5, +0.06 MRR on this subset), and must
+    // win where words differ.
+    assert.ok(
+      report.hybrid.recall_at_5 >= report.lexical.recall_at_5 + 0.04,
+      `${JSON.stringify(report.hybrid)} vs ${JSON.stringify(report.lexical)}`,
+    );
+    assert.ok(report.hybrid.mrr > report.lexical.mrr, JSON.stringify(report.hybrid));
+    assert.ok(report.hybrid_low_overlap.recall_at_5 > report.lexical_low_overlap.recall_at_5);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the full set: hybrid beats lexical by a clear margin, also on the held-out half", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = join(dir, "quality.json");
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", EVAL, "--no-sweep", `--out=${out}`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(stdout);
+    assert.equal(code, 0, `${text}\n${new TextDecoder().decode(stderr)}`);
+    const report: QualityReport = JSON.parse(await Deno.readTextFile(out));
+    assert.equal(report.mode, "full");
+    assert.ok("model" in report.embedder, JSON.stringify(report.embedder));
+    assert.ok(report.hybrid && report.hybrid_split, "no hybrid scores in the report");
+    const why = text;
+    // Measured with use-lite: recall@5 0.49 → 0.60 (paired bootstrap 95% interval of the gain
+    // 0.03–0.21), MRR 0.43 → 0.47; on the odd-numbered queries, which no setting was chosen on,
+    // recall@5 0.50 → 0.61. The margins leave about two queries of slack.
+    assert.ok(report.hybrid.recall_at_5 >= report.lexical.recall_at_5 + 0.08, why);
+    assert.ok(report.hybrid.mrr >= report.lexical.mrr + 0.02, why);
+    assert.ok(
+      report.hybrid_split.held_out.recall_at_5 >=
+        report.lexical_split.held_out.recall_at_5 + 0.06,
+      why,
+    );
+    assert.ok(report.hybrid_split.held_out.mrr > report.lexical_split.held_out.mrr, why);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
