@@ -43,7 +43,7 @@ import {
   round,
   summarize,
 } from "@kiro-learn/core/testing";
-import type { Embedder } from "../embedding/embedder.ts";
+import { type Embedder, queryEmbeddingInput } from "../embedding/embedder.ts";
 import { createUseLiteEmbedder, USE_LITE_DIM } from "../embedding/use_lite.ts";
 import { VectorIndex } from "../embedding/vector_index.ts";
 import { createHybridSearcher, type HybridTrace } from "../retrieval/hybrid.ts";
@@ -194,7 +194,9 @@ export async function runHybridBench(config: HybridBenchConfig): Promise<HybridB
       const embedQuery = async (text: string): Promise<Float32Array | null> => {
         if (pinned) return pinned;
         const started = performance.now();
-        const vector = embedder ? (await embedder.embed([text]))[0] : randomUnit(rng, USE_LITE_DIM);
+        const vector = embedder
+          ? (await embedder.embed([queryEmbeddingInput(text)]))[0]
+          : randomUnit(rng, USE_LITE_DIM);
         embedMs = performance.now() - started;
         return vector;
       };

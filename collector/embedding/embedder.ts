@@ -114,6 +114,16 @@ function asSentence(text: string): string {
 }
 
 /** `text` cut to at most `max` code units, at the last space when there is one to cut at. */
+/**
+ * The text a query is embedded as: whitespace collapsed and cut at a word within
+ * {@linkcode MAX_EMBEDDING_INPUT}, the same bound as record inputs (a long pasted prompt states
+ * its request up front, and the model's time grows with the text).
+ */
+export function queryEmbeddingInput(text: string): string {
+  return cutAtWord(text.replace(/\s+/g, " ").trim(), MAX_EMBEDDING_INPUT);
+}
+
+/** Cuts `text` to at most `max` characters at the last word boundary. */
 export function cutAtWord(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = truncateText(text, max);

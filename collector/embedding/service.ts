@@ -25,6 +25,7 @@ import {
   type EmbedderStatus,
   type EmbeddingBackendName,
   EmbedTimeoutError,
+  queryEmbeddingInput,
   withInputVersion,
   withTimeout,
 } from "./embedder.ts";
@@ -367,7 +368,7 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
     async embedQuery(text, opts = {}) {
       if (state !== "ready") return null;
       try {
-        const [vector] = await call([text], {
+        const [vector] = await call([queryEmbeddingInput(text)], {
           high: true,
           timeoutMs: opts.timeoutMs ?? options.timeoutMs,
         });

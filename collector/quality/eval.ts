@@ -33,7 +33,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
-import { composeEmbeddingInput, type Embedder, withInputVersion } from "../embedding/embedder.ts";
+import {
+  composeEmbeddingInput,
+  type Embedder,
+  queryEmbeddingInput,
+  withInputVersion,
+} from "../embedding/embedder.ts";
 import { createUseLiteEmbedder } from "../embedding/use_lite.ts";
 import { VectorIndex } from "../embedding/vector_index.ts";
 import {
@@ -362,7 +367,9 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
       const index = new VectorIndex(storage, { model: current.model_id, dim: current.dim });
       await index.load(QUALITY_NAMESPACE);
       const queryVectors = new Map<string, Float32Array>();
-      for (const q of queries) queryVectors.set(q.query, (await current.embed([q.query]))[0]);
+      for (const q of queries) {
+        queryVectors.set(q.query, (await current.embed([queryEmbeddingInput(q.query)]))[0]);
+      }
       const vectorOnly: Rankings = new Map();
       for (const q of queries) {
         const hits = await index.search(QUALITY_NAMESPACE, queryVectors.get(q.query)!, {
