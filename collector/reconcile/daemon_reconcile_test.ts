@@ -143,6 +143,11 @@ Deno.test("merge, keep-separate, garbage and timeout through the real collector"
   } finally {
     db.close();
   }
+  const viaApi = await (await daemon.fetch(
+    `/v1/merges?namespace=${encodeURIComponent(TEST_NAMESPACE)}&summary_id=${summary.record_id}`,
+  )).json();
+  assert.deepEqual(viaApi.items[0].replaced_ids, [n1.record_id, n2.record_id]);
+  assert.equal(viaApi.items[0].replaced[0].title, n1.title, "the replaced records, as they were");
   const run = await lastRun(daemon);
   const details = run.details as { reconcile: Record<string, number> };
   assert.equal(details.reconcile.merges_committed, 1);

@@ -25,6 +25,7 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/stats": ["GET"],
   "/v1/retrievals": ["GET"],
   "/v1/runs": ["GET"],
+  "/v1/merges": ["GET"],
   "/v1/extraction/flush": ["POST"],
   "/v1/feed": ["GET"],
   "/v1/ui/codes": ["POST"],

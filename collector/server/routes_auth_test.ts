@@ -38,6 +38,7 @@ const ROUTES: Route[] = [
   { method: "GET", route: "/v1/stats", path: () => "/v1/stats" },
   { method: "GET", route: "/v1/retrievals", path: () => "/v1/retrievals?limit=5" },
   { method: "GET", route: "/v1/runs", path: () => "/v1/runs?limit=5" },
+  { method: "GET", route: "/v1/merges", path: () => "/v1/merges?limit=5" },
   {
     method: "POST",
     route: "/v1/extraction/flush",

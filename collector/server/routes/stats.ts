@@ -34,6 +34,20 @@ export function statsRoutes(ctx: CollectorContext): Hono {
       items: await ctx.storage.listRetrievals({ namespace: ns.value, limit: limit.value }),
     });
   });
+  app.get("/merges", async (c) => {
+    const ns = namespaceParam(c.req.query("namespace"), { required: false });
+    if (!ns.ok) return ns.response;
+    const limit = intParam(c.req.query("limit"), { name: "limit", fallback: 50, min: 1, max: 500 });
+    if (!limit.ok) return limit.response;
+    const summary = c.req.query("summary_id");
+    return c.json({
+      items: await ctx.storage.listMerges({
+        namespace: ns.value,
+        summary_id: summary || undefined,
+        limit: limit.value,
+      }),
+    });
+  });
   app.get("/runs", async (c) => {
     const limit = intParam(c.req.query("limit"), { name: "limit", fallback: 50, min: 1, max: 500 });
     if (!limit.ok) return limit.response;
