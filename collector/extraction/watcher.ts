@@ -61,7 +61,6 @@ interface ProjectState {
   bytes: number;
   timer?: ReturnType<typeof setTimeout>;
   running: boolean;
-  dirty: boolean;
   failures: number;
   openUntil: number;
   lastRun: { at: string; ok: boolean } | null;
@@ -82,7 +81,7 @@ export class ExtractionWatcher {
   #state(projectId: string): ProjectState {
     let state = this.#projects.get(projectId);
     if (!state) {
-      state = { bytes: 0, running: false, dirty: false, failures: 0, openUntil: 0, lastRun: null };
+      state = { bytes: 0, running: false, failures: 0, openUntil: 0, lastRun: null };
       this.#projects.set(projectId, state);
     }
     return state;
@@ -93,10 +92,8 @@ export class ExtractionWatcher {
     if (this.#closed) return;
     const state = this.#state(projectId);
     state.bytes += bytes;
-    if (state.running) {
-      state.dirty = true; // re-armed when the run ends, never dropped
-      return;
-    }
+    // During a run nothing is dropped: when it ends, the queue is re-read and re-armed.
+    if (state.running) return;
     if (state.bytes >= this.#options.sizeThresholdBytes) {
       this.#fire(projectId);
     } else {
@@ -129,10 +126,7 @@ export class ExtractionWatcher {
     const state = this.#state(projectId);
     clearTimeout(state.timer);
     state.timer = undefined;
-    if (state.running) {
-      state.dirty = true;
-      return;
-    }
+    if (state.running) return;
     const now = Date.now();
     if (!options.force && state.openUntil > now) {
       // Open: wait for the cool-down, then let one probe run through (half-open).
@@ -140,7 +134,6 @@ export class ExtractionWatcher {
       return;
     }
     state.running = true;
-    state.dirty = false;
     state.current = this.#runOnce(projectId, state);
   }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
-import type { Event } from "@kiro-learn/core/schemas";
+import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { createEmbeddingService, type EmbeddingService } from "../embedding/service.ts";
@@ -69,6 +69,13 @@ export async function startCollector(
   const token = ensureToken(settings.paths.token);
   const storage = openSqliteStorage(settings.paths.db, { home: Deno.env.get("HOME") });
   const bus = new EventBus();
+  const publishSaved = (r: MemoryRecord) =>
+    bus.publish({
+      type: "record_saved",
+      record_id: r.record_id,
+      namespace: r.namespace,
+      title: r.title,
+    });
   // Loads the model in the background: the port is bound without waiting for it.
   const embeddings = createEmbeddingService({
     backend: settings.embedding.backend,
@@ -138,14 +145,7 @@ export async function startCollector(
     },
     onCommitted: (records) => {
       embeddings.recordsCommitted(records);
-      for (const r of records) {
-        bus.publish({
-          type: "record_saved",
-          record_id: r.record_id,
-          namespace: r.namespace,
-          title: r.title,
-        });
-      }
+      for (const r of records) publishSaved(r);
     },
     onRun: (run) => bus.publish({ type: "run", run: { ...run } }),
   });
@@ -192,12 +192,7 @@ export async function startCollector(
   const app = createApp(ctx, {
     onRecordSaved: (r) => {
       embeddings.recordSaved(r);
-      bus.publish({
-        type: "record_saved",
-        record_id: r.record_id,
-        namespace: r.namespace,
-        title: r.title,
-      });
+      publishSaved(r);
     },
     onRecordsDeleted: (ids) => {
       embeddings.recordsDeleted(ids);
