@@ -30,7 +30,7 @@ import { installedModel, onnxModelId } from "../embedding/models.ts";
 import { createOnnxEmbedder } from "../embedding/onnx.ts";
 import { writeTinyModel } from "../embedding/tiny_onnx.ts";
 import { createUseLiteEmbedder } from "../embedding/use_lite.ts";
-import { l2NormalizeInPlace } from "../embedding/vector_math.ts";
+import { l2NormalizeInPlace } from "@kiro-learn/core/search";
 import { VectorIndex } from "../embedding/vector_index.ts";
 import { startTestDaemon } from "../testing/mod.ts";
 

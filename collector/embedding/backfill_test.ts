@@ -4,7 +4,7 @@ import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { Backfill, type BackfillEmbedder } from "./backfill.ts";
 import { composeEmbeddingInput } from "./embedder.ts";
-import { l2Normalize } from "./vector_math.ts";
+import { unitOrZero } from "@kiro-learn/core/search";
 
 /** A fake model: a vector from character codes; throws on texts containing `POISON`. */
 function fakeEmbedder(model = "fake@1"): BackfillEmbedder & { calls: number; down: boolean } {
@@ -18,7 +18,7 @@ function fakeEmbedder(model = "fake@1"): BackfillEmbedder & { calls: number; dow
       if (texts.some((t) => t.includes("POISON"))) return Promise.reject(new Error("bad input"));
       return Promise.resolve(
         texts.map((t) =>
-          l2Normalize(Float32Array.from([t.length, t.charCodeAt(0) || 1, 1, model.length]))
+          unitOrZero(Float32Array.from([t.length, t.charCodeAt(0) || 1, 1, model.length]))
         ),
       );
     },

@@ -16,7 +16,6 @@ export {
   MAX_EMBEDDING_INPUT,
   withInputVersion,
 } from "./embedder.ts";
-export { cosine, dot, l2Normalize } from "./vector_math.ts";
 export {
   type SearchOptions,
   type VectorHit,

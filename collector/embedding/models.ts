@@ -13,7 +13,7 @@
 import { basename, join, resolve } from "node:path";
 import { createOnnxEmbedder } from "./onnx.ts";
 import { loadTokenizer } from "./onnx_tokenizer.ts";
-import { l2Norm } from "./vector_math.ts";
+import { norm } from "@kiro-learn/core/search";
 
 /** Files copied when present, besides the two required ones. */
 const OPTIONAL_FILES = ["tokenizer_config.json", "sentence_bert_config.json"];
@@ -194,7 +194,7 @@ async function trialEmbed(dir: string, loadTimeoutMs: number): Promise<number> {
           `the model returned vectors of different sizes (${vectors.map((x) => x.length)})`,
         );
       }
-      if (Math.abs(l2Norm(v) - 1) > 1e-3) {
+      if (Math.abs(norm(v) - 1) > 1e-3) {
         throw new ModelError("the model returned a zero or non-finite vector for a probe text");
       }
     }

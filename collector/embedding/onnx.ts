@@ -13,7 +13,7 @@
 import { type Embedder, withTimeout } from "./embedder.ts";
 import type { OnnxReply } from "./onnx_child.ts";
 import { ONNX_CHILD, onnxRuntimeBinDir, WORKSPACE_CONFIG } from "./paths.ts";
-import { isFiniteVector } from "./vector_math.ts";
+import { isFiniteVector } from "@kiro-learn/core/search";
 
 /** Options for {@linkcode createOnnxEmbedder}. */
 export interface OnnxOptions {

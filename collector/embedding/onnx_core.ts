@@ -10,7 +10,7 @@
  */
 import * as ort from "onnxruntime-node";
 import { loadTokenizer, meanPool, tokenizeBatch } from "./onnx_tokenizer.ts";
-import { isFiniteVector, l2NormalizeInPlace } from "./vector_math.ts";
+import { isFiniteVector, l2NormalizeInPlace } from "@kiro-learn/core/search";
 
 /** A loaded ONNX sentence encoder. */
 export interface OnnxModel {

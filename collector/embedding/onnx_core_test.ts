@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { loadOnnxModel } from "./onnx_core.ts";
 import { tinyModelWeights, writeTinyModel } from "./tiny_onnx.ts";
-import { cosine, l2Norm } from "./vector_math.ts";
+import { cosineSimilarity, norm } from "@kiro-learn/core/search";
 
 Deno.test("loads the tiny model: dimension, one normalised vector per text, in input order", async () => {
   const dir = await Deno.makeTempDir();
@@ -15,12 +15,12 @@ Deno.test("loads the tiny model: dimension, one normalised vector per text, in i
     assert.equal(vectors.length, 3);
     for (const v of vectors) {
       assert.equal(v.length, 12);
-      assert.ok(Math.abs(l2Norm(v) - 1) < 1e-5);
+      assert.ok(Math.abs(norm(v) - 1) < 1e-5);
     }
     // Each text alone gives the same vector as in the padded batch: the mask is honoured.
     for (let i = 0; i < texts.length; i++) {
       const [alone] = await model.embed([texts[i]]);
-      assert.ok(cosine(alone, vectors[i]) > 0.99999, `text ${i}`);
+      assert.ok(cosineSimilarity(alone, vectors[i]) > 0.99999, `text ${i}`);
     }
     assert.deepEqual(await model.embed([]), []);
   } finally {
@@ -47,7 +47,7 @@ Deno.test("the pooled vector is the normalised mean of the token states", async 
       }
     }
     const [v] = await model.embed(["Leap YEAR"]);
-    assert.ok(cosine(v, Float32Array.from(mean)) > 0.99999);
+    assert.ok(cosineSimilarity(v, Float32Array.from(mean)) > 0.99999);
   } finally {
     await model.close();
     await Deno.remove(dir, { recursive: true });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createOnnxEmbedder, onnxChildArgs } from "./onnx.ts";
 import { ONNX_CHILD, onnxRuntimeBinDir } from "./paths.ts";
 import { writeTinyModel } from "./tiny_onnx.ts";
-import { l2Norm } from "./vector_math.ts";
+import { norm } from "@kiro-learn/core/search";
 
 Deno.test("the child's flags: read of the model folder, FFI of onnxruntime's folder, nothing else", () => {
   const args = onnxChildArgs("/data/models/mini");
@@ -27,7 +27,7 @@ Deno.test("embeds through the child process: dimension, normalised vectors, batc
     const texts = Array.from({ length: 40 }, (_, i) => `the cache test ${"fails ".repeat(i % 7)}`);
     const vectors = await embedder.embed(texts);
     assert.equal(vectors.length, 40);
-    for (const v of vectors) assert.ok(Math.abs(l2Norm(v) - 1) < 1e-5);
+    for (const v of vectors) assert.ok(Math.abs(norm(v) - 1) < 1e-5);
     const [again] = await embedder.embed([texts[13]]);
     assert.deepEqual(again, vectors[13]);
     // Concurrent calls are answered in order, each with its own vectors.

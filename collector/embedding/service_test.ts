@@ -6,7 +6,7 @@ import { type Embedder, embeddingModelId } from "./embedder.ts";
 import { addModel } from "./models.ts";
 import { createEmbeddingService, type EmbeddingServiceOptions } from "./service.ts";
 import { writeTinyModel } from "./tiny_onnx.ts";
-import { l2Normalize } from "./vector_math.ts";
+import { unitOrZero } from "@kiro-learn/core/search";
 
 interface FakeEmbedder extends Embedder {
   calls: string[][];
@@ -39,7 +39,7 @@ function fakeEmbedder(model = "fake@1"): FakeEmbedder {
         if (e.delayMs) await new Promise((r) => setTimeout(r, e.delayMs));
         if (e.fail) throw new Error("model broke");
         return texts.map((t) =>
-          l2Normalize(Float32Array.from([t.length, 1, t.includes("x") ? 5 : 0]))
+          unitOrZero(Float32Array.from([t.length, 1, t.includes("x") ? 5 : 0]))
         );
       } finally {
         e.settled++;

@@ -14,7 +14,7 @@
 import { pathToFileURL } from "node:url";
 import { collapseWhitespace, type Embedder, withTimeout } from "./embedder.ts";
 import { USE_LITE_MODEL_VERSION, USE_LITE_WORKER, useLiteReadPaths } from "./paths.ts";
-import { isFiniteVector, l2NormalizeInPlace } from "./vector_math.ts";
+import { isFiniteVector, l2NormalizeInPlace } from "@kiro-learn/core/search";
 import type { UseLiteReply } from "./use_lite_worker.ts";
 
 /**

@@ -6,7 +6,7 @@ import {
   USE_LITE_MODEL_ID,
   useLiteInput,
 } from "./use_lite.ts";
-import { dot, l2Norm } from "./vector_math.ts";
+import { dot, norm } from "@kiro-learn/core/search";
 
 Deno.test("use-lite: 512-d normalised vectors; paraphrases are closer than unrelated text", async () => {
   // `deno test` runs without --unstable-worker-options, so the Worker inherits (-A) here; the
@@ -22,7 +22,7 @@ Deno.test("use-lite: 512-d normalised vectors; paraphrases are closer than unrel
     ]);
     for (const v of [a, b, c]) {
       assert.equal(v.length, 512);
-      assert.ok(Math.abs(l2Norm(v) - 1) < 1e-5);
+      assert.ok(Math.abs(norm(v) - 1) < 1e-5);
     }
     assert.ok(dot(a, b) > dot(a, c) + 0.1, `${dot(a, b)} vs ${dot(a, c)}`);
     const [again] = await embedder.embed(["parsing fails for Feb 29th on leap years"]);

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { dotAt, l2Normalize } from "./vector_math.ts";
+import { dotAt, unitOrZero } from "@kiro-learn/core/search";
 
 /** One search hit. */
 export interface VectorHit {
@@ -141,7 +141,7 @@ export class VectorIndex {
           // Stored vectors are normalised already; normalising again is cheap and makes the
           // dot product a cosine whatever wrote them.
           if (row.vector.length === this.#dim) {
-            this.#put(namespace, shard, row.record_id, l2Normalize(row.vector));
+            this.#put(namespace, shard, row.record_id, unitOrZero(row.vector));
           }
         }
         for (const op of loading.ops) {
@@ -166,7 +166,7 @@ export class VectorIndex {
         `vector of ${recordId} has ${vector.length} dimensions, not ${this.#dim}`,
       );
     }
-    const unit = l2Normalize(vector);
+    const unit = unitOrZero(vector);
     const previous = this.#namespaceOf.get(recordId);
     if (previous !== undefined && previous !== namespace) {
       const old = this.#shards.get(previous);
@@ -214,7 +214,7 @@ export class VectorIndex {
     const floor = options.minSimilarity ?? -1;
     const collapse = options.collapseAbove;
     const collapsing = collapse !== undefined && collapse <= 1;
-    const q = l2Normalize(query);
+    const q = unitOrZero(query);
     if (k === 0 || q.every((x) => x === 0)) return [];
     const dim = this.#dim;
     const data = shard.data;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { dotAt, l2Normalize } from "./vector_math.ts";
+import { dotAt, unitOrZero } from "@kiro-learn/core/search";
 import { COLLAPSE_POOL, type VectorHit, VectorIndex, type VectorSource } from "./vector_index.ts";
 
 /** An in-memory `listEmbeddings`, keyed by namespace then record id. */
@@ -84,11 +84,11 @@ Deno.test("upsert, replace and swap-remove update in place without reloading", a
   assert.equal(index.size("ns"), 200);
   index.upsert("ns", "r000", v(0, 1));
   assert.equal(index.size("ns"), 200);
-  assert.deepEqual(index.vector("r000"), l2Normalize(v(0, 1)));
+  assert.deepEqual(index.vector("r000"), unitOrZero(v(0, 1)));
   index.delete(["r000", "r100", "missing"]);
   assert.equal(index.size("ns"), 198);
   assert.equal(index.vector("r100"), null);
-  assert.deepEqual(index.vector("r199"), l2Normalize(v(1, 199)), "the moved vector is intact");
+  assert.deepEqual(index.vector("r199"), unitOrZero(v(1, 199)), "the moved vector is intact");
   assert.equal(source.loads, 1);
 });
 
@@ -251,10 +251,10 @@ Deno.test("property: search equals a full sort by (similarity desc, record_id as
         const query = Float32Array.from(q);
         const hits = await index.search("ns", query, { k, minSimilarity: floor });
         if (query.every((x) => x === 0)) return assert.deepEqual(hits, []);
-        const unitQ = l2Normalize(query);
+        const unitQ = unitOrZero(query);
         const expected = rows
           .map((r) => {
-            const u = l2Normalize(Float32Array.from(r.vector));
+            const u = unitOrZero(Float32Array.from(r.vector));
             const s = dotAt(u, 0, unitQ);
             return { record_id: `id${r.id}`, similarity: Math.max(-1, Math.min(1, s)) };
           })

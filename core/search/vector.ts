@@ -1,6 +1,6 @@
 /**
- * Vector math for retrieval and reconciliation: dot product, cosine similarity, L2
- * normalisation and the normalised mean (a cluster's centroid).
+ * Vector math for embeddings, retrieval and reconciliation: dot product, cosine similarity, L2
+ * normalisation, the normalised mean (a cluster's centroid) and the vector index's hot loop.
  *
  * Pure functions over `Float32Array`s. Sums are accumulated in float64 so a 512-dimensional
  * cosine does not drift with the order of the inputs' magnitudes.
@@ -65,4 +65,49 @@ export function normalizedMean(vectors: readonly Float32Array[]): Float32Array |
   const out = new Float32Array(dim);
   for (let i = 0; i < dim; i++) out[i] = sum[i] / n;
   return out;
+}
+
+/**
+ * A unit-length copy of `v`, or all zeros when `v` has no direction: stored and indexed vectors
+ * use this, so a degenerate vector scores 0 against everything rather than NaN.
+ */
+export function unitOrZero(v: Float32Array): Float32Array {
+  return l2Normalize(v) ?? new Float32Array(v.length);
+}
+
+/** Normalises `v` in place (zeros when it has no direction); returns it. */
+export function l2NormalizeInPlace(v: Float32Array): Float32Array {
+  const n = norm(v);
+  if (!(n > 0) || !Number.isFinite(n)) return v.fill(0);
+  for (let i = 0; i < v.length; i++) v[i] = v[i] / n;
+  return v;
+}
+
+/**
+ * Dot product of `q` with the `q.length` floats of `data` starting at `offset`: the vector
+ * index's hot loop. Four accumulators let the CPU overlap the multiply-adds (about 25% faster
+ * than one at 384-d); the summation order is fixed, so a given pair always gives the same bits.
+ */
+export function dotAt(data: Float32Array, offset: number, q: Float32Array): number {
+  const dim = q.length;
+  const end4 = dim - (dim % 4);
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = 0;
+  for (; d < end4; d += 4) {
+    s0 += data[offset + d] * q[d];
+    s1 += data[offset + d + 1] * q[d + 1];
+    s2 += data[offset + d + 2] * q[d + 2];
+    s3 += data[offset + d + 3] * q[d + 3];
+  }
+  for (; d < dim; d++) s0 += data[offset + d] * q[d];
+  return (s0 + s1) + (s2 + s3);
+}
+
+/** True when every component is finite (a model can emit NaN for pathological input). */
+export function isFiniteVector(v: Float32Array): boolean {
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return false;
+  return true;
 }
