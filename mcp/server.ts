@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { envGet, type EnvLike } from "@kiro-learn/core/env";
 // @ts-types: see tools.ts (the SDK's wildcard export hides its types from Deno).
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -32,8 +33,7 @@ export function createMemoryServer(context: ToolContext): McpServer {
   return server;
 }
 
-/** Environment lookup; defaults to `Deno.env`. */
-export type EnvLike = Record<string, string | undefined>;
+export type { EnvLike };
 
 /** Options for {@linkcode startupContext}. */
 export interface StartupContextOptions {
@@ -108,13 +108,4 @@ function failingClient(message: string): CollectorClient {
     saveMemory: (_record: MemoryRecord) => fail(),
     deleteMemory: fail,
   };
-}
-
-function envGet(env: EnvLike | undefined, key: string): string | undefined {
-  if (env !== undefined) return env[key];
-  try {
-    return Deno.env.get(key);
-  } catch {
-    return undefined;
-  }
 }

@@ -19,7 +19,8 @@
  *
  * @module
  */
-import { type EnvLike, sha256Hex } from "@kiro-learn/core/project";
+import { envGet, type EnvLike } from "@kiro-learn/core/env";
+import { sha256Hex } from "@kiro-learn/core/project";
 
 /** Longest session id the event schema accepts. */
 export const MAX_SESSION_ID = 128;
@@ -137,13 +138,4 @@ function hash(text: string): string {
 function localDate(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
-}
-
-function envGet(env: EnvLike | undefined, key: string): string | undefined {
-  if (env !== undefined) return env[key];
-  try {
-    return Deno.env.get(key);
-  } catch {
-    return undefined;
-  }
 }

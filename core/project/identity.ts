@@ -7,6 +7,7 @@
  * @module
  */
 
+import { envGet, type EnvLike } from "../env.ts";
 import { dirname, isAbsolute, join, resolve, sep } from "../path.ts";
 import { NAMESPACE_PATTERN } from "../schemas/limits.ts";
 import { sha256Hex } from "./sha256.ts";
@@ -56,9 +57,6 @@ export interface ResolveProjectOptions {
   /** Actor for the namespace; defaults to {@linkcode currentActor}. */
   actor?: string;
 }
-
-/** Environment lookup used by {@linkcode currentActor}; defaults to `Deno.env`. */
-export type EnvLike = Record<string, string | undefined>;
 
 /**
  * Resolve the project a working directory belongs to.
@@ -249,12 +247,4 @@ function readTextOrNull(path: string): string | null {
   }
 }
 
-function envGet(env: EnvLike | undefined, key: string): string | undefined {
-  if (env !== undefined) return env[key];
-  try {
-    return Deno.env.get(key);
-  } catch {
-    // Without env permission we fall back to defaults rather than crash a hook.
-    return undefined;
-  }
-}
+export type { EnvLike };

@@ -5,11 +5,9 @@
  * @module
  */
 
+import { envGet, type EnvLike } from "../env.ts";
 import { dirname, join, resolve } from "../path.ts";
 import { SettingsError } from "./errors.ts";
-
-/** Environment lookup; values may be missing. */
-export type EnvLike = Record<string, string | undefined>;
 
 /** Absolute paths of everything kept in the data dir. */
 export interface DataPaths {
@@ -147,12 +145,4 @@ function existsSync(path: string): boolean {
   }
 }
 
-/** Read one env var from `env` or, without it, from `Deno.env` (unset if not permitted). */
-export function envGet(env: EnvLike | undefined, key: string): string | undefined {
-  if (env !== undefined) return env[key];
-  try {
-    return Deno.env.get(key);
-  } catch {
-    return undefined;
-  }
-}
+export { envGet, type EnvLike };
