@@ -22,6 +22,11 @@ export function intParam(
   return { ok: true, value };
 }
 
+/** A paging offset: a non-negative integer, 0 when absent. */
+export function offsetParam(raw: string | undefined): ParamResult<number> {
+  return intParam(raw, { name: "offset", fallback: 0, min: 0, max: Number.MAX_SAFE_INTEGER });
+}
+
 /** A namespace parameter: optional unless `required`. */
 export function namespaceParam(
   raw: string | undefined,

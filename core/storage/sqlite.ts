@@ -340,17 +340,10 @@ export class SqliteStorage implements Storage {
     options: { namespace?: string; summary_id?: string; limit: number },
   ): Promise<MergeRow[]> {
     await Promise.resolve();
-    const where: string[] = [];
-    const params: string[] = [];
-    if (options.namespace !== undefined) {
-      where.push("namespace = ?");
-      params.push(options.namespace);
-    }
-    if (options.summary_id !== undefined) {
-      where.push("summary_id = ?");
-      params.push(options.summary_id);
-    }
-    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const { clause, params } = whereClause([
+      ["namespace = ?", options.namespace],
+      ["summary_id = ?", options.summary_id],
+    ]);
     const rows = this.#stmt(`SELECT * FROM record_merges ${clause} ORDER BY id DESC LIMIT ?`)
       .all(...params, options.limit) as Row[];
     return rows.map((row) => ({
@@ -494,25 +487,12 @@ export class SqliteStorage implements Storage {
   /** See `Storage.listRecords`. */
   async listRecords(filter: RecordFilter): Promise<{ items: MemoryRecord[]; total: number }> {
     await Promise.resolve();
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (filter.namespace !== undefined) {
-      where.push("namespace = ?");
-      params.push(filter.namespace);
-    }
-    if (filter.observation_type !== undefined) {
-      where.push("observation_type = ?");
-      params.push(filter.observation_type);
-    }
-    if (filter.strategy !== undefined) {
-      where.push("strategy = ?");
-      params.push(filter.strategy);
-    }
-    if (filter.since !== undefined) {
-      where.push("created_at >= ?");
-      params.push(filter.since);
-    }
-    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const { clause, params } = whereClause([
+      ["namespace = ?", filter.namespace],
+      ["observation_type = ?", filter.observation_type],
+      ["strategy = ?", filter.strategy],
+      ["created_at >= ?", filter.since],
+    ]);
     const rows = this.#stmt(
       `SELECT ${RECORD_COLUMNS} FROM memory_records ${clause}
       ORDER BY created_at DESC, record_id DESC LIMIT ? OFFSET ?`,
@@ -951,6 +931,17 @@ export class SqliteStorage implements Storage {
     this.#statements.clear();
     this.#db.close();
   }
+}
+
+// Builds `WHERE a AND b` from the conditions whose value is set (unset filters match all).
+function whereClause(
+  conditions: [sql: string, value: string | undefined][],
+): { clause: string; params: string[] } {
+  const set = conditions.filter((c): c is [string, string] => c[1] !== undefined);
+  return {
+    clause: set.length > 0 ? `WHERE ${set.map((c) => c[0]).join(" AND ")}` : "",
+    params: set.map((c) => c[1]),
+  };
 }
 
 const DF_CACHE_TTL_MS = 5 * 60_000;

@@ -8,7 +8,7 @@ import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
 import { readJsonBody } from "../body.ts";
 import type { CollectorContext } from "../context.ts";
 import { errorResponse } from "../http_error.ts";
-import { intParam, namespaceParam } from "../params.ts";
+import { intParam, namespaceParam, offsetParam } from "../params.ts";
 
 /** Event routes. */
 export function eventRoutes(ctx: CollectorContext): Hono {
@@ -29,12 +29,7 @@ export function eventRoutes(ctx: CollectorContext): Hono {
     if (!ns.ok) return ns.response;
     const limit = intParam(c.req.query("limit"), { name: "limit", fallback: 50, min: 1, max: 200 });
     if (!limit.ok) return limit.response;
-    const offset = intParam(c.req.query("offset"), {
-      name: "offset",
-      fallback: 0,
-      min: 0,
-      max: Number.MAX_SAFE_INTEGER,
-    });
+    const offset = offsetParam(c.req.query("offset"));
     if (!offset.ok) return offset.response;
     return c.json(
       await ctx.storage.listEvents({

@@ -18,7 +18,7 @@ import { DuplicateRecordError } from "@kiro-learn/core/storage";
 import { readJsonBody } from "../body.ts";
 import type { CollectorContext } from "../context.ts";
 import { errorResponse } from "../http_error.ts";
-import { intParam, namespaceParam } from "../params.ts";
+import { intParam, namespaceParam, offsetParam } from "../params.ts";
 
 const EditSchema = z.object({
   title: z.string().min(1).max(RECORD_LIMITS.title).optional(),
@@ -95,12 +95,7 @@ export function memoryRoutes(
       max: 500,
     });
     if (!limit.ok) return limit.response;
-    const offset = intParam(c.req.query("offset"), {
-      name: "offset",
-      fallback: 0,
-      min: 0,
-      max: Number.MAX_SAFE_INTEGER,
-    });
+    const offset = offsetParam(c.req.query("offset"));
     if (!offset.ok) return offset.response;
     const type = c.req.query("observation_type");
     if (type && !(OBSERVATION_TYPES as readonly string[]).includes(type)) {
