@@ -17,7 +17,7 @@ export const COMPACTOR_EXAMPLE_OUTPUT = [
   "async ops&quot;: a timer started in server_test.ts was never cleared. The agent added " +
   "clearTimeout in the test's teardown; the suite then passed.</compacted_entry>",
   "<compacted_entry>Decision: the collector binds 127.0.0.1 only; the user rejected listening on " +
-  "0.0.0.0 for security reasons (see collector/server/start.ts).</compacted_entry>",
+  "0.0.0.0 for security reasons (see collector/daemon/start.ts).</compacted_entry>",
 ].join("\n");
 
 const PROMPT = `You are kiro-learn-compactor. A project's queue of session observations, waiting \

@@ -10,9 +10,9 @@ import { CollectorDownError } from "./cli/client.ts";
 import { forget, search, status } from "./cli/commands.ts";
 import { runDoctor, runInstall, runUninstall } from "./cli/install.ts";
 import { serve, start, stop } from "./cli/lifecycle.ts";
-import { addModel, ModelError } from "./embedding/models.ts";
-import { InstallError } from "./installer/mod.ts";
-import { openViewer } from "./viewer/open.ts";
+import { addModel, ModelError } from "./daemon/embedding/models.ts";
+import { InstallError } from "./cli/installer/mod.ts";
+import { openViewer } from "./cli/open.ts";
 
 interface Command {
   usage: string;

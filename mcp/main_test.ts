@@ -15,7 +15,12 @@ import { type MemoryRecord, RECORD_LIMITS } from "@kiro-learn/core/schemas";
 import { failOnHang } from "@kiro-learn/core/testing";
 import { VERSION } from "@kiro-learn/core/version";
 // Test-only reach into the collector member: its test daemon is the real thing.
-import { freePort, postJson, startTestDaemon, type TestDaemon } from "../collector/testing/mod.ts";
+import {
+  freePort,
+  postJson,
+  startTestDaemon,
+  type TestDaemon,
+} from "../collector/tooling/testing/mod.ts";
 import { mcpCommand } from "@kiro-learn/core/launch";
 import { NO_ACTIVITY_TEXT, NO_MATCHES_TEXT } from "./format.ts";
 import { TOOL_NAMES } from "./tools.ts";

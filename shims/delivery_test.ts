@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { postJson, startTestDaemon, type TestDaemon } from "../collector/testing/mod.ts";
-import { drainSpool } from "../collector/ingest/spool_drain.ts";
+import { postJson, startTestDaemon, type TestDaemon } from "../collector/tooling/testing/mod.ts";
+import { drainSpool } from "../collector/daemon/ingest/spool_drain.ts";
 import { DROPPED_LOG, spoolStatus } from "@kiro-learn/core/spool";
 import {
   fixtureText,

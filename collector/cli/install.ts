@@ -6,7 +6,7 @@
 import { mcpCommand, shimCommand } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
-import { doctor, install, type InstallCommands, uninstall } from "../installer/mod.ts";
+import { doctor, install, type InstallCommands, uninstall } from "./installer/mod.ts";
 import { stop } from "./lifecycle.ts";
 
 /** The commands hooks and MCP entries run, for this checkout and these settings. */

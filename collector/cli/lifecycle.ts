@@ -9,7 +9,7 @@ import {
   DAEMON_ENTRY,
   permissionFlags,
   resolveCommand,
-} from "../runtime/permissions.ts";
+} from "../daemon/permissions/permissions.ts";
 import { collectorUrl, health } from "./client.ts";
 
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
@@ -160,7 +160,7 @@ export async function stop(
 // Guards against a reused pid: only a process running our daemon entry is ours.
 function isOurDaemon(pid: number): boolean {
   try {
-    return Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("daemon.ts");
+    return Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("collector/daemon/main.ts");
   } catch {
     return true; // No /proc (macOS): the pid file is all we have.
   }

@@ -2,7 +2,7 @@
  * The spool: events a shim could not deliver, one file each, so an event that reached a shim
  * is never lost while the collector is down (kiro-learn spec §13 item 13). This module is the
  * one definition of the format: the shims write with {@linkcode spoolEvent}, the collector
- * drains (`collector/ingest/spool_drain.ts`) and reports with {@linkcode spoolStatus}.
+ * drains (`collector/daemon/ingest/spool_drain.ts`) and reports with {@linkcode spoolStatus}.
  *
  * Layout of `<dataDir>/spool/`:
  * - `<event_id>.json`: `{"event": <Event>, "query": "retrieve" | "resume" | ""}`; the

@@ -129,7 +129,7 @@ Deno.test("the MCP server never imports the collector", async () => {
 });
 
 Deno.test("the collector imports only core (and agents, which are data)", async () => {
-  for (const entry of ["collector/main.ts", "collector/daemon.ts"]) {
+  for (const entry of ["collector/main.ts", "collector/daemon/main.ts"]) {
     const g = await graph(entry);
     for (const file of g.files) {
       assert.ok(["collector", "core", "agents"].includes(member(file)), `${entry} → ${file}`);

@@ -1,0 +1,608 @@
+/**
+ * `kiro-learn doctor`: one line per check (ok, warn or fail) with a fix for anything not ok, and
+ * an exit code (1 when anything failed). Read-only: it never changes a file.
+ *
+ * @module
+ */
+import { isAbsolute, join, relative } from "node:path";
+import { CHAT_AGENT_HOOK_TRIGGERS, MCP_SERVER_NAME } from "@kiro-learn/agents";
+import {
+  DEFAULTS,
+  type EnvLike,
+  loadSettings,
+  SETTINGS_FILE,
+  type SettingsValues,
+} from "@kiro-learn/core/settings";
+import { resolveCommand } from "../../daemon/permissions/permissions.ts";
+import { isPlainObject, type JsonObject, readJsonFile } from "./json_file.ts";
+import type { InstallCommands } from "./plan.ts";
+import { quoteArgv, splitCommand } from "./shell.ts";
+import {
+  CLAUDE_HOOKS,
+  installPaths,
+  KIRO_IDE_HOOKS,
+  KIRO_V3_HOOKS,
+  ourHookCommands,
+  type TargetKind,
+} from "./targets.ts";
+
+/** The outcome of one check. */
+export type CheckStatus = "ok" | "warn" | "fail";
+
+/** One check. */
+export interface DoctorCheck {
+  /** Short name, e.g. `collector`. */
+  name: string;
+  /** ok, warn or fail. */
+  status: CheckStatus;
+  /** What was found. */
+  message: string;
+  /** What to do about it (absent when ok). */
+  fix?: string;
+}
+
+/** All checks and the exit code. */
+export interface DoctorReport {
+  /** The checks, in the order they ran. */
+  checks: DoctorCheck[];
+  /** 0 when nothing failed, 1 otherwise. */
+  exitCode: 0 | 1;
+  /** One line: counts of ok, warn and fail. */
+  summary: string;
+}
+
+/** What the collector's `/healthz` said, or null when nothing answered. */
+export type HealthProbe = (url: string) => Promise<{ version?: string } | null>;
+
+/** Options of {@linkcode doctor}. */
+export interface DoctorOptions {
+  /** The user's home folder. */
+  home: string;
+  /** The project root to inspect. */
+  projectDir: string;
+  /** The data dir; defaults to `<home>/.kiro-learn`. */
+  dataDir?: string;
+  /** Environment for settings overrides and `PATH` (default: the process environment). */
+  env?: EnvLike;
+  /** The current commands, to recognise hooks written without the marker. */
+  commands?: InstallCommands;
+  /** How to ask the collector for its health (default: GET /healthz, 1 s timeout). */
+  probeHealth?: HealthProbe;
+  /** Where each line is printed (default `console.log`); pass `() => {}` for silence. */
+  print?: (line: string) => void;
+}
+
+/** Runs every check, prints one line each plus a summary, and returns the report. */
+export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
+  const home = options.home;
+  const dataDir = options.dataDir ?? join(home, ".kiro-learn");
+  const env = options.env ?? Deno.env.toObject();
+  const known = options.commands ? knownCommands(options.commands) : [];
+  const tilde = (path: string) => {
+    const rel = relative(home, path);
+    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? `~/${rel}` : path;
+  };
+  const checks: DoctorCheck[] = [];
+
+  checks.push(checkDataDir(dataDir, tilde));
+  const { check: settingsCheck, settings } = checkSettings(dataDir, env, tilde);
+  checks.push(settingsCheck);
+  checks.push(checkToken(join(dataDir, "token"), tilde));
+  checks.push(await checkCollector(settings, options.probeHealth ?? fetchHealth));
+
+  const paths = installPaths(home, options.projectDir);
+  const found = new Found(known, env.PATH ?? "", tilde);
+  const kiroCli = found.surface("Kiro CLI", [
+    ["kiro-hooks", paths.kiroHooks, KIRO_V3_HOOKS.map((h) => h.trigger)],
+    ["kiro-chat-agent", paths.chatAgent, CHAT_AGENT_HOOK_TRIGGERS.map((h) => h.trigger)],
+  ], { alternatives: true });
+  const kiroIde = found.surface("Kiro IDE", [
+    ["kiro-hooks", paths.kiroHooks, KIRO_V3_HOOKS.map((h) => h.trigger)],
+    ...KIRO_IDE_HOOKS.map((h): Source => [
+      "kiro-ide-hook",
+      join(paths.kiroHooksDir, h.file),
+      [h.event],
+    ]),
+  ], { alternatives: true });
+  const claude = found.surface("Claude Code", [
+    ["claude-settings-user", paths.claudeUserSettings, CLAUDE_HOOKS.map((h) => h.event)],
+    ["claude-settings-project", paths.claudeProjectSettings, CLAUDE_HOOKS.map((h) => h.event)],
+    [
+      "claude-settings-project",
+      join(options.projectDir, ".claude", "settings.local.json"),
+      CLAUDE_HOOKS.map((h) => h.event),
+    ],
+  ]);
+  const surfaces = [kiroCli, kiroIde, claude];
+  const none = surfaces.every((s) => s.missing);
+  for (const surface of surfaces) {
+    // Memory works as long as one agent is captured; only "none at all" is a failure.
+    if (surface.missing && none) surface.check.status = "fail";
+    checks.push(surface.check);
+  }
+  checks.push(found.mcp([
+    paths.kiroMcp,
+    paths.chatAgent,
+    paths.claudeUserMcp,
+    paths.claudeProjectMcp,
+  ]));
+  checks.push(checkAcpAgents(settings, env.PATH ?? "", join(home, ".kiro", "agents"), tilde));
+  checks.push(checkSpool(join(dataDir, "spool"), settings.spool.maxBytes, tilde));
+
+  const counts = { ok: 0, warn: 0, fail: 0 };
+  for (const check of checks) counts[check.status]++;
+  const report: DoctorReport = {
+    checks,
+    exitCode: counts.fail > 0 ? 1 : 0,
+    summary: `${counts.ok} ok, ${counts.warn} warning(s), ${counts.fail} failure(s)`,
+  };
+  const print = options.print ?? console.log;
+  for (const check of checks) print(formatCheck(check));
+  print(report.summary);
+  return report;
+}
+
+/** One check as one line: status, name, what was found, and the fix. */
+export function formatCheck(check: DoctorCheck): string {
+  const fix = check.fix ? ` (fix: ${check.fix})` : "";
+  return `${check.status.padEnd(4)}  ${check.name}: ${check.message}${fix}`;
+}
+
+// --- data dir, settings, token, collector ----------------------------------------------------
+
+function checkDataDir(dir: string, tilde: (p: string) => string): DoctorCheck {
+  const name = "data dir";
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(dir);
+  } catch {
+    return {
+      name,
+      status: "fail",
+      message: `${tilde(dir)} does not exist`,
+      fix: "kiro-learn install",
+    };
+  }
+  if (!info.isDirectory) {
+    return {
+      name,
+      status: "fail",
+      message: `${tilde(dir)} is not a folder`,
+      fix: `move it away, then kiro-learn install`,
+    };
+  }
+  if (Deno.build.os === "windows" || info.mode === null) {
+    return { name, status: "ok", message: tilde(dir) };
+  }
+  const mode = info.mode & 0o777;
+  if (mode !== 0o700) {
+    return {
+      name,
+      status: "warn",
+      message: `${tilde(dir)} has mode ${octal(mode)}; other users may read captured sessions`,
+      fix: `chmod 700 ${dir}`,
+    };
+  }
+  const loose: string[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    if (!entry.isFile) continue;
+    const fileMode = Deno.statSync(join(dir, entry.name)).mode;
+    if (fileMode !== null && (fileMode & 0o077) !== 0) loose.push(entry.name);
+  }
+  if (loose.length > 0) {
+    return {
+      name,
+      status: "warn",
+      message: `${tilde(dir)} (0700) holds files other users may read: ${loose.sort().join(", ")}`,
+      fix: `chmod 600 ${loose.map((f) => join(dir, f)).join(" ")}`,
+    };
+  }
+  return { name, status: "ok", message: `${tilde(dir)} (0700, files 0600)` };
+}
+
+function checkSettings(
+  dir: string,
+  env: EnvLike,
+  tilde: (p: string) => string,
+): { check: DoctorCheck; settings: SettingsValues } {
+  const name = "settings";
+  const path = join(dir, SETTINGS_FILE);
+  try {
+    const settings = loadSettings({ dir, env });
+    let present = true;
+    try {
+      Deno.statSync(path);
+    } catch {
+      present = false;
+    }
+    if (!present) {
+      return {
+        check: {
+          name,
+          status: "warn",
+          message: `no ${tilde(path)}; the defaults apply`,
+          fix: "kiro-learn install writes one with every default",
+        },
+        settings,
+      };
+    }
+    const notes = settings.warnings.length > 0 ? ` (${settings.warnings.join(" ")})` : "";
+    return {
+      check: {
+        name,
+        status: settings.warnings.length > 0 ? "warn" : "ok",
+        message: `${tilde(path)} is valid${notes}`,
+        ...(settings.warnings.length > 0 ? { fix: `remove the unknown keys from ${path}` } : {}),
+      },
+      settings,
+    };
+  } catch (error) {
+    return {
+      check: {
+        name,
+        status: "fail",
+        message: (error as Error).message.replaceAll("\n", " "),
+        fix: `edit ${path} (or delete it to use the defaults)`,
+      },
+      settings: structuredClone(DEFAULTS) as SettingsValues,
+    };
+  }
+}
+
+function checkToken(path: string, tilde: (p: string) => string): DoctorCheck {
+  const name = "token";
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch {
+    return {
+      name,
+      status: "warn",
+      message: `no ${tilde(path)} yet; the collector creates it when it first starts`,
+      fix: "kiro-learn start",
+    };
+  }
+  if (!info.isFile || info.size === 0) {
+    return {
+      name,
+      status: "fail",
+      message: `${tilde(path)} is empty or not a file`,
+      fix: `delete ${path} and restart the collector (kiro-learn stop; kiro-learn start)`,
+    };
+  }
+  if (info.mode !== null && Deno.build.os !== "windows" && (info.mode & 0o077) !== 0) {
+    return {
+      name,
+      status: "fail",
+      message: `${tilde(path)} has mode ${
+        octal(info.mode & 0o777)
+      }: other users can read the API token`,
+      fix: `chmod 600 ${path}`,
+    };
+  }
+  return { name, status: "ok", message: `${tilde(path)} (0600)` };
+}
+
+async function checkCollector(settings: SettingsValues, probe: HealthProbe): Promise<DoctorCheck> {
+  const host = settings.collector.host.includes(":")
+    ? `[${settings.collector.host}]`
+    : settings.collector.host;
+  const url = `http://${host}:${settings.collector.port}`;
+  const health = await probe(url).catch(() => null);
+  if (health === null) {
+    return {
+      name: "collector",
+      status: "fail",
+      message: `not reachable at ${url} (events wait in the spool until it runs)`,
+      fix: "kiro-learn start",
+    };
+  }
+  const version = health.version ? ` (version ${health.version})` : "";
+  return { name: "collector", status: "ok", message: `running at ${url}${version}` };
+}
+
+async function fetchHealth(url: string): Promise<{ version?: string } | null> {
+  try {
+    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return null;
+    }
+    const body = await response.json().catch(() => ({}));
+    return isPlainObject(body) && typeof body.version === "string" ? { version: body.version } : {};
+  } catch {
+    return null;
+  }
+}
+
+// --- hooks and MCP ---------------------------------------------------------------------------
+
+type Source = [kind: TargetKind, path: string, events: string[]];
+
+/** Collects what the hook and MCP config files hold, and checks the commands they run. */
+class Found {
+  constructor(
+    private readonly known: readonly string[],
+    private readonly pathEnv: string,
+    private readonly tilde: (p: string) => string,
+  ) {}
+
+  /**
+   * The check of one surface over its config files. With `alternatives`, any one source covering
+   * its own events is enough (Kiro reads either format's file); otherwise every expected event
+   * must be covered by some file (Claude Code merges its user and project settings).
+   */
+  surface(
+    label: string,
+    sources: Source[],
+    options: { alternatives?: boolean } = {},
+  ): { check: DoctorCheck; missing: boolean } {
+    const name = `hooks ${label}`;
+    const problems: string[] = [];
+    const where: string[] = [];
+    const covered = new Set<string>();
+    const expected = new Set<string>();
+    const commands: string[] = [];
+    let perSourceComplete = false;
+    for (const [kind, path, events] of sources) {
+      if (!options.alternatives) { for (const e of events) expected.add(e); }
+      const doc = this.read(path, problems);
+      if (!doc) continue;
+      const ours = ourHookCommands(kind, doc, this.known);
+      if (ours.size === 0) continue;
+      where.push(this.tilde(path));
+      for (const [event, list] of ours) {
+        covered.add(event);
+        commands.push(...list);
+      }
+      if (events.every((e) => ours.has(e))) perSourceComplete = true;
+      if (options.alternatives) { for (const e of events) expected.add(e); }
+    }
+    if (problems.length > 0) {
+      return {
+        check: { name, status: "fail", message: problems.join("; "), fix: "fix the file" },
+        missing: false,
+      };
+    }
+    if (where.length === 0) {
+      return {
+        check: {
+          name,
+          status: "warn",
+          message: `no kiro-learn hooks found, so ${label} sessions are not captured`,
+          fix: "kiro-learn install",
+        },
+        missing: true,
+      };
+    }
+    const broken = this.brokenCommands(commands);
+    if (broken.length > 0) {
+      return {
+        check: {
+          name,
+          status: "fail",
+          message: `hooks in ${where.join(", ")} run missing files: ${broken.join(", ")}`,
+          fix: "kiro-learn install (rewrites the hooks with the current shim paths)",
+        },
+        missing: false,
+      };
+    }
+    if (label === "Kiro CLI" && where.length > 1) {
+      return {
+        check: {
+          name,
+          status: "warn",
+          message: `hooks in both formats (${where.join(", ")}): events may be captured twice`,
+          fix: "kiro-learn install (keeps one format; --kiro-format v2|v3 to choose)",
+        },
+        missing: false,
+      };
+    }
+    const missing = options.alternatives
+      ? (perSourceComplete ? [] : [...expected].filter((e) => !covered.has(e)))
+      : [...expected].filter((e) => !covered.has(e));
+    if (missing.length > 0) {
+      return {
+        check: {
+          name,
+          status: "warn",
+          message: `in ${where.join(", ")}, but not for ${missing.join(", ")}`,
+          fix: "kiro-learn install",
+        },
+        missing: false,
+      };
+    }
+    return { check: { name, status: "ok", message: `in ${where.join(", ")}` }, missing: false };
+  }
+
+  /** The check of the MCP server registrations found in `paths`. */
+  mcp(paths: string[]): DoctorCheck {
+    const name = "mcp server";
+    const problems: string[] = [];
+    const where: string[] = [];
+    const broken: string[] = [];
+    for (const path of paths) {
+      const doc = this.read(path, problems);
+      const servers = doc && isPlainObject(doc.mcpServers) ? doc.mcpServers : undefined;
+      const entry = servers?.[MCP_SERVER_NAME];
+      if (!isPlainObject(entry) || typeof entry.command !== "string") continue;
+      where.push(this.tilde(path));
+      const args = Array.isArray(entry.args) ? entry.args.filter((a) => typeof a === "string") : [];
+      broken.push(...this.missingFiles([entry.command, ...args]));
+    }
+    if (problems.length > 0) {
+      return { name, status: "fail", message: problems.join("; "), fix: "fix the file" };
+    }
+    if (where.length === 0) {
+      return {
+        name,
+        status: "warn",
+        message: `${MCP_SERVER_NAME} is not registered; agents cannot search memory explicitly`,
+        fix: "kiro-learn install",
+      };
+    }
+    if (broken.length > 0) {
+      return {
+        name,
+        status: "fail",
+        message: `${MCP_SERVER_NAME} in ${where.join(", ")} runs missing files: ${
+          [...new Set(broken)].join(", ")
+        }`,
+        fix: "kiro-learn install",
+      };
+    }
+    return { name, status: "ok", message: `${MCP_SERVER_NAME} in ${where.join(", ")}` };
+  }
+
+  private read(path: string, problems: string[]): JsonObject | undefined {
+    try {
+      return readJsonFile(path).doc;
+    } catch (error) {
+      problems.push((error as Error).message.split("\n")[0]);
+      return undefined;
+    }
+  }
+
+  private brokenCommands(commands: string[]): string[] {
+    const out = new Set<string>();
+    for (const command of new Set(commands)) {
+      for (const missing of this.missingFiles(splitCommand(command))) out.add(missing);
+    }
+    return [...out];
+  }
+
+  /** The program (on PATH or by path) and every absolute-path argument that does not exist. */
+  private missingFiles(argv: string[]): string[] {
+    if (argv.length === 0) return ["(empty command)"];
+    const out: string[] = [];
+    const [program, ...args] = argv;
+    if (resolveCommand(program, { PATH: this.pathEnv }) === null) out.push(program);
+    for (const arg of args) {
+      const path = arg.startsWith("file://") ? decodeURIComponent(new URL(arg).pathname) : arg;
+      if (!isAbsolute(path)) continue;
+      try {
+        Deno.statSync(path);
+      } catch {
+        out.push(path);
+      }
+    }
+    return out;
+  }
+}
+
+// --- ACP agent, spool ------------------------------------------------------------------------
+
+function checkAcpAgents(
+  settings: SettingsValues,
+  pathEnv: string,
+  agentsDir: string,
+  tilde: (p: string) => string,
+): DoctorCheck {
+  const name = "acp agent";
+  const commands = [
+    settings.extraction.agentCommand,
+    settings.reconciliation.agentCommand,
+    settings.compaction.agentCommand,
+  ];
+  const missing = [...new Set(commands.map((c) => c[0]))].filter((program) =>
+    resolveCommand(program, { PATH: pathEnv }) === null
+  );
+  if (missing.length > 0) {
+    return {
+      name,
+      status: "warn",
+      message: `${missing.join(", ")} not found on PATH; extraction uses the heuristic extractor`,
+      fix: "install kiro-cli, or set extraction.agentCommand to another ACP agent",
+    };
+  }
+  // kiro-cli needs our agent files to exist; another ACP agent brings its own configuration.
+  const absent = commands
+    .filter((c) => /(^|\/)kiro-cli$/.test(c[0]) && c.indexOf("--agent") > 0)
+    .map((c) => c[c.indexOf("--agent") + 1])
+    .filter((agent) =>
+      agent !== undefined && fileExists(join(agentsDir, `${agent}.json`)) === false
+    );
+  if (absent.length > 0) {
+    return {
+      name,
+      status: "warn",
+      message: `${[...new Set(absent)].join(", ")} missing from ${tilde(agentsDir)}`,
+      fix: "kiro-learn install",
+    };
+  }
+  return { name, status: "ok", message: commands.map((c) => quoteArgv(c)).join("; ") };
+}
+
+function checkSpool(dir: string, maxBytes: number, tilde: (p: string) => string): DoctorCheck {
+  const name = "spool";
+  let files = 0;
+  let bytes = 0;
+  const walk = (path: string) => {
+    for (const entry of Deno.readDirSync(path)) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory) walk(full);
+      else if (entry.isFile) {
+        files++;
+        bytes += Deno.statSync(full).size;
+      }
+    }
+  };
+  try {
+    walk(dir);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      return {
+        name,
+        status: "fail",
+        message: `cannot read ${tilde(dir)}: ${(error as Error).message}`,
+      };
+    }
+  }
+  const size = `${files} file(s), ${formatBytes(bytes)} of ${formatBytes(maxBytes)}`;
+  if (files === 0) return { name, status: "ok", message: "empty" };
+  if (bytes >= maxBytes) {
+    return {
+      name,
+      status: "fail",
+      message: `full (${size}); new events cannot be spooled`,
+      fix: "kiro-learn start (the collector drains the spool)",
+    };
+  }
+  return {
+    name,
+    status: "warn",
+    message: `${size} waiting for the collector`,
+    fix: "kiro-learn start (the collector drains the spool)",
+  };
+}
+
+function knownCommands(commands: InstallCommands): string[] {
+  try {
+    return [
+      quoteArgv(commands.shim("kiro-cli")),
+      quoteArgv(commands.shim("claude-code")),
+      quoteArgv(commands.shim("kiro-ide")),
+    ];
+  } catch {
+    return [];
+  }
+}
+
+function fileExists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function octal(mode: number): string {
+  return mode.toString(8).padStart(4, "0");
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1_048_576) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1_048_576).toFixed(1)} MiB`;
+}

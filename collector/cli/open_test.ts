@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import type { Settings } from "@kiro-learn/core/settings";
+import { CollectorDownError } from "./client.ts";
+import { browserCommand, openViewer, shouldLaunch } from "./open.ts";
+
+Deno.test("a browser is opened only for someone at a terminal, outside CI", () => {
+  assert.equal(shouldLaunch({ isTerminal: true }), true);
+  assert.equal(shouldLaunch({ isTerminal: true, ci: "" }), true);
+  assert.equal(shouldLaunch({ isTerminal: true, ci: "true" }), false);
+  assert.equal(shouldLaunch({ isTerminal: false }), false);
+});
+
+Deno.test("the platform opener", () => {
+  const url = "http://127.0.0.1:1/ui/login?code=x";
+  assert.deepEqual(browserCommand("linux", url), ["xdg-open", url]);
+  assert.deepEqual(browserCommand("darwin", url), ["open", url]);
+  assert.deepEqual(browserCommand("windows", url), ["cmd", "/c", "start", "", url]);
+});
+
+/** Settings pointing at a stub collector on `port`, with a token file in a temp dir. */
+async function stubSettings(port: number): Promise<{ settings: Settings; dir: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-open-" });
+  await Deno.writeTextFile(`${dir}/token`, "secret-token\n");
+  const settings = {
+    collector: { host: "127.0.0.1", port },
+    paths: { token: `${dir}/token` },
+  } as unknown as Settings;
+  return { settings, dir };
+}
+
+Deno.test("openViewer prints the link, launches it, and survives a failing opener", async () => {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    seen.push(`${req.method} ${new URL(req.url).pathname} ${req.headers.get("authorization")}`);
+    return Response.json({ code: "abc", expires_in_s: 60, path: "/ui/login?code=abc" }, {
+      status: 201,
+    });
+  });
+  const { settings, dir } = await stubSettings(server.addr.port);
+  try {
+    const lines: string[] = [];
+    const launched: string[] = [];
+    const code = await openViewer(settings, {
+      print: (l) => lines.push(l),
+      launch: (u) => {
+        launched.push(u);
+      },
+    });
+    const link = `http://127.0.0.1:${server.addr.port}/ui/login?code=abc`;
+    assert.equal(code, 0);
+    assert.deepEqual(seen, ["POST /v1/ui/codes Bearer secret-token"]);
+    assert.deepEqual(launched, [link]);
+    assert.equal(lines[0], `Open the kiro-learn viewer: ${link}`);
+    assert.match(lines[1], /works once and expires in 60 s/);
+
+    const failing: string[] = [];
+    const again = await openViewer(settings, {
+      print: (l) => failing.push(l),
+      launch: () => Promise.reject(new Error("no display")),
+    });
+    assert.equal(again, 0, "the printed link is still good");
+    assert.match(failing.at(-1)!, /could not open a browser \(no display\); open the link above/);
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("openViewer reports a refusal, and a stopped collector like the other commands", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => Response.json({ error: "unauthorized" }, { status: 401 }),
+  );
+  const { settings, dir } = await stubSettings(server.addr.port);
+  try {
+    const lines: string[] = [];
+    assert.equal(await openViewer(settings, { print: (l) => lines.push(l), launch: () => {} }), 1);
+    assert.match(lines[0], /could not get a viewer link \(401\)/);
+  } finally {
+    await server.shutdown();
+  }
+  try {
+    await assert.rejects(
+      openViewer(settings, { print: () => {}, launch: () => {} }),
+      CollectorDownError,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

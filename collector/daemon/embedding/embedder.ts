@@ -1,0 +1,155 @@
+/**
+ * What every embedding backend provides, what the collector reports about it, and the text a
+ * record is embedded from.
+ *
+ * @module
+ */
+import type { MemoryRecord } from "@kiro-learn/core/schemas";
+
+/** A loaded sentence encoder. Vectors are L2-normalised, `dim` long, one per input text. */
+export interface Embedder {
+  /** Identifies the model (stored with every embedding), e.g. `use-lite@0.2.0`. */
+  readonly model_id: string;
+  /** Vector length. */
+  readonly dim: number;
+  /** Embeds texts; resolves with one normalised vector per text, in order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Frees the worker or child process; idempotent. */
+  close(): Promise<void>;
+}
+
+/** The configured backend (`embedding.backend`). */
+export type EmbeddingBackendName = "use-lite" | "onnx" | "off";
+
+/** Lifecycle of the embedder as status and the viewer show it. */
+export type EmbedderState = "ready" | "loading" | "failed" | "off";
+
+/** The embedder's status: never hidden, so lexical-only operation is always visible. */
+export interface EmbedderStatus {
+  /** Configured backend. */
+  backend: EmbeddingBackendName;
+  /** Model id when known (null while a model has never loaded, or when off). */
+  model_id: string | null;
+  /** `ready`: vectors are used; anything else: retrieval is lexical-only. */
+  state: EmbedderState;
+  /** Why it is not ready (load error, crash, missing model). */
+  error?: string;
+}
+
+/** Raised when an embedding call exceeds its time bound. */
+export class EmbedTimeoutError extends Error {
+  /** Creates the error for a call bounded at `ms`. */
+  constructor(ms: number) {
+    super(`embedding timed out after ${ms} ms`);
+    this.name = "EmbedTimeoutError";
+  }
+}
+
+/**
+ * Longest embedding input, in UTF-16 code units. The reference design embedded up to 10,000
+ * chars; measured on the retrieval-quality set (`collector/tooling/quality/`) with use-lite, the first
+ * 300 chars of a record (its title and the start of its summary) retrieve better than the whole
+ * record (vector-only recall@5 0.30 → 0.40, MRR 0.22 → 0.26): Universal Sentence Encoder lite
+ * averages over every token, so facts and trailing detail dilute the gist, and it slows from
+ * ~42 to ~10 texts/s between 100 and 1,000 chars. A MiniLM-class onnx model was trained on
+ * 128-token inputs (≈ 500 chars), so the budget suits it as well.
+ */
+export const MAX_EMBEDDING_INPUT = 300;
+
+/**
+ * Version of {@linkcode composeEmbeddingInput}'s output. It is part of the model id stored with
+ * every embedding ({@linkcode embeddingModelId}), so changing what is embedded makes the backfill
+ * re-embed every stored record, exactly as a change of model does. Version 1 (ids without a
+ * suffix) was title, summary, facts and concepts in newline-separated sections up to 10,000 chars.
+ */
+export const EMBEDDING_INPUT_VERSION = 2;
+
+/** The model id stored with an embedding: the model's own id plus the input version. */
+export function embeddingModelId(modelId: string): string {
+  return `${modelId}+in${EMBEDDING_INPUT_VERSION}`;
+}
+
+/**
+ * The same embedder, identified by {@linkcode embeddingModelId}: what the collector stores and
+ * indexes, so vectors of an older input version count as another model's.
+ */
+export function withInputVersion(embedder: Embedder): Embedder {
+  return {
+    model_id: embeddingModelId(embedder.model_id),
+    dim: embedder.dim,
+    embed: (texts) => embedder.embed(texts),
+    close: () => embedder.close(),
+  };
+}
+
+/**
+ * The text a record is embedded from — the one definition, used for stored records, the backfill
+ * and the quality evaluation alike: title, summary, facts, then concepts joined by ", ", each
+ * ending as a sentence, on one line with runs of whitespace collapsed to one space, cut at the
+ * last word boundary within {@linkcode MAX_EMBEDDING_INPUT} chars (so in practice the title and
+ * the start of the summary). `files_touched` and `observation_type` are excluded: paths and type
+ * labels would pull unrelated records together. Deterministic: the same record always gives the
+ * same text. One line, because Universal Sentence Encoder lite's tokeniser marks word starts at
+ * spaces only: a newline becomes an unknown token glued to the next word.
+ */
+export function composeEmbeddingInput(
+  record: Pick<MemoryRecord, "title" | "summary" | "facts" | "concepts">,
+): string {
+  const concepts = record.concepts.map(collapseWhitespace).filter((c) => c !== "").join(", ");
+  const text = [record.title, record.summary, ...record.facts, concepts]
+    .map(collapseWhitespace)
+    .filter((s) => s !== "")
+    .map(asSentence)
+    .join(" ");
+  return cutAtWord(text, MAX_EMBEDDING_INPUT);
+}
+
+/** Runs of whitespace (newlines and tabs included) become one space; ends are trimmed. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/gu, " ").trim();
+}
+
+function asSentence(text: string): string {
+  return /[.!?:;…]["')\]]*$/u.test(text) ? text : `${text}.`;
+}
+
+/** `text` cut to at most `max` code units, at the last space when there is one to cut at. */
+/**
+ * The text a query is embedded as: whitespace collapsed and cut at a word within
+ * {@linkcode MAX_EMBEDDING_INPUT}, the same bound as record inputs (a long pasted prompt states
+ * its request up front, and the model's time grows with the text).
+ */
+export function queryEmbeddingInput(text: string): string {
+  return cutAtWord(text.replace(/\s+/g, " ").trim(), MAX_EMBEDDING_INPUT);
+}
+
+/** Cuts `text` to at most `max` characters at the last word boundary. */
+export function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = truncateText(text, max);
+  // A cut that falls exactly before a space keeps the whole last word.
+  if (text[cut.length] === " ") return cut.trimEnd();
+  const space = cut.lastIndexOf(" ");
+  return space > 0 ? cut.slice(0, space).trimEnd() : cut;
+}
+
+/** Cuts `text` to at most `max` code units without splitting a surrogate pair. */
+export function truncateText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  // A high surrogate as the last kept unit would leave half a character behind.
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return text.slice(0, end);
+}
+
+/**
+ * Races `promise` against a timer; rejects with {@linkcode EmbedTimeoutError}. The underlying
+ * work is not cancelled (model calls cannot be), so callers must tolerate a late result.
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EmbedTimeoutError(ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

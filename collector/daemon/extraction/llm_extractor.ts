@@ -1,0 +1,114 @@
+/**
+ * The LLM extractor: one compressor session per attempt, garbage retried in a fresh session, at
+ * most `maxAttempts` attempts, every session counted against the global semaphore.
+ *
+ * @module
+ */
+import { type ParsedRecord, parseMemoryRecords } from "@kiro-learn/core/xml";
+import { BudgetExhaustedError, type LlmBudget } from "../llm/budget.ts";
+import type { Semaphore } from "../llm/semaphore.ts";
+
+/** Runs one single-use ACP session: the agent's whole reply to one prompt. */
+export type PromptRunner = (
+  command: string[],
+  prompt: string,
+  options: { timeoutMs: number },
+) => Promise<{ text: string }>;
+
+/** The reply was garbage (or the session failed) on every attempt. */
+export class ExtractionFailedError extends Error {
+  /** Sessions spawned. */
+  attempts: number;
+  /** Creates the error. */
+  constructor(message: string, attempts: number) {
+    super(message);
+    this.name = "ExtractionFailedError";
+    this.attempts = attempts;
+  }
+}
+
+/** Result of one chunk's extraction. */
+export interface LlmExtraction {
+  /** Records (empty for a skip). */
+  records: ParsedRecord[];
+  /** True when the model said there was nothing to remember. */
+  skipped: boolean;
+  /** Sessions spawned. */
+  attempts: number;
+  /** Characters sent over all attempts. */
+  chars_sent: number;
+  /** Characters received over all attempts. */
+  chars_received: number;
+}
+
+/** Wraps framed observations in the request the compressor expects. */
+export function extractionPrompt(observationsXml: string): string {
+  return [
+    "<extraction_request>",
+    "<instructions>Distil the observations below into durable memory records. Reply with XML " +
+    'only: one or more <memory_record type="tool_use|decision|error|discovery|pattern|' +
+    'session_summary"> elements holding <title>, <summary>, and any <fact>, <concept> and ' +
+    "<file> elements, or <skip/> when nothing is worth remembering.</instructions>",
+    "<observations>",
+    observationsXml,
+    "</observations>",
+    "</extraction_request>",
+  ].join("\n");
+}
+
+/** Extracts records from framed XML with the compressor agent. */
+export async function extractWithAgent(
+  observationsXml: string,
+  options: {
+    runner: PromptRunner;
+    command: string[];
+    timeoutMs: number;
+    maxAttempts: number;
+    semaphore: Semaphore;
+    /** Every session reserves its prompt here first; none starts past the daily cap. */
+    budget?: LlmBudget;
+    onAttempt?: (info: { attempt: number; chars_sent: number; chars_received: number }) => void;
+  },
+): Promise<LlmExtraction> {
+  const prompt = extractionPrompt(observationsXml);
+  let chars_sent = 0;
+  let chars_received = 0;
+  let lastProblem = "";
+  for (let attempt = 1; attempt <= options.maxAttempts; attempt++) {
+    if (options.budget && !(await options.budget.reserve(prompt.length))) {
+      throw new BudgetExhaustedError();
+    }
+    let text: string;
+    try {
+      chars_sent += prompt.length;
+      ({ text } = await options.semaphore.run(() =>
+        options.runner(options.command, prompt, { timeoutMs: options.timeoutMs })
+      ));
+    } catch (error) {
+      options.onAttempt?.({ attempt, chars_sent: prompt.length, chars_received: 0 });
+      lastProblem = error instanceof Error ? error.message : String(error);
+      continue;
+    }
+    chars_received += text.length;
+    await options.budget?.settle(text.length);
+    options.onAttempt?.({ attempt, chars_sent: prompt.length, chars_received: text.length });
+    const parsed = parseMemoryRecords(text);
+    if (parsed.kind === "skip") {
+      return { records: [], skipped: true, attempts: attempt, chars_sent, chars_received };
+    }
+    if (parsed.kind === "records") {
+      return {
+        records: parsed.records,
+        skipped: false,
+        attempts: attempt,
+        chars_sent,
+        chars_received,
+      };
+    }
+    lastProblem = `garbage reply (${text.length} chars, no <memory_record> or <skip/>)`;
+  }
+  throw new ExtractionFailedError(
+    `extraction failed after ${options.maxAttempts} attempts: ${lastProblem}`,
+    options.maxAttempts,
+  );
+}

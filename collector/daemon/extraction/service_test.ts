@@ -1,0 +1,340 @@
+// Extraction through the real collector, with a scripted ACP agent as the model.
+import assert from "node:assert/strict";
+import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import type { Event } from "@kiro-learn/core/schemas";
+import {
+  postJson,
+  scriptedAgent,
+  startTestDaemon,
+  type TestDaemon,
+  waitFor,
+} from "../../tooling/testing/mod.ts";
+
+const PROJECT = TEST_NAMESPACE.split("/")[4];
+
+const VALID = `<memory_record type="decision">
+<title>Queue lives in SQLite</title>
+<summary>The extraction queue is a table so snapshots and commits are atomic.</summary>
+<fact>commit and delete share one transaction</fact>
+<concept>queue</concept>
+<file>core/storage/sqlite.ts</file>
+</memory_record>`;
+const GARBAGE = "Sure! Here is a summary of what happened in this session.";
+
+function toolEvent(n: number, extra = ""): Event {
+  return makeEvent({
+    kind: "tool_use",
+    body: {
+      type: "json",
+      data: {
+        tool_name: "fs_write",
+        tool_input: {
+          command: "str_replace",
+          path: `src/file_${n}.ts`,
+          new_str: "x".repeat(200) + extra,
+        },
+        tool_response: { success: true, result: [""] },
+      },
+    },
+  });
+}
+
+function settingsFor(agent: { command: string[] }, extra: Record<string, unknown> = {}) {
+  return {
+    extraction: {
+      strategy: "acp",
+      agentCommand: agent.command,
+      idleMs: 5000,
+      sizeThresholdBytes: 1024,
+      breakerThreshold: 3,
+      breakerCooldownMs: 1500,
+      timeoutMs: 5000,
+      ...extra,
+    },
+    compaction: { enabled: false },
+  };
+}
+
+async function memories(
+  daemon: TestDaemon,
+): Promise<
+  { items: { source_event_ids: string[]; strategy: string; title: string }[]; total: number }
+> {
+  return await (await daemon.fetch("/v1/memories?limit=500")).json();
+}
+
+async function queueRows(daemon: TestDaemon): Promise<number> {
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  return (stats.queue as { rows: number }[]).reduce((n, q) => n + q.rows, 0);
+}
+
+async function flush(daemon: TestDaemon): Promise<void> {
+  const res = await daemon.fetch(`/v1/extraction/flush?project_id=${PROJECT}`, { method: "POST" });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+}
+
+async function projectState(daemon: TestDaemon) {
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  return stats.extraction.projects.find((p: { project_id: string }) => p.project_id === PROJECT);
+}
+
+Deno.test("the size trigger extracts records with the scripted agent over ACP", async () => {
+  const agent = await scriptedAgent([{ reply: VALID, chunks: 7, delayMs: 5 }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent),
+    env: agent.env,
+  });
+  const events = [toolEvent(1), toolEvent(2), toolEvent(3), toolEvent(4), toolEvent(5)];
+  for (const e of events) await postJson(daemon, "/v1/events", e).then((r) => r.body?.cancel());
+  const page = await waitFor(async () => {
+    const m = await memories(daemon);
+    return m.total > 0 ? m : undefined;
+  }, { what: "records after the size trigger" });
+  assert.equal(page.items[0].title, "Queue lives in SQLite");
+  assert.equal(page.items[0].strategy, "llm-summary");
+  assert.ok(page.items[0].source_event_ids.length >= 3, "a size-triggered batch");
+  const prompts = await agent.prompts();
+  assert.ok(prompts.length >= 1);
+  assert.equal(prompts[0].internal, "1");
+  assert.match(prompts[0].text, /<tool_observation kind="tool_use">/);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  assert.equal(runs.items[0].outcome, "ok");
+  assert.equal(runs.items[0].attempts, 1);
+});
+
+Deno.test("the idle trigger fires after the idle gap", async () => {
+  const agent = await scriptedAgent([{ reply: VALID }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.equal((await memories(daemon)).total, 0, "nothing before the idle gap");
+  await waitFor(async () => (await memories(daemon)).total > 0 || undefined, {
+    timeoutMs: 10_000,
+    what: "records after the idle gap",
+  });
+});
+
+Deno.test("garbage twice then valid: three sessions, records stored", async () => {
+  const agent = await scriptedAgent([{ reply: GARBAGE }, { reply: GARBAGE }, { reply: VALID }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  assert.equal((await agent.prompts()).length, 3);
+  assert.equal((await memories(daemon)).total, 1);
+  assert.equal(await queueRows(daemon), 0);
+});
+
+Deno.test("garbage three times leaves the queue intact; the breaker opens, then half-opens", async () => {
+  const agent = await scriptedAgent([{ reply: GARBAGE }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  assert.equal((await agent.prompts()).length, 3);
+  assert.equal(await queueRows(daemon), 1, "the queue row survives a failed run");
+  assert.equal((await memories(daemon)).total, 0);
+  assert.equal((await projectState(daemon)).failures, 1);
+  await flush(daemon);
+  await flush(daemon);
+  const open = await projectState(daemon);
+  assert.equal(open.failures, 3);
+  assert.equal(open.breaker, "open");
+  await agent.setScript([{ reply: VALID }]);
+  const closed = await waitFor(async () => {
+    const state = await projectState(daemon);
+    return state.breaker === "closed" ? state : undefined;
+  }, { timeoutMs: 10_000, what: "the probe after the cool-down" });
+  assert.equal(closed.failures, 0);
+  assert.equal((await memories(daemon)).total, 1);
+  assert.equal(await queueRows(daemon), 0);
+});
+
+Deno.test("an agent crash or timeout leaves the queue intact", async () => {
+  const agent = await scriptedAgent([{ crashAfterChunks: 2 }, { hang: true }, {
+    crashAfterChunks: 0,
+  }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { maxAttempts: 3 }),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  assert.equal(await queueRows(daemon), 1);
+  assert.equal((await memories(daemon)).total, 0);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  assert.equal(runs.items[0].outcome, "failed");
+  assert.match(runs.items[0].error, /extraction failed after 3 attempts/);
+});
+
+Deno.test("SIGKILL during a run, then restart: every event extracted exactly once", async () => {
+  const agent = await scriptedAgent([{ reply: VALID, chunks: 4, delayMs: 1500 }, { reply: VALID }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent),
+    env: agent.env,
+  });
+  const events = Array.from({ length: 6 }, (_, i) => toolEvent(i));
+  for (const e of events) await postJson(daemon, "/v1/events", e).then((r) => r.body?.cancel());
+  await waitFor(async () => (await agent.prompts()).length > 0 || undefined, { what: "a run" });
+  await daemon.kill();
+  await daemon.restart();
+  await waitFor(async () => (await memories(daemon)).total > 0 || undefined, {
+    timeoutMs: 15_000,
+    what: "records after restart",
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  const page = await memories(daemon);
+  assert.equal(page.total, 1, "one run's records, not two");
+  assert.deepEqual(new Set(page.items[0].source_event_ids), new Set(events.map((e) => e.event_id)));
+  assert.equal(await queueRows(daemon), 0);
+});
+
+Deno.test("events arriving during a run are extracted by the next run", async () => {
+  const agent = await scriptedAgent([{ reply: VALID, chunks: 3, delayMs: 700 }, { reply: VALID }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent),
+    env: agent.env,
+  });
+  const first = [toolEvent(1), toolEvent(2), toolEvent(3), toolEvent(4), toolEvent(5)];
+  for (const e of first) await postJson(daemon, "/v1/events", e).then((r) => r.body?.cancel());
+  await waitFor(async () => (await agent.prompts()).length > 0 || undefined, { what: "a run" });
+  const late = [toolEvent(6, "y".repeat(600)), toolEvent(7, "z".repeat(600))];
+  for (const e of late) await postJson(daemon, "/v1/events", e).then((r) => r.body?.cancel());
+  const page = await waitFor(async () => {
+    const m = await memories(daemon);
+    return m.total >= 2 ? m : undefined;
+  }, { timeoutMs: 15_000, what: "the second run" });
+  const covered = new Set(page.items.flatMap((r) => r.source_event_ids));
+  for (const e of [...first, ...late]) assert.ok(covered.has(e.event_id));
+  assert.equal(await queueRows(daemon), 0);
+});
+
+Deno.test("with no agent installed, the heuristic extractor makes searchable records", async () => {
+  await using daemon = await startTestDaemon({
+    settings: {
+      extraction: { strategy: "auto", agentCommand: ["kiro-cli-not-installed-here"] },
+      compaction: { enabled: false },
+    },
+  });
+  const session: Event[] = [
+    makeEvent({ kind: "prompt", body: { type: "text", content: "the leap year test fails" } }),
+    makeEvent({
+      kind: "tool_use",
+      body: {
+        type: "json",
+        data: {
+          tool_name: "execute_bash",
+          tool_input: { command: "deno test src/date_parser_test.ts" },
+          tool_response: {
+            success: true,
+            result: [{
+              exit_status: "1",
+              stdout: "",
+              stderr: "AssertionError: Feb 29 2024 rejected",
+            }],
+          },
+        },
+      },
+    }),
+    makeEvent({
+      kind: "tool_use",
+      body: {
+        type: "json",
+        data: {
+          tool_name: "fs_write",
+          tool_input: {
+            command: "str_replace",
+            path: "src/date_parser.ts",
+            old_str: "% 100",
+            new_str: "% 400",
+          },
+          tool_response: { success: true, result: [""] },
+        },
+      },
+    }),
+    makeEvent({
+      kind: "tool_use",
+      body: {
+        type: "json",
+        data: {
+          tool_name: "execute_bash",
+          tool_input: { command: "deno test src/date_parser_test.ts" },
+          tool_response: { success: true, result: [{ exit_status: "0", stdout: "ok | 3 passed" }] },
+        },
+      },
+    }),
+    makeEvent({
+      kind: "session_summary",
+      body: { type: "text", content: "Fixed the leap year rule in the date parser." },
+    }),
+  ];
+  for (const e of session) await postJson(daemon, "/v1/events", e).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const page = await memories(daemon);
+  assert.ok(page.total >= 3, `${page.total} records`);
+  assert.ok(page.items.every((r) => r.strategy === "heuristic"));
+  const search = async (q: string) =>
+    await (await daemon.fetch(
+      `/v1/memories/search?namespace=${TEST_NAMESPACE}&query=${encodeURIComponent(q)}`,
+    )).json();
+  const byFile = await search("date_parser.ts");
+  assert.ok(byFile.length > 0, "the edited file is findable");
+  const byFailure = await search("failing date_parser_test");
+  assert.ok(byFailure.some((r: { observation_type: string }) => r.observation_type === "error"));
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  assert.equal(stats.extraction.strategy.effective, "heuristic");
+});
+
+Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristic extractor", async () => {
+  const agent = await scriptedAgent([{ reply: VALID }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { dailyBudgetChars: 6000, promptCapBytes: 4096 }),
+    env: agent.env,
+  });
+  for (let i = 0; i < 12; i++) {
+    await postJson(daemon, "/v1/events", toolEvent(i, "w".repeat(700))).then((r) =>
+      r.body?.cancel()
+    );
+  }
+  await flush(daemon);
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  const spent = stats.extraction.llm_today;
+  assert.ok(spent.chars_sent > 0, "the first chunk used the model");
+  assert.ok(spent.chars_sent <= 6000, `spent ${spent.chars_sent} of a 6000 cap`);
+  assert.equal(spent.budget_limited, true);
+  const strategies = new Set((await memories(daemon)).items.map((r) => r.strategy));
+  assert.deepEqual(strategies, new Set(["llm-summary", "heuristic"]));
+  assert.equal(await queueRows(daemon), 0);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  assert.equal(runs.items[0].details.budget_limited, true);
+});
+
+Deno.test("a garbage retry that would pass the cap is never started; the chunk goes heuristic", async () => {
+  const agent = await scriptedAgent([{ reply: GARBAGE }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { dailyBudgetChars: 2500, sizeThresholdBytes: 16_777_216 }),
+    env: agent.env,
+  });
+  // One prompt of ~1,900 characters fits a 2,500 cap; a second would not.
+  const big = toolEvent(1, "q".repeat(1500));
+  await postJson(daemon, "/v1/events", big).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const prompts = await agent.prompts();
+  assert.ok(prompts[0].text.length > 1250 && prompts[0].text.length <= 2500);
+  assert.equal(prompts.length, 1, "only the session that fit the cap was started");
+  const spent = (await (await daemon.fetch("/v1/stats")).json()).extraction.llm_today;
+  assert.ok(spent.chars_sent <= 2500, `spent ${spent.chars_sent}`);
+  assert.equal(spent.budget_limited, true);
+  const page = await memories(daemon);
+  assert.ok(page.total > 0);
+  assert.ok(page.items.every((r) => r.strategy === "heuristic"));
+  assert.equal(await queueRows(daemon), 0);
+});

@@ -1,0 +1,17 @@
+/**
+ * The ACP client: one fresh agent process per model call (compressor, judge, compactor).
+ *
+ * @module
+ */
+export {
+  AcpError,
+  type AcpExitDetails,
+  AcpExitError,
+  type AcpOptions,
+  AcpProtocolError,
+  type AcpResult,
+  AcpTimeoutError,
+  DEFAULT_KILL_GRACE_MS,
+  INTERNAL_ENV_VAR,
+  runAcpPrompt,
+} from "./acp_client.ts";

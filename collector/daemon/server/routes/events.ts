@@ -1,0 +1,43 @@
+/**
+ * `POST /v1/events` (ingest, with inline retrieval for prompts) and `GET /v1/events`.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
+import { readJsonBody } from "../middleware/body.ts";
+import type { CollectorContext } from "../context.ts";
+import { errorResponse } from "../http_error.ts";
+import { intParam, namespaceParam, offsetParam } from "../params.ts";
+
+/** Event routes. */
+export function eventRoutes(ctx: CollectorContext): Hono {
+  const app = new Hono();
+  app.post("/events", async (c) => {
+    const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
+    if (!body.ok) return body.response;
+    const outcome = await ctx.pipeline.ingest(body.value, {
+      retrieve: c.req.query("retrieve") === "true",
+      resume: c.req.query("context") === "resume",
+    });
+    if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
+    const { ok: _ok, ...payload } = outcome;
+    return c.json(payload);
+  });
+  app.get("/events", async (c) => {
+    const ns = namespaceParam(c.req.query("namespace"), { required: false });
+    if (!ns.ok) return ns.response;
+    const limit = intParam(c.req.query("limit"), { name: "limit", fallback: 50, min: 1, max: 200 });
+    if (!limit.ok) return limit.response;
+    const offset = offsetParam(c.req.query("offset"));
+    if (!offset.ok) return offset.response;
+    return c.json(
+      await ctx.storage.listEvents({
+        namespace: ns.value,
+        limit: limit.value,
+        offset: offset.value,
+      }),
+    );
+  });
+  return app;
+}

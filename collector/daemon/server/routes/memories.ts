@@ -1,0 +1,160 @@
+/**
+ * Memory routes: save (scrubbed), list, search, read with sources, edit, forget.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { scrubText } from "@kiro-learn/core/privacy";
+import {
+  MAX_REQUEST_BYTES,
+  type MemoryRecord,
+  MemoryRecordSchema,
+  OBSERVATION_TYPES,
+  RECORD_LIMITS,
+  STRATEGIES,
+} from "@kiro-learn/core/schemas";
+import { DuplicateRecordError } from "@kiro-learn/core/storage";
+import { readJsonBody } from "../middleware/body.ts";
+import type { CollectorContext } from "../context.ts";
+import { errorResponse } from "../http_error.ts";
+import { intParam, namespaceParam, offsetParam } from "../params.ts";
+
+const EditSchema = z.object({
+  title: z.string().min(1).max(RECORD_LIMITS.title).optional(),
+  summary: z.string().min(1).max(RECORD_LIMITS.summary).optional(),
+  facts: z.array(z.string().min(1).max(RECORD_LIMITS.fact)).max(RECORD_LIMITS.facts).optional(),
+  concepts: z.array(z.string().min(1).max(RECORD_LIMITS.concept)).max(RECORD_LIMITS.concepts)
+    .optional(),
+}).strict();
+
+function scrubCapped(text: string, max: number): string {
+  return scrubText(text).slice(0, max);
+}
+
+/** Scrubs every free-text field of a record, keeping each within its limit. */
+export function scrubRecord(record: MemoryRecord): MemoryRecord {
+  return {
+    ...record,
+    title: scrubCapped(record.title, RECORD_LIMITS.title),
+    summary: scrubCapped(record.summary, RECORD_LIMITS.summary),
+    facts: record.facts.map((f) => scrubCapped(f, RECORD_LIMITS.fact)),
+    concepts: record.concepts.map((f) => scrubCapped(f, RECORD_LIMITS.concept)),
+    files_touched: record.files_touched.map((f) => scrubCapped(f, RECORD_LIMITS.file)),
+  };
+}
+
+/** Memory routes. */
+export function memoryRoutes(
+  ctx: CollectorContext,
+  hooks: { onSaved?: (record: MemoryRecord) => void; onDeleted?: (ids: string[]) => void } = {},
+): Hono {
+  const app = new Hono();
+
+  app.post("/memories", async (c) => {
+    const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
+    if (!body.ok) return body.response;
+    const parsed = MemoryRecordSchema.safeParse(body.value);
+    if (!parsed.success) {
+      return errorResponse(400, "validation failed", { details: parsed.error.issues });
+    }
+    const record = scrubRecord(parsed.data);
+    try {
+      await ctx.storage.putRecord(record);
+    } catch (error) {
+      if (error instanceof DuplicateRecordError) {
+        return errorResponse(409, "conflict", { details: "duplicate record_id" });
+      }
+      throw error;
+    }
+    hooks.onSaved?.(record);
+    return c.json({ record_id: record.record_id, stored: true });
+  });
+
+  app.get("/memories/search", async (c) => {
+    const ns = namespaceParam(c.req.query("namespace"), { required: true });
+    if (!ns.ok) return ns.response;
+    const query = c.req.query("query") ?? "";
+    if (query.trim() === "") return errorResponse(400, "query parameter is required");
+    if (query.length > 10_000) return errorResponse(400, "parameter too long");
+    const limit = intParam(c.req.query("limit"), { name: "limit", fallback: 10, min: 1, max: 100 });
+    if (!limit.ok) return limit.response;
+    const hits = await ctx.storage.searchLexical(ns.value!, scrubText(query), {
+      limit: limit.value,
+    });
+    return c.json(hits.map((h) => h.record));
+  });
+
+  app.get("/memories", async (c) => {
+    const ns = namespaceParam(c.req.query("namespace"), { required: false });
+    if (!ns.ok) return ns.response;
+    const limit = intParam(c.req.query("limit"), {
+      name: "limit",
+      fallback: 100,
+      min: 1,
+      max: 500,
+    });
+    if (!limit.ok) return limit.response;
+    const offset = offsetParam(c.req.query("offset"));
+    if (!offset.ok) return offset.response;
+    const type = c.req.query("observation_type");
+    if (type && !(OBSERVATION_TYPES as readonly string[]).includes(type)) {
+      return errorResponse(400, "invalid observation_type", { details: OBSERVATION_TYPES });
+    }
+    const strategy = c.req.query("strategy");
+    if (strategy && !(STRATEGIES as readonly string[]).includes(strategy)) {
+      return errorResponse(400, "invalid strategy", { details: STRATEGIES });
+    }
+    const since = c.req.query("since");
+    if (since && Number.isNaN(Date.parse(since))) {
+      return errorResponse(400, "since must be an ISO date");
+    }
+    const page = await ctx.storage.listRecords({
+      namespace: ns.value,
+      observation_type: type ? type as MemoryRecord["observation_type"] : undefined,
+      strategy: strategy ? strategy as MemoryRecord["strategy"] : undefined,
+      since: since || undefined,
+      limit: limit.value,
+      offset: offset.value,
+    });
+    return c.json({ ...page, limit: limit.value, offset: offset.value });
+  });
+
+  app.get("/memories/:id", async (c) => {
+    const [record] = await ctx.storage.getRecords([c.req.param("id")]);
+    if (!record) return errorResponse(404, "memory not found");
+    const source_events = await ctx.storage.getEvents(record.source_event_ids.slice(0, 100));
+    return c.json({ record, source_events });
+  });
+
+  app.patch("/memories/:id", async (c) => {
+    const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
+    if (!body.ok) return body.response;
+    const parsed = EditSchema.safeParse(body.value);
+    if (!parsed.success) {
+      return errorResponse(400, "validation failed", { details: parsed.error.issues });
+    }
+    const patch = parsed.data;
+    const updated = await ctx.storage.updateRecord(c.req.param("id"), {
+      title: patch.title === undefined ? undefined : scrubCapped(patch.title, RECORD_LIMITS.title),
+      summary: patch.summary === undefined
+        ? undefined
+        : scrubCapped(patch.summary, RECORD_LIMITS.summary),
+      facts: patch.facts?.map((f) => scrubCapped(f, RECORD_LIMITS.fact)),
+      concepts: patch.concepts?.map((f) => scrubCapped(f, RECORD_LIMITS.concept)),
+    });
+    if (!updated) return errorResponse(404, "memory not found");
+    hooks.onSaved?.(updated);
+    return c.json(updated);
+  });
+
+  app.delete("/memories/:id", async (c) => {
+    const id = c.req.param("id");
+    const deleted = await ctx.storage.deleteRecords([id]);
+    if (deleted === 0) return errorResponse(404, "memory not found");
+    hooks.onDeleted?.([id]);
+    return c.json({ record_id: id, deleted: true });
+  });
+
+  return app;
+}

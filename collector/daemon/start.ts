@@ -1,0 +1,274 @@
+/**
+ * Starting and stopping one collector: storage, pipeline, app and the HTTP listener.
+ *
+ * @module
+ */
+import { type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
+import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
+import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
+import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
+import { createEmbeddingService, type EmbeddingService } from "./embedding/service.ts";
+import { type ExtractionService, startExtraction } from "./extraction/service.ts";
+import type { PromptRunner } from "./extraction/llm_extractor.ts";
+import { type EventStoredHook, IngestPipeline } from "./ingest/pipeline.ts";
+import { drainSpool } from "./ingest/spool_drain.ts";
+import { createReconciler, JudgeBreaker } from "./reconcile/mod.ts";
+import { createAssembler } from "./retrieval/assembler.ts";
+import { createHybridSearcher } from "./retrieval/hybrid.ts";
+import { createResumeAssembler } from "./retrieval/resume.ts";
+import { createLogger, type Logger } from "./runtime/logger.ts";
+import { EventBus } from "./runtime/bus.ts";
+import { ensureToken } from "./runtime/token.ts";
+import { createApp } from "./server/app.ts";
+import type { CollectorContext } from "./server/context.ts";
+
+/** A running collector. */
+export interface RunningCollector {
+  /** Base URL, e.g. `http://127.0.0.1:21100`. */
+  url: string;
+  /** Port actually bound. */
+  port: number;
+  /** The API token. */
+  token: string;
+  /** The database. */
+  storage: Storage;
+  /** The extraction service. */
+  extraction: ExtractionService;
+  /** Embedder, vector index and backfill. */
+  embeddings: EmbeddingService;
+  /** Live-feed bus. */
+  bus: EventBus;
+  /** Stops accepting requests, drains in-flight ones, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Options for {@linkcode startCollector}. */
+export interface StartOptions {
+  /** Logger (default: JSON lines to stderr at the settings' level). */
+  logger?: Logger;
+  /** Write `collector.pid` (the daemon does; in-process tests do not). */
+  writePidFile?: boolean;
+  /** Extra hook on stored events. */
+  onStored?: EventStoredHook;
+  /** ACP session runner (tests may substitute; default is the real ACP client). */
+  runner?: PromptRunner;
+  /** How often the spool is drained after the start-up drain (default 30 s). */
+  spoolDrainMs?: number;
+}
+
+/** Opens everything and starts listening on the settings' loopback host and port. */
+export async function startCollector(
+  settings: Settings,
+  options: StartOptions = {},
+): Promise<RunningCollector> {
+  const logger = options.logger ?? createLogger({ level: settings.log.level });
+  ensureDataDir(settings.dataDir);
+  for (const dir of [settings.paths.spool, settings.paths.logs, settings.paths.models]) {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+  const token = ensureToken(settings.paths.token);
+  const storage = openSqliteStorage(settings.paths.db, { home: Deno.env.get("HOME") });
+  const bus = new EventBus();
+  const publishSaved = (r: MemoryRecord) =>
+    bus.publish({
+      type: "record_saved",
+      record_id: r.record_id,
+      namespace: r.namespace,
+      title: r.title,
+    });
+  // Loads the model in the background: the port is bound without waiting for it.
+  const embeddings = createEmbeddingService({
+    backend: settings.embedding.backend,
+    storage,
+    logger,
+    timeoutMs: settings.embedding.timeoutMs,
+    dataDir: settings.dataDir,
+  });
+  // Hybrid retrieval; lexical-only (exactly the FTS path) whenever the embedder is not ready.
+  // The query embedding gets half the budget so a slow model degrades to lexical results rather
+  // than to an empty injection; the assembler's budget still wraps the whole search.
+  const search = createHybridSearcher({
+    searchLexical: (ns, q, o) => storage.searchLexical(ns, q, o),
+    getRecords: (ids) => storage.getRecords(ids),
+    embedQuery: (text, o) => embeddings.embedQuery(text, o),
+    searchVectors: (ns, vector, o) => embeddings.index.search(ns, vector, o),
+  }, {
+    modelId: () => embeddings.index.model,
+    onSearch: (trace) => {
+      if (logger.debugEnabled) logger.debug("retrieval-search", { ...trace });
+    },
+    embedTimeoutMs: Math.min(
+      settings.embedding.timeoutMs,
+      Math.floor(settings.retrieval.budgetMs / 2),
+    ),
+  });
+  const reconciler = createReconciler({
+    storage,
+    enabled: settings.reconciliation.enabled,
+    command: settings.reconciliation.agentCommand,
+    judgeTimeoutMs: settings.reconciliation.judgeTimeoutMs,
+    clusterThreshold: settings.reconciliation.clusterThreshold,
+    neighborThreshold: settings.reconciliation.neighborThreshold,
+    neighborPoolMax: settings.reconciliation.neighborPoolMax,
+    searchNeighbors: (ns, vector, o) => embeddings.index.search(ns, vector, o),
+    embed: embeddings.embedRecords,
+    logger,
+    breaker: new JudgeBreaker({
+      onChange: (projectId, state) =>
+        logger.warn(`reconciliation judge breaker ${state}`, { project_id: projectId }),
+    }),
+  });
+  const retrieve = createAssembler({
+    storage,
+    search,
+    budgetMs: settings.retrieval.budgetMs,
+    limit: settings.retrieval.limit,
+    tokenBudget: settings.retrieval.tokenBudget,
+    logger,
+    onRetrieval: (info) =>
+      bus.publish({ type: "retrieval", ...info, at: new Date().toISOString() }),
+  });
+  const resume = createResumeAssembler({
+    storage,
+    tokenBudget: settings.retrieval.tokenBudget,
+    logger,
+  });
+  const extraction = await startExtraction(settings, {
+    storage,
+    logger,
+    runner: options.runner,
+    embed: embeddings.embedRecords,
+    commitChunk: reconciler.commitChunk,
+    onDeleted: (ids) => {
+      embeddings.recordsDeleted(ids);
+      bus.publish({ type: "records_deleted", record_ids: ids });
+    },
+    onCommitted: (records) => {
+      embeddings.recordsCommitted(records);
+      for (const r of records) publishSaved(r);
+    },
+    onRun: (run) => bus.publish({ type: "run", run: { ...run } }),
+  });
+  const onStored: EventStoredHook = (info) => {
+    extraction.notify(info.project_id, info.bytes);
+    if (bus.size > 0) {
+      bus.publish({
+        type: "event",
+        event_id: info.event.event_id,
+        namespace: info.namespace,
+        kind: info.kind,
+        surface: info.event.source.surface,
+        preview: previewBody(info.event.body),
+        at: info.event.valid_time,
+      });
+    }
+    options.onStored?.(info);
+  };
+  const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored });
+  const ctx: CollectorContext = {
+    storage,
+    pipeline,
+    settings,
+    logger,
+    token,
+    extraction,
+    bus,
+    status: () => ({
+      spool: spoolSummary(settings),
+      embedding: embeddings.status(),
+      reconciliation: {
+        enabled: settings.reconciliation.enabled,
+        judge_breakers: reconciler.breaker.statuses(),
+      },
+    }),
+  };
+  // Events the shims spooled while we were down come in first (before new ones, keeping their
+  // order), then periodically for events spooled because we were slow.
+  const drain = () =>
+    drainSpool(settings.paths.spool, (event) => pipeline.ingest(event), { logger }).then((r) => {
+      if (r.ingested + r.rejected > 0) logger.info("spool drained", { ...r });
+    });
+  await drain();
+  const app = createApp(ctx, {
+    onRecordSaved: (r) => {
+      embeddings.recordSaved(r);
+      publishSaved(r);
+    },
+    onRecordsDeleted: (ids) => {
+      embeddings.recordsDeleted(ids);
+      bus.publish({ type: "records_deleted", record_ids: ids });
+    },
+  });
+  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: settings.collector.host,
+      port: settings.collector.port,
+      onListen: (addr) => resolve(addr),
+    }, app.fetch);
+  } catch (error) {
+    await embeddings.close();
+    storage.close();
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new Error(
+        `port ${settings.collector.port} on ${settings.collector.host} is in use: another ` +
+          `collector may be running (try \`kiro-learn status\`), or set collector.port`,
+      );
+    }
+    throw error;
+  }
+  const addr = await listening;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  const url = `http://${host}:${addr.port}`;
+  if (options.writePidFile) {
+    Deno.writeTextFileSync(settings.paths.pid, `${Deno.pid}\n`, { mode: 0o600 });
+  }
+  logger.info("collector listening", { url, data_dir: settings.dataDir, pid: Deno.pid });
+  const drainTimer = setInterval(drain, options.spoolDrainMs ?? 30_000);
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port: addr.port,
+    token,
+    storage,
+    extraction,
+    embeddings,
+    bus,
+    close() {
+      closed ??= (async () => {
+        clearInterval(drainTimer);
+        ctx.viewer?.close(); // ends open live feeds; a graceful shutdown would wait for them
+        await server.shutdown();
+        await extraction.close();
+        await embeddings.close();
+        storage.close();
+        if (options.writePidFile) {
+          try {
+            Deno.removeSync(settings.paths.pid);
+          } catch {
+            // Already gone.
+          }
+        }
+        logger.info("collector stopped");
+      })();
+      return closed;
+    },
+  };
+}
+
+/** The spool as status shows it: `filling` past 80% of its bound, `dropped` when it overflowed. */
+export function spoolSummary(settings: Settings): SpoolStatus & { filling: boolean } {
+  const spool = spoolStatus(settings.paths.spool, { maxBytes: settings.spool.maxBytes });
+  return { ...spool, filling: spool.bytes >= 0.8 * spool.maxBytes || spool.dropped > 0 };
+}
+
+/** A short one-line preview of an event body for the live feed. */
+export function previewBody(body: Event["body"]): string {
+  const text = body.type === "text"
+    ? body.content
+    : body.type === "message"
+    ? body.turns.at(-1)?.content ?? ""
+    : JSON.stringify(body.data) ?? "";
+  return text.replace(/\s+/g, " ").slice(0, 200);
+}

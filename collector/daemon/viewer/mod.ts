@@ -1,0 +1,198 @@
+/**
+ * The viewer: a web UI for the memory, served by the collector under `/ui`.
+ *
+ * Approach, and why: the collector renders a small page shell per URL with Hono JSX (already a
+ * dependency, no extra package, no JSX build step: Deno compiles `.tsx` itself), and one
+ * hand-written, dependency-free ES module (`static/app.js`) fills it in from the same JSON API
+ * the CLI and MCP use. There is no bundler, no npm front-end framework and no CDN:
+ *
+ * - nothing to build or keep in sync: the files in `static/` are what the browser runs, so the
+ *   daemon can serve them straight from disk with its read-only asset permission;
+ * - no external requests, which the Content-Security-Policy (`'self'` only) also enforces;
+ * - the UI exercises the public API, so everything it shows is what `/v1` returns and the
+ *   viewer cannot grow private back doors into storage;
+ * - the pages are small (a few tables, a form, one SVG graph): a framework would cost more bytes
+ *   and upgrade work than the DOM helpers it replaces.
+ *
+ * Access: a one-time code from `POST /v1/ui/codes` (bearer only; `kiro-learn open` asks for it)
+ * becomes an HttpOnly, SameSite=Strict session cookie at `/ui/login`; `/v1` accepts that cookie
+ * in place of the bearer, with the extra origin rules in auth.ts.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { RECORD_ID_PATTERN } from "@kiro-learn/core/ids";
+import { VERSION } from "@kiro-learn/core/version";
+import type { CollectorContext } from "../server/context.ts";
+import { errorResponse } from "../server/http_error.ts";
+import { checkBearer } from "../server/middleware/security.ts";
+import { checkSession, type SessionCheck, sessionOf } from "./auth.ts";
+import {
+  howToOpenPage,
+  linkExpiredPage,
+  notFoundPage,
+  type PageName,
+  shellPage,
+} from "./pages.tsx";
+import {
+  clearedSessionCookie,
+  CODE_TTL_MS,
+  sessionCookie,
+  SessionStore,
+  type SessionStoreOptions,
+} from "./sessions.ts";
+import { FeedHub, type FeedHubOptions } from "./sse.ts";
+import { serveStatic, STATIC_ROOT } from "./static.ts";
+
+export { checkSession, type SessionCheck } from "./auth.ts";
+export { SessionStore } from "./sessions.ts";
+export { FeedHub } from "./sse.ts";
+
+/** The mounted viewer. */
+export interface Viewer {
+  /** Routes to mount under `/v1`: `GET /feed` and `POST /ui/codes`. */
+  api: Hono;
+  /** Routes to mount under `/ui`: the pages, login, logout and static files. */
+  pages: Hono;
+  /** Checks a request's viewer session (for the `/v1` auth middleware). */
+  checkSession(request: Request): SessionCheck;
+  /** Login codes and sessions. */
+  sessions: SessionStore;
+  /** Open live feeds (null when the collector has no bus). */
+  feeds: FeedHub | null;
+  /** Ends the live feeds; call before a graceful server shutdown, which would wait for them. */
+  close(): void;
+}
+
+/** Options for {@linkcode createViewer}. */
+export interface ViewerOptions {
+  /** Our own origins (from security.ts `allowedOrigins`). */
+  origins: Set<string>;
+  /** Session store options (tests use a fake clock). */
+  sessions?: SessionStoreOptions;
+  /** Live feed options. */
+  feed?: FeedHubOptions;
+  /** Static root (tests point it at a temp dir). */
+  staticRoot?: string;
+}
+
+/** Headers for every HTML page: nothing but this origin may load, frame or be loaded. */
+const PAGE_HEADERS: Record<string, string> = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy": [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; "),
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  // Not `no-referrer`: with it, Chromium sends `Origin: null` on the page's own form posts
+  // (sign out), which the origin check must refuse. Same-origin referrers leak nothing.
+  "referrer-policy": "same-origin",
+  "cache-control": "no-store",
+};
+
+const PAGES: Record<string, { page: PageName; title: string }> = {
+  "/ui": { page: "overview", title: "Overview" },
+  "/ui/feed": { page: "feed", title: "Live feed" },
+  "/ui/memories": { page: "memories", title: "Memories" },
+  "/ui/injections": { page: "injections", title: "Injections" },
+  "/ui/graph": { page: "graph", title: "Graph" },
+};
+
+function page(body: string, status: 200 | 401 | 403 | 404, extra: Record<string, string> = {}) {
+  return new Response(body, { status, headers: { ...PAGE_HEADERS, ...extra } });
+}
+
+/** Builds the viewer for one collector. */
+export function createViewer(ctx: CollectorContext, options: ViewerOptions): Viewer {
+  const port = ctx.settings.collector.port;
+  const sessions = new SessionStore(options.sessions);
+  const feeds = ctx.bus ? new FeedHub(ctx.bus, options.feed) : null;
+  const access = { sessions, port, origins: options.origins };
+  const staticRoot = options.staticRoot ?? STATIC_ROOT;
+
+  const api = new Hono();
+  api.get("/feed", (c) => feeds ? feeds.open(c.req.raw) : errorResponse(503, "no live feed"));
+  api.post("/ui/codes", (c) => {
+    // Only the token holder (the CLI) may mint codes; a session must not extend itself.
+    const refused = checkBearer(c.req.raw, ctx.token);
+    if (refused) return refused;
+    const { code, expires_at } = sessions.createCode();
+    return c.json(
+      {
+        code,
+        expires_at,
+        expires_in_s: CODE_TTL_MS / 1000,
+        path: `/ui/login?code=${encodeURIComponent(code)}`,
+      },
+      201,
+      { "cache-control": "no-store" },
+    );
+  });
+
+  const pages = new Hono();
+  pages.get("/static/*", (c) => {
+    const raw = new URL(c.req.url).pathname.slice("/ui/static/".length);
+    return serveStatic(raw, { root: staticRoot, request: c.req.raw });
+  });
+  pages.get("/login", (c) => {
+    const session = sessions.redeem(c.req.query("code") ?? "");
+    if (session === null) {
+      // Opening the link again with a live session is not an error worth a dead end.
+      if (checkSession(c.req.raw, access) === "ok") return c.redirect("/ui", 303);
+      return page(linkExpiredPage({ version: VERSION }), 403);
+    }
+    return new Response(null, {
+      status: 303,
+      headers: {
+        location: "/ui",
+        "set-cookie": sessionCookie(port, session),
+        "cache-control": "no-store",
+        "referrer-policy": "no-referrer",
+      },
+    });
+  });
+  pages.post("/logout", (c) => {
+    const checked = checkSession(c.req.raw, access);
+    if (checked instanceof Response) return checked;
+    const session = sessionOf(c.req.raw, port);
+    if (session !== null) sessions.revoke(session);
+    return new Response(null, {
+      status: 303,
+      headers: { location: "/ui", "set-cookie": clearedSessionCookie(port) },
+    });
+  });
+  pages.get("*", (c) => {
+    const checked = checkSession(c.req.raw, access);
+    if (checked instanceof Response) return checked;
+    if (checked === "absent") return page(howToOpenPage({ version: VERSION }), 401);
+    const path = c.req.path.replace(/\/+$/, "") || "/ui";
+    const known = PAGES[path];
+    if (known) return page(shellPage({ ...known, version: VERSION }), 200);
+    const memory = /^\/ui\/memories\/([^/]+)$/.exec(path);
+    if (memory && RECORD_ID_PATTERN.test(memory[1])) {
+      return page(
+        shellPage({ page: "memory", title: "Memory", version: VERSION, recordId: memory[1] }),
+        200,
+      );
+    }
+    return page(notFoundPage({ version: VERSION }), 404);
+  });
+  pages.all("*", () => errorResponse(405, "method not allowed", { headers: { allow: "GET" } }));
+
+  return {
+    api,
+    pages,
+    checkSession: (request) => checkSession(request, access),
+    sessions,
+    feeds,
+    close: () => feeds?.closeAll(),
+  };
+}

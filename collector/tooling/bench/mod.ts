@@ -1,0 +1,50 @@
+/**
+ * `deno task bench`: runs every benchmark of the workspace in turn, each as its own process so
+ * one's memory and JIT state do not colour the next, and prints their figures. `--quick` runs
+ * the small sizes; any other argument is a name filter (e.g. `deno task bench storage`).
+ *
+ * @module
+ */
+
+/** The benchmarks, in the order they run. */
+export const BENCHMARKS: readonly { name: string; path: string }[] = [
+  { name: "storage", path: "core/bench/storage_bench.ts" },
+  { name: "collector", path: "collector/tooling/bench/collector_bench.ts" },
+  { name: "shims", path: "collector/tooling/bench/shim_bench.ts" },
+  { name: "embedding", path: "collector/tooling/bench/embedding_bench.ts" },
+  { name: "hybrid", path: "collector/tooling/bench/hybrid_bench.ts" },
+  { name: "quality", path: "collector/tooling/quality/eval.ts" },
+];
+
+const ROOT = new URL("../../../", import.meta.url);
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(new URL(path, ROOT));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (import.meta.main) {
+  const quick = Deno.args.includes("--quick");
+  const filters = Deno.args.filter((a) => !a.startsWith("--"));
+  let failed = 0;
+  for (const bench of BENCHMARKS) {
+    if (filters.length > 0 && !filters.some((f) => bench.name.includes(f))) continue;
+    if (!exists(bench.path)) continue;
+    console.log(`\n== ${bench.name} (${bench.path}) ==`);
+    const { code } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL(bench.path, ROOT).pathname, ...(quick ? ["--quick"] : [])],
+      cwd: ROOT.pathname,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (code !== 0) {
+      failed++;
+      console.log(`bench ${bench.name} failed with exit code ${code}`);
+    }
+  }
+  Deno.exit(failed === 0 ? 0 : 1);
+}

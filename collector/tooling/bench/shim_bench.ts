@@ -1,0 +1,128 @@
+/**
+ * Shim benchmark: whole-process latency of a shim, as an agent pays it (spawn, module load,
+ * settings, project detection, POST, exit), against a real collector.
+ *
+ * - startup floor: empty stdin, so the shim loads, reads settings and exits without posting;
+ * - tool-use hook: a Kiro CLI `postToolUse` (`fs_read`), store only;
+ * - prompt hook: a Kiro CLI `userPromptSubmit` with inline retrieval, the project's namespace
+ *   seeded with 10k memory records (1k with `--quick`).
+ *
+ * Run: `deno run -A collector/tooling/bench/shim_bench.ts [--quick] [--out=<path>]`. Figures go to stdout
+ * and to `.bench/shims.json` (`.bench/shims-quick.json` with `--quick`).
+ *
+ * @module
+ */
+import { resolveProject } from "@kiro-learn/core/project";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
+import { formatMs, generateQueries, generateRecords, summarize } from "@kiro-learn/core/testing";
+import { startTestDaemon } from "../testing/mod.ts";
+import { fixtureText, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
+
+const quick = Deno.args.includes("--quick");
+const out = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ??
+  new URL(`../../../.bench/shims${quick ? "-quick" : ""}.json`, import.meta.url).pathname;
+const RUNS = quick ? 8 : 40;
+const WARMUP = quick ? 1 : 3;
+const RECORDS = quick ? 1000 : 10_000;
+const ACTOR = "bench";
+
+/** One measured hook. */
+interface Figure {
+  runs: number;
+  median_ms: number;
+  p95_ms: number;
+  min_ms: number;
+  max_ms: number;
+}
+
+async function measure(
+  label: string,
+  run: (i: number) => Promise<{ code: number; ms: number; stdout: string }>,
+): Promise<Figure & { with_context: number }> {
+  for (let i = 0; i < WARMUP; i++) await run(-1 - i);
+  const times: number[] = [];
+  let withContext = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const result = await run(i);
+    if (result.code !== 0) throw new Error(`${label}: shim exited ${result.code}`);
+    if (result.stdout.trim() !== "") withContext++;
+    times.push(result.ms);
+  }
+  const s = summarize(times);
+  console.log(
+    `shim: ${label.padEnd(34)} median ${formatMs(s.p50).padStart(6)}  p95 ${
+      formatMs(s.p95).padStart(6)
+    }` +
+      `  (min ${formatMs(s.min)}, max ${formatMs(s.max)}, ${RUNS} runs)`,
+  );
+  return {
+    runs: RUNS,
+    median_ms: s.p50,
+    p95_ms: s.p95,
+    min_ms: s.min,
+    max_ms: s.max,
+    with_context: withContext,
+  };
+}
+
+/** Runs the benchmark; returns the figures written to `out`. */
+export async function benchShims(): Promise<Record<string, unknown>> {
+  await using daemon = await startTestDaemon({
+    settings: {
+      extraction: { strategy: "heuristic", idleMs: 300_000, sizeThresholdBytes: 16_777_216 },
+      compaction: { enabled: false },
+    },
+  });
+  const project = await makeProject();
+  try {
+    const { namespace } = resolveProject(project, { actor: ACTOR });
+    const storage = openSqliteStorage(`${daemon.dataDir}/kiro-learn.db`);
+    const records = generateRecords(RECORDS, { seed: 1, namespace });
+    for (let i = 0; i < records.length; i += 1000) {
+      await storage.commitExtraction({
+        consumedSeqs: [],
+        records: records.slice(i, i + 1000).map((record) => ({ record })),
+      });
+    }
+    storage.close();
+    const queries = generateQueries(RUNS + WARMUP, { seed: 2 });
+    const run = (stdin: string) =>
+      runShimProcess("kiro-cli", {
+        settings: daemon.settings,
+        env: { ...daemon.env, USER: ACTOR },
+        cwd: project,
+        stdin,
+      });
+    const toolUse = fixtureText("kiro_cli/post_tool_use_fs_read.json", project);
+    const startup = await measure("startup floor (no post)", () => run(""));
+    const tool = await measure("tool-use hook", () => run(toolUse));
+    const prompt = await measure(
+      `prompt hook, retrieval at ${RECORDS / 1000}k records`,
+      (i) =>
+        run(JSON.stringify({
+          hook_event_name: "userPromptSubmit",
+          cwd: project,
+          prompt: queries[(i + queries.length) % queries.length].text,
+        })),
+    );
+    console.log(`shim: ${prompt.with_context}/${RUNS} prompts got context`);
+    return {
+      startup_floor: startup,
+      tool_use_hook: tool,
+      prompt_hook: { ...prompt, records: RECORDS },
+      runner: "deno run (no compiled shims)",
+      deno: Deno.version.deno,
+      quick,
+      at: new Date().toISOString(),
+    };
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
+}
+
+if (import.meta.main) {
+  const results = await benchShims();
+  await Deno.mkdir(new URL(".", `file://${out}`).pathname, { recursive: true });
+  await Deno.writeTextFile(out, JSON.stringify(results, null, 2) + "\n");
+  console.log(`shim: wrote ${out}`);
+}

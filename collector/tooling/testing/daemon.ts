@@ -1,0 +1,142 @@
+/**
+ * Test helper: a real collector daemon as a subprocess, launched exactly as `serve` launches it
+ * (same `deno run` flags), in a temporary data dir on a free loopback port.
+ *
+ * @module
+ */
+import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { daemonArgs } from "../../cli/lifecycle.ts";
+
+/** A daemon under test. */
+export interface TestDaemon {
+  /** Base URL. */
+  url: string;
+  /** Port. */
+  port: number;
+  /** API token. */
+  token: string;
+  /** The temporary data dir (KIRO_LEARN_HOME). */
+  dataDir: string;
+  /** Loaded settings of that data dir. */
+  settings: Settings;
+  /** The daemon's pid. */
+  pid: () => number;
+  /** Environment to give child processes (shims, CLI, MCP) so they find this daemon. */
+  env: Record<string, string>;
+  /** Calls the API with the token. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** SIGKILLs the daemon. */
+  kill(): Promise<void>;
+  /** Starts it again on the same data dir and port. */
+  restart(): Promise<void>;
+  /** Stops it (SIGTERM) and removes the data dir. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Finds a free loopback port. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Starts a daemon; `settings` is merged into the data dir's settings.json. */
+export async function startTestDaemon(
+  options: {
+    settings?: Record<string, unknown>;
+    dataDir?: string;
+    keepDataDir?: boolean;
+    /** Extra environment for the daemon (inherited by the agents it spawns). */
+    env?: Record<string, string>;
+  } = {},
+): Promise<TestDaemon> {
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "kiro-learn-test-" });
+  await Deno.chmod(dataDir, 0o700);
+  const port = freePort();
+  // Tests that do not ask for embeddings run without the model (it costs ~190 MB per daemon).
+  const file = {
+    embedding: { backend: "off" },
+    ...options.settings,
+    collector: { host: "127.0.0.1", port, ...(options.settings?.collector as object) },
+  };
+  await Deno.writeTextFile(`${dataDir}/settings.json`, JSON.stringify(file, null, 2));
+  const env = { KIRO_LEARN_HOME: dataDir };
+  const settings = loadSettings({ env: { ...Deno.env.toObject(), ...env } });
+  const host = settings.collector.host.includes(":")
+    ? `[${settings.collector.host}]`
+    : settings.collector.host;
+  let child: Deno.ChildProcess | undefined;
+  let token = "";
+
+  async function launch(): Promise<void> {
+    child = new Deno.Command(Deno.execPath(), {
+      args: daemonArgs(settings),
+      env: { ...options.env, ...env, KIRO_LEARN_PORT: "" },
+      stdin: "null",
+      stdout: "null",
+      stderr: Deno.env.get("KIRO_LEARN_TEST_LOGS") ? "inherit" : "null",
+    }).spawn();
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`http://${host}:${port}/healthz`);
+        await res.body?.cancel();
+        if (res.ok) {
+          token = (await Deno.readTextFile(`${dataDir}/token`)).trim();
+          return;
+        }
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`test daemon did not start on port ${port}`);
+  }
+
+  await launch();
+  const url = `http://${host}:${port}`;
+  return {
+    url,
+    port,
+    get token() {
+      return token;
+    },
+    dataDir,
+    settings,
+    pid: () => child!.pid,
+    env,
+    fetch(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
+      return fetch(url + path, { ...init, headers });
+    },
+    async kill() {
+      child!.kill("SIGKILL");
+      await child!.status;
+    },
+    restart: launch,
+    async [Symbol.asyncDispose]() {
+      try {
+        child!.kill("SIGTERM");
+      } catch {
+        // Already gone.
+      }
+      await child!.status;
+      if (!options.keepDataDir) await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
+/** POSTs JSON with the token. */
+export function postJson(
+  daemon: TestDaemon,
+  path: string,
+  body: unknown,
+): Promise<Response> {
+  return daemon.fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
