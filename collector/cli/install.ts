@@ -1,50 +1,31 @@
 /**
- * `install`, `uninstall`, `doctor`: the installer with the real shim and MCP commands.
+ * `kiro-learn install`: register the hooks and the MCP server for Kiro CLI, Kiro IDE and
+ * Claude Code (planned in full before anything is written).
  *
  * @module
  */
-import { mcpCommand, shimCommand } from "@kiro-learn/core/launch";
-import { resolveProject } from "@kiro-learn/core/project";
-import type { Settings } from "@kiro-learn/core/settings";
-import { doctor, install, type InstallCommands, uninstall } from "./installer/mod.ts";
-import { stop } from "./lifecycle.ts";
+import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { install } from "./installer/mod.ts";
+import { choiceOption, type Command, flag } from "./_command.ts";
+import { currentProjectDir, homeDir, installCommands } from "./_install_context.ts";
 
-/** The commands hooks and MCP entries run, for this checkout and these settings. */
-export function installCommands(
-  settings: Settings,
-  options: { projectDir: string },
-): InstallCommands {
-  return {
-    shim: (surface, extraArgs = []) =>
-      shimCommand(surface, { settings, args: extraArgs, projectRoots: [options.projectDir] }),
-    mcp: () => mcpCommand({ host: settings.collector.host, port: settings.collector.port }),
-  };
+/** Options of {@linkcode runInstall}. */
+export interface RunInstallOptions {
+  /** Print the plan, change nothing. */
+  dryRun?: boolean;
+  /** Kiro CLI hook format (default: detected). */
+  kiroFormat?: "v2" | "v3" | "auto";
+  /** Where Claude Code's hooks go. */
+  scope?: "user" | "project";
+  /** Also write Kiro IDE 0.x hook files. */
+  kiroIdeLegacy?: boolean;
 }
 
-function home(): string {
-  const value = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
-  if (!value) throw new Error("HOME is not set: cannot find the agents' config folders");
-  return value;
-}
-
-/** The project the cwd belongs to (its root), for per-project hook files. */
-export function currentProjectDir(cwd = Deno.cwd()): string {
-  return resolveProject(cwd).project_root;
-}
-
-/** Runs `install`. */
-export async function runInstall(
-  settings: Settings,
-  options: {
-    dryRun?: boolean;
-    kiroFormat?: "v2" | "v3" | "auto";
-    scope?: "user" | "project";
-    kiroIdeLegacy?: boolean;
-  },
-): Promise<number> {
+/** Runs `install` for the project of the current directory. */
+export async function runInstall(settings: Settings, options: RunInstallOptions): Promise<number> {
   const projectDir = currentProjectDir();
   await install({
-    home: home(),
+    home: homeDir(),
     projectDir,
     dataDir: settings.dataDir,
     kiroFormat: options.kiroFormat ?? "auto",
@@ -59,32 +40,23 @@ export async function runInstall(
   return 0;
 }
 
-/** Runs `uninstall` (stopping the collector first). */
-export async function runUninstall(
-  settings: Settings,
-  options: { keepData?: boolean; dryRun?: boolean },
-): Promise<number> {
-  const projectDir = currentProjectDir();
-  if (!options.dryRun) await stop(settings, { print: () => {} });
-  await uninstall({
-    home: home(),
-    projectDir,
-    dataDir: settings.dataDir,
-    keepData: options.keepData ?? false,
-    commands: installCommands(settings, { projectDir }),
-    dryRun: options.dryRun,
-  });
-  return 0;
-}
-
-/** Runs `doctor`; its exit code is 0 when every check passes. */
-export async function runDoctor(settings: Settings): Promise<number> {
-  const projectDir = currentProjectDir();
-  const report = await doctor({
-    home: home(),
-    projectDir,
-    dataDir: settings.dataDir,
-    commands: installCommands(settings, { projectDir }),
-  });
-  return report.exitCode;
-}
+/** The `install` command. */
+export const installCommand: Command = {
+  name: "install",
+  usage:
+    "kiro-learn install [--dry-run] [--kiro-format v2|v3] [--scope user|project] [--kiro-ide-legacy]",
+  summary: "register the hooks and the MCP server for Kiro CLI, Kiro IDE and Claude Code",
+  options: {
+    "dry-run": { type: "boolean" },
+    "kiro-format": { type: "string" },
+    scope: { type: "string" },
+    "kiro-ide-legacy": { type: "boolean" },
+  },
+  run: (args) =>
+    runInstall(loadSettings(), {
+      dryRun: flag(args, "dry-run"),
+      kiroFormat: choiceOption(args, "kiro-format", { allowed: ["v2", "v3", "auto"] }),
+      scope: choiceOption(args, "scope", { allowed: ["user", "project"] }),
+      kiroIdeLegacy: flag(args, "kiro-ide-legacy"),
+    }),
+};

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { Settings } from "@kiro-learn/core/settings";
+import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import type { Command } from "./_command.ts";
 import { callCollector, collectorUrl } from "./client.ts";
 
 /** Options for {@linkcode openViewer}. */
@@ -89,3 +90,11 @@ export async function launchBrowser(url: string): Promise<void> {
   const status = await child.status;
   if (!status.success) throw new Error(`${command} exited with ${status.code}`);
 }
+
+/** The `open` command. */
+export const openCommand: Command = {
+  name: "open",
+  usage: "kiro-learn open",
+  summary: "open the web viewer (prints a one-time link, opens it in a browser when it can)",
+  run: () => openViewer(loadSettings()),
+};

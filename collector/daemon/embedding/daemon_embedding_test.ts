@@ -4,12 +4,8 @@ import { makeRecord } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon, type TestDaemon } from "../../tooling/testing/mod.ts";
 import { embeddingModelId } from "./embedder.ts";
 import { addModel } from "./models.ts";
-import {
-  onnxRuntimeBinDir,
-  USE_LITE_WORKER,
-  useLiteReadPaths,
-} from "../permissions/model_paths.ts";
-import { writeTinyModel } from "./tiny_onnx.ts";
+import { onnxRuntimeBinDir, USE_LITE_WORKER, useLiteReadPaths } from "../permissions/mod.ts";
+import { writeTinyModel } from "../../tooling/testing/mod.ts";
 
 async function embeddingStatus(daemon: TestDaemon): Promise<Record<string, unknown>> {
   const res = await daemon.fetch("/v1/stats");

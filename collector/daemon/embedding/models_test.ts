@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { addModel, installedModel, listModelNames, ModelError, onnxModelId } from "./models.ts";
-import { writeTinyModel } from "./tiny_onnx.ts";
+import { writeTinyModel } from "../../tooling/testing/mod.ts";
 
 async function withDirs(fn: (src: string, dataDir: string) => Promise<void>): Promise<void> {
   const src = await Deno.makeTempDir({ prefix: "tiny-minilm-" });

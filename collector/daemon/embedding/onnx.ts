@@ -12,7 +12,7 @@
  */
 import { type Embedder, withTimeout } from "./embedder.ts";
 import type { OnnxReply } from "./onnx_child.ts";
-import { ONNX_CHILD, onnxRuntimeBinDir, WORKSPACE_CONFIG } from "../permissions/model_paths.ts";
+import { ONNX_CHILD, onnxRuntimeBinDir, WORKSPACE_CONFIG } from "../permissions/mod.ts";
 import { isFiniteVector } from "@kiro-learn/core/search";
 
 /** Options for {@linkcode createOnnxEmbedder}. */

@@ -1,7 +1,7 @@
 // In-process inference (tests run with -A; the collector runs this only in the onnx child).
 import assert from "node:assert/strict";
 import { loadOnnxModel } from "./onnx_core.ts";
-import { tinyModelWeights, writeTinyModel } from "./tiny_onnx.ts";
+import { tinyModelWeights, writeTinyModel } from "../../tooling/testing/mod.ts";
 import { cosineSimilarity, norm } from "@kiro-learn/core/search";
 
 Deno.test("loads the tiny model: dimension, one normalised vector per text, in input order", async () => {

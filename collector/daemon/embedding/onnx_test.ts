@@ -1,8 +1,8 @@
 // The onnx backend as the collector runs it: a child process with its own narrow permissions.
 import assert from "node:assert/strict";
 import { createOnnxEmbedder, onnxChildArgs } from "./onnx.ts";
-import { ONNX_CHILD, onnxRuntimeBinDir } from "../permissions/model_paths.ts";
-import { writeTinyModel } from "./tiny_onnx.ts";
+import { ONNX_CHILD, onnxRuntimeBinDir } from "../permissions/mod.ts";
+import { writeTinyModel } from "../../tooling/testing/mod.ts";
 import { norm } from "@kiro-learn/core/search";
 
 Deno.test("the child's flags: read of the model folder, FFI of onnxruntime's folder, nothing else", () => {

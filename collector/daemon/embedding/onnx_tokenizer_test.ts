@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { loadTokenizer, meanPool, tokenizeBatch } from "./onnx_tokenizer.ts";
-import { tinyTokenizerJson } from "./tiny_onnx.ts";
+import { tinyTokenizerJson } from "../../tooling/testing/mod.ts";
 
 async function tinyDir(extra: Record<string, unknown> = {}): Promise<string> {
   const dir = await Deno.makeTempDir();

@@ -5,7 +5,7 @@ import { silentLogger } from "../runtime/logger.ts";
 import { type Embedder, embeddingModelId } from "./embedder.ts";
 import { addModel } from "./models.ts";
 import { createEmbeddingService, type EmbeddingServiceOptions } from "./service.ts";
-import { writeTinyModel } from "./tiny_onnx.ts";
+import { writeTinyModel } from "../../tooling/testing/mod.ts";
 import { unitOrZero } from "@kiro-learn/core/search";
 
 interface FakeEmbedder extends Embedder {

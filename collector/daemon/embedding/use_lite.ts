@@ -13,11 +13,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { collapseWhitespace, type Embedder, withTimeout } from "./embedder.ts";
-import {
-  USE_LITE_MODEL_VERSION,
-  USE_LITE_WORKER,
-  useLiteReadPaths,
-} from "../permissions/model_paths.ts";
+import { USE_LITE_MODEL_VERSION, USE_LITE_WORKER, useLiteReadPaths } from "../permissions/mod.ts";
 import { isFiniteVector, l2NormalizeInPlace } from "@kiro-learn/core/search";
 import type { UseLiteReply } from "./use_lite_worker.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { embeddingPermissions } from "../permissions/permissions.ts";
+import { embeddingPermissions } from "../permissions/mod.ts";
 import {
   createUseLiteEmbedder,
   USE_LITE_DIM,

@@ -9,7 +9,7 @@ import type { Settings } from "@kiro-learn/core/settings";
 import type { ExtractionRun, RecordWithEmbedding, Storage } from "@kiro-learn/core/storage";
 import { runAcpPrompt } from "../llm/mod.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { commandAvailable } from "../permissions/permissions.ts";
+import { commandAvailable } from "../permissions/mod.ts";
 import { llmBudget } from "../llm/budget.ts";
 import { compactQueue } from "./compaction.ts";
 import type { PromptRunner } from "./llm_extractor.ts";

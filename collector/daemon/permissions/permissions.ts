@@ -10,7 +10,7 @@ import { resolveCommand } from "@kiro-learn/core/launch";
 
 export { resolveCommand };
 import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
-import { USE_LITE_WORKER, useLiteReadPaths } from "./model_paths.ts";
+import { USE_LITE_WORKER, useLiteReadPaths, WORKSPACE_CONFIG } from "./model_paths.ts";
 
 /** Environment variables the collector reads, and no others. */
 export const COLLECTOR_ENV_VARS: readonly string[] = [
@@ -110,4 +110,27 @@ export function commandAvailable(command: string): boolean {
   } catch {
     return Deno.permissions.querySync({ name: "run", command }).state === "granted";
   }
+}
+
+/**
+ * The full `deno run` argument list that launches the daemon with exactly its permissions
+ * (`kiro-learn serve` and `start`, and the tests that run the real daemon).
+ */
+export function daemonArgs(settings: Settings, options: { detached?: boolean } = {}): string[] {
+  const agents = [
+    settings.extraction.agentCommand[0],
+    settings.reconciliation.agentCommand[0],
+    settings.compaction.agentCommand[0],
+  ]
+    .map((c) => resolveCommand(c))
+    .filter((c): c is string => c !== null);
+  const permissions = collectorPermissions(settings, { agentCommands: [...new Set(agents)] });
+  return [
+    "run",
+    "--config",
+    WORKSPACE_CONFIG,
+    ...permissionFlags(permissions),
+    DAEMON_ENTRY,
+    ...(options.detached ? ["--detached"] : []),
+  ];
 }

@@ -12,7 +12,7 @@ import {
 import type { Event } from "@kiro-learn/core/schemas";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon } from "../../tooling/testing/mod.ts";
-import { openViewer } from "../../cli/open.ts";
+import { openViewer } from "../../cli/mod.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = decodeURIComponent(new URL("./screenshots", import.meta.url).pathname);

@@ -28,7 +28,7 @@ import {
 import { composeEmbeddingInput, type Embedder } from "../../daemon/embedding/embedder.ts";
 import { installedModel, onnxModelId } from "../../daemon/embedding/models.ts";
 import { createOnnxEmbedder } from "../../daemon/embedding/onnx.ts";
-import { writeTinyModel } from "../../daemon/embedding/tiny_onnx.ts";
+import { writeTinyModel } from "../testing/mod.ts";
 import { createUseLiteEmbedder } from "../../daemon/embedding/use_lite.ts";
 import { l2NormalizeInPlace } from "@kiro-learn/core/search";
 import { VectorIndex } from "../../daemon/embedding/vector_index.ts";

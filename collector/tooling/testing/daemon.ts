@@ -5,7 +5,7 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { daemonArgs } from "../../cli/lifecycle.ts";
+import { daemonArgs } from "../../daemon/permissions/mod.ts";
 
 /** A daemon under test. */
 export interface TestDaemon {

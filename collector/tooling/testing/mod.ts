@@ -5,3 +5,4 @@
  */
 export * from "./daemon.ts";
 export * from "./scripted_agent.ts";
+export * from "./tiny_onnx.ts";

@@ -1,12 +1,12 @@
 /**
- * `status`, `search`, `forget`: the read and curate commands.
+ * `kiro-learn status`: is the collector running, and what it holds (counts, queue, extraction,
+ * embeddings, spool).
  *
  * @module
  */
-import { resolveProject } from "@kiro-learn/core/project";
-import type { MemoryRecord } from "@kiro-learn/core/schemas";
-import type { Settings } from "@kiro-learn/core/settings";
+import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { callCollector, collectorUrl, health } from "./client.ts";
+import { type Command, flag } from "./_command.ts";
 
 /** Prints status; returns true when the collector is running. */
 export async function status(
@@ -66,60 +66,11 @@ export async function status(
   return h !== null;
 }
 
-/** Searches the current project's memory and prints ranked records. */
-export async function search(
-  settings: Settings,
-  query: string,
-  options: { namespace?: string; limit?: number; json?: boolean; print?: (line: string) => void } =
-    {},
-): Promise<number> {
-  const print = options.print ?? console.log;
-  const namespace = options.namespace ?? resolveProject(Deno.cwd()).namespace;
-  const params = new URLSearchParams({
-    namespace,
-    query,
-    limit: String(options.limit ?? 10),
-  });
-  const res = await callCollector(settings, `/v1/memories/search?${params}`);
-  if (res.status !== 200) {
-    print(`search failed (${res.status}): ${JSON.stringify(res.body)}`);
-    return 1;
-  }
-  const records = res.body as MemoryRecord[];
-  if (options.json) {
-    print(JSON.stringify(records, null, 2));
-    return 0;
-  }
-  if (records.length === 0) {
-    print(`no memories match "${query}" in this project`);
-    return 0;
-  }
-  records.forEach((r, i) => {
-    print(`${i + 1}. [${r.observation_type}] ${r.title}  (${r.record_id})`);
-    print(`   ${r.summary.split("\n")[0].slice(0, 160)}`);
-    if (r.files_touched.length > 0) print(`   files: ${r.files_touched.slice(0, 5).join(", ")}`);
-  });
-  return 0;
-}
-
-/** Forgets one record (and everything derived from it). */
-export async function forget(
-  settings: Settings,
-  recordId: string,
-  options: { print?: (line: string) => void } = {},
-): Promise<number> {
-  const print = options.print ?? console.log;
-  const res = await callCollector(settings, `/v1/memories/${encodeURIComponent(recordId)}`, {
-    method: "DELETE",
-  });
-  if (res.status === 200) {
-    print(`forgot ${recordId}`);
-    return 0;
-  }
-  if (res.status === 404) {
-    print(`no memory ${recordId}: check the id with \`kiro-learn search\``);
-    return 1;
-  }
-  print(`forget failed (${res.status}): ${JSON.stringify(res.body)}`);
-  return 1;
-}
+/** The `status` command: exit code 0 when running, 3 when stopped. */
+export const statusCommand: Command = {
+  name: "status",
+  usage: "kiro-learn status [--json]",
+  summary: "is it running? pid, port, data dir, counts, queue, spool",
+  options: { json: { type: "boolean" } },
+  run: async (args) => (await status(loadSettings(), { json: flag(args, "json") })) ? 0 : 3,
+};

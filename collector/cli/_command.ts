@@ -1,0 +1,56 @@
+/**
+ * What every `kiro-learn` command is: its usage line, summary, options and what it runs.
+ *
+ * @module
+ */
+
+/** Parsed arguments handed to a command. */
+export interface CommandArgs {
+  /** Positional arguments after the command name. */
+  positionals: string[];
+  /** Option values by name (`--dry-run` → `values["dry-run"]`). */
+  values: Record<string, unknown>;
+}
+
+/** One `kiro-learn` command. */
+export interface Command {
+  /** The command's name, as typed. */
+  name: string;
+  /** The usage line printed by `--help` and after a usage error. */
+  usage: string;
+  /** One line for the command list. */
+  summary: string;
+  /** `node:util` parseArgs options. */
+  options?: Record<string, { type: "string" | "boolean"; short?: string }>;
+  /** Runs the command; resolves to the exit code. */
+  run(args: CommandArgs): Promise<number>;
+}
+
+/** A mistake in how the command was called: printed with the usage line, exit code 2. */
+export class UsageError extends Error {}
+
+/** Reads a string option, or undefined. */
+export function stringOption(args: CommandArgs, name: string): string | undefined {
+  const value = args.values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Reads a boolean flag. */
+export function flag(args: CommandArgs, name: string): boolean {
+  return args.values[name] === true;
+}
+
+/** Reads a string option that must be one of `allowed`, or throws a UsageError naming them. */
+export function choiceOption<T extends string>(
+  args: CommandArgs,
+  name: string,
+  options: { allowed: readonly T[] },
+): T | undefined {
+  const { allowed } = options;
+  const value = stringOption(args, name);
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be ${allowed.join(", ").replace(/, ([^,]*)$/, " or $1")}`);
+  }
+  return value as T;
+}

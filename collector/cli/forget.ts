@@ -1,0 +1,41 @@
+/**
+ * `kiro-learn forget`: delete a memory record and everything derived from it.
+ *
+ * @module
+ */
+import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { callCollector } from "./client.ts";
+import { type Command, UsageError } from "./_command.ts";
+
+/** Forgets one record (and everything derived from it). */
+export async function forget(
+  settings: Settings,
+  recordId: string,
+  options: { print?: (line: string) => void } = {},
+): Promise<number> {
+  const print = options.print ?? console.log;
+  const res = await callCollector(settings, `/v1/memories/${encodeURIComponent(recordId)}`, {
+    method: "DELETE",
+  });
+  if (res.status === 200) {
+    print(`forgot ${recordId}`);
+    return 0;
+  }
+  if (res.status === 404) {
+    print(`no memory ${recordId}: check the id with \`kiro-learn search\``);
+    return 1;
+  }
+  print(`forget failed (${res.status}): ${JSON.stringify(res.body)}`);
+  return 1;
+}
+
+/** The `forget` command. */
+export const forgetCommand: Command = {
+  name: "forget",
+  usage: "kiro-learn forget <record_id>",
+  summary: "delete a memory record and everything derived from it",
+  run: (args) => {
+    if (args.positionals.length !== 1) throw new UsageError("forget needs exactly one record id");
+    return forget(loadSettings(), args.positionals[0]);
+  },
+};

@@ -1,0 +1,103 @@
+/**
+ * The `kiro-learn` command line: one module per command, this entry dispatches.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { SettingsError } from "@kiro-learn/core/settings";
+import { VERSION } from "@kiro-learn/core/version";
+import { CollectorDownError } from "./client.ts";
+import { InstallError } from "./installer/mod.ts";
+import { type Command, UsageError } from "./_command.ts";
+import { doctorCommand } from "./doctor.ts";
+import { forgetCommand } from "./forget.ts";
+import { installCommand } from "./install.ts";
+import { modelsCommand } from "./models.ts";
+import { openCommand } from "./open.ts";
+import { replayCommand } from "./replay.ts";
+import { searchCommand } from "./search.ts";
+import { serveCommand } from "./serve.ts";
+import { startCommand } from "./start.ts";
+import { statusCommand } from "./status.ts";
+import { stopCommand } from "./stop.ts";
+import { uninstallCommand } from "./uninstall.ts";
+
+export type { Command, CommandArgs } from "./_command.ts";
+export { UsageError } from "./_command.ts";
+export { start } from "./start.ts";
+export { stop } from "./stop.ts";
+export { status } from "./status.ts";
+export { search } from "./search.ts";
+export { forget } from "./forget.ts";
+export { openViewer, type OpenViewerOptions } from "./open.ts";
+
+/** Every command, in the order `kiro-learn --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  startCommand,
+  stopCommand,
+  statusCommand,
+  searchCommand,
+  installCommand,
+  uninstallCommand,
+  doctorCommand,
+  replayCommand,
+  modelsCommand,
+  openCommand,
+  forgetCommand,
+];
+
+function helpText(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `kiro-learn ${VERSION}: durable project memory for AI coding agents`,
+    "",
+    "usage: kiro-learn <command> [options]   (kiro-learn <command> --help for details)",
+    "",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+  ].join("\n");
+}
+
+/** Runs the CLI with `argv`; returns the exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    console.log(helpText());
+    return 0;
+  }
+  if (name === "--version" || name === "-V") {
+    console.log(`kiro-learn ${VERSION}`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    console.error(`kiro-learn: unknown command "${name}"\n\n${helpText()}`);
+    return 2;
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+    });
+    if (values.help) {
+      console.log(`usage: ${command.usage}\n\n${command.summary}`);
+      return 0;
+    }
+    return await command.run({ values, positionals });
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE")) {
+      console.error(`kiro-learn ${name}: ${(error as Error).message}\nusage: ${command.usage}`);
+      return 2;
+    }
+    if (
+      error instanceof SettingsError || error instanceof CollectorDownError ||
+      error instanceof InstallError
+    ) {
+      console.error(`kiro-learn: ${error.message}`);
+      return 1;
+    }
+    console.error(`kiro-learn ${name}: ${error instanceof Error ? error.message : error}`);
+    return 1;
+  }
+}

@@ -1,0 +1,232 @@
+// The `kiro-learn` command as a user runs it: a real process against a real collector.
+import assert from "node:assert/strict";
+import { resolveProject } from "@kiro-learn/core/project";
+import { makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { freePort, startTestDaemon, writeTinyModel } from "../tooling/testing/mod.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+function cli(args: string[], env: Record<string, string>, cwd = ROOT) {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-run",
+      "--allow-net=127.0.0.1,localhost",
+      `${ROOT}collector/main.ts`,
+      ...args,
+    ],
+    cwd,
+    env,
+  }).output();
+}
+
+function text(output: Deno.CommandOutput): string {
+  return new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+}
+
+Deno.test("CLI: start, status, search, forget, stop, and --help everywhere", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-cli-" });
+  const env = { KIRO_LEARN_HOME: home, KIRO_LEARN_PORT: String(freePort()) };
+  try {
+    const help = await cli(["--help"], env);
+    assert.equal(help.code, 0);
+    for (const command of ["serve", "start", "stop", "status", "search", "forget"]) {
+      assert.match(text(help), new RegExp(`\\b${command}\\b`));
+      const sub = await cli([command, "--help"], env);
+      assert.equal(sub.code, 0, command);
+      assert.match(text(sub), /^usage: kiro-learn/);
+    }
+    const stopped = await cli(["status"], env);
+    assert.equal(stopped.code, 3);
+    assert.match(text(stopped), /status: stopped/);
+
+    const started = await cli(["start"], env);
+    assert.equal(started.code, 0, text(started));
+    assert.match(text(started), /kiro-learn started at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)/);
+    const again = await cli(["start"], env);
+    assert.match(text(again), /already running/);
+
+    const token = (await Deno.readTextFile(`${home}/token`)).trim();
+    assert.equal((await Deno.stat(`${home}/token`)).mode! & 0o777, 0o600);
+    assert.equal((await Deno.stat(home)).mode! & 0o777, 0o700);
+    const record = makeRecord({ title: "Leap year parsing", summary: "Feb 29 was rejected." });
+    const saved = await fetch(`http://127.0.0.1:${env.KIRO_LEARN_PORT}/v1/memories`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(record),
+    });
+    assert.equal(saved.status, 200);
+    await saved.body?.cancel();
+
+    const status = await cli(["status"], env);
+    assert.equal(status.code, 0);
+    assert.match(text(status), /status: running/);
+    assert.match(text(status), /memories: 1/);
+    assert.match(text(status), /spool: 0 events, 0 of \d+ bytes/);
+
+    const found = await cli(["search", "leap", "years", "--namespace", TEST_NAMESPACE], env);
+    assert.equal(found.code, 0);
+    assert.match(
+      text(found),
+      new RegExp(`1\\. \\[discovery\\] Leap year parsing  \\(${record.record_id}\\)`),
+    );
+    const badLimit = await cli(["search", "x", "--limit", "0"], env);
+    assert.equal(badLimit.code, 2);
+    assert.match(text(badLimit), /--limit must be an integer/);
+
+    assert.equal((await cli(["forget", record.record_id], env)).code, 0);
+    const missing = await cli(["forget", record.record_id], env);
+    assert.equal(missing.code, 1);
+    assert.match(text(missing), /no memory/);
+
+    const stopping = await cli(["stop"], env);
+    assert.match(text(stopping), /kiro-learn stopped/);
+    assert.equal((await cli(["status"], env)).code, 3);
+    await assert.rejects(Deno.stat(`${home}/collector.pid`), Deno.errors.NotFound);
+
+    const unknown = await cli(["frobnicate"], env);
+    assert.equal(unknown.code, 2);
+    assert.match(text(unknown), /unknown command "frobnicate"/);
+  } finally {
+    await cli(["stop"], env);
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("replaying the sample session with no LLM yields searchable heuristic records", async () => {
+  await using daemon = await startTestDaemon({
+    settings: {
+      extraction: { strategy: "auto", agentCommand: ["kiro-cli-is-not-installed"] },
+      compaction: { enabled: false },
+    },
+  });
+  const project = await Deno.makeTempDir({ prefix: "kiro-learn-replay-test-" });
+  await Deno.mkdir(`${project}/.git`);
+  try {
+    const sample = new URL("../../shims/testdata/sample_session.ndjson", import.meta.url).pathname;
+    const out = await cli(["replay", sample, "--cwd", project], daemon.env);
+    assert.equal(out.code, 0, text(out));
+    const { project_id, namespace } = resolveProject(project);
+    const flushed = await daemon.fetch(`/v1/extraction/flush?project_id=${project_id}`, {
+      method: "POST",
+    });
+    assert.equal(flushed.status, 200);
+    await flushed.body?.cancel();
+    const search = async (query: string) => {
+      const params = new URLSearchParams({ namespace, query });
+      return await (await daemon.fetch(`/v1/memories/search?${params}`)).json() as {
+        title: string;
+        observation_type: string;
+        strategy: string;
+      }[];
+    };
+    const byFile = await search("date_parser.ts");
+    assert.ok(byFile.length > 0, "the edited file is findable");
+    assert.ok(byFile.every((r) => r.strategy === "heuristic"));
+    const failing = await search("leap year test failure");
+    assert.ok(failing.some((r) => r.observation_type === "error"), JSON.stringify(failing));
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("CLI: models add installs a checked model, and refuses a folder without one", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-models-" });
+  const src = await Deno.makeTempDir({ prefix: "tiny-model-" });
+  try {
+    await writeTinyModel(src, { dim: 8 });
+    const ok = await cli(["models", "add", src, "--name", "tiny"], { KIRO_LEARN_HOME: home });
+    assert.equal(ok.code, 0, text(ok));
+    assert.match(text(ok), /installed onnx:tiny@[0-9a-f]{12} \(8 dimensions\)/);
+    await Deno.stat(`${home}/models/tiny/model.onnx`);
+    const empty = await Deno.makeTempDir();
+    const bad = await cli(["models", "add", empty], { KIRO_LEARN_HOME: home });
+    assert.equal(bad.code, 1);
+    assert.match(text(bad), /model\.onnx/);
+    await Deno.remove(empty, { recursive: true });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(src, { recursive: true });
+  }
+});
+
+Deno.test("CLI: install, doctor and uninstall against a temporary home and project", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-home-" });
+  const project = `${home}/code/app`;
+  await Deno.mkdir(`${project}/.git`, { recursive: true });
+  const claude = `${home}/.claude/settings.json`;
+  await Deno.mkdir(`${home}/.claude`);
+  const foreign = JSON.stringify(
+    { model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] } },
+    null,
+    2,
+  ) + "\n";
+  await Deno.writeTextFile(claude, foreign);
+  const env = {
+    HOME: home,
+    KIRO_LEARN_HOME: `${home}/.kiro-learn`,
+    KIRO_LEARN_PORT: String(freePort()),
+    PATH: "/usr/bin:/bin",
+  };
+  try {
+    const dry = await cli(["install", "--dry-run"], env, project);
+    assert.equal(dry.code, 0, text(dry));
+    assert.equal(await Deno.readTextFile(claude), foreign, "a dry run writes nothing");
+    const installed = await cli(["install"], env, project);
+    assert.equal(installed.code, 0, text(installed));
+    const v3 = JSON.parse(await Deno.readTextFile(`${project}/.kiro/hooks/kiro-learn.json`));
+    const command = v3.hooks[0].action.command as string;
+    assert.match(command, /shims\/kiro_cli\.ts/);
+    assert.match(command, /--agent-pid=\$PPID \|\| true # managed by kiro-learn$/);
+    const merged = JSON.parse(await Deno.readTextFile(claude));
+    assert.equal(merged.model, "opus");
+    assert.equal(merged.hooks.Stop.length, 2, "ours sits next to the foreign hook");
+    const again = await cli(["install"], env, project);
+    assert.equal(again.code, 0);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(claude)), merged, "install twice = once");
+    const doc = await cli(["doctor"], env, project);
+    assert.match(text(doc), /collector/i);
+    assert.equal(doc.code, 1, "the collector is not running, so doctor reports a failure");
+    const removed = await cli(["uninstall", "--keep-data"], env, project);
+    assert.equal(removed.code, 0, text(removed));
+    assert.equal(await Deno.readTextFile(claude), foreign, "uninstall restores the bytes");
+    await assert.rejects(Deno.stat(`${project}/.kiro/hooks/kiro-learn.json`), Deno.errors.NotFound);
+    await Deno.writeTextFile(claude, "{ not json");
+    const broken = await cli(["install"], env, project);
+    assert.equal(broken.code, 1);
+    assert.match(text(broken), /settings\.json/);
+    assert.equal(
+      await Deno.readTextFile(claude),
+      "{ not json",
+      "an unparsable file is never overwritten",
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("status says when the spool overflowed", async () => {
+  await using daemon = await startTestDaemon();
+  await Deno.mkdir(`${daemon.dataDir}/spool`, { recursive: true });
+  await Deno.writeTextFile(`${daemon.dataDir}/spool/dropped.log`, "2026-11-22T00:00:00Z full\n");
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  assert.equal(stats.spool.dropped, 1);
+  assert.equal(stats.spool.filling, true);
+  const out = await cli(["status"], daemon.env);
+  assert.match(text(out), /1 dropped because it was full \(FILLING/);
+});
+
+Deno.test("an invalid settings file stops the daemon with a message naming the key", async () => {
+  const home = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${home}/settings.json`, JSON.stringify({ collector: { port: 99999 } }));
+  try {
+    const out = await cli(["serve"], { KIRO_LEARN_HOME: home });
+    assert.notEqual(out.code, 0);
+    assert.match(text(out), /collector\.port = 99999 is out of range/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

@@ -1,0 +1,57 @@
+/**
+ * `kiro-learn start`: the collector in the background, waited for until it is healthy.
+ *
+ * @module
+ */
+import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { daemonArgs } from "../daemon/permissions/mod.ts";
+import { collectorUrl, health } from "./client.ts";
+import type { Command } from "./_command.ts";
+
+/** Starts the daemon detached and waits until it is healthy. */
+export async function start(
+  settings: Settings,
+  options: { timeoutMs?: number; print?: (line: string) => void } = {},
+): Promise<{ url: string; pid: number; already: boolean }> {
+  const print = options.print ?? console.log;
+  const url = collectorUrl(settings);
+  const running = await health(settings);
+  if (running) {
+    print(`kiro-learn is already running at ${url} (pid ${running.pid})`);
+    return { url, pid: running.pid, already: true };
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: daemonArgs(settings, { detached: true }),
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  child.unref();
+  let exited = false;
+  child.status.then(() => exited = true);
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  while (Date.now() < deadline) {
+    const h = await health(settings);
+    if (h) {
+      print(`kiro-learn started at ${url} (pid ${h.pid})`);
+      return { url, pid: h.pid, already: false };
+    }
+    if (exited) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(
+    `the collector did not become healthy at ${url}; see the log in ${settings.paths.logs}`,
+  );
+}
+
+/** The `start` command. */
+export const startCommand: Command = {
+  name: "start",
+  usage: "kiro-learn start",
+  summary: "start the collector in the background and wait until it is healthy",
+  run: async () => {
+    await start(loadSettings());
+    return 0;
+  },
+};

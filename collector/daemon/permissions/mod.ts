@@ -1,0 +1,26 @@
+/**
+ * The daemon's launch contract: the Deno permissions it holds, the argument list that runs it
+ * with exactly those, and where the embedding backends' files live (so only those are granted).
+ *
+ * @module
+ */
+export {
+  COLLECTOR_ASSET_DIRS,
+  COLLECTOR_ENV_VARS,
+  type CollectorPermissions,
+  collectorPermissions,
+  commandAvailable,
+  DAEMON_ENTRY,
+  daemonArgs,
+  embeddingPermissions,
+  permissionFlags,
+  resolveCommand,
+} from "./permissions.ts";
+export {
+  ONNX_CHILD,
+  onnxRuntimeBinDir,
+  USE_LITE_MODEL_VERSION,
+  USE_LITE_WORKER,
+  useLiteReadPaths,
+  WORKSPACE_CONFIG,
+} from "./model_paths.ts";
