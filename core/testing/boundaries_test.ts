@@ -66,6 +66,8 @@ function member(file: string): string {
   return file.split("/")[0];
 }
 
+const SHIM_ENTRIES = ["shims/kiro_cli.ts", "shims/kiro_ide.ts", "shims/claude_code.ts"];
+
 Deno.test("shims import only the small pure parts of core: no storage, Hono, embedder", async () => {
   // Run time: project identity, settings, launch (env list), spool, limits, ids, version, path.
   const allowedCore =
