@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { postJson, startTestDaemon, type TestDaemon } from "../collector/tooling/testing/mod.ts";
-import { drainSpool } from "../collector/daemon/ingest/spool_drain.ts";
+import { drainSpool } from "../collector/daemon/ingest/mod.ts";
 import { DROPPED_LOG, spoolStatus } from "@kiro-learn/core/spool";
 import {
   fixtureText,

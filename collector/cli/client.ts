@@ -4,7 +4,7 @@
  * @module
  */
 import type { Settings } from "@kiro-learn/core/settings";
-import { readToken } from "../daemon/runtime/token.ts";
+import { readToken } from "../daemon/runtime/mod.ts";
 
 /** Base URL of the collector the settings point at. */
 export function collectorUrl(settings: Settings): string {

@@ -5,7 +5,7 @@
  * @module
  */
 import { loadSettings, SettingsError } from "@kiro-learn/core/settings";
-import { createLogger } from "./runtime/logger.ts";
+import { createLogger } from "./runtime/mod.ts";
 import { startCollector } from "./start.ts";
 
 if (import.meta.main) {

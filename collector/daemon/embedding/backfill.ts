@@ -18,7 +18,7 @@
  */
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import type { Storage } from "@kiro-learn/core/storage";
-import type { Logger } from "../runtime/logger.ts";
+import type { Logger } from "../runtime/mod.ts";
 import { composeEmbeddingInput } from "./embedder.ts";
 
 /** What the backfill embeds with (time-bounded by the caller). */

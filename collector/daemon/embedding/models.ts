@@ -12,7 +12,7 @@
  */
 import { basename, join, resolve } from "node:path";
 import { createOnnxEmbedder } from "./onnx.ts";
-import { loadTokenizer } from "./onnx_tokenizer.ts";
+import { loadTokenizer } from "./_onnx_tokenizer.ts";
 import { norm } from "@kiro-learn/core/search";
 
 /** Files copied when present, besides the two required ones. */

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { loadOnnxModel, type OnnxModel } from "./onnx_core.ts";
+import { loadOnnxModel, type OnnxModel } from "./_onnx_core.ts";
 
 /** A request line. */
 export interface OnnxRequest {

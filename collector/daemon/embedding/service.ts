@@ -16,7 +16,7 @@
  */
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import type { RecordWithEmbedding, Storage } from "@kiro-learn/core/storage";
-import type { Logger } from "../runtime/logger.ts";
+import type { Logger } from "../runtime/mod.ts";
 import { Backfill, type BackfillOptions, type BackfillProgress } from "./backfill.ts";
 import {
   composeEmbeddingInput,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { failOnHang, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import { silentLogger } from "../runtime/logger.ts";
+import { silentLogger } from "../runtime/mod.ts";
 import { type Embedder, embeddingModelId } from "./embedder.ts";
 import { addModel } from "./models.ts";
 import { createEmbeddingService, type EmbeddingServiceOptions } from "./service.ts";

@@ -5,15 +5,12 @@
  * @module
  */
 import { type ParsedRecord, parseMemoryRecords } from "@kiro-learn/core/xml";
-import { BudgetExhaustedError, type LlmBudget } from "../llm/budget.ts";
-import type { Semaphore } from "../llm/semaphore.ts";
-
-/** Runs one single-use ACP session: the agent's whole reply to one prompt. */
-export type PromptRunner = (
-  command: string[],
-  prompt: string,
-  options: { timeoutMs: number },
-) => Promise<{ text: string }>;
+import {
+  BudgetExhaustedError,
+  type LlmBudget,
+  type PromptRunner,
+  type Semaphore,
+} from "../llm/mod.ts";
 
 /** The reply was garbage (or the session failed) on every attempt. */
 export class ExtractionFailedError extends Error {

@@ -11,11 +11,12 @@ import { newRecordId } from "@kiro-learn/core/ids";
 import type { MemoryRecord, QueueEntry } from "@kiro-learn/core/schemas";
 import type { ExtractionRun, RecordWithEmbedding, Storage } from "@kiro-learn/core/storage";
 import { chunkEntries, isTrivialEntry, type ParsedRecord } from "@kiro-learn/core/xml";
-import type { Logger } from "../runtime/logger.ts";
-import { extractHeuristic } from "./heuristic.ts";
-import { BudgetExhaustedError, llmBudget } from "../llm/budget.ts";
-import { extractWithAgent, type PromptRunner } from "./llm_extractor.ts";
-import type { Semaphore } from "../llm/semaphore.ts";
+import type { Logger } from "../runtime/mod.ts";
+import { extractHeuristic } from "./_heuristic.ts";
+import { BudgetExhaustedError, llmBudget } from "../llm/mod.ts";
+import { extractWithAgent } from "./llm_extractor.ts";
+import type { PromptRunner } from "../llm/mod.ts";
+import type { Semaphore } from "../llm/mod.ts";
 import type { RunOutcome } from "./watcher.ts";
 
 /** Most queue rows one run takes (the rest wait for the next run). */

@@ -8,13 +8,13 @@ import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import type { Settings } from "@kiro-learn/core/settings";
 import type { ExtractionRun, RecordWithEmbedding, Storage } from "@kiro-learn/core/storage";
 import { runAcpPrompt } from "../llm/mod.ts";
-import type { Logger } from "../runtime/logger.ts";
+import type { Logger } from "../runtime/mod.ts";
 import { commandAvailable } from "../permissions/mod.ts";
-import { llmBudget } from "../llm/budget.ts";
-import { compactQueue } from "./compaction.ts";
-import type { PromptRunner } from "./llm_extractor.ts";
+import { llmBudget } from "../llm/mod.ts";
+import { compactQueue } from "./_compaction.ts";
+import type { PromptRunner } from "../llm/mod.ts";
 import { type ChunkCommitter, runExtraction } from "./run.ts";
-import { Semaphore } from "../llm/semaphore.ts";
+import { Semaphore } from "../llm/mod.ts";
 import { ExtractionWatcher, type ProjectWatchState } from "./watcher.ts";
 
 /** Runs ACP sessions with the real client. */

@@ -8,9 +8,8 @@ import { projectIdFromNamespace } from "@kiro-learn/core/project";
 import { scrubEventBody } from "@kiro-learn/core/privacy";
 import { type Event, EventSchema } from "@kiro-learn/core/schemas";
 import type { Storage } from "@kiro-learn/core/storage";
-import type { RetrievalResult } from "../retrieval/assembler.ts";
 import { setImmediate } from "node:timers";
-import { RecentIds } from "./dedup.ts";
+import { RecentIds } from "./_dedup.ts";
 
 /** Called after an event and its queue row are durable. */
 export type EventStoredHook = (info: {
@@ -21,14 +20,17 @@ export type EventStoredHook = (info: {
   event: Event;
 }) => void;
 
-/** What the pipeline needs. */
-export interface IngestPipelineOptions {
+/**
+ * What the pipeline needs. `R` is what retrieval answers; the pipeline only hands it back, so it
+ * does not depend on how retrieval works.
+ */
+export interface IngestPipelineOptions<R> {
   /** Where events go. */
   storage: Storage;
   /** Runs inline retrieval for a (scrubbed) prompt event. */
-  retrieve: (event: Event) => Promise<RetrievalResult>;
+  retrieve: (event: Event) => Promise<R>;
   /** Builds the session-start resume block. */
-  resume?: (event: Event) => Promise<RetrievalResult>;
+  resume?: (event: Event) => Promise<R>;
   /** Notified once per newly stored event (the extraction watcher, the live feed). */
   onStored?: EventStoredHook;
   /** Capacity of the recent-id set. */
@@ -36,8 +38,8 @@ export interface IngestPipelineOptions {
 }
 
 /** Outcome of one ingest. */
-export type IngestOutcome =
-  | { ok: true; event_id: string; stored: boolean; retrieval?: RetrievalResult }
+export type IngestOutcome<R = unknown> =
+  | { ok: true; event_id: string; stored: boolean; retrieval?: R }
   | { ok: false; error: string; details?: unknown };
 
 interface PendingWrite {
@@ -51,15 +53,15 @@ interface PendingWrite {
 const MAX_GROUP = 256;
 
 /** Validates, stores and (for prompts) retrieves, in the design's order. */
-export class IngestPipeline {
-  #options: IngestPipelineOptions;
+export class IngestPipeline<R = unknown> {
+  #options: IngestPipelineOptions<R>;
   #recent: RecentIds;
   #pending: PendingWrite[] = [];
   #inFlight = new Map<string, Promise<boolean>>();
   #flushScheduled = false;
 
   /** Creates the pipeline. */
-  constructor(options: IngestPipelineOptions) {
+  constructor(options: IngestPipelineOptions<R>) {
     this.#options = options;
     this.#recent = new RecentIds(options.dedupCapacity ?? 10_000);
   }
@@ -71,7 +73,7 @@ export class IngestPipeline {
   async ingest(
     input: unknown,
     options: { retrieve?: boolean; resume?: boolean } = {},
-  ): Promise<IngestOutcome> {
+  ): Promise<IngestOutcome<R>> {
     const parsed = EventSchema.safeParse(input);
     if (!parsed.success) {
       return { ok: false, error: "validation failed", details: parsed.error.issues };
@@ -105,7 +107,7 @@ export class IngestPipeline {
       // copy on a 200. If the first write fails, so does this request.
       await this.#inFlight.get(event.event_id);
     }
-    const outcome: IngestOutcome = { ok: true, event_id: event.event_id, stored };
+    const outcome: IngestOutcome<R> = { ok: true, event_id: event.event_id, stored };
     if (options.retrieve && event.kind === "prompt") {
       outcome.retrieval = await this.#options.retrieve(event);
     } else if (options.resume && this.#options.resume) {

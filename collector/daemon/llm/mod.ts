@@ -15,3 +15,7 @@ export {
   INTERNAL_ENV_VAR,
   runAcpPrompt,
 } from "./acp_client.ts";
+export * from "./breaker.ts";
+export * from "./budget.ts";
+export type { PromptRunner } from "./prompt_runner.ts";
+export * from "./semaphore.ts";

@@ -12,7 +12,7 @@ import {
   type TestDaemon,
   waitFor,
 } from "../../tooling/testing/mod.ts";
-import { agentCommand } from "./testing.ts";
+import { agentCommand } from "../../tooling/testing/mod.ts";
 
 const PROJECT = TEST_NAMESPACE.split("/")[4];
 

@@ -13,8 +13,8 @@ import {
   parseJudgeResponse,
 } from "@kiro-learn/core/xml";
 import { AcpTimeoutError } from "../llm/mod.ts";
-import type { PromptRunner } from "../extraction/llm_extractor.ts";
-import type { Semaphore } from "../llm/semaphore.ts";
+import type { PromptRunner } from "../llm/mod.ts";
+import type { Semaphore } from "../llm/mod.ts";
 
 /** Attempts per cluster: the first plus one retry. */
 export const JUDGE_MAX_ATTEMPTS = 2;

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { llmBudget } from "../llm/budget.ts";
+import { llmBudget } from "../llm/mod.ts";
 import { newRecordId } from "@kiro-learn/core/ids";
 import { type MemoryRecord, MemoryRecordSchema, RECORD_LIMITS } from "@kiro-learn/core/schemas";
 import {
@@ -32,12 +32,12 @@ import {
   type Storage,
 } from "@kiro-learn/core/storage";
 import type { JudgeMergedRecord, JudgeNeighbor } from "@kiro-learn/core/xml";
-import type { ChunkCommitResult, ChunkCommitter, ChunkToCommit } from "../extraction/run.ts";
-import type { PromptRunner } from "../extraction/llm_extractor.ts";
-import type { Semaphore } from "../llm/semaphore.ts";
-import type { VectorHit } from "../retrieval/hybrid.ts";
-import type { Logger } from "../runtime/logger.ts";
-import { JudgeBreaker } from "../llm/breaker.ts";
+import type { ChunkCommitResult, ChunkCommitter, ChunkToCommit } from "../extraction/mod.ts";
+import type { PromptRunner } from "../llm/mod.ts";
+import type { Semaphore } from "../llm/mod.ts";
+import type { VectorHit } from "../embedding/mod.ts";
+import type { Logger } from "../runtime/mod.ts";
+import { JudgeBreaker } from "../llm/mod.ts";
 import { clusterCandidates } from "./cluster.ts";
 import { askJudge } from "./judge.ts";
 

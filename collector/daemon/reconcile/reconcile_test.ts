@@ -9,13 +9,13 @@ import {
   type SqliteStorage,
 } from "@kiro-learn/core/storage";
 import { failOnHang, makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import type { ChunkToCommit } from "../extraction/run.ts";
-import { Semaphore } from "../llm/semaphore.ts";
-import { acpRunner } from "../extraction/service.ts";
+import type { ChunkToCommit } from "../extraction/mod.ts";
+import { Semaphore } from "../llm/mod.ts";
+import { acpRunner } from "../extraction/mod.ts";
 import { type ScriptedAgent, scriptedAgent, type ScriptStep } from "../../tooling/testing/mod.ts";
-import { JudgeBreaker } from "../llm/breaker.ts";
+import { JudgeBreaker } from "../llm/mod.ts";
 import { createReconciler, type ReconcilerOptions } from "./reconcile.ts";
-import { agentCommand } from "./testing.ts";
+import { agentCommand } from "../../tooling/testing/mod.ts";
 
 const PROJECT = TEST_NAMESPACE.split("/")[4];
 const MODEL = "fake@1";

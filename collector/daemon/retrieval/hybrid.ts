@@ -28,15 +28,8 @@
 import { RRF_K, rrfFuse } from "@kiro-learn/core/search";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import type { ScoredRecord } from "@kiro-learn/core/storage";
+import type { VectorHit } from "../embedding/mod.ts";
 import type { Searcher } from "./assembler.ts";
-
-/** A vector hit: a record and its cosine similarity to the query. */
-export interface VectorHit {
-  /** The record's id. */
-  record_id: string;
-  /** Cosine similarity in [-1, 1]. */
-  similarity: number;
-}
 
 /** What hybrid retrieval reads. Plain functions, so any embedder or index can be plugged in. */
 export interface HybridSources {

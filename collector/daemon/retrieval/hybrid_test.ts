@@ -11,8 +11,8 @@ import {
   type HybridSources,
   type HybridTrace,
   minSimilarityFor,
-  type VectorHit,
 } from "./hybrid.ts";
+import type { VectorHit } from "../embedding/mod.ts";
 
 const OTHER_NS = `/actor/tester/project/${"b".repeat(64)}/`;
 

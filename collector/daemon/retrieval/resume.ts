@@ -7,7 +7,7 @@
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { formatContext } from "@kiro-learn/core/search";
 import type { Storage } from "@kiro-learn/core/storage";
-import type { Logger } from "../runtime/logger.ts";
+import type { Logger } from "../runtime/mod.ts";
 import type { RetrievalResult } from "./assembler.ts";
 
 /** Header of the resume block. */

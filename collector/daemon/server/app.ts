@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { VERSION } from "@kiro-learn/core/version";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
-import { createLatencies } from "../runtime/latency.ts";
+import { createLatencies } from "../runtime/mod.ts";
 import { createViewer } from "../viewer/mod.ts";
 import type { CollectorContext } from "./context.ts";
 import { errorResponse } from "./http_error.ts";

@@ -5,18 +5,19 @@
  */
 import type { Settings } from "@kiro-learn/core/settings";
 import type { Storage } from "@kiro-learn/core/storage";
-import type { ExtractionService } from "../extraction/service.ts";
-import type { IngestPipeline } from "../ingest/pipeline.ts";
-import type { EventBus } from "../runtime/bus.ts";
-import type { Latencies } from "../runtime/latency.ts";
-import type { Logger } from "../runtime/logger.ts";
+import type { ExtractionService } from "../extraction/mod.ts";
+import type { IngestPipeline } from "../ingest/mod.ts";
+import type { RetrievalResult } from "../retrieval/mod.ts";
+import type { EventBus } from "../runtime/mod.ts";
+import type { Latencies } from "../runtime/mod.ts";
+import type { Logger } from "../runtime/mod.ts";
 
 /** Shared state of one running collector. */
 export interface CollectorContext {
   /** The database. */
   storage: Storage;
   /** The ingest pipeline. */
-  pipeline: IngestPipeline;
+  pipeline: IngestPipeline<RetrievalResult>;
   /** Validated settings. */
   settings: Settings;
   /** Logger. */

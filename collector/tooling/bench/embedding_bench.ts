@@ -25,13 +25,13 @@ import {
   type LatencySummary,
   summarize,
 } from "@kiro-learn/core/testing";
-import { composeEmbeddingInput, type Embedder } from "../../daemon/embedding/embedder.ts";
-import { installedModel, onnxModelId } from "../../daemon/embedding/models.ts";
-import { createOnnxEmbedder } from "../../daemon/embedding/onnx.ts";
+import { composeEmbeddingInput, type Embedder } from "../../daemon/embedding/mod.ts";
+import { installedModel, onnxModelId } from "../../daemon/embedding/mod.ts";
+import { createOnnxEmbedder } from "../../daemon/embedding/mod.ts";
 import { writeTinyModel } from "../testing/mod.ts";
-import { createUseLiteEmbedder } from "../../daemon/embedding/use_lite.ts";
+import { createUseLiteEmbedder } from "../../daemon/embedding/mod.ts";
 import { l2NormalizeInPlace } from "@kiro-learn/core/search";
-import { VectorIndex } from "../../daemon/embedding/vector_index.ts";
+import { VectorIndex } from "../../daemon/embedding/mod.ts";
 import { startTestDaemon } from "../testing/mod.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");

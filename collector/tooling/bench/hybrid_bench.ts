@@ -43,10 +43,10 @@ import {
   round,
   summarize,
 } from "@kiro-learn/core/testing";
-import { type Embedder, queryEmbeddingInput } from "../../daemon/embedding/embedder.ts";
-import { createUseLiteEmbedder, USE_LITE_DIM } from "../../daemon/embedding/use_lite.ts";
-import { VectorIndex } from "../../daemon/embedding/vector_index.ts";
-import { createHybridSearcher, type HybridTrace } from "../../daemon/retrieval/hybrid.ts";
+import { type Embedder, queryEmbeddingInput } from "../../daemon/embedding/mod.ts";
+import { createUseLiteEmbedder, USE_LITE_DIM } from "../../daemon/embedding/mod.ts";
+import { VectorIndex } from "../../daemon/embedding/mod.ts";
+import { createHybridSearcher, type HybridTrace } from "../../daemon/retrieval/mod.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 

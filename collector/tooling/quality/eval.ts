@@ -38,16 +38,16 @@ import {
   type Embedder,
   queryEmbeddingInput,
   withInputVersion,
-} from "../../daemon/embedding/embedder.ts";
-import { createUseLiteEmbedder } from "../../daemon/embedding/use_lite.ts";
-import { VectorIndex } from "../../daemon/embedding/vector_index.ts";
+} from "../../daemon/embedding/mod.ts";
+import { createUseLiteEmbedder } from "../../daemon/embedding/mod.ts";
+import { VectorIndex } from "../../daemon/embedding/mod.ts";
 import {
   createHybridSearcher,
   DEFAULT_COLLAPSE_ABOVE,
   DEFAULT_LEXICAL_CUT,
   DEFAULT_RECENCY_WEIGHT,
   minSimilarityFor,
-} from "../../daemon/retrieval/hybrid.ts";
+} from "../../daemon/retrieval/mod.ts";
 import {
   loadQualitySet,
   LOW_OVERLAP,

@@ -6,3 +6,4 @@
 export * from "./daemon.ts";
 export * from "./scripted_agent.ts";
 export * from "./tiny_onnx.ts";
+export * from "./agent_command.ts";

@@ -1,6 +1,6 @@
 // Runs the use-lite embedder the way the daemon does (sandboxed Worker, narrow read) and
 // reports what happened, plus what code inside such a Worker may do.
-import { useLiteReadPaths } from "../../permissions/mod.ts";
+import { useLiteReadPaths } from "../../permissions/model_paths.ts";
 import { createUseLiteEmbedder, useLiteWorkerPermissions } from "../use_lite.ts";
 
 const embedder = await createUseLiteEmbedder({ sandbox: true });

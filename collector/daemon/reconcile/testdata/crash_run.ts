@@ -5,11 +5,11 @@
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { cosineSimilarity } from "@kiro-learn/core/search";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
-import type { PromptRunner } from "../../extraction/llm_extractor.ts";
-import { runExtraction } from "../../extraction/run.ts";
-import { Semaphore } from "../../llm/semaphore.ts";
-import type { Logger } from "../../runtime/logger.ts";
-import { createReconciler } from "../reconcile.ts";
+import type { PromptRunner } from "../../llm/mod.ts";
+import { runExtraction } from "../../extraction/mod.ts";
+import { Semaphore } from "../../llm/mod.ts";
+import type { Logger } from "../../runtime/mod.ts";
+import { createReconciler } from "../mod.ts";
 
 /** Model id of the fake embedder. */
 export const MODEL = "fake@1";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { timingSafeEqual } from "../../runtime/token.ts";
+import { timingSafeEqual } from "../../runtime/mod.ts";
 import { errorResponse } from "../http_error.ts";
 
 /**

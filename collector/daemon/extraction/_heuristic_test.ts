@@ -4,7 +4,7 @@ import { newEventId } from "@kiro-learn/core/ids";
 import type { EventBody, EventKind, QueueEntry } from "@kiro-learn/core/schemas";
 import { RECORD_LIMITS } from "@kiro-learn/core/schemas";
 import { bodyArb, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import { extractHeuristic } from "./heuristic.ts";
+import { extractHeuristic } from "./_heuristic.ts";
 
 let seq = 0;
 function entry(kind: EventKind, body: EventBody): QueueEntry {

@@ -9,11 +9,11 @@
 import type { QueueEntry } from "@kiro-learn/core/schemas";
 import type { NewQueueEntry, Storage } from "@kiro-learn/core/storage";
 import { chunkEntries, frameCompactionRequest, parseCompactedEntries } from "@kiro-learn/core/xml";
-import type { LlmBudget } from "../llm/budget.ts";
-import type { Logger } from "../runtime/logger.ts";
-import { extractHeuristic } from "./heuristic.ts";
-import type { PromptRunner } from "./llm_extractor.ts";
-import type { Semaphore } from "../llm/semaphore.ts";
+import type { LlmBudget } from "../llm/mod.ts";
+import type { Logger } from "../runtime/mod.ts";
+import { extractHeuristic } from "./_heuristic.ts";
+import type { PromptRunner } from "../llm/mod.ts";
+import type { Semaphore } from "../llm/mod.ts";
 
 /** What a compaction did. */
 export interface CompactionResult {

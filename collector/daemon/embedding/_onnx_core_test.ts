@@ -1,6 +1,6 @@
 // In-process inference (tests run with -A; the collector runs this only in the onnx child).
 import assert from "node:assert/strict";
-import { loadOnnxModel } from "./onnx_core.ts";
+import { loadOnnxModel } from "./_onnx_core.ts";
 import { tinyModelWeights, writeTinyModel } from "../../tooling/testing/mod.ts";
 import { cosineSimilarity, norm } from "@kiro-learn/core/search";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { loadTokenizer, meanPool, tokenizeBatch } from "./onnx_tokenizer.ts";
+import { loadTokenizer, meanPool, tokenizeBatch } from "./_onnx_tokenizer.ts";
 import { tinyTokenizerJson } from "../../tooling/testing/mod.ts";
 
 async function tinyDir(extra: Record<string, unknown> = {}): Promise<string> {

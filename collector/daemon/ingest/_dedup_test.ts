@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { RecentIds } from "./dedup.ts";
+import { RecentIds } from "./_dedup.ts";
 
 Deno.test("a repeated id is reported once, capacity is bounded, oldest evicted first", () => {
   const ids = new RecentIds(3);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ScriptedAgent } from "../../tooling/testing/mod.ts";
+import type { ScriptedAgent } from "./scripted_agent.ts";
 
 /** `env VAR=value ... <agent command>`: the agent finds its own script whatever its parent's env. */
 export function agentCommand(agent: Pick<ScriptedAgent, "command" | "env">): string[] {

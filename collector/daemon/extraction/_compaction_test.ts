@@ -3,12 +3,12 @@ import assert from "node:assert/strict";
 import { ULID_PATTERN } from "@kiro-learn/core/ids";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { makeEvent } from "@kiro-learn/core/testing";
-import { silentLogger } from "../runtime/logger.ts";
+import { silentLogger } from "../runtime/mod.ts";
 import { scriptedAgent } from "../../tooling/testing/mod.ts";
-import { compactQueue, digestEntries } from "./compaction.ts";
-import { Semaphore } from "../llm/semaphore.ts";
+import { compactQueue, digestEntries } from "./_compaction.ts";
+import { Semaphore } from "../llm/mod.ts";
 import { runAcpPrompt } from "../llm/mod.ts";
-import type { PromptRunner } from "./llm_extractor.ts";
+import type { PromptRunner } from "../llm/mod.ts";
 
 const PROJECT = "a".repeat(64);
 

@@ -9,7 +9,7 @@
  * @module
  */
 import * as ort from "onnxruntime-node";
-import { loadTokenizer, meanPool, tokenizeBatch } from "./onnx_tokenizer.ts";
+import { loadTokenizer, meanPool, tokenizeBatch } from "./_onnx_tokenizer.ts";
 import { isFiniteVector, l2NormalizeInPlace } from "@kiro-learn/core/search";
 
 /** A loaded ONNX sentence encoder. */

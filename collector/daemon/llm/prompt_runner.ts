@@ -1,0 +1,13 @@
+/**
+ * The one shape every LLM caller (extraction, judge, compaction) sees: one prompt in, the
+ * agent's whole reply out, in a fresh single-use session.
+ *
+ * @module
+ */
+
+/** Runs one single-use ACP session: the agent's whole reply to one prompt. */
+export type PromptRunner = (
+  command: string[],
+  prompt: string,
+  options: { timeoutMs: number },
+) => Promise<{ text: string }>;
