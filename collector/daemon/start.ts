@@ -19,8 +19,8 @@ import { createResumeAssembler } from "./retrieval/mod.ts";
 import { createLogger, type Logger } from "./runtime/mod.ts";
 import { EventBus } from "./runtime/mod.ts";
 import { ensureToken } from "./runtime/mod.ts";
-import { createApp } from "./server/app.ts";
-import type { CollectorContext } from "./server/context.ts";
+import { createApp } from "./server/mod.ts";
+import type { CollectorContext } from "./server/mod.ts";
 
 /** A running collector. */
 export interface RunningCollector {

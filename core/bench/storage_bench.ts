@@ -33,7 +33,7 @@ import {
   generateQueries,
   generateRecords,
   makeCorpusRecord,
-} from "../testing/corpus.ts";
+} from "../testing/mod.ts";
 import {
   formatBytes,
   formatCount,
@@ -43,7 +43,7 @@ import {
   type LatencySummary,
   round,
   summarize,
-} from "../testing/stats.ts";
+} from "../testing/mod.ts";
 
 /** Sizes and seeds of one run. */
 export interface StorageBenchConfig {

@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from "../path.ts";
-import { ENV_OVERRIDES } from "../settings/settings.ts";
+import { ENV_OVERRIDES } from "../settings/mod.ts";
 import { MCP_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
 
 /**

@@ -19,8 +19,8 @@
  *
  * @module
  */
-import type { Settings } from "../settings/settings.ts";
-import { ENV_OVERRIDES } from "../settings/settings.ts";
+import type { Settings } from "../settings/mod.ts";
+import { ENV_OVERRIDES } from "../settings/mod.ts";
 import {
   SHIM_BIN_DIR,
   SHIM_ENTRIES,

@@ -8,7 +8,7 @@ import {
   type SecretKind,
   secretKindForKey,
 } from "./redact.ts";
-import { callEachInWorker } from "../testing/hang_guard.ts";
+import { callEachInWorker } from "../testing/mod.ts";
 
 const m = redactionMarker;
 

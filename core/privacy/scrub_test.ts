@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { PRIVATE_REDACTION, scrubPrivate } from "./scrub.ts";
-import { callEachInWorker } from "../testing/hang_guard.ts";
+import { callEachInWorker } from "../testing/mod.ts";
 
 const R = PRIVATE_REDACTION;
 

@@ -17,8 +17,8 @@
  * @module
  */
 import { ULID_PATTERN } from "../ids.ts";
-import type { Event } from "../schemas/event.ts";
-import { DEFAULTS } from "../settings/spec.ts";
+import type { Event } from "../schemas/mod.ts";
+import { DEFAULTS } from "../settings/mod.ts";
 
 /** What the shim had asked the collector for; kept for the record, never replayed. */
 export type SpoolQuery = "retrieve" | "resume" | "";

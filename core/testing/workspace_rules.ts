@@ -21,6 +21,8 @@ export interface SourceFile {
   reexports: string[];
   /** The imports written as a workspace member's exported name (`@kiro-learn/core/ids`). */
   exported: string[];
+  /** True when the file is one of its member's declared entries (`deno.json` `exports`). */
+  entry?: boolean;
 }
 
 /** A broken rule: which rule, where, and what to do about it. */
@@ -203,13 +205,18 @@ export function checkTestSupport(
   return out;
 }
 
-/** A file in another folder is imported through that folder's `mod.ts`. */
+/**
+ * A file in another folder is imported through that folder's `mod.ts` (or is one of its
+ * member's declared entries); a subfolder may import its parent folders' files directly.
+ */
 export function checkThroughMod(files: readonly SourceFile[]): Violation[] {
   const out: Violation[] = [];
+  const entries = new Set(files.filter((f) => f.entry).map((f) => f.path));
   for (const file of files) {
     for (const target of file.imports) {
-      if (dirOf(target) === dirOf(file.path)) continue;
-      if (baseOf(target) === "mod.ts" || isTestdata(target)) continue;
+      // A folder and its subfolders are one unit: a subfolder may use what its parents hold.
+      if (under(file.path, dirOf(target)) || !/\.tsx?$/.test(target)) continue;
+      if (baseOf(target) === "mod.ts" || isTestdata(target) || entries.has(target)) continue;
       if (file.exported.includes(target)) continue; // a member's declared public entry
       out.push({
         rule: "through-mod",
@@ -251,7 +258,7 @@ export function checkPublicOrPrivate(
   for (const file of files) {
     const name = baseOf(file.path);
     const mod = mods.get(dirOf(file.path));
-    if (mod === undefined || name === "mod.ts" || name.startsWith("_")) continue;
+    if (mod === undefined || name === "mod.ts" || name.startsWith("_") || file.entry) continue;
     if (isTest(file.path) || isTestdata(file.path) || entry.some((p) => p.test(name))) continue;
     if (mod.reexports.includes(file.path)) continue;
     out.push({
@@ -288,12 +295,12 @@ export function checkTestsBeside(
 }
 
 const IMPORT_PATTERNS = [
-  /\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']/g,
-  /\bexport\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s+from\s+["']([^"']+)["']/g,
+  /^\s*import\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']/gm,
+  /^\s*export\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s+from\s+["']([^"']+)["']/gm,
   /\bimport\(\s*["']([^"']+)["']\s*\)/g,
 ];
 const REEXPORT_PATTERN =
-  /\bexport\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s+from\s+["']([^"']+)["']/g;
+  /^\s*export\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s+from\s+["']([^"']+)["']/gm;
 
 /** What a bare workspace specifier (`@kiro-learn/core/storage`) resolves to. */
 export type ExportMap = Map<string, string>;
@@ -307,7 +314,8 @@ export function parseImports(
   source: string,
   options: { exports: ExportMap },
 ): SourceFile {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+  // Comments that start a line are dropped, so an example in a doc comment is not an import.
+  const code = source.replace(/^\s*\/\*[\s\S]*?\*\//gm, "").replace(/^\s*\/\/.*$/gm, "");
   const exported = new Set<string>();
   const resolve = (spec: string): string | null => {
     if (spec.startsWith("./") || spec.startsWith("../")) {
@@ -351,5 +359,7 @@ export async function scanWorkspace(root: string): Promise<SourceFile[]> {
     }
   };
   for (const member of MEMBERS) await walk(member);
+  const entries = new Set(exports.values());
+  for (const f of files) f.entry = entries.has(f.path);
   return files.sort((a, b) => a.path.localeCompare(b.path));
 }

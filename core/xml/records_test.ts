@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { OBSERVATION_TYPES, RECORD_LIMITS } from "../schemas/mod.ts";
 import { escapeXml } from "./escape.ts";
 import { type ParsedRecord, parseMemoryRecords, type ParseResult } from "./records.ts";
-import { callEachInWorker } from "../testing/hang_guard.ts";
+import { callEachInWorker } from "../testing/mod.ts";
 
 /** Any code point, lone surrogates included (cheaper to build than fast-check's "binary" unit). */
 const codePoint = fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code));

@@ -9,16 +9,11 @@ import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { createLatencies } from "../runtime/mod.ts";
 import { createViewer } from "../viewer/mod.ts";
 import type { CollectorContext } from "./context.ts";
-import { errorResponse } from "./http_error.ts";
-import { eventRoutes } from "./routes/events.ts";
-import { memoryRoutes } from "./routes/memories.ts";
-import { statsRoutes } from "./routes/stats.ts";
-import {
-  allowedHosts,
-  allowedOrigins,
-  checkBearer,
-  checkHostAndOrigin,
-} from "./middleware/security.ts";
+import { errorResponse } from "../http/mod.ts";
+import { eventRoutes } from "./routes/mod.ts";
+import { memoryRoutes } from "./routes/mod.ts";
+import { statsRoutes } from "./routes/mod.ts";
+import { allowedHosts, allowedOrigins, checkBearer, checkHostAndOrigin } from "../http/mod.ts";
 
 /** Methods each API path answers; anything else gets 405 with an `Allow` header. */
 const ALLOWED_METHODS: Record<string, string[]> = {

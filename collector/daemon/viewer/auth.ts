@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { errorResponse } from "../server/http_error.ts";
+import { errorResponse } from "../http/mod.ts";
 import { readCookie, sessionCookieName, type SessionStore } from "./sessions.ts";
 
 /** What the viewer session check needs. */

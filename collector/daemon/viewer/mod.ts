@@ -23,9 +23,9 @@
 import { Hono } from "hono";
 import { RECORD_ID_PATTERN } from "@kiro-learn/core/ids";
 import { VERSION } from "@kiro-learn/core/version";
-import type { CollectorContext } from "../server/context.ts";
-import { errorResponse } from "../server/http_error.ts";
-import { checkBearer } from "../server/middleware/security.ts";
+import type { CollectorContext } from "../server/mod.ts";
+import { errorResponse } from "../http/mod.ts";
+import { checkBearer } from "../http/mod.ts";
 import { checkSession, type SessionCheck, sessionOf } from "./auth.ts";
 import {
   howToOpenPage,

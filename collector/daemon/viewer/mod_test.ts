@@ -1,9 +1,9 @@
 // The viewer's routes and the session-or-bearer rule, in process against the real app (no
 // storage is touched by these routes, so a stub context is enough).
 import assert from "node:assert/strict";
-import { createApp } from "../server/app.ts";
-import type { CollectorContext } from "../server/context.ts";
-import { EventBus } from "../runtime/bus.ts";
+import { createApp } from "../server/mod.ts";
+import type { CollectorContext } from "../server/mod.ts";
+import { EventBus } from "../runtime/mod.ts";
 
 const PORT = 47_123;
 const ORIGIN = `http://127.0.0.1:${PORT}`;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { BusMessage, EventBus } from "../runtime/bus.ts";
+import type { BusMessage, EventBus } from "../runtime/mod.ts";
 
 /** One SSE message. */
 export interface SseMessage {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { type BusMessage, EventBus } from "../runtime/bus.ts";
+import { type BusMessage, EventBus } from "../runtime/mod.ts";
 import { encodeSse, encodeSseComment, FeedHub } from "./sse.ts";
 
 interface Parsed {

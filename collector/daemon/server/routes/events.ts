@@ -5,10 +5,10 @@
  */
 import { Hono } from "hono";
 import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
-import { readJsonBody } from "../middleware/body.ts";
-import type { CollectorContext } from "../context.ts";
-import { errorResponse } from "../http_error.ts";
-import { intParam, namespaceParam, offsetParam } from "../params.ts";
+import { readJsonBody } from "../../http/mod.ts";
+import type { CollectorContext } from "../mod.ts";
+import { errorResponse } from "../../http/mod.ts";
+import { intParam, namespaceParam, offsetParam } from "../../http/mod.ts";
 
 /** Event routes. */
 export function eventRoutes(ctx: CollectorContext): Hono {

@@ -15,10 +15,10 @@ import {
   STRATEGIES,
 } from "@kiro-learn/core/schemas";
 import { DuplicateRecordError } from "@kiro-learn/core/storage";
-import { readJsonBody } from "../middleware/body.ts";
-import type { CollectorContext } from "../context.ts";
-import { errorResponse } from "../http_error.ts";
-import { intParam, namespaceParam, offsetParam } from "../params.ts";
+import { readJsonBody } from "../../http/mod.ts";
+import type { CollectorContext } from "../mod.ts";
+import { errorResponse } from "../../http/mod.ts";
+import { intParam, namespaceParam, offsetParam } from "../../http/mod.ts";
 
 const EditSchema = z.object({
   title: z.string().min(1).max(RECORD_LIMITS.title).optional(),

@@ -4,8 +4,8 @@
  * @module
  */
 import { Hono } from "hono";
-import type { CollectorContext } from "../context.ts";
-import { intParam, namespaceParam } from "../params.ts";
+import type { CollectorContext } from "../mod.ts";
+import { intParam, namespaceParam } from "../../http/mod.ts";
 
 /** Stats and audit routes. */
 export function statsRoutes(ctx: CollectorContext): Hono {

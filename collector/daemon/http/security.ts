@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { timingSafeEqual } from "../../runtime/mod.ts";
-import { errorResponse } from "../http_error.ts";
+import { timingSafeEqual } from "../runtime/mod.ts";
+import { errorResponse } from "./errors.ts";
 
 /**
  * The host:port spellings a loopback client may use to reach us: the usual loopback names plus

@@ -4,7 +4,7 @@
  * @module
  */
 import { MAX_NAMESPACE, NAMESPACE_PATTERN } from "@kiro-learn/core/schemas";
-import { errorResponse } from "./http_error.ts";
+import { errorResponse } from "./errors.ts";
 
 /** A parsed parameter or the error response to send. */
 export type ParamResult<T> = { ok: true; value: T } | { ok: false; response: Response };

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { errorResponse } from "../http_error.ts";
+import { errorResponse } from "./errors.ts";
 
 /** A parsed body, or the error response to send instead. */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; response: Response };

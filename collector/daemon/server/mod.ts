@@ -1,0 +1,8 @@
+/**
+ * The collector's HTTP server: the Hono app (API routes, the viewer, the security checks in
+ * front of both) and the context every route reads.
+ *
+ * @module
+ */
+export * from "./app.ts";
+export type { CollectorContext } from "./context.ts";

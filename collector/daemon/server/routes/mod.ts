@@ -1,0 +1,8 @@
+/**
+ * The `/v1` API routes, one module per resource.
+ *
+ * @module
+ */
+export * from "./events.ts";
+export * from "./memories.ts";
+export * from "./stats.ts";
