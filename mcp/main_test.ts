@@ -20,9 +20,9 @@ import {
   postJson,
   startTestDaemon,
   type TestDaemon,
-} from "../collector/tooling/testing/mod.ts";
+} from "@kiro-learn/collector/testing";
 import { mcpCommand } from "@kiro-learn/core/launch";
-import { NO_ACTIVITY_TEXT, NO_MATCHES_TEXT } from "./format.ts";
+import { NO_ACTIVITY_TEXT, NO_MATCHES_TEXT } from "./_format.ts";
 import { TOOL_NAMES } from "./tools.ts";
 
 const FAKE_GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"; // 36 chars after ghp_

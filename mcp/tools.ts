@@ -22,7 +22,7 @@ import {
   CollectorError,
   type MemoryWithSources,
 } from "./collector_client.ts";
-import { formatActivity, formatFullRecords, formatRecordList, NO_MATCHES_TEXT } from "./format.ts";
+import { formatActivity, formatFullRecords, formatRecordList, NO_MATCHES_TEXT } from "./_format.ts";
 import { buildSessionSummaryRecord } from "./session_summary.ts";
 
 /** What every tool works against: this project's namespace and the collector. */

@@ -18,7 +18,7 @@ import {
   str,
 } from "./run.ts";
 import { kiroSessionId, validSessionId } from "./session.ts";
-import { note } from "./stderr.ts";
+import { note } from "./_stderr.ts";
 import { readStdin } from "./stdin.ts";
 import { isOwnTool, toolUseBody } from "./tool_use.ts";
 import { clientId } from "./transport.ts";

@@ -4,8 +4,13 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { postJson, startTestDaemon, type TestDaemon } from "../collector/tooling/testing/mod.ts";
-import { drainSpool } from "../collector/daemon/ingest/mod.ts";
+import {
+  drainSpool,
+  postJson,
+  startTestDaemon,
+  type TestDaemon,
+} from "@kiro-learn/collector/testing";
+
 import { DROPPED_LOG, spoolStatus } from "@kiro-learn/core/spool";
 import {
   fixtureText,

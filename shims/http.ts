@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { after } from "./deadline.ts";
+import { after } from "./_deadline.ts";
 
 /** A response: status and body text. */
 export interface HttpResponse {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
-import { postJson, startTestDaemon } from "../collector/tooling/testing/mod.ts";
+import { postJson, startTestDaemon } from "@kiro-learn/collector/testing";
 import { AGENT_PID_ARG, hookCommandLine, shimCommand } from "@kiro-learn/core/launch";
 import { SHIM_BODY_CAP_BYTES, TRUNCATION_MARKER } from "@kiro-learn/core/schemas/limits";
 import { kiroCliPlan } from "./kiro_cli.ts";

@@ -9,7 +9,7 @@
 import type { ShimEnv } from "./env.ts";
 import { type HookPlan, type PlanInput, processCwd, runShim, str } from "./run.ts";
 import { agentPidFromArgs, kiroSessionId } from "./session.ts";
-import { note } from "./stderr.ts";
+import { note } from "./_stderr.ts";
 import { isOwnTool, toolUseBody } from "./tool_use.ts";
 import { clientId } from "./transport.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
-import { postJson, startTestDaemon } from "../collector/tooling/testing/mod.ts";
+import { postJson, startTestDaemon } from "@kiro-learn/collector/testing";
 import { kiroIdePlan } from "./kiro_ide.ts";
 import {
   dataOf,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
-import { startTestDaemon } from "../collector/tooling/testing/mod.ts";
+import { startTestDaemon } from "@kiro-learn/collector/testing";
 import { formatResult, replay } from "./replay.ts";
 import { dataOf, makeProject, storedEvents, TEST_ACTOR, TESTDATA } from "./testing.ts";
 

@@ -6,10 +6,10 @@
  * @module
  */
 import type { EventBody, EventKind, Surface } from "@kiro-learn/core/schemas";
-import { after } from "./deadline.ts";
+import { after } from "./_deadline.ts";
 import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 import type { SpoolQuery } from "@kiro-learn/core/spool";
-import { note, writeAllSync } from "./stderr.ts";
+import { note, writeAllSync } from "./_stderr.ts";
 import { STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
   buildEvent,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { after } from "./deadline.ts";
+import { after } from "./_deadline.ts";
 
 /** Largest payload read; beyond it the input is reported as too large (and not parsed). */
 export const MAX_STDIN_BYTES = 32 * 1024 * 1024;

@@ -24,7 +24,7 @@ import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { spoolEvent, type SpoolQuery } from "@kiro-learn/core/spool";
 import { VERSION } from "@kiro-learn/core/version";
 import { httpPost, HttpTimeoutError } from "./http.ts";
-import { note } from "./stderr.ts";
+import { note } from "./_stderr.ts";
 import { truncateBody } from "./truncate.ts";
 
 /** What a shim needs from settings.json and the data dir. */

@@ -24,12 +24,18 @@ import { uninstallCommand } from "./uninstall.ts";
 
 export type { Command, CommandArgs } from "./_command.ts";
 export { UsageError } from "./_command.ts";
-export { start } from "./start.ts";
-export { stop } from "./stop.ts";
-export { status } from "./status.ts";
-export { search } from "./search.ts";
-export { forget } from "./forget.ts";
-export { openViewer, type OpenViewerOptions } from "./open.ts";
+export * from "./doctor.ts";
+export * from "./forget.ts";
+export * from "./install.ts";
+export * from "./models.ts";
+export * from "./open.ts";
+export * from "./replay.ts";
+export * from "./search.ts";
+export * from "./serve.ts";
+export * from "./start.ts";
+export * from "./status.ts";
+export * from "./stop.ts";
+export * from "./uninstall.ts";
 
 /** Every command, in the order `kiro-learn --help` lists them. */
 export const COMMANDS: readonly Command[] = [

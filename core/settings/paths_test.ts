@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
 import { dataDir, dataPaths, ensureDataDir, SettingsError, writeSecureFile } from "./mod.ts";
-import { locateJsonError } from "./json_position.ts";
+import { locateJsonError } from "./_json_position.ts";
 
 const POSIX = Deno.build.os !== "windows";
 

@@ -8,7 +8,7 @@
  */
 
 import { SettingsError, type SettingsIssue } from "./errors.ts";
-import { locateJsonError } from "./json_position.ts";
+import { locateJsonError } from "./_json_position.ts";
 import {
   dataDir,
   type DataPaths,

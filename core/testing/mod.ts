@@ -8,3 +8,4 @@ export * from "./fixtures.ts";
 export * from "./corpus.ts";
 export * from "./stats.ts";
 export * from "./hang_guard.ts";
+export * from "./workspace_rules.ts";

@@ -6,7 +6,7 @@
  */
 import type { QueueEntry } from "../schemas/mod.ts";
 import { frameEntry } from "./framing.ts";
-import { elementText, scanElements } from "./scan.ts";
+import { elementText, scanElements } from "./_scan.ts";
 
 /** The instructions sent with every compaction request. */
 export const COMPACTION_INSTRUCTIONS =

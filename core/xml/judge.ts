@@ -15,7 +15,7 @@ import {
   parseRecordFields,
   type RecordFields,
 } from "./records.ts";
-import { elementText, findOpenTag, hasOpenTag, parseAttributes, scanElements } from "./scan.ts";
+import { elementText, findOpenTag, hasOpenTag, parseAttributes, scanElements } from "./_scan.ts";
 
 /** Most record ids one merge may cite; far above any real cluster plus its neighbour pool. */
 export const MAX_MERGED_IDS = 200;

@@ -9,7 +9,7 @@ import {
   type JudgeNeighbor,
   parseJudgeResponse,
 } from "./judge.ts";
-import { elementText, parseAttributes, scanElements } from "./scan.ts";
+import { elementText, parseAttributes, scanElements } from "./_scan.ts";
 
 /** Any code point, lone surrogates included (cheaper to build than fast-check's "binary" unit). */
 const codePoint = fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code));

@@ -8,7 +8,7 @@
  * @module
  */
 import { OBSERVATION_TYPES, type ObservationType, RECORD_LIMITS } from "../schemas/mod.ts";
-import { elementText, hasOpenTag, parseAttributes, scanElements } from "./scan.ts";
+import { elementText, hasOpenTag, parseAttributes, scanElements } from "./_scan.ts";
 import { truncateChars } from "./text.ts";
 
 /** One memory record as the model described it, before pipeline fields are added. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { elementText, findOpenTag, hasOpenTag, parseAttributes, scanElements } from "./scan.ts";
+import { elementText, findOpenTag, hasOpenTag, parseAttributes, scanElements } from "./_scan.ts";
 
 Deno.test("scanElements finds elements in order, with attributes", () => {
   const found = scanElements(`x <a k="1">one</a> y <a>two</a><a/>`, "a");

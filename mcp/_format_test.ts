@@ -7,7 +7,7 @@ import {
   formatFullRecords,
   formatRecordList,
   NO_ACTIVITY_TEXT,
-} from "./format.ts";
+} from "./_format.ts";
 
 function record(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
   return {
