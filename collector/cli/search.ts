@@ -6,15 +6,21 @@
 import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { SEARCH_MODES } from "../daemon/retrieval/mod.ts";
 import { callCollector } from "./client.ts";
-import { type Command, flag, stringOption, UsageError } from "./_command.ts";
+import { choiceOption, type Command, flag, stringOption, UsageError } from "./_command.ts";
 
 /** Searches the current project's memory and prints ranked records. */
 export async function search(
   settings: Settings,
   query: string,
-  options: { namespace?: string; limit?: number; json?: boolean; print?: (line: string) => void } =
-    {},
+  options: {
+    namespace?: string;
+    limit?: number;
+    mode?: string;
+    json?: boolean;
+    print?: (line: string) => void;
+  } = {},
 ): Promise<number> {
   const print = options.print ?? console.log;
   const namespace = options.namespace ?? resolveProject(Deno.cwd()).namespace;
@@ -22,6 +28,7 @@ export async function search(
     namespace,
     query,
     limit: String(options.limit ?? 10),
+    ...(options.mode ? { mode: options.mode } : {}),
   });
   const res = await callCollector(settings, `/v1/memories/search?${params}`);
   if (res.status !== 200) {
@@ -48,10 +55,13 @@ export async function search(
 /** The `search` command. */
 export const searchCommand: Command = {
   name: "search",
-  usage: "kiro-learn search <query> [--limit N] [--namespace NS] [--json]",
-  summary: "search this project's memory and print ranked records",
+  usage: `kiro-learn search <query> [--limit N] [--namespace NS] [--mode ${
+    SEARCH_MODES.join("|")
+  }] [--json]`,
+  summary: "search this project's memory, ranked exactly as the prompt hook injects it",
   options: {
     limit: { type: "string" },
+    mode: { type: "string" },
     namespace: { type: "string" },
     json: { type: "boolean" },
   },
@@ -65,6 +75,7 @@ export const searchCommand: Command = {
     return search(loadSettings(), args.positionals.join(" "), {
       limit,
       namespace: stringOption(args, "namespace"),
+      mode: choiceOption(args, "mode", { allowed: SEARCH_MODES }),
       json: flag(args, "json"),
     });
   },

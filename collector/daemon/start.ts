@@ -14,7 +14,12 @@ import { type EventStoredHook, IngestPipeline } from "./ingest/mod.ts";
 import { drainSpool } from "./ingest/mod.ts";
 import { createReconciler, JudgeBreaker } from "./reconcile/mod.ts";
 import { createAssembler } from "./retrieval/mod.ts";
-import { createHybridSearcher } from "./retrieval/mod.ts";
+import {
+  createHybridSearcher,
+  createSearcher,
+  createVectorSearcher,
+  DEFAULT_SEARCH_MODE,
+} from "./retrieval/mod.ts";
 import { createResumeAssembler } from "./retrieval/mod.ts";
 import { createLogger, type Logger } from "./runtime/mod.ts";
 import { EventBus } from "./runtime/mod.ts";
@@ -87,15 +92,22 @@ export async function startCollector(
   // Hybrid retrieval; lexical-only (exactly the FTS path) whenever the embedder is not ready.
   // The query embedding gets half the budget so a slow model degrades to lexical results rather
   // than to an empty injection; the assembler's budget still wraps the whole search.
-  const search = createHybridSearcher({
+  const vectorSources = {
+    getRecords: (ids: readonly string[]) => storage.getRecords(ids),
+    embedQuery: (text: string, o: { timeoutMs: number }) => embeddings.embedQuery(text, o),
+    searchVectors: (
+      ns: string,
+      vector: Float32Array,
+      o: { k: number; minSimilarity: number; collapseAbove?: number },
+    ) => embeddings.index.search(ns, vector, o),
+  };
+  const hybrid = createHybridSearcher({
+    ...vectorSources,
     searchLexical: (ns, q, o) => storage.searchLexical(ns, q, o),
-    getRecords: (ids) => storage.getRecords(ids),
-    embedQuery: (text, o) => embeddings.embedQuery(text, o),
-    searchVectors: (ns, vector, o) => embeddings.index.search(ns, vector, o),
   }, {
     modelId: () => embeddings.index.model,
     onSearch: (trace) => {
-      if (logger.debugEnabled) logger.debug("retrieval-search", { ...trace });
+      if (logger.debugEnabled) logger.debug("retrieval-hybrid", { ...trace });
     },
     embedTimeoutMs: Math.min(
       settings.embedding.timeoutMs,
@@ -118,9 +130,23 @@ export async function startCollector(
         logger.warn(`reconciliation judge breaker ${state}`, { project_id: projectId }),
     }),
   });
+  // One ranking for every surface: the hook, the API, the CLI and MCP (through the API).
+  const search = createSearcher({
+    searchCandidates: (ns, q, o) => storage.searchCandidates(ns, q, o),
+    searchLexical: (ns, q, o) => storage.searchLexical(ns, q, o),
+    searchVector: createVectorSearcher(vectorSources, {
+      modelId: () => embeddings.index.model,
+      embedTimeoutMs: settings.embedding.timeoutMs,
+    }),
+    searchHybrid: hybrid,
+  }, {
+    onSearch: (trace) => {
+      if (logger.debugEnabled) logger.debug("retrieval-search", { ...trace });
+    },
+  });
   const retrieve = createAssembler({
     storage,
-    search,
+    search: (ns, q, o) => search(ns, q, { ...o, mode: DEFAULT_SEARCH_MODE }),
     budgetMs: settings.retrieval.budgetMs,
     limit: settings.retrieval.limit,
     tokenBudget: settings.retrieval.tokenBudget,
@@ -167,6 +193,7 @@ export async function startCollector(
   const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored });
   const ctx: CollectorContext = {
     storage,
+    search,
     pipeline,
     settings,
     logger,

@@ -24,7 +24,7 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { MemoryRecord } from "../schemas/mod.ts";
-import { buildFtsQuery, selectQueryTerms, tokenizeQuery } from "../search/mod.ts";
+import { buildFtsQuery, queryTokens, selectQueryTerms } from "../search/mod.ts";
 import { openSqliteStorage, type SqliteStorage } from "../storage/mod.ts";
 import {
   corpusNamespace,
@@ -305,7 +305,7 @@ function countRecords(storage: SqliteStorage, namespace: string): number {
 
 // The rows the search ranks: the same rewrite as `searchLexicalSync`, counted instead of ranked.
 function matchedRecords(storage: SqliteStorage, namespace: string, query: string): number {
-  const tokens = tokenizeQuery(query);
+  const tokens = queryTokens(query);
   if (tokens.length === 0) return 0;
   const totalDocs = (storage.db.prepare("SELECT count(*) AS n FROM memory_records").get() as {
     n: number;

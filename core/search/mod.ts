@@ -1,9 +1,12 @@
 /**
- * Search: the query rewrite, the context formatter, vector math and rank fusion.
+ * Search: code-aware text, the query rewrite, the reranker, the context formatter, vector math
+ * and rank fusion.
  *
  * @module
  */
+export * from "./code_text.ts";
 export * from "./query_rewrite.ts";
+export * from "./rerank.ts";
 export * from "./context_format.ts";
 export * from "./vector.ts";
 export * from "./fusion.ts";

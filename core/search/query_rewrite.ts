@@ -4,14 +4,14 @@
  * The pure half lives here; the database supplies the stems and document frequencies, computed
  * with the index's own tokenizer so IDF is looked up on the same stemmed terms the index holds.
  *
+ * The tokens come from `code_text.ts` (`queryTokens`), which knows identifiers and paths.
+ *
  * @module
  */
+import { isStopWord } from "./code_text.ts";
 
 /** Most terms sent to FTS5 (rare terms survive, common ones are dropped first). */
 export const MAX_QUERY_TERMS = 32;
-
-/** Most distinct tokens considered at all; a pasted log must not make retrieval slow. */
-export const MAX_QUERY_TOKENS = 96;
 
 /**
  * Most postings (matching rows, summed over the chosen terms) one lexical search ranks. BM25
@@ -19,33 +19,6 @@ export const MAX_QUERY_TOKENS = 96;
  * whatever the corpus size.
  */
 export const MAX_RANKED_POSTINGS = 4_000;
-
-/**
- * Words that say nothing about a project. They are dropped from a query unless the query has
- * nothing else, because an OR over "the" matches every record.
- */
-export const STOP_WORDS: ReadonlySet<string> = new Set(
-  ("a an and are as at be but by can could did do does for from had has have how i if in into " +
-    "is it its me my no not of on or our please should so that the their then there these this " +
-    "to us was we were what when where which who why will with would you your").split(" "),
-);
-
-/** Splits a query on whitespace, drops empties and duplicates (first occurrence wins). */
-export function tokenizeQuery(query: string): string[] {
-  const seen = new Set<string>();
-  const tokens: string[] = [];
-  // Control characters (NUL above all) end an FTS5 string early: treat them as spaces.
-  // deno-lint-ignore no-control-regex
-  for (const token of query.replace(/[\u0000-\u001f\u007f]/g, " ").split(/\s+/u)) {
-    if (token === "") continue;
-    const key = token.toLowerCase();
-    if (seen.has(key)) continue;
-    seen.add(key);
-    tokens.push(token);
-    if (tokens.length >= MAX_QUERY_TOKENS) break;
-  }
-  return tokens;
-}
 
 /** A query token with what the index knows about it. */
 export interface TermStats {
@@ -67,7 +40,7 @@ export function selectQueryTerms(
 ): string[] {
   const max = options.max ?? MAX_QUERY_TERMS;
   const indexable = terms.filter((t) => t.stems.length > 0);
-  const meaningful = indexable.filter((t) => !STOP_WORDS.has(t.token.toLowerCase()));
+  const meaningful = indexable.filter((t) => !isStopWord(t.token.toLowerCase()));
   const pool = meaningful.length > 0 ? meaningful : indexable;
   if (pool.length <= max) return pool.map((t) => t.token);
   const n = Math.max(options.totalDocs, 1);

@@ -8,21 +8,21 @@ import {
   quoteFtsPhrase,
   selectQueryTerms,
   type TermStats,
-  tokenizeQuery,
 } from "./query_rewrite.ts";
+import { queryTokens } from "./code_text.ts";
 
-Deno.test("tokenize splits on whitespace and dedupes case-insensitively, first wins", () => {
-  assert.deepEqual(tokenizeQuery("  migrate the\tuser  table THE  User\n"), [
+Deno.test("tokens are lowercased words, deduplicated, first wins", () => {
+  assert.deepEqual(queryTokens("  migrate the\tuser  table THE  User\n"), [
     "migrate",
     "the",
     "user",
     "table",
   ]);
-  assert.deepEqual(tokenizeQuery(" \n\t "), []);
+  assert.deepEqual(queryTokens(" \n\t "), []);
 });
 
 Deno.test("the seed's example becomes an OR of quoted phrases", () => {
-  const tokens = tokenizeQuery("migrate the user table to use uuid");
+  const tokens = queryTokens("migrate the user table to use uuid");
   assert.equal(
     buildFtsQuery(tokens),
     '"migrate" OR "the" OR "user" OR "table" OR "to" OR "use" OR "uuid"',
@@ -32,7 +32,7 @@ Deno.test("the seed's example becomes an OR of quoted phrases", () => {
 
 Deno.test("query shape: balanced quoted phrases joined by OR, for any input", () => {
   fc.assert(fc.property(fc.string({ maxLength: 300 }), (query) => {
-    const expr = buildFtsQuery(tokenizeQuery(query));
+    const expr = buildFtsQuery(queryTokens(query));
     if (expr === "") return;
     for (const part of expr.split(" OR ")) {
       assert.ok(part.startsWith('"') && part.endsWith('"'));

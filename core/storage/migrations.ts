@@ -190,6 +190,46 @@ CREATE INDEX record_merges_namespace ON record_merges(namespace, id);
     // bounds lexical search to a namespace's own recent rows.
     sql: `CREATE INDEX memory_records_namespace ON memory_records(namespace);`,
   },
+  {
+    version: 5,
+    name: "code_aware_search_text",
+    // The changed paths and the identifier parts the tokenizer cannot see (camelCase, letter and
+    // digit boundaries) become indexed columns of their own, so a search weighs each column.
+    // Both are derived text: written by the storage with every record, versioned by
+    // search_version, re-derived at open for rows of an older version (0 = never derived).
+    sql: `ALTER TABLE memory_records ADD COLUMN files_text TEXT NOT NULL DEFAULT '';
+ALTER TABLE memory_records ADD COLUMN code_text TEXT NOT NULL DEFAULT '';
+ALTER TABLE memory_records ADD COLUMN search_version INTEGER NOT NULL DEFAULT 0;
+DROP TRIGGER memory_records_fts_insert;
+DROP TRIGGER memory_records_fts_delete;
+DROP TRIGGER memory_records_fts_update;
+DROP TABLE memory_records_fts_vocab;
+DROP TABLE memory_records_fts;
+CREATE VIRTUAL TABLE memory_records_fts USING fts5(
+  title, summary, facts_text, files_text, code_text,
+  content='memory_records', content_rowid='id',
+  tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memory_records_fts_insert AFTER INSERT ON memory_records BEGIN
+  INSERT INTO memory_records_fts(rowid, title, summary, facts_text, files_text, code_text)
+  VALUES (new.id, new.title, new.summary, new.facts_text, new.files_text, new.code_text);
+END;
+CREATE TRIGGER memory_records_fts_delete AFTER DELETE ON memory_records BEGIN
+  INSERT INTO memory_records_fts(memory_records_fts, rowid, title, summary, facts_text, files_text,
+    code_text)
+  VALUES ('delete', old.id, old.title, old.summary, old.facts_text, old.files_text, old.code_text);
+END;
+CREATE TRIGGER memory_records_fts_update
+AFTER UPDATE OF title, summary, facts_text, files_text, code_text ON memory_records BEGIN
+  INSERT INTO memory_records_fts(memory_records_fts, rowid, title, summary, facts_text, files_text,
+    code_text)
+  VALUES ('delete', old.id, old.title, old.summary, old.facts_text, old.files_text, old.code_text);
+  INSERT INTO memory_records_fts(rowid, title, summary, facts_text, files_text, code_text)
+  VALUES (new.id, new.title, new.summary, new.facts_text, new.files_text, new.code_text);
+END;
+CREATE VIRTUAL TABLE memory_records_fts_vocab USING fts5vocab(memory_records_fts, row);
+INSERT INTO memory_records_fts(memory_records_fts) VALUES ('rebuild');`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

@@ -16,10 +16,15 @@ import {
 } from "../schemas/mod.ts";
 import {
   buildFtsQuery,
+  codeParts,
   escapeLike,
+  filesText,
+  type LexicalCandidates,
   planLexicalSearch,
+  queryTokens,
+  SEARCH_TEXT_VERSION,
   selectQueryTerms,
-  tokenizeQuery,
+  type WeightedTerm,
 } from "../search/mod.ts";
 import type { TermStats } from "../search/mod.ts";
 import { decodeEmbedding, encodeEmbedding } from "./embedding_blob.ts";
@@ -56,6 +61,9 @@ const encoder = new TextEncoder();
 
 type Row = Record<string, unknown>;
 
+/** BM25 column weights: title, summary, facts, changed paths, identifier parts. */
+const BM25_WEIGHTS = "3.0, 1.0, 1.0, 3.0, 1.0";
+
 /** Opens (creating and migrating if needed) a SQLite database at `path`. */
 export function openSqliteStorage(path: string, options: SqliteStorageOptions = {}): SqliteStorage {
   if (path !== ":memory:") ensurePrivateFile(path);
@@ -67,11 +75,67 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       PRAGMA foreign_keys = ON;
       PRAGMA temp_store = MEMORY;`);
     migrate(db);
+    deriveSearchText(db);
   } catch (error) {
     db.close();
     throw error;
   }
   return new SqliteStorage(db, options);
+}
+
+/** The derived, indexed search text of a record (see `core/search/code_text.ts`). */
+function searchText(record: Pick<MemoryRecord, "title" | "summary" | "facts" | "files_touched">): {
+  files: string;
+  code: string;
+} {
+  return {
+    files: filesText(record.files_touched),
+    code: codeParts(
+      `${record.title}\n${record.summary}\n${record.facts.join("\n")}\n${
+        record.files_touched.join("\n")
+      }`,
+    ),
+  };
+}
+
+/**
+ * Re-derives the search text of rows written by an older version (or before the columns
+ * existed), in batches of one transaction each; the update trigger re-indexes them.
+ */
+function deriveSearchText(db: DatabaseSync): void {
+  const select = db.prepare(
+    `SELECT id, title, summary, facts_json, files_touched_json FROM memory_records
+    WHERE search_version < ? LIMIT 500`,
+  );
+  const update = db.prepare(
+    "UPDATE memory_records SET files_text = ?, code_text = ?, search_version = ? WHERE id = ?",
+  );
+  for (;;) {
+    const rows = select.all(SEARCH_TEXT_VERSION) as {
+      id: number;
+      title: string;
+      summary: string;
+      facts_json: string;
+      files_touched_json: string;
+    }[];
+    if (rows.length === 0) return;
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      for (const row of rows) {
+        const text = searchText({
+          title: row.title,
+          summary: row.summary,
+          facts: JSON.parse(row.facts_json),
+          files_touched: JSON.parse(row.files_touched_json),
+        });
+        update.run(text.files, text.code, SEARCH_TEXT_VERSION, row.id);
+      }
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  }
 }
 
 // SQLite creates the -wal and -shm files with the database file's mode, so a 0600 database keeps
@@ -376,12 +440,14 @@ export class SqliteStorage implements Storage {
   // ---- records ------------------------------------------------------------------------------
 
   #insertRecord(record: MemoryRecord, embedding?: StoredEmbedding | null): void {
+    const text = searchText(record);
     try {
       this.#stmt(
         `INSERT INTO memory_records (record_id, namespace, strategy, title, summary, facts_json,
           facts_text, concepts_json, files_touched_json, observation_type, source_event_ids_json,
-          created_at, embedding, embedding_model, embedding_dim)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          created_at, embedding, embedding_model, embedding_dim, files_text, code_text,
+          search_version)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         record.record_id,
         record.namespace,
@@ -398,6 +464,9 @@ export class SqliteStorage implements Storage {
         embedding ? encodeEmbedding(embedding.vector) : null,
         embedding?.model ?? null,
         embedding?.vector.length ?? null,
+        text.files,
+        text.code,
+        SEARCH_TEXT_VERSION,
       );
     } catch (error) {
       if (String(error).includes("UNIQUE constraint failed: memory_records.record_id")) {
@@ -448,7 +517,7 @@ export class SqliteStorage implements Storage {
     this.#transaction(() => {
       this.#stmt(
         `UPDATE memory_records SET title = ?, summary = ?, facts_json = ?, facts_text = ?,
-          concepts_json = ?, updated_at = ?,
+          concepts_json = ?, updated_at = ?, files_text = ?, code_text = ?, search_version = ?,
           embedding = CASE WHEN ? THEN NULL ELSE embedding END,
           embedding_model = CASE WHEN ? THEN NULL ELSE embedding_model END,
           embed_failures = CASE WHEN ? THEN 0 ELSE embed_failures END
@@ -460,6 +529,9 @@ export class SqliteStorage implements Storage {
         next.facts.join(" "),
         JSON.stringify(next.concepts),
         new Date().toISOString(),
+        searchText(next).files,
+        searchText(next).code,
+        SEARCH_TEXT_VERSION,
         textChanged ? 1 : 0,
         textChanged ? 1 : 0,
         textChanged ? 1 : 0,
@@ -573,17 +645,48 @@ export class SqliteStorage implements Storage {
 
   /** Synchronous lexical search (the retrieval benchmark measures this). */
   searchLexicalSync(namespace: string, query: string, options: { limit: number }): ScoredRecord[] {
-    const tokens = tokenizeQuery(query);
-    if (tokens.length === 0) return [];
+    return this.searchCandidatesSync(namespace, query, options).candidates.map((c) => ({
+      record: c.record,
+      score: c.bm25,
+    }));
+  }
+
+  /** See `Storage.searchCandidates`. */
+  async searchCandidates(
+    namespace: string,
+    query: string,
+    options: { limit: number },
+  ): Promise<LexicalCandidates> {
+    await Promise.resolve();
+    return this.searchCandidatesSync(namespace, query, options);
+  }
+
+  /**
+   * BM25 candidates with their per-column scores, and the query's terms with their IDF (what
+   * the reranker needs). Rare terms are searched first, within a postings budget.
+   */
+  searchCandidatesSync(
+    namespace: string,
+    query: string,
+    options: { limit: number },
+  ): LexicalCandidates {
+    const tokens = queryTokens(query);
+    let corpus = 0;
+    if (tokens.length === 0) return { candidates: [], terms: [], corpus };
     let terms: string[];
+    let weighted: WeightedTerm[] = [];
     let minId = 0;
     try {
       // max(id) is O(1) and close enough to the row count for IDF (deletes leave small gaps).
       const { top } = this.#stmt("SELECT coalesce(max(id), 0) AS top FROM memory_records")
         .get() as { top: number };
       const totalDocs = top;
-      if (totalDocs === 0) return [];
+      corpus = totalDocs;
+      if (totalDocs === 0) return { candidates: [], terms: [], corpus };
       const stats = this.termStats(tokens, { corpusSize: totalDocs });
+      weighted = stats
+        .filter((t) => t.stems.length > 0 && !t.token.includes(" "))
+        .map((t) => ({ term: t.token, idf: Math.log((totalDocs + 1) / (t.df + 1)) }));
       const selected = new Set(selectQueryTerms(stats, { totalDocs }));
       const plan = planLexicalSearch(stats.filter((t) => selected.has(t.token)), { totalDocs });
       terms = plan.terms;
@@ -599,17 +702,46 @@ export class SqliteStorage implements Storage {
     } catch {
       terms = tokens.slice(0, 32);
     }
-    if (terms.length === 0) return [];
+    if (terms.length === 0) return { candidates: [], terms: weighted, corpus };
     try {
+      // Column weights: title, summary, facts, files, code parts. The title and the changed
+      // paths name what a record is about; the summary says more, less precisely.
       const rows = this.#stmt(
-        `SELECT ${RECORD_COLUMNS_MR}, bm25(memory_records_fts, 2.0, 1.0, 1.0) AS rank
+        `SELECT ${RECORD_COLUMNS_MR},
+          bm25(memory_records_fts, ${BM25_WEIGHTS}) AS rank,
+          bm25(memory_records_fts, 1, 0, 0, 0, 0) AS rank_title,
+          bm25(memory_records_fts, 0, 1, 1, 0, 0) AS rank_summary,
+          bm25(memory_records_fts, 0, 0, 0, 1, 0) AS rank_files
         FROM memory_records_fts JOIN memory_records mr ON mr.id = memory_records_fts.rowid
         WHERE memory_records_fts MATCH ? AND memory_records_fts.rowid > ? AND mr.namespace = ?
         ORDER BY rank, mr.record_id LIMIT ?`,
       ).all(buildFtsQuery(terms), minId, namespace, options.limit) as Row[];
-      return rows.map((row) => ({ record: recordFromRow(row), score: -(row.rank as number) }));
+      return {
+        candidates: rows.map((row) => ({
+          record: recordFromRow(row),
+          bm25: -(row.rank as number),
+          bm25Title: -(row.rank_title as number),
+          bm25Summary: -(row.rank_summary as number),
+          bm25Files: -(row.rank_files as number),
+        })),
+        terms: weighted,
+        corpus,
+      };
     } catch {
-      return this.#searchLike(namespace, terms, options.limit);
+      // The index is unreadable: what the user typed, as substrings (`snake_case` whole).
+      const typed = [...new Set(query.split(/\s+/u).filter((t) => t !== ""))].slice(0, 32);
+      const like = this.#searchLike(namespace, typed, options.limit);
+      return {
+        candidates: like.map((h) => ({
+          record: h.record,
+          bm25: h.score,
+          bm25Title: 0,
+          bm25Summary: 0,
+          bm25Files: 0,
+        })),
+        terms: weighted,
+        corpus,
+      };
     }
   }
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { DatabaseSync } from "node:sqlite";
 import { newEventId } from "../ids.ts";
 import type { Event } from "../schemas/mod.ts";
-import { buildFtsQuery, selectQueryTerms, tokenizeQuery } from "../search/mod.ts";
+import { buildFtsQuery, queryTokens, selectQueryTerms } from "../search/mod.ts";
 import { eventArb, makeEvent, makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
 import { migrate, MigrationDriftError, MIGRATIONS } from "./migrations.ts";
 import { openSqliteStorage, type SqliteStorage } from "./sqlite.ts";
@@ -323,7 +323,7 @@ Deno.test("no input makes FTS5 throw a syntax error", async () => {
     await s.putRecord(makeRecord({ title: "alpha", summary: "beta gamma" }));
     fc.assert(
       fc.property(fc.string({ maxLength: 200, unit: "binary" }), (query) => {
-        const terms = selectQueryTerms(s.termStats(tokenizeQuery(query)), { totalDocs: 1 });
+        const terms = selectQueryTerms(s.termStats(queryTokens(query)), { totalDocs: 1 });
         if (terms.length === 0) return;
         s.db.prepare("SELECT rowid FROM memory_records_fts WHERE memory_records_fts MATCH ?")
           .all(buildFtsQuery(terms));

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Event, EventBody, EventKind, MemoryRecord, QueueEntry } from "../schemas/mod.ts";
+import type { LexicalCandidates } from "../search/mod.ts";
 
 /** A record together with its optional embedding. */
 export interface RecordWithEmbedding {
@@ -321,6 +322,15 @@ export interface Storage {
     query: string,
     options: { limit: number },
   ): Promise<ScoredRecord[]>;
+  /**
+   * BM25 candidates with per-column scores and the query's weighted terms: the input of the
+   * reranker (`core/search/rerank.ts`).
+   */
+  searchCandidates(
+    namespace: string,
+    query: string,
+    options: { limit: number },
+  ): Promise<LexicalCandidates>;
   /** Newest records of a namespace. */
   recentRecords(
     namespace: string,

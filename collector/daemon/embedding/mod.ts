@@ -14,6 +14,7 @@ export {
   embeddingModelId,
   EmbedTimeoutError,
   MAX_EMBEDDING_INPUT,
+  queryEmbeddingInput,
   withInputVersion,
 } from "./embedder.ts";
 export {
@@ -36,6 +37,7 @@ export {
   installedModel,
   ModelError,
   type ModelManifest,
+  onnxModelId,
 } from "./models.ts";
 export {
   createUseLiteEmbedder,

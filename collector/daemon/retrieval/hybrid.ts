@@ -296,3 +296,35 @@ async function embedWithDeadline(
     clearTimeout(timer);
   }
 }
+
+/**
+ * The vector side alone (`mode=vector`, for debugging): nearest records above the floor, best
+ * first; empty while the embedder is off, failed or slow.
+ */
+export function createVectorSearcher(
+  sources: Omit<HybridSources, "searchLexical">,
+  options: Pick<HybridOptions, "minSimilarity" | "modelId" | "embedTimeoutMs"> = {},
+): Searcher {
+  return async (namespace, query, { limit }) => {
+    const floor = typeof options.minSimilarity === "number"
+      ? options.minSimilarity
+      : options.minSimilarity?.() ?? minSimilarityFor(options.modelId?.());
+    const embedded = await embedWithDeadline(
+      { ...sources, searchLexical: () => Promise.resolve([]) },
+      query,
+      options.embedTimeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS,
+    );
+    if (embedded.kind !== "ok") return [];
+    const hits = (await sources.searchVectors(namespace, embedded.vector, {
+      k: limit,
+      minSimilarity: floor,
+    })).filter((h) => h.similarity >= floor);
+    const records = new Map(
+      (await sources.getRecords(hits.map((h) => h.record_id)))
+        .filter((r) => r.namespace === namespace)
+        .map((r) => [r.record_id, r]),
+    );
+    return hits.filter((h) => records.has(h.record_id))
+      .map((h) => ({ record: records.get(h.record_id)!, score: h.similarity }));
+  };
+}

@@ -7,3 +7,4 @@
 export * from "./assembler.ts";
 export * from "./hybrid.ts";
 export * from "./resume.ts";
+export * from "./search.ts";

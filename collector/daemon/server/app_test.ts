@@ -286,13 +286,20 @@ Deno.test("retrieval over 10k records injects matching records", async () => {
     }));
     await storage.commitExtraction({ consumedSeqs: [], records });
   }
+  // The one record that answers, among 10k that share its common words.
+  const answer = makeRecord({
+    title: "snapshot: retry the watermark read in drain_snapshot_queue",
+    summary: "drain_snapshot_queue re-reads the watermark when the snapshot is busy.",
+    files_touched: ["src/queue/drain_snapshot_queue.ts"],
+  });
+  await storage.commitExtraction({ consumedSeqs: [], records: [{ record: answer }] });
   storage.close();
   const prompt = makeEvent({
-    body: { type: "text", content: "why does the watermark snapshot retry?" },
+    body: { type: "text", content: "why does drain_snapshot_queue retry the watermark?" },
   });
   const res = await (await postJson(daemon, "/v1/events?retrieve=true", prompt)).json();
-  assert.ok(res.retrieval.records.length > 0, "no records injected");
-  assert.match(res.retrieval.context, /watermark|snapshot|retry/);
+  assert.equal(res.retrieval.records[0], answer.record_id, "the answer is injected first");
+  assert.match(res.retrieval.context, /drain_snapshot_queue/);
   const audit = await (await daemon.fetch("/v1/retrievals?limit=1")).json();
   assert.equal(audit.items[0].outcome, "ok");
 });

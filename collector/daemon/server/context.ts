@@ -7,13 +7,15 @@ import type { Settings } from "@kiro-learn/core/settings";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { ExtractionService } from "../extraction/mod.ts";
 import type { IngestPipeline } from "../ingest/mod.ts";
-import type { RetrievalResult } from "../retrieval/mod.ts";
+import type { ModeSearcher, RetrievalResult } from "../retrieval/mod.ts";
 import type { EventBus } from "../runtime/mod.ts";
 import type { Latencies } from "../runtime/mod.ts";
 import type { Logger } from "../runtime/mod.ts";
 
 /** Shared state of one running collector. */
 export interface CollectorContext {
+  /** The one ranking of every search surface (the hook injects its default mode). */
+  search: ModeSearcher;
   /** The database. */
   storage: Storage;
   /** The ingest pipeline. */

@@ -13,7 +13,7 @@
  * @module
  */
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
-import { STOP_WORDS } from "@kiro-learn/core/search";
+import { isStopWord } from "@kiro-learn/core/search";
 import { createRng, hashString, seededUlid } from "@kiro-learn/core/testing";
 
 /** A record of the set, before it becomes a `MemoryRecord`. */
@@ -117,7 +117,7 @@ export function toMemoryRecords(records: readonly SetRecord[]): Map<string, Memo
 export function contentTerms(text: string): Set<string> {
   const out = new Set<string>();
   for (const raw of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-    if (raw.length < 2 || STOP_WORDS.has(raw)) continue;
+    if (raw.length < 2 || isStopWord(raw)) continue;
     out.add(stem(raw));
   }
   return out;

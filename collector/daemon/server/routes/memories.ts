@@ -15,6 +15,7 @@ import {
   STRATEGIES,
 } from "@kiro-learn/core/schemas";
 import { DuplicateRecordError } from "@kiro-learn/core/storage";
+import { DEFAULT_SEARCH_MODE, isSearchMode, SEARCH_MODES } from "../../retrieval/mod.ts";
 import { readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
 import { errorResponse } from "../../http/mod.ts";
@@ -79,9 +80,13 @@ export function memoryRoutes(
     if (query.length > 10_000) return errorResponse(400, "parameter too long");
     const limit = intParam(c.req.query("limit"), { name: "limit", fallback: 10, min: 1, max: 100 });
     if (!limit.ok) return limit.response;
-    const hits = await ctx.storage.searchLexical(ns.value!, scrubText(query), {
-      limit: limit.value,
-    });
+    const mode = c.req.query("mode") ?? DEFAULT_SEARCH_MODE;
+    if (!isSearchMode(mode)) {
+      return errorResponse(400, "invalid mode", {
+        details: `mode must be one of ${SEARCH_MODES.join(", ")} (default ${DEFAULT_SEARCH_MODE})`,
+      });
+    }
+    const hits = await ctx.search(ns.value!, scrubText(query), { limit: limit.value, mode });
     return c.json(hits.map((h) => h.record));
   });
 

@@ -1,0 +1,222 @@
+/**
+ * Trains the reranker's weights and its no-answer gate on one repository of the real set and
+ * reports the other, held out.
+ *
+ * ```sh
+ * deno run -A collector/tooling/quality/train_rerank.ts            # train, report, change nothing
+ * deno run -A collector/tooling/quality/train_rerank.ts --write    # …and write the weights file
+ * deno run -A collector/tooling/quality/train_rerank.ts --data=DIR # another copy of the set
+ * ```
+ *
+ * Candidates come from the real storage (`searchCandidatesSync`, the daemon's own code) and
+ * features from `core/search/rerank.ts`, so the weights fit exactly what the collector ranks.
+ * The model is linear; training maximises the softmax probability of the right record among a
+ * query's candidates (listwise), with a little L2 so no feature takes over.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { fileURLToPath as fromFileUrl } from "node:url";
+import {
+  gateScore,
+  linearScore,
+  RERANK_FEATURES,
+  rerankFeatures,
+  type RerankModel,
+} from "@kiro-learn/core/search";
+import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
+import { CANDIDATE_DEPTH } from "../../daemon/retrieval/mod.ts";
+import {
+  addRanking,
+  averages,
+  emptyScores,
+  loadNoAnswerPrompts,
+  loadRealSet,
+  type RealQuery,
+  TRAIN_REPO,
+} from "./real_set.ts";
+
+const WEIGHTS_FILE = fromFileUrl(
+  new URL("../../../core/search/data/rerank_weights.json", import.meta.url),
+);
+
+/** Share of the fitting half of the no-answer prompts the gate must silence (margin over 90%). */
+const GATE_TARGET = 0.95;
+
+interface Sample {
+  query: RealQuery;
+  ids: string[];
+  features: number[][];
+}
+
+function collect(storage: SqliteStorage, queries: readonly RealQuery[]): Sample[] {
+  return queries.map((query) => {
+    const { candidates, terms } = storage.searchCandidatesSync(query.namespace, query.query, {
+      limit: CANDIDATE_DEPTH,
+    });
+    return {
+      query,
+      ids: candidates.map((c) => c.record.record_id),
+      features: rerankFeatures(query.query, candidates, { terms }),
+    };
+  });
+}
+
+/** Listwise softmax training by full-batch gradient descent. */
+function train(samples: readonly Sample[], options: { epochs: number; l2: number }): number[] {
+  const d = RERANK_FEATURES.length;
+  const w = new Array(d).fill(0);
+  w[0] = 1; // start from BM25 order
+  const usable = samples.filter((s) => s.ids.some((id) => s.query.relevant.includes(id)));
+  for (let epoch = 0; epoch < options.epochs; epoch++) {
+    const grad = new Array(d).fill(0);
+    for (const s of usable) {
+      const scores = s.features.map((f) => linearScore(f, w));
+      const max = Math.max(...scores);
+      const exp = scores.map((v) => Math.exp(v - max));
+      const z = exp.reduce((a, b) => a + b, 0);
+      const positive = s.ids.map((id) => s.query.relevant.includes(id) ? 1 : 0);
+      const p = positive.reduce((a: number, b) => a + b, 0);
+      s.features.forEach((f, k) => {
+        const g = exp[k] / z - positive[k] / p;
+        for (let j = 0; j < d; j++) grad[j] += g * f[j];
+      });
+    }
+    for (let j = 0; j < d; j++) w[j] -= 0.5 * (grad[j] / usable.length + options.l2 * w[j]);
+  }
+  return w.map((v) => Math.round(v * 1000) / 1000);
+}
+
+/** Logistic regression: real questions (1) against no-answer prompts (0), balanced. */
+function trainGate(positive: readonly number[][], negative: readonly number[][]): number[] {
+  const d = RERANK_FEATURES.length + 1;
+  const w = new Array(d).fill(0);
+  const withBias = (f: readonly number[]) => [...f, 1];
+  const data = [
+    ...positive.map((f) => ({ x: withBias(f), y: 1, weight: 1 / positive.length })),
+    ...negative.map((f) => ({ x: withBias(f), y: 0, weight: 1 / negative.length })),
+  ];
+  for (let epoch = 0; epoch < 2000; epoch++) {
+    const grad = new Array(d).fill(0);
+    for (const { x, y, weight } of data) {
+      const p = 1 / (1 + Math.exp(-linearScore(x, w)));
+      for (let j = 0; j < d; j++) grad[j] += weight * (p - y) * x[j];
+    }
+    for (let j = 0; j < d; j++) w[j] -= 1.0 * (grad[j] / 2 + 1e-3 * w[j]);
+  }
+  return w.map((v) => Math.round(v * 1000) / 1000);
+}
+
+function rank(sample: Sample, weights: readonly number[]): { ids: string[]; best: number } {
+  const scored = sample.ids.map((id, i) => ({ id, i, s: linearScore(sample.features[i], weights) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i);
+  return { ids: scored.map((x) => x.id), best: scored[0]?.s ?? Number.NEGATIVE_INFINITY };
+}
+
+function table(
+  samples: readonly Sample[],
+  rankOf: (s: Sample) => string[],
+): Map<string, ReturnType<typeof averages>> {
+  const by = new Map<string, ReturnType<typeof emptyScores>>();
+  const all = emptyScores();
+  for (const s of samples) {
+    const scores = by.get(s.query.repo) ?? by.set(s.query.repo, emptyScores()).get(s.query.repo)!;
+    const ranking = rankOf(s);
+    addRanking(scores, ranking, { relevant: s.query.relevant });
+    addRanking(all, ranking, { relevant: s.query.relevant });
+  }
+  const out = new Map([...by].map(([repo, sc]) => [repo, averages(sc)]));
+  out.set("all", averages(all));
+  return out;
+}
+
+function printTable(label: string, rows: Map<string, ReturnType<typeof averages>>): void {
+  const cells = [...rows].map(([repo, a]) =>
+    `${repo === TRAIN_REPO ? `${repo} (trained on)` : repo} ${a.recall5.toFixed(3)}/${
+      a.mrr10.toFixed(3)
+    }`
+  );
+  console.log(`${label.padEnd(24)} ${cells.join("   ")}`);
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { write: { type: "boolean" }, data: { type: "string" } },
+  });
+  const set = await loadRealSet(values.data);
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-train-" });
+  const storage = openSqliteStorage(`${dir}/train.db`);
+  try {
+    const started = performance.now();
+    for (const record of set.records) await storage.putRecord(record);
+    console.log(
+      `loaded ${set.records.length} records in ${
+        ((performance.now() - started) / 1000).toFixed(1)
+      } s`,
+    );
+    const samples = collect(storage, set.queries);
+    const trainSet = samples.filter((s) => s.query.repo === TRAIN_REPO);
+    const weights = train(trainSet, { epochs: 300, l2: 1e-3 });
+    printTable("BM25 candidates", table(samples, (s) => s.ids));
+    printTable("reranked", table(samples, (s) => rank(s, weights).ids));
+
+    // The gate: a logistic model over the best candidate's features, trained to tell the
+    // train repository's real questions from no-answer prompts (asked in every namespace), with
+    // its threshold set so that GATE_TARGET of the no-answer prompts inject nothing.
+    const noAnswer = await loadNoAnswerPrompts();
+    const namespaces = [...set.repos.keys()];
+    const noAnswerSamples = namespaces.flatMap((ns) =>
+      collect(
+        storage,
+        noAnswer.map((q, i) => ({
+          query_id: `none-${i}`,
+          query: q,
+          namespace: ns,
+          relevant: [],
+          repo: "none",
+        })),
+      )
+    );
+    const bestFeatures = (s: Sample) => {
+      const top = rank(s, weights).ids[0];
+      return top === undefined ? null : s.features[s.ids.indexOf(top)];
+    };
+    // Even-numbered no-answer prompts fit the gate; the odd-numbered ones check it.
+    const fit = noAnswerSamples.filter((s) => Number(s.query.query_id.slice(5)) % 2 === 0);
+    const check = noAnswerSamples.filter((s) => Number(s.query.query_id.slice(5)) % 2 === 1);
+    const gateWeights = trainGate(
+      trainSet.map(bestFeatures).filter((f) => f !== null),
+      fit.map(bestFeatures).filter((f) => f !== null),
+    );
+    const draft: RerankModel = { weights, gateWeights, gate: 0 };
+    const gateOf = (s: Sample) => {
+      const f = bestFeatures(s);
+      return f === null ? 0 : gateScore(f, draft);
+    };
+    const fitScores = fit.map(gateOf).sort((a, b) => a - b);
+    const gate = Math.ceil(fitScores[Math.ceil(fitScores.length * GATE_TARGET) - 1] * 1000) /
+      1000;
+    const silenced = check.map(gateOf).filter((v) => v < gate).length / check.length;
+    const model: RerankModel = { weights, gateWeights, gate };
+    printTable(
+      "reranked, gated",
+      table(samples, (s) => {
+        const f = bestFeatures(s);
+        return f === null || gateScore(f, model) < gate ? [] : rank(s, weights).ids;
+      }),
+    );
+    console.log(
+      `gate ${gate}: ${(silenced * 100).toFixed(1)}% of the ${check.length} held-out no-answer ` +
+        "prompts inject nothing",
+    );
+    console.log(JSON.stringify(Object.fromEntries(RERANK_FEATURES.map((f, i) => [f, weights[i]]))));
+    if (values.write) {
+      await Deno.writeTextFile(WEIGHTS_FILE, JSON.stringify(model, null, 2) + "\n");
+      console.log(`wrote ${WEIGHTS_FILE}`);
+    }
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}

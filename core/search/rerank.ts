@@ -1,0 +1,215 @@
+/**
+ * The second stage of retrieval: BM25 finds candidates, this module orders them.
+ *
+ * BM25 alone over-rewards a record that repeats one query word and ignores what a developer's
+ * prompt and the record that answers it usually share: the component (`subsystem:` prefix, the
+ * files it touched), the exact identifiers, most of the prompt's rare words rather than one of
+ * them. Each candidate gets a few such general features, and a linear model, trained on one
+ * repository of the real retrieval set and checked on the other (`collector/tooling/quality/`),
+ * weighs them. The same score decides whether anything is injected at all (the no-answer gate).
+ *
+ * @module
+ */
+import type { MemoryRecord } from "../schemas/mod.ts";
+import { isStopWord, textWords, titlePrefix } from "./code_text.ts";
+import weightsData from "./data/rerank_weights.json" with { type: "json" };
+
+/** A lexical candidate with its BM25 score, whole and per column (higher is better, ≥ 0). */
+export interface LexicalCandidate {
+  /** The record. */
+  record: MemoryRecord;
+  /** BM25 over all indexed columns, with the column weights of the search. */
+  bm25: number;
+  /** BM25 of the title alone. */
+  bm25Title: number;
+  /** BM25 of the summary (and facts) alone. */
+  bm25Summary: number;
+  /** BM25 of the changed paths alone. */
+  bm25Files: number;
+}
+
+/** What a lexical search hands the reranker. */
+export interface LexicalCandidates {
+  /** Candidates in BM25 order. */
+  candidates: LexicalCandidate[];
+  /** The query's terms with their IDF. */
+  terms: WeightedTerm[];
+  /** Records in the store (about: the highest row id), which the IDFs were computed over. */
+  corpus: number;
+}
+
+/**
+ * Below this many records the gate stays open: its statistics (how rare the matched words are)
+ * mean nothing in a store of a few dozen records, and a new user should see memory at work.
+ */
+export const GATE_MIN_CORPUS = 500;
+
+/** A query term with its inverse document frequency in the store. */
+export interface WeightedTerm {
+  /** The term (a word or identifier part; phrases are not terms). */
+  term: string;
+  /** `ln(N / df)`, 0 for a term the store has never seen. */
+  idf: number;
+}
+
+/** Names of the features, in the order of the weights. */
+export const RERANK_FEATURES: readonly string[] = [
+  "bm25",
+  "bm25_title",
+  "bm25_summary",
+  "bm25_files",
+  "inverse_rank",
+  "same_prefix",
+  "title_coverage",
+  "files_coverage",
+  "summary_coverage",
+  "identifiers",
+  "log_length",
+  "log_files",
+  "matched_share",
+  "best_title_idf",
+  "coverage",
+  "matched_idf",
+];
+
+/** The trained model: one weight per feature, and the no-answer gate. */
+export interface RerankModel {
+  /** Ranking weights, in {@linkcode RERANK_FEATURES} order. */
+  weights: number[];
+  /**
+   * The gate's weights over the best candidate's features (same order, then a bias): a
+   * logistic score of "this prompt has an answer in memory".
+   */
+  gateWeights: number[];
+  /**
+   * Below this gate score nothing is injected. A prompt about nothing in memory ("run the tests
+   * again", a question about another stack) still has BM25 hits, but only on common words: the
+   * rare words that carry a real question's meaning are missing from the best candidate.
+   */
+  gate: number;
+}
+
+/** The model shipped with kiro-learn (`data/rerank_weights.json`, written by the trainer). */
+export const RERANK_MODEL: RerankModel = weightsData;
+
+/** A candidate with its learned score. */
+export interface RankedCandidate extends LexicalCandidate {
+  /** The model's score (higher is better). */
+  score: number;
+  /** The features it was computed from (for the trainer and debugging). */
+  features: number[];
+}
+
+// Light stemming, the same on both sides, so "crashes" matches "crash" in the coverage features.
+function stem(word: string): string {
+  return word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
+}
+
+function stemSet(text: string): Set<string> {
+  return new Set(textWords(text).map(stem));
+}
+
+/**
+ * The identifiers and paths of a prompt (`flow_del`, `lib/netdev-dpdk.c`, `getUserById`,
+ * `foo()` as `foo` when it has one of those shapes), lowercased.
+ */
+export function promptIdentifiers(query: string): string[] {
+  return query
+    .split(/\s+/)
+    .map((s) => s.replace(/^[("'`[]+|[()"'`.,:;!?\]]+$/g, ""))
+    .filter((s) => /[_]|[a-z][A-Z]|\w[./-]\w/.test(s))
+    .map((s) => s.toLowerCase());
+}
+
+/** The features of each candidate, in the order of {@linkcode RERANK_FEATURES}. */
+export function rerankFeatures(
+  query: string,
+  candidates: readonly LexicalCandidate[],
+  options: { terms: readonly WeightedTerm[] },
+): number[][] {
+  const terms = options.terms.filter((t) => !isStopWord(t.term));
+  const identifiers = promptIdentifiers(query);
+  const prefix = titlePrefix(query);
+  const max = (pick: (c: LexicalCandidate) => number) => Math.max(0, ...candidates.map(pick)) || 1;
+  const maxAll = max((c) => c.bm25);
+  const maxTitle = max((c) => c.bm25Title);
+  const maxSummary = max((c) => c.bm25Summary);
+  const maxFiles = max((c) => c.bm25Files);
+  const totalIdf = terms.reduce((sum, t) => sum + t.idf, 0);
+  return candidates.map((c, rank) => {
+    const r = c.record;
+    const title = stemSet(r.title);
+    const files = stemSet(r.files_touched.join(" "));
+    const summary = stemSet(`${r.summary} ${r.facts.join(" ")}`);
+    let inTitle = 0, inFiles = 0, inSummary = 0, inAny = 0, matched = 0, bestTitleIdf = 0;
+    for (const t of terms) {
+      const s = stem(t.term);
+      const [a, b, d] = [title.has(s), files.has(s), summary.has(s)];
+      if (a) {
+        inTitle += t.idf;
+        bestTitleIdf = Math.max(bestTitleIdf, t.idf);
+      }
+      if (b) inFiles += t.idf;
+      if (d) inSummary += t.idf;
+      if (a || b || d) {
+        matched++;
+        inAny += t.idf;
+      }
+    }
+    const text = `${r.title}\n${r.summary}\n${r.files_touched.join(" ")}`.toLowerCase();
+    const identifierHits = identifiers.filter((id) => text.includes(id)).length;
+    return [
+      c.bm25 / maxAll,
+      c.bm25Title / maxTitle,
+      c.bm25Summary / maxSummary,
+      c.bm25Files / maxFiles,
+      1 / (rank + 1),
+      prefix !== null && titlePrefix(r.title) === prefix ? 1 : 0,
+      totalIdf > 0 ? inTitle / totalIdf : 0,
+      totalIdf > 0 ? inFiles / totalIdf : 0,
+      totalIdf > 0 ? inSummary / totalIdf : 0,
+      Math.min(identifierHits, 3) / 3,
+      Math.log1p(r.summary.length) / 10,
+      Math.log1p(r.files_touched.length) / 4,
+      terms.length > 0 ? matched / terms.length : 0,
+      bestTitleIdf / 10,
+      totalIdf > 0 ? inAny / totalIdf : 0,
+      inAny / 10,
+    ];
+  });
+}
+
+/** The gate's score (0–1) for a ranking's best candidate: does the prompt have an answer? */
+export function gateScore(best: readonly number[], model: RerankModel): number {
+  const bias = model.gateWeights[best.length] ?? 0;
+  return 1 / (1 + Math.exp(-(linearScore(best, model.gateWeights) + bias)));
+}
+
+/** The dot product of features and weights. */
+export function linearScore(features: readonly number[], weights: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < features.length; i++) sum += features[i] * (weights[i] ?? 0);
+  return sum;
+}
+
+/**
+ * Orders candidates by the model's score, best first (ties: BM25 order). Candidates come in
+ * BM25 order; the order matters (a feature is the BM25 rank).
+ */
+export function rerank(
+  query: string,
+  candidates: readonly LexicalCandidate[],
+  options: { terms: readonly WeightedTerm[]; model?: RerankModel },
+): RankedCandidate[] {
+  const model = options.model ?? RERANK_MODEL;
+  const features = rerankFeatures(query, candidates, { terms: options.terms });
+  return candidates
+    .map((c, i) => ({
+      ...c,
+      features: features[i],
+      score: linearScore(features[i], model.weights),
+      i,
+    }))
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .map(({ i: _i, ...rest }) => rest);
+}

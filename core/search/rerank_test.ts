@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { makeRecord } from "../testing/mod.ts";
+import {
+  gateScore,
+  type LexicalCandidate,
+  linearScore,
+  promptIdentifiers,
+  rerank,
+  RERANK_FEATURES,
+  RERANK_MODEL,
+  rerankFeatures,
+} from "./rerank.ts";
+
+function candidate(
+  bm25: number,
+  overrides: Parameters<typeof makeRecord>[0] = {},
+): LexicalCandidate {
+  return {
+    record: makeRecord(overrides),
+    bm25,
+    bm25Title: bm25 / 2,
+    bm25Summary: bm25 / 4,
+    bm25Files: 0,
+  };
+}
+
+Deno.test("the shipped model has a weight per feature and a gate weight per feature plus bias", () => {
+  assert.equal(RERANK_MODEL.weights.length, RERANK_FEATURES.length);
+  assert.equal(RERANK_MODEL.gateWeights.length, RERANK_FEATURES.length + 1);
+  assert.ok(RERANK_MODEL.gate > 0 && RERANK_MODEL.gate < 1);
+});
+
+Deno.test("promptIdentifiers keeps identifiers and paths, not plain words", () => {
+  assert.deepEqual(
+    promptIdentifiers("Fix flow_del in lib/netdev-dpdk.c, see getUserById() and plain words."),
+    ["flow_del", "lib/netdev-dpdk.c", "getuserbyid"],
+  );
+});
+
+Deno.test("features: one row per candidate, normalised BM25, prefix, identifiers, coverage", () => {
+  const query = "netdev-dpdk: fix crash in flow_del";
+  const a = candidate(10, {
+    title: "netdev-dpdk: add flow_del offload",
+    summary: "Adds flow_del.",
+    files_touched: ["lib/netdev-dpdk.c"],
+  });
+  const b = candidate(5, { title: "docs: typo", summary: "A crash note." });
+  const terms = [
+    { term: "netdev", idf: 3 },
+    { term: "dpdk", idf: 3 },
+    { term: "crash", idf: 2 },
+    { term: "flow", idf: 1 },
+    { term: "del", idf: 2 },
+  ];
+  const [fa, fb] = rerankFeatures(query, [a, b], { terms });
+  const f = (row: number[], name: string) => row[RERANK_FEATURES.indexOf(name)];
+  assert.equal(fa.length, RERANK_FEATURES.length);
+  assert.equal(f(fa, "bm25"), 1);
+  assert.equal(f(fb, "bm25"), 0.5);
+  assert.equal(f(fa, "same_prefix"), 1);
+  assert.equal(f(fb, "same_prefix"), 0);
+  assert.ok(f(fa, "identifiers") > 0);
+  assert.equal(f(fb, "identifiers"), 0);
+  assert.ok(f(fa, "coverage") > f(fb, "coverage"));
+  assert.equal(f(fa, "inverse_rank"), 1);
+  assert.equal(f(fb, "inverse_rank"), 0.5);
+});
+
+Deno.test("rerank orders by the model and keeps BM25 order on ties", () => {
+  const cands = [candidate(3, { title: "x" }), candidate(2, { title: "y" })];
+  const flat = { weights: RERANK_FEATURES.map(() => 0), gateWeights: [], gate: 0 };
+  assert.deepEqual(
+    rerank("q", cands, { terms: [], model: flat }).map((c) => c.record.title),
+    ["x", "y"],
+  );
+  // A model that prefers the lower BM25 reverses them.
+  const inverted = { ...flat, weights: RERANK_FEATURES.map((f) => f === "bm25" ? -1 : 0) };
+  assert.deepEqual(
+    rerank("q", cands, { terms: [], model: inverted }).map((c) => c.record.title),
+    ["y", "x"],
+  );
+});
+
+Deno.test("gateScore is a logistic of the features and the bias", () => {
+  const features = RERANK_FEATURES.map(() => 1);
+  const model = {
+    weights: [],
+    gateWeights: [...RERANK_FEATURES.map(() => 0), 0],
+    gate: 0.5,
+  };
+  assert.equal(gateScore(features, model), 0.5);
+  model.gateWeights[RERANK_FEATURES.length] = 100;
+  assert.ok(gateScore(features, model) > 0.99);
+  assert.equal(linearScore([1, 2], [3, 4]), 11);
+});
