@@ -1,0 +1,181 @@
+/**
+ * Retrieval quality on real data, measured through the real collector: the README's headline.
+ *
+ * ```sh
+ * deno task quality                      # the whole development split (≈ 2 min)
+ * deno task quality --max-queries=300    # a fixed subset
+ * deno task quality --data=DIR           # another copy of the set
+ * ```
+ *
+ * It starts a collector (its own data dir and port, embeddings off), saves every record of the
+ * set through `POST /v1/memories`, then asks each query the way the prompt hook does
+ * (`POST /v1/events?retrieve=true`, reading the injected `retrieval.records`) and the way a
+ * debugging user would (`GET /v1/memories/search?mode=lexical`). It also sends every no-answer
+ * prompt into every namespace and counts what gets injected. Prints per-repository tables and
+ * latency, and writes `.bench/quality-real.json`.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { newEventId } from "@kiro-learn/core/ids";
+import type { Event } from "@kiro-learn/core/schemas";
+import { formatMs, summarize } from "@kiro-learn/core/testing";
+import { postJson, startTestDaemon, type TestDaemon } from "../testing/mod.ts";
+import {
+  addRanking,
+  averages,
+  emptyScores,
+  loadNoAnswerPrompts,
+  loadRealSet,
+  type RealQuery,
+  type Scores,
+  TRAIN_REPO,
+} from "./real_set.ts";
+
+const OUT = fileURLToPath(new URL("../../../.bench/quality-real.json", import.meta.url));
+
+function promptEvent(namespace: string, text: string): Event {
+  return {
+    event_id: newEventId(),
+    session_id: "quality-bench",
+    actor_id: "eval",
+    namespace,
+    schema_version: 1,
+    kind: "prompt",
+    body: { type: "text", content: text },
+    valid_time: new Date().toISOString(),
+    source: { surface: "claude-code", version: "bench", client_id: "bench", project_path: "/bench" },
+  };
+}
+
+/** Runs `work` over `items` with `concurrency` workers, in order of start. */
+async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
+
+async function injected(daemon: TestDaemon, namespace: string, text: string) {
+  const started = performance.now();
+  const res = await postJson(daemon, "/v1/events?retrieve=true", promptEvent(namespace, text));
+  if (res.status !== 200) throw new Error(`POST /v1/events answered ${res.status}`);
+  const body = await res.json() as {
+    retrieval?: { records: string[]; context: string; latency_ms: number };
+  };
+  return {
+    ids: body.retrieval?.records ?? [],
+    context: body.retrieval?.context ?? "",
+    serverMs: body.retrieval?.latency_ms ?? 0,
+    clientMs: performance.now() - started,
+  };
+}
+
+async function lexical(daemon: TestDaemon, query: RealQuery): Promise<string[]> {
+  const params = new URLSearchParams({
+    namespace: query.namespace,
+    query: query.query,
+    limit: "10",
+    mode: "lexical",
+  });
+  const res = await daemon.fetch(`/v1/memories/search?${params}`);
+  if (res.status !== 200) throw new Error(`search answered ${res.status}`);
+  return (await res.json() as { record_id: string }[]).map((r) => r.record_id);
+}
+
+function row(label: string, byRepo: Map<string, Scores>): string {
+  const cells = [...byRepo].map(([repo, s]) => {
+    const a = averages(s);
+    return `${repo}${repo === TRAIN_REPO ? " (tuned on)" : repo === "all" ? "" : " (held out)"} ` +
+      `${a.recall5.toFixed(3)} / ${a.mrr10.toFixed(3)}`;
+  });
+  return `${label.padEnd(34)} ${cells.join("   ")}`;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { data: { type: "string" }, "max-queries": { type: "string" } },
+  });
+  const set = await loadRealSet(values.data);
+  const max = values["max-queries"] ? Number(values["max-queries"]) : set.queries.length;
+  // A fixed, spread-out subset when asked for fewer queries.
+  const step = set.queries.length / Math.min(max, set.queries.length);
+  const queries = Array.from(
+    { length: Math.min(max, set.queries.length) },
+    (_, i) => set.queries[Math.floor(i * step)],
+  );
+  const noAnswer = await loadNoAnswerPrompts();
+  await using daemon = await startTestDaemon({
+    settings: {
+      // Ten records come back; extraction waits, so the prompts do not become memories.
+      retrieval: { limit: 10, tokenBudget: 20_000 },
+      extraction: { strategy: "heuristic", idleMs: 300_000, sizeThresholdBytes: 16_777_216 },
+    },
+  });
+  const loadStarted = performance.now();
+  await pool(set.records, 8, async (record) => {
+    const res = await postJson(daemon, "/v1/memories", record);
+    if (res.status !== 200) throw new Error(`saving ${record.record_id}: ${await res.text()}`);
+    await res.body?.cancel();
+  });
+  const loadS = (performance.now() - loadStarted) / 1000;
+  console.log(`saved ${set.records.length} records through the API in ${loadS.toFixed(1)} s`);
+
+  const inject = new Map<string, Scores>([["all", emptyScores()]]);
+  const lex = new Map<string, Scores>([["all", emptyScores()]]);
+  const serverMs: number[] = [];
+  const clientMs: number[] = [];
+  for (const q of queries) {
+    for (const table of [inject, lex]) if (!table.has(q.repo)) table.set(q.repo, emptyScores());
+    const hook = await injected(daemon, q.namespace, q.query);
+    serverMs.push(hook.serverMs);
+    clientMs.push(hook.clientMs);
+    addRanking(inject.get(q.repo)!, hook.ids, { relevant: q.relevant });
+    addRanking(inject.get("all")!, hook.ids, { relevant: q.relevant });
+    const plain = await lexical(daemon, q);
+    addRanking(lex.get(q.repo)!, plain, { relevant: q.relevant });
+    addRanking(lex.get("all")!, plain, { relevant: q.relevant });
+  }
+  // "all" last in the printed rows.
+  const ordered = (m: Map<string, Scores>) =>
+    new Map([...m].filter(([k]) => k !== "all").sort().concat([["all", m.get("all")!]]));
+
+  let silent = 0, asked = 0, tokens = 0;
+  for (const namespace of set.repos.keys()) {
+    for (const prompt of noAnswer) {
+      const hook = await injected(daemon, namespace, prompt);
+      asked++;
+      if (hook.ids.length === 0) silent++;
+      tokens += Math.ceil(hook.context.length / 4);
+    }
+  }
+  const server = summarize(serverMs);
+  const client = summarize(clientMs);
+  console.log(`\nreal retrieval set: ${queries.length} queries, recall@5 / MRR@10`);
+  console.log(row("injected (prompt hook, default)", ordered(inject)));
+  console.log(row("GET /v1/memories/search?mode=lexical", ordered(lex)));
+  console.log(
+    `\nno-answer prompts: ${silent} of ${asked} (${(100 * silent / asked).toFixed(1)}%) ` +
+      `inject nothing; ${tokens} tokens injected in all (${(tokens / asked).toFixed(1)} per prompt)`,
+  );
+  console.log(
+    `retrieval latency, collector side: p50 ${formatMs(server.p50)}, p95 ${formatMs(server.p95)}; ` +
+      `whole request: p50 ${formatMs(client.p50)}, p95 ${formatMs(client.p95)}`,
+  );
+  const json = {
+    queries: queries.length,
+    records: set.records.length,
+    trained_on: TRAIN_REPO,
+    injected: Object.fromEntries([...ordered(inject)].map(([k, s]) => [k, averages(s)])),
+    lexical: Object.fromEntries([...ordered(lex)].map(([k, s]) => [k, averages(s)])),
+    no_answer: { asked, silent, tokens },
+    latency_ms: { server, client },
+  };
+  await Deno.mkdir(fileURLToPath(new URL("../../../.bench/", import.meta.url)), {
+    recursive: true,
+  });
+  await Deno.writeTextFile(OUT, JSON.stringify(json, null, 2) + "\n");
+  console.log(`wrote ${OUT}`);
+}
