@@ -4,7 +4,7 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { callCollector } from "./client.ts";
+import { callCollector } from "./_client.ts";
 import { type Command, UsageError } from "./_command.ts";
 
 /** Forgets one record (and everything derived from it). */

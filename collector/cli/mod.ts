@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { SettingsError } from "@kiro-learn/core/settings";
 import { VERSION } from "@kiro-learn/core/version";
-import { CollectorDownError } from "./client.ts";
+import { CollectorDownError } from "./_client.ts";
 import { InstallError } from "./installer/mod.ts";
 import { type Command, UsageError } from "./_command.ts";
 import { doctorCommand } from "./doctor.ts";

@@ -6,7 +6,7 @@
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import type { Command } from "./_command.ts";
-import { callCollector, collectorUrl } from "./client.ts";
+import { callCollector, collectorUrl } from "./_client.ts";
 
 /** Options for {@linkcode openViewer}. */
 export interface OpenViewerOptions {

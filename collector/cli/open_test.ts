@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Settings } from "@kiro-learn/core/settings";
-import { CollectorDownError } from "./client.ts";
+import { CollectorDownError } from "./_client.ts";
 import { browserCommand, openViewer, shouldLaunch } from "./open.ts";
 
 Deno.test("a browser is opened only for someone at a terminal, outside CI", () => {

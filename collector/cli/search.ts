@@ -7,7 +7,7 @@ import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { SEARCH_MODES } from "../daemon/retrieval/mod.ts";
-import { callCollector } from "./client.ts";
+import { callCollector } from "./_client.ts";
 import { choiceOption, type Command, flag, stringOption, UsageError } from "./_command.ts";
 
 /** Searches the current project's memory and prints ranked records. */

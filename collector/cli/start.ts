@@ -5,7 +5,7 @@
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { daemonArgs } from "../daemon/permissions/mod.ts";
-import { collectorUrl, health } from "./client.ts";
+import { collectorUrl, health } from "./_client.ts";
 import type { Command } from "./_command.ts";
 
 /** Starts the daemon detached and waits until it is healthy. */

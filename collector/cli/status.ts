@@ -5,7 +5,7 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { callCollector, collectorUrl, health } from "./client.ts";
+import { callCollector, collectorUrl, health } from "./_client.ts";
 import { type Command, flag } from "./_command.ts";
 
 /** Prints status; returns true when the collector is running. */

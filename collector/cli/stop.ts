@@ -4,7 +4,7 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { health } from "./client.ts";
+import { health } from "./_client.ts";
 import type { Command } from "./_command.ts";
 import { isOurDaemon, processAlive, readPid, removePidFile } from "./_daemon_process.ts";
 

@@ -13,8 +13,8 @@ import {
   SETTINGS_FILE,
   type SettingsValues,
 } from "@kiro-learn/core/settings";
-import { resolveCommand } from "../../daemon/permissions/permissions.ts";
-import { isPlainObject, type JsonObject, readJsonFile } from "./json_file.ts";
+import { resolveCommand } from "../../daemon/permissions/mod.ts";
+import { isPlainObject, type JsonObject, readJsonFile } from "./_json_file.ts";
 import type { InstallCommands } from "./plan.ts";
 import { quoteArgv, splitCommand } from "./shell.ts";
 import {
@@ -24,7 +24,7 @@ import {
   KIRO_V3_HOOKS,
   ourHookCommands,
   type TargetKind,
-} from "./targets.ts";
+} from "./_targets.ts";
 
 /** The outcome of one check. */
 export type CheckStatus = "ok" | "warn" | "fail";

@@ -4,7 +4,7 @@ import { doctor, type DoctorOptions, type DoctorReport, formatCheck } from "./do
 import { install } from "./install.ts";
 import type { InstallCommands } from "./plan.ts";
 import { hookCommand } from "./shell.ts";
-import { makeWorld, optionsFor, type World, writeFiles } from "./test_support.ts";
+import { makeWorld, optionsFor, type World, writeFiles } from "./_test_support.ts";
 
 async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
   const world = await makeWorld();

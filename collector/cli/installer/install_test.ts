@@ -15,7 +15,7 @@ import {
   snapshot,
   type World,
   writeFiles,
-} from "./test_support.ts";
+} from "./_test_support.ts";
 
 const quiet = { print: () => {} };
 

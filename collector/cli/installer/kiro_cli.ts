@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { isPlainObject, type JsonObject } from "./json_file.ts";
+import { isPlainObject, type JsonObject } from "./_json_file.ts";
 
 /** The two ways of registering Kiro CLI hooks. */
 export type KiroFormat = "v2" | "v3";

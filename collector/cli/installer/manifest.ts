@@ -10,8 +10,8 @@
  * @module
  */
 import { join } from "node:path";
-import { isHollow, isPlainObject, type JsonObject, readTextOrNull } from "./json_file.ts";
-import { TARGET_KINDS, type TargetKind } from "./targets.ts";
+import { isHollow, isPlainObject, type JsonObject, readTextOrNull } from "./_json_file.ts";
+import { TARGET_KINDS, type TargetKind } from "./_targets.ts";
 
 /** File name of the manifest inside the data dir. */
 export const MANIFEST_FILE = "install-manifest.json";

@@ -19,7 +19,7 @@ import {
   readTextOrNull,
   serializeJson,
   writeFileAtomic,
-} from "./json_file.ts";
+} from "./_json_file.ts";
 import {
   chooseKiroFormat,
   type KiroFormat,
@@ -49,7 +49,7 @@ import {
   makeTarget,
   type Target,
   type TargetKind,
-} from "./targets.ts";
+} from "./_targets.ts";
 
 /** The agent surfaces kiro-learn captures. */
 export type Surface = "kiro-cli" | "kiro-ide" | "claude-code";

@@ -14,7 +14,7 @@ import {
   snapshot,
   type World,
   writeFiles,
-} from "./test_support.ts";
+} from "./_test_support.ts";
 
 async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
   const world = await makeWorld();

@@ -17,7 +17,7 @@ import { BudgetExhaustedError, llmBudget } from "../llm/mod.ts";
 import { extractWithAgent } from "./llm_extractor.ts";
 import type { PromptRunner } from "../llm/mod.ts";
 import type { Semaphore } from "../llm/mod.ts";
-import type { RunOutcome } from "./watcher.ts";
+import type { RunOutcome } from "./_watcher.ts";
 
 /** Most queue rows one run takes (the rest wait for the next run). */
 export const MAX_ROWS_PER_RUN = 5000;

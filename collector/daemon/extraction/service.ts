@@ -15,7 +15,7 @@ import { compactQueue } from "./_compaction.ts";
 import type { PromptRunner } from "../llm/mod.ts";
 import { type ChunkCommitter, runExtraction } from "./run.ts";
 import { Semaphore } from "../llm/mod.ts";
-import { ExtractionWatcher, type ProjectWatchState } from "./watcher.ts";
+import { ExtractionWatcher, type ProjectWatchState } from "./_watcher.ts";
 
 /** Runs ACP sessions with the real client. */
 export const acpRunner: PromptRunner = async (command, prompt, options) => {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon, type TestDaemon } from "../../tooling/testing/mod.ts";
-import { sessionCookieName } from "../viewer/sessions.ts";
+import { sessionCookieName } from "../viewer/mod.ts";
 
 interface Route {
   method: "GET" | "POST" | "PATCH" | "DELETE";

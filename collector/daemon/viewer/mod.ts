@@ -23,7 +23,8 @@
 import { Hono } from "hono";
 import { RECORD_ID_PATTERN } from "@kiro-learn/core/ids";
 import { VERSION } from "@kiro-learn/core/version";
-import type { CollectorContext } from "../server/mod.ts";
+import type { Settings } from "@kiro-learn/core/settings";
+import type { EventBus } from "../runtime/mod.ts";
 import { errorResponse } from "../http/mod.ts";
 import { checkBearer } from "../http/mod.ts";
 import { checkSession, type SessionCheck, sessionOf } from "./auth.ts";
@@ -33,7 +34,7 @@ import {
   notFoundPage,
   type PageName,
   shellPage,
-} from "./pages.tsx";
+} from "./_pages.tsx";
 import {
   clearedSessionCookie,
   CODE_TTL_MS,
@@ -42,9 +43,10 @@ import {
   type SessionStoreOptions,
 } from "./sessions.ts";
 import { FeedHub, type FeedHubOptions } from "./sse.ts";
-import { serveStatic, STATIC_ROOT } from "./static.ts";
+import { serveStatic, STATIC_ROOT } from "./_static.ts";
 
 export { checkSession, type SessionCheck } from "./auth.ts";
+export { sessionCookieName } from "./sessions.ts";
 export { SessionStore } from "./sessions.ts";
 export { FeedHub } from "./sse.ts";
 
@@ -111,7 +113,17 @@ function page(body: string, status: 200 | 401 | 403 | 404, extra: Record<string,
 }
 
 /** Builds the viewer for one collector. */
-export function createViewer(ctx: CollectorContext, options: ViewerOptions): Viewer {
+/** What the viewer reads of the collector (the server hands it its whole context). */
+export interface ViewerContext {
+  /** Settings (the port names the session cookie). */
+  settings: Settings;
+  /** Live events for the feed. */
+  bus?: EventBus;
+  /** The API token, accepted instead of a session. */
+  token: string;
+}
+
+export function createViewer(ctx: ViewerContext, options: ViewerOptions): Viewer {
   const port = ctx.settings.collector.port;
   const sessions = new SessionStore(options.sessions);
   const feeds = ctx.bus ? new FeedHub(ctx.bus, options.feed) : null;

@@ -45,7 +45,12 @@ function promptEvent(namespace: string, text: string): Event {
     kind: "prompt",
     body: { type: "text", content: text },
     valid_time: new Date().toISOString(),
-    source: { surface: "claude-code", version: "bench", client_id: "bench", project_path: "/bench" },
+    source: {
+      surface: "claude-code",
+      version: "bench",
+      client_id: "bench",
+      project_path: "/bench",
+    },
   };
 }
 
@@ -158,10 +163,14 @@ if (import.meta.main) {
   console.log(row("GET /v1/memories/search?mode=lexical", ordered(lex)));
   console.log(
     `\nno-answer prompts: ${silent} of ${asked} (${(100 * silent / asked).toFixed(1)}%) ` +
-      `inject nothing; ${tokens} tokens injected in all (${(tokens / asked).toFixed(1)} per prompt)`,
+      `inject nothing; ${tokens} tokens injected in all (${
+        (tokens / asked).toFixed(1)
+      } per prompt)`,
   );
   console.log(
-    `retrieval latency, collector side: p50 ${formatMs(server.p50)}, p95 ${formatMs(server.p95)}; ` +
+    `retrieval latency, collector side: p50 ${formatMs(server.p50)}, p95 ${
+      formatMs(server.p95)
+    }; ` +
       `whole request: p50 ${formatMs(client.p50)}, p95 ${formatMs(client.p95)}`,
   );
   const json = {

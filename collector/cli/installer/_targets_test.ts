@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { InstallError } from "./errors.ts";
 import { HOOK_MARKER } from "./shell.ts";
-import { type HookSet, makeTarget, ourHookCommands } from "./targets.ts";
+import { type HookSet, makeTarget, ourHookCommands } from "./_targets.ts";
 
 const HOOKS: HookSet = {
   kiroCli: `/s/kiro-cli || true ${HOOK_MARKER}`,

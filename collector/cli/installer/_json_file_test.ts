@@ -8,7 +8,7 @@ import {
   readJsonFile,
   serializeJson,
   writeFileAtomic,
-} from "./json_file.ts";
+} from "./_json_file.ts";
 
 Deno.test("a missing file reads as absent with the default style", async () => {
   const dir = await Deno.makeTempDir();

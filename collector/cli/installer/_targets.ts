@@ -19,7 +19,7 @@ import {
   MCP_SERVER_NAME,
 } from "@kiro-learn/agents";
 import { InstallError } from "./errors.ts";
-import { cloneJson, isHollow, isPlainObject, type JsonObject } from "./json_file.ts";
+import { cloneJson, isHollow, isPlainObject, type JsonObject } from "./_json_file.ts";
 import { isOurCommand } from "./shell.ts";
 
 /** Every kind of file the installer manages. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { mimeType, parseStaticPath, serveStatic, STATIC_ROOT } from "./static.ts";
+import { mimeType, parseStaticPath, serveStatic, STATIC_ROOT } from "./_static.ts";
 
 Deno.test("parseStaticPath: traversal, NUL and encodings are refused", () => {
   const cases: [string, number | "ok"][] = [

@@ -10,7 +10,7 @@ import {
   ExtractionWatcher,
   type RunOutcome,
   type WatcherOptions,
-} from "./watcher.ts";
+} from "./_watcher.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

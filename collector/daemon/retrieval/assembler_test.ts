@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
+import { failOnHang, makeEvent, makeRecord } from "@kiro-learn/core/testing";
+import { createAssembler, queryFromBody, type Searcher } from "./assembler.ts";
+
+async function withStorage<T>(fn: (s: ReturnType<typeof openSqliteStorage>) => Promise<T>) {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/db.sqlite`);
+  try {
+    return await fn(storage);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const prompt = (text: string) => makeEvent({ body: { type: "text", content: text } });
+
+Deno.test("a search slower than the budget gives an empty answer, audited as a timeout", async () => {
+  await withStorage(async (storage) => {
+    let release!: () => void;
+    const never: Searcher = () =>
+      new Promise((resolve) => release = () => resolve([{ record: makeRecord(), score: 1 }]));
+    const retrieve = createAssembler({
+      storage,
+      search: never,
+      budgetMs: 20,
+      limit: 5,
+      tokenBudget: 500,
+    });
+    const result = await failOnHang(retrieve(prompt("anything")), "retrieval past its budget");
+    assert.deepEqual(result.records, []);
+    assert.equal(result.context, "");
+    release();
+    const audit = await storage.listRetrievals({ limit: 1 });
+    assert.equal(audit[0].outcome, "timeout");
+  });
+});
+
+Deno.test("a search that throws, or an audit that fails, never throws out", async () => {
+  await withStorage(async (storage) => {
+    const failing: Searcher = () => Promise.reject(new Error("boom"));
+    const retrieve = createAssembler({
+      storage,
+      search: failing,
+      budgetMs: 500,
+      limit: 5,
+      tokenBudget: 500,
+    });
+    assert.deepEqual((await retrieve(prompt("anything"))).records, []);
+    assert.equal((await storage.listRetrievals({ limit: 1 }))[0].outcome, "error");
+    const record = makeRecord({ title: "the answer" });
+    const brokenAudit = {
+      ...storage,
+      logRetrieval: () => Promise.reject(new Error("disk full")),
+    } as unknown as typeof storage;
+    const ok = createAssembler({
+      storage: brokenAudit,
+      search: () => Promise.resolve([{ record, score: 1 }]),
+      budgetMs: 500,
+      limit: 5,
+      tokenBudget: 500,
+    });
+    const result = await ok(prompt("anything"));
+    assert.deepEqual(result.records, [record.record_id]);
+    assert.match(result.context, /the answer/);
+  });
+});
+
+Deno.test("an empty prompt searches nothing; the query comes from every body shape", async () => {
+  await withStorage(async (storage) => {
+    let calls = 0;
+    const retrieve = createAssembler({
+      storage,
+      search: () => (calls++, Promise.resolve([])),
+      budgetMs: 500,
+      limit: 5,
+      tokenBudget: 500,
+    });
+    assert.deepEqual(await retrieve(prompt("   ")), { context: "", records: [], latency_ms: 0 });
+    assert.equal(calls, 0);
+  });
+  assert.equal(queryFromBody({ type: "text", content: "a" }), "a");
+  assert.equal(
+    queryFromBody({
+      type: "message",
+      turns: [{ role: "user", content: "x" }, { role: "user", content: "y" }],
+    }),
+    "y",
+  );
+  assert.equal(queryFromBody({ type: "json", data: { k: 1 } }), '{"k":1}');
+});
