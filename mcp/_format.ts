@@ -6,7 +6,7 @@
  * @module
  */
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
-import type { MemoryWithSources } from "./collector_client.ts";
+import type { MemoryWithSources } from "@kiro-learn/core/api";
 
 /** What `search_memory` says when nothing matched. */
 export const NO_MATCHES_TEXT = "No matching memories found for this project.";

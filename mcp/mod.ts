@@ -1,26 +1,11 @@
 /**
- * The `kiro-learn-memory` MCP server: tools, formatting and the collector client. The entry
+ * The `kiro-learn-memory` MCP server: tools and formatting (the collector client is
+ * `@kiro-learn/core/api`'s). The entry
  * point is `main.ts`; the command line the installer registers is `mcpCommand` in
  * `@kiro-learn/core/launch` (the collector may import only core).
  *
  * @module
  */
-export {
-  type CollectorClient,
-  type CollectorClientOptions,
-  CollectorError,
-  CollectorHttpError,
-  CollectorPermissionError,
-  CollectorTimeoutError,
-  CollectorUnavailableError,
-  collectorUrl,
-  createCollectorClient,
-  DEFAULT_TIMEOUT_MS,
-  type ListMemoriesOptions,
-  type MemoryPage,
-  type MemoryWithSources,
-  START_HINT,
-} from "./collector_client.ts";
 export {
   type BuildSessionSummaryOptions,
   buildSessionSummaryRecord,

@@ -12,7 +12,7 @@ import { currentActor, resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings } from "@kiro-learn/core/settings";
 import { VERSION } from "@kiro-learn/core/version";
-import { type CollectorClient, CollectorError, createCollectorClient } from "./collector_client.ts";
+import { type CollectorClient, CollectorError, createCollectorClient } from "@kiro-learn/core/api";
 import { registerTools, type ToolContext } from "./tools.ts";
 
 /** The server name agents see (and register the server under). */
@@ -102,6 +102,8 @@ function failingClient(message: string): CollectorClient {
   const fail = (): Promise<never> => Promise.reject(new CollectorError(message));
   return {
     url: "",
+    health: () => Promise.resolve(null),
+    request: fail,
     search: fail,
     getMemory: fail,
     listMemories: fail,

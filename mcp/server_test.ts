@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { CollectorError } from "./collector_client.ts";
+import { CollectorError } from "@kiro-learn/core/api";
 import { projectDir, startupContext } from "./server.ts";
 
 Deno.test("projectDir: KIRO_LEARN_PROJECT_DIR, then CLAUDE_PROJECT_DIR, then the cwd", () => {

@@ -17,11 +17,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { newEventId, newRecordId, RECORD_ID_PATTERN } from "@kiro-learn/core/ids";
 import { type MemoryRecord, OBSERVATION_TYPES, RECORD_LIMITS } from "@kiro-learn/core/schemas";
-import {
-  type CollectorClient,
-  CollectorError,
-  type MemoryWithSources,
-} from "./collector_client.ts";
+import { type CollectorClient, CollectorError, type MemoryWithSources } from "@kiro-learn/core/api";
 import { formatActivity, formatFullRecords, formatRecordList, NO_MATCHES_TEXT } from "./_format.ts";
 import { buildSessionSummaryRecord } from "./session_summary.ts";
 

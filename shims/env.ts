@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { INTERNAL_ENV_VAR } from "@kiro-learn/core/api/wire";
 import { SHIM_ENV_VARS } from "@kiro-learn/core/launch";
 
 /** Environment lookup; values may be missing. */
@@ -25,6 +26,6 @@ export function readShimEnv(): ShimEnv {
 
 /** True when the memory system's own agents run this hook: the shim must do nothing. */
 export function isInternal(env: ShimEnv): boolean {
-  const value = env.KIRO_LEARN_INTERNAL;
+  const value = env[INTERNAL_ENV_VAR];
   return value !== undefined && value !== "" && value !== "0";
 }

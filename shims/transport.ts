@@ -23,6 +23,13 @@ import { dataDir, dataPaths, DEFAULTS, loadSettings } from "@kiro-learn/core/set
 import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { spoolEvent, type SpoolQuery } from "@kiro-learn/core/spool";
 import { VERSION } from "@kiro-learn/core/version";
+import {
+  collectorBaseUrl,
+  eventQueryString,
+  readRetrievalContext,
+  readToken,
+  ROUTES,
+} from "@kiro-learn/core/api/wire";
 import { httpPost, HttpTimeoutError } from "./http.ts";
 import { note } from "./_stderr.ts";
 import { truncateBody } from "./truncate.ts";
@@ -79,15 +86,12 @@ export function loadShimConfig(options: { env?: EnvLike } = {}): ShimConfig | nu
     note(`${message} (using default settings)`);
   }
   const paths = dataPaths(dir);
-  const host = values.collector.host.includes(":")
-    ? `[${values.collector.host}]`
-    : values.collector.host;
-  const address = `${host}:${values.collector.port}`;
+  const address = collectorBaseUrl(values.collector.host, values.collector.port).slice(7);
   return {
     collectorHost: values.collector.host,
     collectorPort: values.collector.port,
     collectorAddress: address,
-    token: readToken(paths.token),
+    token: tokenOrNull(paths.token),
     timeoutMs: values.shim.timeoutMs,
     maxBodyBytes: Math.min(values.shim.maxBodyBytes, MAX_EVENT_BODY_CHARS),
     spoolDir: paths.spool,
@@ -95,10 +99,10 @@ export function loadShimConfig(options: { env?: EnvLike } = {}): ShimConfig | nu
   };
 }
 
-function readToken(path: string): string | null {
+// A hook never fails over a token it cannot read: it spools instead.
+function tokenOrNull(path: string): string | null {
   try {
-    const token = Deno.readTextFileSync(path).trim();
-    return token === "" ? null : token;
+    return readToken(path);
   } catch {
     return null;
   }
@@ -205,15 +209,10 @@ export async function postEvent(
   if (config.token === null) {
     return { status: "unavailable", message: "collector not set up yet (no token file)" };
   }
-  const query = options.query === "retrieve"
-    ? "?retrieve=true"
-    : options.query === "resume"
-    ? "?context=resume"
-    : "";
   try {
     const response = await httpPost(
       { hostname: config.collectorHost, port: config.collectorPort },
-      `/v1/events${query}`,
+      ROUTES.events + eventQueryString(options.query),
       {
         headers: {
           "Authorization": `Bearer ${config.token}`,
@@ -241,8 +240,7 @@ export async function postEvent(
 
 function contextFrom(text: string): string {
   try {
-    const context = JSON.parse(text)?.retrieval?.context;
-    return typeof context === "string" ? context : "";
+    return readRetrievalContext(JSON.parse(text)) ?? "";
   } catch {
     return "";
   }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { memoryPath } from "@kiro-learn/core/api";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { callCollector } from "./_client.ts";
 import { type Command, UsageError } from "./_command.ts";
@@ -14,7 +15,7 @@ export async function forget(
   options: { print?: (line: string) => void } = {},
 ): Promise<number> {
   const print = options.print ?? console.log;
-  const res = await callCollector(settings, `/v1/memories/${encodeURIComponent(recordId)}`, {
+  const res = await callCollector(settings, memoryPath(recordId), {
     method: "DELETE",
   });
   if (res.status === 200) {

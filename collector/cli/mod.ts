@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { SettingsError } from "@kiro-learn/core/settings";
 import { VERSION } from "@kiro-learn/core/version";
-import { CollectorDownError } from "./_client.ts";
+import { CollectorError } from "@kiro-learn/core/api";
 import { InstallError } from "./installer/mod.ts";
 import { type Command, UsageError } from "./_command.ts";
 import { doctorCommand } from "./doctor.ts";
@@ -97,7 +97,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return 2;
     }
     if (
-      error instanceof SettingsError || error instanceof CollectorDownError ||
+      error instanceof SettingsError || error instanceof CollectorError ||
       error instanceof InstallError
     ) {
       console.error(`kiro-learn: ${error.message}`);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ROUTES } from "@kiro-learn/core/api";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import type { Command } from "./_command.ts";
 import { callCollector, collectorUrl } from "./_client.ts";
@@ -28,14 +29,14 @@ interface CodeAnswer {
 
 /**
  * Prints (and maybe opens) a one-time viewer link; returns the exit code. Throws
- * CollectorDownError when the collector is not running, like the other CLI commands.
+ * CollectorUnavailableError when the collector is not running, like the other CLI commands.
  */
 export async function openViewer(
   settings: Settings,
   options: OpenViewerOptions = {},
 ): Promise<number> {
   const print = options.print ?? console.log;
-  const res = await callCollector(settings, "/v1/ui/codes", { method: "POST" });
+  const res = await callCollector(settings, ROUTES.viewerCodes, { method: "POST" });
   if (res.status !== 201) {
     print(`could not get a viewer link (${res.status}): ${JSON.stringify(res.body)}`);
     return 1;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Settings } from "@kiro-learn/core/settings";
-import { CollectorDownError } from "./_client.ts";
+import { CollectorUnavailableError } from "@kiro-learn/core/api";
 import { browserCommand, openViewer, shouldLaunch } from "./open.ts";
 
 Deno.test("a browser is opened only for someone at a terminal, outside CI", () => {
@@ -82,7 +82,7 @@ Deno.test("openViewer reports a refusal, and a stopped collector like the other 
   try {
     await assert.rejects(
       openViewer(settings, { print: () => {}, launch: () => {} }),
-      CollectorDownError,
+      CollectorUnavailableError,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

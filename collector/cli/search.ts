@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { ROUTES } from "@kiro-learn/core/api";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
@@ -30,7 +31,7 @@ export async function search(
     limit: String(options.limit ?? 10),
     ...(options.mode ? { mode: options.mode } : {}),
   });
-  const res = await callCollector(settings, `/v1/memories/search?${params}`);
+  const res = await callCollector(settings, `${ROUTES.search}?${params}`);
   if (res.status !== 200) {
     print(`search failed (${res.status}): ${JSON.stringify(res.body)}`);
     return 1;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ROUTES } from "@kiro-learn/core/api";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { callCollector, collectorUrl, health } from "./_client.ts";
 import { type Command, flag } from "./_command.ts";
@@ -24,7 +25,7 @@ export async function status(
     version: h?.version ?? null,
   };
   if (h) {
-    const stats = await callCollector(settings, "/v1/stats");
+    const stats = await callCollector(settings, ROUTES.stats);
     if (stats.status === 200) {
       const s = stats.body as Record<string, unknown> & {
         queue?: { rows: number; bytes: number }[];

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { INTERNAL_ENV_VAR } from "../api/wire.ts";
 import type { Settings } from "../settings/mod.ts";
 import { ENV_OVERRIDES } from "../settings/mod.ts";
 import {
@@ -42,7 +43,7 @@ export const SHIM_ENV_VARS: readonly string[] = Object.freeze([
   "USERNAME",
   "LOGNAME",
   // Set on the memory system's own agent children: the shim must not observe them.
-  "KIRO_LEARN_INTERNAL",
+  INTERNAL_ENV_VAR,
   // Session id set by newer Kiro builds.
   "KIRO_SESSION_ID",
   // Kiro IDE 0.x payload (and the first prompt on Kiro CLI agentSpawn).

@@ -16,12 +16,13 @@
  *
  * @module
  */
+import type { EventQuery } from "../api/wire.ts";
 import { ULID_PATTERN } from "../ids.ts";
 import type { Event } from "../schemas/mod.ts";
 import { DEFAULTS } from "../settings/mod.ts";
 
 /** What the shim had asked the collector for; kept for the record, never replayed. */
-export type SpoolQuery = "retrieve" | "resume" | "";
+export type SpoolQuery = EventQuery;
 
 /** The content of one spool file. */
 export interface SpoolRecord {

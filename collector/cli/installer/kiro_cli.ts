@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { INTERNAL_ENV_VAR } from "@kiro-learn/core/api/wire";
 import { join } from "node:path";
 import { isPlainObject, type JsonObject } from "./_json_file.ts";
 
@@ -55,7 +56,7 @@ export async function probeKiroCliVersion(options: KiroCliOptions = {}): Promise
       stdin: "null",
       stdout: "piped",
       stderr: "null",
-      env: { KIRO_LEARN_INTERNAL: "1" },
+      env: { [INTERNAL_ENV_VAR]: "1" },
       signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
     }).output();
     if (!output.success) return null;
@@ -111,7 +112,7 @@ export async function seedKiroAgent(options: KiroCliOptions = {}): Promise<SeedR
     const output = await new Deno.Command(options.command ?? "kiro-cli", {
       args: ["agent", "create", "--from", "kiro_default", "--directory", scratch, "kiro-learn"],
       cwd: scratch,
-      env: { EDITOR: "true", VISUAL: "true", KIRO_LEARN_INTERNAL: "1" },
+      env: { EDITOR: "true", VISUAL: "true", [INTERNAL_ENV_VAR]: "1" },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -10,6 +10,7 @@
  * @module
  */
 import * as acp from "@agentclientprotocol/sdk";
+import { INTERNAL_ENV_VAR } from "@kiro-learn/core/api/wire";
 import { VERSION } from "@kiro-learn/core/version";
 import { resolve } from "node:path";
 
@@ -40,9 +41,6 @@ export interface AcpOptions {
   /** How long to wait after SIGTERM before SIGKILL, in milliseconds (default 2000). */
   killGraceMs?: number;
 }
-
-/** Environment marker every agent child gets, so kiro-learn's own hooks ignore its session. */
-export const INTERNAL_ENV_VAR = "KIRO_LEARN_INTERNAL";
 
 /** Default wait between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 2000;

@@ -12,7 +12,6 @@ export {
   type AcpResult,
   AcpTimeoutError,
   DEFAULT_KILL_GRACE_MS,
-  INTERNAL_ENV_VAR,
   runAcpPrompt,
 } from "./acp_client.ts";
 export * from "./breaker.ts";

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { readToken } from "@kiro-learn/core/api/wire";
 import { writeSecureFile } from "@kiro-learn/core/settings";
 
 /** Reads the token, creating it when absent. */
@@ -16,17 +17,6 @@ export function ensureToken(path: string): string {
   const winner = readToken(path);
   if (!winner) throw new Error(`could not create the API token at ${path}`);
   return winner;
-}
-
-/** Reads the token, or null when there is none yet. */
-export function readToken(path: string): string | null {
-  try {
-    const text = Deno.readTextFileSync(path).trim();
-    return text === "" ? null : text;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
-  }
 }
 
 /** Compares two strings in time independent of where they differ. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ensureToken, readToken, timingSafeEqual } from "./token.ts";
+import { readToken } from "@kiro-learn/core/api/wire";
+import { ensureToken, timingSafeEqual } from "./token.ts";
 
 Deno.test("ensureToken creates a 0600 random token once and returns the same one after", async () => {
   const dir = await Deno.makeTempDir();

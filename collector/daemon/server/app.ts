@@ -4,6 +4,7 @@
  * @module
  */
 import { Hono } from "hono";
+import { eventQueryOf, ROUTES } from "@kiro-learn/core/api/wire";
 import { VERSION } from "@kiro-learn/core/version";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { createLatencies } from "../runtime/mod.ts";
@@ -57,8 +58,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
       c.res = refused;
     } else {
       await next();
-      if (c.req.method === "POST" && c.req.path === "/v1/events" && c.res.status === 200) {
-        const retrieval = c.req.query("retrieve") === "true" || c.req.query("context") === "resume";
+      if (c.req.method === "POST" && c.req.path === ROUTES.events && c.res.status === 200) {
+        const retrieval = eventQueryOf(new URL(c.req.url).searchParams) !== "";
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
       }
     }

@@ -4,6 +4,7 @@
  * @module
  */
 import { Hono } from "hono";
+import { eventQueryOf } from "@kiro-learn/core/api/wire";
 import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
 import { readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
@@ -16,9 +17,10 @@ export function eventRoutes(ctx: CollectorContext): Hono {
   app.post("/events", async (c) => {
     const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
     if (!body.ok) return body.response;
+    const query = eventQueryOf(new URL(c.req.url).searchParams);
     const outcome = await ctx.pipeline.ingest(body.value, {
-      retrieve: c.req.query("retrieve") === "true",
-      resume: c.req.query("context") === "resume",
+      retrieve: query === "retrieve",
+      resume: query === "resume",
     });
     if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
     const { ok: _ok, ...payload } = outcome;

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { newEventId, newRecordId } from "@kiro-learn/core/ids";
-import type { MemoryRecord } from "@kiro-learn/core/schemas";
-import { failOnHang } from "@kiro-learn/core/testing";
+import { newEventId, newRecordId } from "../ids.ts";
+import type { MemoryRecord } from "../schemas/mod.ts";
+import { failOnHang } from "../testing/mod.ts";
 import {
   CollectorHttpError,
   CollectorTimeoutError,
   CollectorUnavailableError,
-  collectorUrl,
   createCollectorClient,
-} from "./collector_client.ts";
+} from "./client.ts";
+import { collectorBaseUrl as collectorUrl } from "./wire.ts";
 
 /** A token file in a fresh temp dir. */
 async function tokenFile(token = "t0ken"): Promise<{ path: string; dir: string }> {

@@ -1,25 +1,25 @@
 /**
- * The MCP server's HTTP client for the local collector: bearer token, a hard timeout on every
- * call, and typed errors whose messages an agent can act on (how to start the collector).
+ * The one HTTP client of the collector (the MCP server and the `kiro-learn` command use it; the
+ * hooks use `wire.ts` only): bearer token, a hard timeout on every call, and one error family
+ * whose messages say what to do (how to start the collector).
  *
  * The token is read from `<dataDir>/token` on every call rather than once: the collector
- * creates it on its first start, which may come after the agent started this server.
+ * creates it on its first start, which may come after the client started.
  *
  * @module
  */
 import { z } from "zod";
+import { type MemoryRecord, MemoryRecordSchema, type ObservationType } from "../schemas/mod.ts";
 import {
-  type MemoryRecord,
-  MemoryRecordSchema,
-  type ObservationType,
-} from "@kiro-learn/core/schemas";
+  collectorBaseUrl,
+  memoryPath,
+  readToken as readTokenFile,
+  ROUTES,
+  START_HINT,
+} from "./wire.ts";
 
 /** Per-request timeout when none is given: the collector answers in milliseconds when healthy. */
 export const DEFAULT_TIMEOUT_MS = 5000;
-
-/** How to start the collector; part of every "not running" and "timed out" message. */
-export const START_HINT =
-  "Start it with `kiro-learn start` (or `deno task serve` in the kiro-learn checkout).";
 
 /** Base class of every error the client throws; `message` is ready to show an agent. */
 export class CollectorError extends Error {
@@ -67,7 +67,7 @@ export class CollectorPermissionError extends CollectorError {
   /** Create the error for `url`. */
   constructor(url: string) {
     super(
-      `The kiro-learn MCP server is not allowed to reach ${url}: it was registered for a ` +
+      `This kiro-learn process is not allowed to reach ${url}: it was started for a ` +
         `different collector address. Register the MCP server again so its --allow-net ` +
         `matches settings.json.`,
     );
@@ -117,12 +117,34 @@ export interface ListMemoriesOptions {
   observation_type?: ObservationType;
 }
 
-/** The calls the MCP tools make. Every method throws a {@linkcode CollectorError} on failure. */
+/** Liveness of the collector. */
+export interface Health {
+  /** `ok`. */
+  status: string;
+  /** Its version. */
+  version: string;
+  /** Its pid. */
+  pid: number;
+}
+
+/** The collector's calls. Every method throws a {@linkcode CollectorError} on failure. */
 export interface CollectorClient {
   /** The collector's base URL. */
   readonly url: string;
-  /** Ranked lexical search in one namespace. */
-  search(namespace: string, query: string, options: { limit: number }): Promise<MemoryRecord[]>;
+  /** Liveness, or null when nothing (or something else) answers. Never throws. */
+  health(): Promise<Health | null>;
+  /** Any route, with the token: the status and the parsed JSON (or text) body. */
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown },
+  ): Promise<{ status: number; body: unknown }>;
+  /** Search in one namespace, ranked as the prompt hook injects (or by `mode`). */
+  search(
+    namespace: string,
+    query: string,
+    options: { limit: number; mode?: string },
+  ): Promise<MemoryRecord[]>;
   /** One record with its source events, or null when no record has this id. */
   getMemory(id: string): Promise<MemoryWithSources | null>;
   /** Records of a namespace, newest first. */
@@ -145,11 +167,7 @@ export interface CollectorClientOptions {
   timeoutMs?: number;
 }
 
-/** `http://host:port`, with IPv6 hosts bracketed. */
-export function collectorUrl(host: string, port: number): string {
-  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-}
-
+const HealthSchema = z.object({ status: z.string(), version: z.string(), pid: z.number() });
 const SaveResponseSchema = z.object({ record_id: z.string() });
 const PageSchema = z.object({ items: z.array(MemoryRecordSchema), total: z.number() });
 const WithSourcesSchema = z.object({
@@ -159,7 +177,7 @@ const WithSourcesSchema = z.object({
 
 /** Create a client for the collector at `host:port`. */
 export function createCollectorClient(options: CollectorClientOptions): CollectorClient {
-  const url = collectorUrl(options.host, options.port);
+  const url = collectorBaseUrl(options.host, options.port);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function call(
@@ -167,7 +185,7 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
     path: string,
     body?: unknown,
   ): Promise<{ status: number; body: unknown }> {
-    const token = await readToken(options.tokenPath);
+    const token = readToken(options.tokenPath);
     if (token === null) {
       throw new CollectorUnavailableError(url, ` (no API token at ${options.tokenPath} yet)`);
     }
@@ -199,14 +217,31 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
 
   return {
     url,
-    async search(namespace, query, { limit }) {
+    async health() {
+      try {
+        const res = await fetch(url + ROUTES.health, { signal: AbortSignal.timeout(1000) });
+        if (!res.ok) {
+          await res.body?.cancel();
+          return null;
+        }
+        const parsed = HealthSchema.safeParse(await res.json());
+        return parsed.success ? parsed.data : null;
+      } catch {
+        return null;
+      }
+    },
+    request(method, path, requestOptions = {}) {
+      return call(method, path, requestOptions.body);
+    },
+    async search(namespace, query, { limit, mode }) {
       const params = new URLSearchParams({ namespace, query, limit: String(limit) });
-      const res = await call("GET", `/v1/memories/search?${params}`);
+      if (mode !== undefined) params.set("mode", mode);
+      const res = await call("GET", `${ROUTES.search}?${params}`);
       if (res.status !== 200) throw new CollectorHttpError(res.status, res.body, "search");
       return expect(z.array(MemoryRecordSchema), res, "search");
     },
     async getMemory(id) {
-      const res = await call("GET", `/v1/memories/${encodeURIComponent(id)}`);
+      const res = await call("GET", memoryPath(id));
       if (res.status === 404) return null;
       if (res.status !== 200) throw new CollectorHttpError(res.status, res.body, `read ${id}`);
       return expect(WithSourcesSchema, res, `read ${id}`);
@@ -215,17 +250,17 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
       const params = new URLSearchParams({ namespace, limit: String(limit) });
       if (since !== undefined) params.set("since", since);
       if (observation_type !== undefined) params.set("observation_type", observation_type);
-      const res = await call("GET", `/v1/memories?${params}`);
+      const res = await call("GET", `${ROUTES.memories}?${params}`);
       if (res.status !== 200) throw new CollectorHttpError(res.status, res.body, "list memories");
       return expect(PageSchema, res, "list memories");
     },
     async saveMemory(record) {
-      const res = await call("POST", "/v1/memories", record);
+      const res = await call("POST", ROUTES.memories, record);
       if (res.status !== 200) throw new CollectorHttpError(res.status, res.body, "save the record");
       return expect(SaveResponseSchema, res, "save the record").record_id;
     },
     async deleteMemory(id) {
-      const res = await call("DELETE", `/v1/memories/${encodeURIComponent(id)}`);
+      const res = await call("DELETE", memoryPath(id));
       if (res.status === 404) return false;
       if (res.status !== 200) throw new CollectorHttpError(res.status, res.body, `forget ${id}`);
       return true;
@@ -233,14 +268,12 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
   };
 }
 
-async function readToken(path: string): Promise<string | null> {
+function readToken(path: string): string | null {
   try {
-    const token = (await Deno.readTextFile(path)).trim();
-    return token === "" ? null : token;
+    return readTokenFile(path);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
     throw new CollectorError(
-      `The kiro-learn MCP server cannot read the API token at ${path}: ${(error as Error).message}`,
+      `Cannot read the kiro-learn API token at ${path}: ${(error as Error).message}`,
     );
   }
 }
