@@ -13,7 +13,8 @@ export const BENCHMARKS: readonly { name: string; path: string }[] = [
   { name: "shims", path: "collector/tooling/bench/shim_bench.ts" },
   { name: "embedding", path: "collector/tooling/bench/embedding_bench.ts" },
   { name: "hybrid", path: "collector/tooling/bench/hybrid_bench.ts" },
-  { name: "quality", path: "collector/tooling/quality/eval.ts" },
+  { name: "quality", path: "collector/tooling/quality/real_bench.ts" },
+  { name: "quality-synthetic", path: "collector/tooling/quality/eval.ts" },
 ];
 
 const ROOT = new URL("../../../", import.meta.url);
