@@ -3,7 +3,7 @@
  *
  * ```sh
  * deno task quality                      # the whole development split (≈ 2 min)
- * deno task quality --max-queries=300    # a fixed subset
+ * deno task quality --max-queries=300    # a fixed subset (--quick: 200)
  * deno task quality --data=DIR           # another copy of the set
  * ```
  *
@@ -101,10 +101,18 @@ function row(label: string, byRepo: Map<string, Scores>): string {
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { data: { type: "string" }, "max-queries": { type: "string" } },
+    options: {
+      data: { type: "string" },
+      "max-queries": { type: "string" },
+      quick: { type: "boolean" },
+    },
   });
   const set = await loadRealSet(values.data);
-  const max = values["max-queries"] ? Number(values["max-queries"]) : set.queries.length;
+  const max = values["max-queries"]
+    ? Number(values["max-queries"])
+    : values.quick
+    ? 200
+    : set.queries.length;
   // A fixed, spread-out subset when asked for fewer queries.
   const step = set.queries.length / Math.min(max, set.queries.length);
   const queries = Array.from(
