@@ -50,14 +50,15 @@ export interface RecordFields {
 /**
  * Classifies and parses a compressor reply. Never throws; linear in the length of `text`.
  *
- * - blank → skip;
+ * - blank → garbage: an agent that said nothing did not say "skip" (a real agent that tried a
+ *   tool, was refused and stopped replies with nothing), so the batch must not be consumed;
  * - at least one valid `<memory_record>` → records;
  * - otherwise a `<skip` tag anywhere → skip (the model said so explicitly);
  * - otherwise (prose, or markers with no valid block) → garbage.
  */
 export function parseMemoryRecords(text: string): ParseResult {
   try {
-    if (text.trim() === "") return { kind: "skip" };
+    if (text.trim() === "") return { kind: "garbage" };
     const hasRecordMarker = hasOpenTag(text, "memory_record");
     const records: ParsedRecord[] = [];
     if (hasRecordMarker) {

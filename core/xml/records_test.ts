@@ -50,11 +50,14 @@ Deno.test("parses the seed's example record", () => {
   }]);
 });
 
-Deno.test("blank replies and skip tags are skips", () => {
+Deno.test("an empty reply is not a skip: the batch must not be consumed for nothing", () => {
+  assert.deepEqual(parseMemoryRecords(""), { kind: "garbage" });
+  assert.deepEqual(parseMemoryRecords("  \n\t"), { kind: "garbage" });
+});
+
+Deno.test("skip tags are skips", () => {
   for (
     const text of [
-      "",
-      "  \n\t",
       "<skip/>",
       "<skip />",
       `<skip reason="nothing durable"/>`,

@@ -102,7 +102,9 @@ export async function extractWithAgent(
         chars_received,
       };
     }
-    lastProblem = `garbage reply (${text.length} chars, no <memory_record> or <skip/>)`;
+    lastProblem = text.trim() === ""
+      ? "empty reply (the agent said nothing: no <memory_record> and no <skip/>)"
+      : `garbage reply (${text.length} chars, no <memory_record> or <skip/>)`;
   }
   throw new ExtractionFailedError(
     `extraction failed after ${options.maxAttempts} attempts: ${lastProblem}`,

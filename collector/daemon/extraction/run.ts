@@ -117,6 +117,7 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
   const startedAt = new Date().toISOString();
   const phase = { snapshot: 0, extract: 0, commit: 0 };
   let strategyUsed = "heuristic";
+  let llmUsed = false;
   let attempts = 0;
   let charsSent = 0;
   let charsReceived = 0;
@@ -149,6 +150,8 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
       let parsed: ParsedRecord[] | undefined;
       let strategy: MemoryRecord["strategy"] = "heuristic";
       if (wanted === "acp") {
+        // A run that tried the LLM is an LLM run, whether it succeeded or not.
+        strategyUsed = "acp";
         try {
           const result = await extractWithAgent(chunk.xml, {
             runner: deps.runner,
@@ -167,13 +170,14 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
               charsReceived += a.chars_received;
             },
           });
-          strategyUsed = "acp";
           parsed = result.records;
           strategy = "llm-summary";
+          llmUsed = true;
         } catch (error) {
           // Over the day's cap, the chunk is still extracted: by the heuristic extractor.
           if (!(error instanceof BudgetExhaustedError)) throw error;
           budgetLimited = true;
+          if (!llmUsed) strategyUsed = "heuristic";
         }
       }
       if (parsed === undefined) parsed = extractHeuristic(chunk.entries);
@@ -240,7 +244,8 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
           phase_ms: Object.fromEntries(Object.entries(phase).map(([k, v]) => [k, Math.round(v)])),
         },
       };
-      deps.logger.info("extraction-run", { ...run });
+      if (run.outcome === "ok") deps.logger.info("extraction-run", { ...run });
+      else deps.logger.warn("extraction-run", { ...run });
       try {
         run.id = await deps.storage.recordRun(run);
       } catch {

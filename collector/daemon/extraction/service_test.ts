@@ -158,6 +158,23 @@ Deno.test("garbage three times leaves the queue intact; the breaker opens, then 
   assert.equal(await queueRows(daemon), 0);
 });
 
+Deno.test("an empty reply keeps the batch queued and the run fails as an LLM run, with the reason", async () => {
+  const agent = await scriptedAgent([{ reply: "" }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  assert.equal((await agent.prompts()).length, 3, "every attempt was made");
+  assert.equal(await queueRows(daemon), 1, "nothing consumed for an empty reply");
+  assert.equal((await memories(daemon)).total, 0);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  assert.equal(runs.items[0].outcome, "failed");
+  assert.equal(runs.items[0].strategy, "acp");
+  assert.match(runs.items[0].error, /empty reply/);
+});
+
 Deno.test("an agent crash or timeout leaves the queue intact", async () => {
   const agent = await scriptedAgent([{ crashAfterChunks: 2 }, { hang: true }, {
     crashAfterChunks: 0,
