@@ -60,8 +60,17 @@ export async function readJsonBody(
   } catch {
     return { ok: false, response: errorResponse(400, "body is not valid UTF-8") };
   }
+  if (nestingExceeds(text, MAX_JSON_DEPTH)) {
+    return {
+      ok: false,
+      response: errorResponse(400, "JSON nested too deeply", {
+        details: `at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
+      }),
+    };
+  }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     return {
       ok: false,
@@ -70,4 +79,64 @@ export async function readJsonBody(
       }),
     };
   }
+  const bad = badString(value);
+  if (bad !== null) {
+    return {
+      ok: false,
+      response: errorResponse(400, `a string holds ${bad}`, {
+        details:
+          "SQLite and the viewer would store or show it cut or changed; send text without it",
+      }),
+    };
+  }
+  return { ok: true, value };
+}
+
+/** Deepest nesting of arrays and objects a request may send. */
+export const MAX_JSON_DEPTH = 64;
+
+/** True when `text`'s brackets nest deeper than `max` (strings skipped); linear, no recursion. */
+export function nestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+// deno-lint-ignore no-control-regex
+const NUL = /\u0000/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** What is wrong with a string somewhere in `value` (keys included), or null. */
+export function badString(value: unknown): string | null {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    const strings: string[] = [];
+    if (typeof item === "string") strings.push(item);
+    else if (Array.isArray(item)) stack.push(...item);
+    else if (item !== null && typeof item === "object") {
+      for (const [key, v] of Object.entries(item)) {
+        strings.push(key);
+        stack.push(v);
+      }
+    }
+    for (const s of strings) {
+      if (NUL.test(s)) return "a NUL character (\\u0000)";
+      if (LONE_SURROGATE.test(s)) return "a lone UTF-16 surrogate";
+    }
+  }
+  return null;
 }

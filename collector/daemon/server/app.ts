@@ -63,6 +63,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
       }
     }
+    // No response is ever sniffed into another type (a JSON error rendered as HTML, say).
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
     if (ctx.logger.debugEnabled) {
       ctx.logger.debug("request", {
         method: c.req.method,

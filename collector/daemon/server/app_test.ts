@@ -312,3 +312,17 @@ Deno.test("a collector configured on another 127.x address answers its own Host"
   assert.equal(res.status, 200);
   await res.body?.cancel();
 });
+
+Deno.test("every response says nosniff, refusals included", async () => {
+  await using daemon = await startTestDaemon();
+  for (
+    const [path, auth] of [["/healthz", true], ["/v1/stats", true], ["/v1/stats", false], [
+      "/v1/nope",
+      true,
+    ], ["/ui", false]] as [string, boolean][]
+  ) {
+    const res = auth ? await daemon.fetch(path) : await fetch(daemon.url + path);
+    await res.body?.cancel();
+    assert.equal(res.headers.get("x-content-type-options"), "nosniff", `${path} (${res.status})`);
+  }
+});
