@@ -13,7 +13,8 @@ import type { Child } from "hono/jsx";
 /** The viewer's pages, as `data-page` names the client module dispatches on. */
 export type PageName = "overview" | "feed" | "memories" | "memory" | "injections" | "graph";
 
-const NAV: { page: PageName; href: string; label: string }[] = [
+/** The navigation: each page the shell links to, its path and its label (also its title). */
+export const NAV: readonly { page: PageName; href: string; label: string }[] = [
   { page: "overview", href: "/ui", label: "Overview" },
   { page: "feed", href: "/ui/feed", label: "Live feed" },
   { page: "memories", href: "/ui/memories", label: "Memories" },
@@ -33,8 +34,8 @@ function Document(props: { title: string; script?: boolean; children: Child }) {
         <link rel="icon" href="/ui/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/ui/static/app.css" />
         {/* Classic, blocking script: applies the saved theme before first paint, wires the toggle. */}
-        <script src="/ui/static/theme.js"></script>
-        {props.script ? <script type="module" src="/ui/static/app.js"></script> : null}
+        <script src="/ui/static/js/theme.js"></script>
+        {props.script ? <script type="module" src="/ui/static/js/app.js"></script> : null}
       </head>
       <body>{props.children}</body>
     </html>

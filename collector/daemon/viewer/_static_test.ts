@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { mimeType, parseStaticPath, serveStatic, STATIC_ROOT } from "./_static.ts";
+import { howToOpenPage, shellPage } from "./_pages.tsx";
 
 Deno.test("parseStaticPath: traversal, NUL and encodings are refused", () => {
   const cases: [string, number | "ok"][] = [
@@ -128,11 +129,17 @@ Deno.test("serveStatic serves files under the root only, symlinks included", asy
   }
 });
 
-Deno.test("the real asset directory has what the pages load", async () => {
-  for (const name of ["app.js", "app.css", "theme.js", "favicon.svg"]) {
+Deno.test("the real asset directory has what the pages load, as the right types", async () => {
+  const html = shellPage({ page: "overview", title: "Overview", version: "0" }) +
+    howToOpenPage({ version: "0" });
+  const names = [...new Set([...html.matchAll(/"\/ui\/static\/([^"]+)"/g)].map((m) => m[1]))];
+  assert.deepEqual(names.sort(), ["app.css", "favicon.svg", "js/app.js", "js/theme.js"]);
+  for (const name of [...names, "js/pages/graph.js"]) {
     const res = await serveStatic(name);
     assert.equal(res.status, 200, name);
+    assert.equal(res.headers.get("content-type"), mimeType(name), name);
     await res.body?.cancel();
   }
+  assert.equal(mimeType("js/app.js"), "text/javascript; charset=utf-8");
   assert.ok(STATIC_ROOT.endsWith("/collector/daemon/viewer/static"));
 });

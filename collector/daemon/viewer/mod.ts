@@ -2,12 +2,14 @@
  * The viewer: a web UI for the memory, served by the collector under `/ui`.
  *
  * Approach, and why: the collector renders a small page shell per URL with Hono JSX (already a
- * dependency, no extra package, no JSX build step: Deno compiles `.tsx` itself), and one
- * hand-written, dependency-free ES module (`static/app.js`) fills it in from the same JSON API
- * the CLI and MCP use. There is no bundler, no npm front-end framework and no CDN:
+ * dependency, no extra package, no JSX build step: Deno compiles `.tsx` itself), and a
+ * set of hand-written, dependency-free native ES modules (`static/js/`, entry `app.js`) fills it
+ * in from the same JSON API the CLI and MCP use. There is no bundler, no npm front-end framework
+ * and no CDN:
  *
  * - nothing to build or keep in sync: the files in `static/` are what the browser runs, so the
- *   daemon can serve them straight from disk with its read-only asset permission;
+ *   daemon can serve them straight from disk with its read-only asset permission
+ *   (`js/enums.js` is generated from the collector's constants by _enums.ts, and pinned to them);
  * - no external requests, which the Content-Security-Policy (`'self'` only) also enforces;
  * - the UI exercises the public API, so everything it shows is what `/v1` returns and the
  *   viewer cannot grow private back doors into storage;
@@ -23,14 +25,13 @@
 import { Hono } from "hono";
 import { RECORD_ID_PATTERN } from "@kiro-learn/core/ids";
 import { VERSION } from "@kiro-learn/core/version";
-import type { Settings } from "@kiro-learn/core/settings";
 import type { EventBus } from "../runtime/mod.ts";
-import { errorResponse } from "../http/mod.ts";
-import { checkBearer } from "../http/mod.ts";
+import { checkBearer, errorResponse } from "../http/mod.ts";
 import { checkSession, type SessionCheck, sessionOf } from "./auth.ts";
 import {
   howToOpenPage,
   linkExpiredPage,
+  NAV,
   notFoundPage,
   type PageName,
   shellPage,
@@ -100,29 +101,26 @@ const PAGE_HEADERS: Record<string, string> = {
   "cache-control": "no-store",
 };
 
-const PAGES: Record<string, { page: PageName; title: string }> = {
-  "/ui": { page: "overview", title: "Overview" },
-  "/ui/feed": { page: "feed", title: "Live feed" },
-  "/ui/memories": { page: "memories", title: "Memories" },
-  "/ui/injections": { page: "injections", title: "Injections" },
-  "/ui/graph": { page: "graph", title: "Graph" },
-};
+/** The pages the navigation links to, by path. */
+const PAGES: Record<string, { page: PageName; title: string }> = Object.fromEntries(
+  NAV.map((n) => [n.href, { page: n.page, title: n.label }]),
+);
 
 function page(body: string, status: 200 | 401 | 403 | 404, extra: Record<string, string> = {}) {
   return new Response(body, { status, headers: { ...PAGE_HEADERS, ...extra } });
 }
 
-/** Builds the viewer for one collector. */
 /** What the viewer reads of the collector (the server hands it its whole context). */
 export interface ViewerContext {
-  /** Settings (the port names the session cookie). */
-  settings: Settings;
+  /** Settings: the viewer reads only the port, which names the session cookie. */
+  settings: { collector: { port: number } };
   /** Live events for the feed. */
   bus?: EventBus;
   /** The API token, accepted instead of a session. */
   token: string;
 }
 
+/** Builds the viewer for one collector. */
 export function createViewer(ctx: ViewerContext, options: ViewerOptions): Viewer {
   const port = ctx.settings.collector.port;
   const sessions = new SessionStore(options.sessions);

@@ -1,9 +1,10 @@
-// The viewer's routes and the session-or-bearer rule, in process against the real app (no
-// storage is touched by these routes, so a stub context is enough).
+// The viewer's routes, in process, mounted the way the server mounts them (`/v1` and `/ui`). The
+// server's own part, accepting `viewer.checkSession` in place of the bearer on `/v1`, is
+// exercised by e2e_test.ts against the real daemon.
 import assert from "node:assert/strict";
-import { createApp } from "../server/mod.ts";
-import type { CollectorContext } from "../server/mod.ts";
+import { Hono } from "hono";
 import { EventBus } from "../runtime/mod.ts";
+import { createViewer } from "./mod.ts";
 
 const PORT = 47_123;
 const ORIGIN = `http://127.0.0.1:${PORT}`;
@@ -11,13 +12,13 @@ const TOKEN = "t".repeat(64);
 
 function setup() {
   const bus = new EventBus();
-  const ctx = {
-    settings: { collector: { host: "127.0.0.1", port: PORT } },
-    logger: { debugEnabled: false, debug() {}, info() {}, warn() {}, error() {} },
-    token: TOKEN,
-    bus,
-  } as unknown as CollectorContext;
-  const app = createApp(ctx);
+  const viewer = createViewer(
+    { settings: { collector: { port: PORT } }, token: TOKEN, bus },
+    { origins: new Set([ORIGIN]) },
+  );
+  const app = new Hono();
+  app.route("/v1", viewer.api);
+  app.route("/ui", viewer.pages);
   const call = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
     app.fetch(
       new Request(ORIGIN + path, {
@@ -25,7 +26,7 @@ function setup() {
         headers: { host: `127.0.0.1:${PORT}`, ...init.headers },
       }),
     );
-  return { app, ctx, bus, call };
+  return { viewer, bus, call };
 }
 
 async function login(call: ReturnType<typeof setup>["call"]): Promise<string> {
@@ -60,14 +61,25 @@ Deno.test("without a session every /ui page explains how to open the viewer", as
     assert.match(res.headers.get("content-security-policy")!, /default-src 'none'/);
     assert.equal(res.headers.get("x-frame-options"), "DENY");
   }
-  const asset = await call("/ui/static/app.css");
-  assert.equal(asset.status, 200, "assets carry no data and load without a session");
-  await asset.body?.cancel();
+  for (const path of ["/ui/static/app.css", "/ui/static/js/app.js", "/ui/static/js/enums.js"]) {
+    const asset = await call(path);
+    assert.equal(asset.status, 200, `${path}: assets carry no data and load without a session`);
+    await asset.body?.cancel();
+  }
+  const enums = await call("/ui/static/js/enums.js");
+  assert.equal(enums.headers.get("content-type"), "text/javascript; charset=utf-8");
+  assert.match(await enums.text(), /export const OBSERVATION_TYPES = /);
 });
 
 Deno.test("the one-time link grants a session that the UI and /v1 accept", async () => {
-  const { call } = setup();
+  const { call, viewer } = setup();
   const cookie = await login(call);
+  const fromViewer = { cookie, "sec-fetch-site": "same-origin" };
+  assert.equal(
+    viewer.checkSession(new Request(`${ORIGIN}/v1/stats`, { headers: fromViewer })),
+    "ok",
+  );
+  assert.equal(viewer.checkSession(new Request(`${ORIGIN}/v1/stats`)), "absent");
   const page = await call("/ui/memories", { headers: { cookie } });
   assert.equal(page.status, 200);
   assert.match(await page.text(), /data-page="memories"/);
@@ -77,7 +89,7 @@ Deno.test("the one-time link grants a session that the UI and /v1 accept", async
   assert.equal(missing.status, 404);
   await missing.body?.cancel();
 
-  const feed = await call("/v1/feed", { headers: { cookie, "sec-fetch-site": "same-origin" } });
+  const feed = await call("/v1/feed", { headers: fromViewer });
   assert.equal(feed.status, 200);
   assert.equal(feed.headers.get("content-type"), "text/event-stream; charset=utf-8");
   await feed.body?.cancel();
@@ -113,34 +125,6 @@ Deno.test("only the bearer token mints codes; a session cannot", async () => {
   await anonymous.body?.cancel();
 });
 
-Deno.test("a session is refused cross-site and, for changes, without our Origin", async () => {
-  const { call } = setup();
-  const cookie = await login(call);
-  const id = `mr_${"0".repeat(26)}`;
-  const cases: [string, RequestInit & { headers: Record<string, string> }, number][] = [
-    [
-      "foreign origin",
-      { method: "DELETE", headers: { cookie, origin: "http://evil.example" } },
-      403,
-    ],
-    [
-      "other local port",
-      { method: "DELETE", headers: { cookie, origin: "http://127.0.0.1:1" } },
-      403,
-    ],
-    ["no origin", { method: "DELETE", headers: { cookie } }, 403],
-    ["same-site fetch", { headers: { cookie, "sec-fetch-site": "same-site" } }, 403],
-    ["cross-site fetch", { headers: { cookie, "sec-fetch-site": "cross-site" } }, 403],
-    ["dead cookie", { headers: { cookie: `kiro_learn_session_${PORT}=forged` } }, 401],
-    ["other collector's cookie", { headers: { cookie: cookie.replace(String(PORT), "1") } }, 401],
-  ];
-  for (const [name, init, status] of cases) {
-    const res = await call(`/v1/memories/${id}`, init);
-    assert.equal(res.status, status, name);
-    await res.body?.cancel();
-  }
-});
-
 Deno.test("logout ends the session", async () => {
   const { call } = setup();
   const cookie = await login(call);
@@ -156,10 +140,10 @@ Deno.test("logout ends the session", async () => {
 });
 
 Deno.test("viewer.close ends open feeds (a graceful shutdown would wait for them)", async () => {
-  const { call, ctx, bus } = setup();
+  const { call, viewer, bus } = setup();
   const feed = await call("/v1/feed", { headers: { authorization: `Bearer ${TOKEN}` } });
   assert.equal(bus.size, 1);
-  ctx.viewer!.close();
+  viewer.close();
   assert.equal(bus.size, 0);
   assert.match(await feed.text(), /event: hello/);
 });
@@ -168,9 +152,11 @@ Deno.test("static files: traversal and bad encodings never reach the file system
   const { call } = setup();
   for (
     const [path, status] of [
-      ["/ui/static/app.js", 200],
+      ["/ui/static/js/app.js", 200],
+      ["/ui/static/js/pages/graph.js", 200],
       ["/ui/static/..%2fmod.ts", 403],
-      ["/ui/static/app.js%00", 400],
+      ["/ui/static/js/..%2f..%2fmod.ts", 403],
+      ["/ui/static/js/app.js%00", 400],
       ["/ui/static/%252e%252e/mod.ts", 400],
       ["/ui/static/nope.js", 404],
       // The URL parser already folds these dot segments, so they never reach the static handler
