@@ -17,9 +17,10 @@
  *
  * @module
  */
+import rulesData from "./data/secret_rules.json" with { type: "json" };
 
-/** Every kind that can appear in a `[REDACTED:<kind>]` marker. */
-export const SECRET_KINDS = [
+/** The kinds of the rules written in code (the data rules add their own). */
+const CODE_KINDS = [
   "private_key",
   "jwt",
   "anthropic_key",
@@ -36,8 +37,13 @@ export const SECRET_KINDS = [
   "secret",
 ] as const;
 
-/** A kind of secret, as named in its `[REDACTED:<kind>]` marker. */
-export type SecretKind = typeof SECRET_KINDS[number];
+/** A kind of secret, as named in its `[REDACTED:<kind>]` marker (`github_token`, `password`…). */
+export type SecretKind = string;
+
+/** Every kind that can appear in a `[REDACTED:<kind>]` marker. */
+export const SECRET_KINDS: readonly SecretKind[] = [
+  ...new Set([...CODE_KINDS, ...rulesData.rules.map((r) => r.kind)]),
+];
 
 /** Returns the marker that stands in for a redacted secret of the given kind. */
 export function redactionMarker(kind: SecretKind): string {
@@ -75,34 +81,24 @@ function redactPemBlocks(text: string): string {
 
 interface ShapeRule {
   kind: SecretKind;
+  hint: string;
   re: RegExp;
 }
 
-// The look-behinds stop a rule from starting in the middle of a longer identifier ("task-..." is
-// not an `sk-` key); the greedy tails consume the whole token so no fragment survives.
-const SHAPE_RULES: readonly ShapeRule[] = [
-  {
-    kind: "jwt",
-    re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
-  },
-  { kind: "anthropic_key", re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g },
-  { kind: "openai_key", re: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g },
-  {
-    kind: "github_token",
-    re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
-  },
-  { kind: "slack_token", re: /(?<![A-Za-z0-9_-])(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,}/g },
-  { kind: "stripe_key", re: /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g },
-  { kind: "google_api_key", re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{30,}/g },
-  {
-    kind: "aws_access_key_id",
-    re: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
-  },
-];
+// The rules live in `data/secret_rules.json` (so the npm-free hooks load the very same set). The
+// look-behind stops a rule from starting in the middle of a longer identifier ("task-..." is not
+// an `sk-` key); the greedy tails consume the whole token so no fragment survives.
+const SHAPE_RULES: readonly ShapeRule[] = rulesData.rules.map((rule) => ({
+  kind: rule.kind,
+  hint: rule.hint,
+  re: new RegExp(`(?<![A-Za-z0-9_-])${rule.pattern}`, "g"),
+}));
 
-// The fixed prefix of every shape rule above; a string without one needs no shape pass.
-const SHAPE_HINT_RE =
-  /eyJ|sk-|gh[pousr]_|github_pat_|xox[abeprs]-|xapp-|[sr]k_(?:live|test)_|AIza|AKIA|ASIA|ABIA|ACCA/;
+const SHAPE_HINT_RE = new RegExp(
+  [...new Set(SHAPE_RULES.map((r) => r.hint))]
+    .map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("|"),
+);
 
 const BEARER_RE = /(?<![A-Za-z0-9_-])(Bearer[ \t]+)([A-Za-z0-9._~+/-]+=*)/gi;
 
@@ -135,11 +131,81 @@ function redactUrlPasswords(text: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Command-line rules: secrets passed as arguments
+
+// `--password hunter2`, `--token=abc`, `--client-secret x`: a long flag whose name is secret, then
+// its value (after `=` or spaces). A value starting with `-` is the next flag, not a secret.
+const LONG_FLAG_RE = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{1,60})(=|[ \t]+)(?=[^\s=:-])/g;
+
+// Short flags that take a password in common tools: `mysql -pSECRET` (attached), `sshpass -p x`,
+// `docker login -p x`, `curl -u user:pass` (only the part after the colon).
+const SHORT_PASSWORD_RE =
+  /(?<![A-Za-z0-9_-])(mysql|mysqldump|mariadb|mysqladmin|sshpass|docker(?:[ \t]+login)?|podman[ \t]+login|helm[ \t]+registry[ \t]+login)\b([^\n|;&]{0,200}?[ \t])-p(?:[ \t]+|(?=[^\s-]))(?=[^\s-])/g;
+const CURL_USER_RE = /(?<![A-Za-z0-9_-])(-u|--user)([ \t]+|=)([^\s:'"]{1,100}):(?=[^\s'"@])/g;
+
+// `aws configure set aws_secret_access_key VALUE`, `git config --global x.token VALUE`,
+// `heroku config:set KEY VALUE`: a secret-looking name, a space, the value.
+const SET_COMMAND_RE =
+  /(?<![A-Za-z0-9_-])(configure[ \t]+set|config(?::set)?(?:[ \t]+--(?:global|local|system))?|secrets?[ \t]+set|set-secret)[ \t]+([A-Za-z0-9_.-]{2,128})[ \t]+(?=[^\s=-])/g;
+
+const BARE_VALUE_RE = /"((?:[^"\\\r\n]|\\.)*)"?|'((?:[^'\\\r\n]|\\.)*)'?|([^\s"'`;&|]+)/y;
+
+function redactValueAt(
+  text: string,
+  at: number,
+  kind: SecretKind,
+): { start: number; end: number } | null {
+  BARE_VALUE_RE.lastIndex = at;
+  const v = BARE_VALUE_RE.exec(text);
+  if (v === null) return null;
+  const quoted = v[3] === undefined;
+  const content = v[1] ?? v[2] ?? v[3];
+  if (!isRedactableValue(content, kind, quoted ? "quoted" : "bare")) return null;
+  const start = quoted ? at + 1 : at;
+  return { start, end: start + content.length };
+}
+
+function redactCommandLines(text: string): string {
+  if (!/-[A-Za-z-]|config|secret/i.test(text)) return text;
+  const spans: { start: number; end: number; kind: SecretKind }[] = [];
+  for (const m of text.matchAll(LONG_FLAG_RE)) {
+    const kind = secretKindForKey(m[1]);
+    if (kind === undefined) continue;
+    const span = redactValueAt(text, m.index + m[0].length, kind);
+    if (span) spans.push({ ...span, kind });
+  }
+  for (const m of text.matchAll(SHORT_PASSWORD_RE)) {
+    const span = redactValueAt(text, m.index + m[0].length, "password");
+    if (span) spans.push({ ...span, kind: "password" });
+  }
+  for (const m of text.matchAll(CURL_USER_RE)) {
+    const span = redactValueAt(text, m.index + m[0].length, "password");
+    if (span) spans.push({ ...span, kind: "password" });
+  }
+  for (const m of text.matchAll(SET_COMMAND_RE)) {
+    const kind = secretKindForKey(m[2]);
+    if (kind === undefined) continue;
+    const span = redactValueAt(text, m.index + m[0].length, kind);
+    if (span) spans.push({ ...span, kind });
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a.start - b.start);
+  let out = "";
+  let cursor = 0;
+  for (const span of spans) {
+    if (span.start < cursor) continue; // overlapping matches: the first one wins
+    out += text.slice(cursor, span.start) + redactionMarker(span.kind);
+    cursor = span.end;
+  }
+  return out + text.slice(cursor);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Assignment rules
 
 // Only the key and separator are matched here; the value is parsed separately so that a key that
 // turns out not to be secret consumes nothing, and an assignment inside its value is still seen.
-const KEY_SEP_RE = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*)/g;
+const KEY_SEP_RE = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(\\?["']?[ \t]*(?::=|=>|:|=(?!=))[ \t]*)/g;
 
 // Alternatives: backslash-escaped quotes (JSON inside a JSON string), double quotes, single
 // quotes, then a bare value. A missing closing quote redacts to the end of the line rather than
@@ -222,10 +288,14 @@ export function secretKindForKey(key: string): SecretKind | undefined {
   const previous = segments.at(-2);
   if (
     last.endsWith("password") || last.endsWith("passwd") || last === "pwd" ||
-    last === "passphrase" || (last === "pass" && segments.length >= 2)
+    last === "passphrase" || last === "pass"
   ) {
     return "password";
   }
+  // Rails' `SECRET_KEY_BASE` and its kin: a secret key whatever word follows.
+  if (segments.join("_").includes("secret_key") && !segments.includes("aws")) return "secret";
+  // A service-account JSON's `private_key_id` names the key that signs with it.
+  if (last === "id" && previous === "key" && segments.at(-3) === "private") return "secret";
   const secret = last.endsWith("token") || last.endsWith("secret") || last.endsWith("auth") ||
     last.endsWith("credential") || last.endsWith("credentials") || COMPOUND_KEY_NAMES.has(last) ||
     (last === "key" && previous !== undefined && KEY_PREFIXES_FOR_KEY.has(previous));
@@ -242,7 +312,12 @@ export function secretKindForKey(key: string): SecretKind | undefined {
 
 const NON_SECRET_WORD_RE =
   /^(?:true|false|null|nil|none|undefined|string|number|boolean|bool|str|int|any|unknown)$/i;
-const NUMBER_RE = /^-?[0-9]+(?:\.[0-9]+)?$/;
+const NUMBER_RE = /^-?[0-9]+(?:\.[0-9]+)?$|^0x[0-9a-fA-F]{1,16}$/;
+
+// `--private-key=/etc/ssl/key.pem`, `token_file: ./secrets/token`: where a secret is kept, not the
+// secret itself.
+const PATH_VALUE_RE =
+  /^(?:(?:~|\.{1,2})\/|\/(?:etc|home|var|usr|tmp|opt|run|srv|mnt|root|Users|data)\/)[\w.@+\/-]*$|^[\w.@+\/-]*\/[\w.@+-]+\.(?:pem|key|crt|cer|json|txt|p12|pfx|jks|gpg|asc|env)$/;
 
 // How a value was written: bare (`k=v`), quoted (`k="v"`, or a JSON string), or after an HTTP auth
 // scheme (`Authorization: Token v`), where it is a credential whatever it looks like.
@@ -253,7 +328,7 @@ type ValueStyle = "bare" | "quoted" | "scheme";
 function isRedactableValue(value: string, kind: SecretKind, style: ValueStyle): boolean {
   if (value.length === 0 || MARKER_ONLY_RE.test(value)) return false;
   if (style === "scheme") return true;
-  if (NON_SECRET_WORD_RE.test(value)) return false;
+  if (NON_SECRET_WORD_RE.test(value) || PATH_VALUE_RE.test(value)) return false;
   return kind === "password" || !NUMBER_RE.test(value);
 }
 
@@ -278,11 +353,12 @@ function isSecretKeyAhead(re: RegExp, text: string, at: number): boolean {
   return next !== null && secretKindForKey(next[1]) !== undefined;
 }
 
-// `login(password=x)`: closing brackets at the end belong to the code around the value. A loop,
-// because `/[)}>]+$/` rescans a long run of brackets from every start (quadratic).
+// `login(password=x)`, `f(token: string):`: closing brackets (and a colon after them) at the end
+// belong to the code around the value. A loop, because `/[)}>:]+$/` rescans a long run from
+// every start (quadratic).
 function trimClosingBrackets(value: string): string {
   let end = value.length;
-  while (end > 0 && ")}>".includes(value[end - 1])) end--;
+  while (end > 0 && ")}>:".includes(value[end - 1])) end--;
   return value.slice(0, end);
 }
 
@@ -350,12 +426,13 @@ function redactAssignments(text: string): string {
  */
 export function redactSecrets(text: string): string {
   let out = redactPemBlocks(text);
-  // One pass to see whether any token shape can be present before running each rule.
+  // One scan for any rule's literal before trying the rules one by one.
   if (SHAPE_HINT_RE.test(out)) {
     for (const rule of SHAPE_RULES) {
-      out = out.replace(rule.re, redactionMarker(rule.kind));
+      if (out.includes(rule.hint)) out = out.replace(rule.re, redactionMarker(rule.kind));
     }
   }
+  out = redactCommandLines(out);
   if (/bearer/i.test(out)) out = redactBearer(out);
   out = redactUrlPasswords(out);
   return redactAssignments(out);

@@ -205,7 +205,7 @@ Deno.test("secretKindForKey classifies key names", () => {
     ["pwd", "password"],
     ["PWD", undefined],
     ["db_pass", "password"],
-    ["pass", undefined],
+    ["pass", "password"], // `pass=…` in a .env or a command line is a password
     ["passphrase", "password"],
     ["GITHUB_TOKEN", "secret"],
     ["accessToken", "secret"],

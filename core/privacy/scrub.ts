@@ -5,8 +5,9 @@
  * - Tags are matched case-insensitively and may carry whitespace (including newlines) around the
  *   name and after the slash: `< private >`, `</PRIVATE >` and `< / private>` all count. Users type
  *   these by hand, and a near-miss spelling silently leaking the span would defeat the feature.
- * - Attributes (`<private reason="x">`) and self-closing forms (`<private/>`) are not tags; they are
- *   left as text.
+ * - Attributes count (`<private reason="x">` opens a span) and so does the HTML-escaped spelling
+ *   (`&lt;private&gt;`, as text copied from a web page or a log arrives). Self-closing forms
+ *   (`<private/>`) hide nothing and are left as text.
  * - A stray `</private>` with no open tag before it is left as is: it hides nothing, and keeping it
  *   means text without an opening tag comes back byte-identical.
  *
@@ -18,7 +19,9 @@ export const PRIVATE_REDACTION = "[REDACTED]";
 
 // One alternation-free pattern: each `\s*` is anchored by a literal, so a long run of whitespace
 // after a `<` is scanned once per `<` and the scan stays linear.
-const TAG_RE = /<\s*(\/\s*)?private\s*>/gi;
+// Attributes are bounded (200 characters, no `<`, `>` or `/`), so a run of unclosed tags stays
+// linear.
+const TAG_RE = /(?:<|&lt;)\s*(\/\s*)?private(?:\s+[^<>/&]{0,200}?)?\s*(?:>|&gt;)/gi;
 
 /**
  * Replaces every `<private>` … `</private>` span, tags included, with `[REDACTED]`.
@@ -34,7 +37,7 @@ const TAG_RE = /<\s*(\/\s*)?private\s*>/gi;
  * ```
  */
 export function scrubPrivate(text: string): string {
-  if (!text.includes("<")) return text;
+  if (!text.includes("<") && !/&lt;/i.test(text)) return text;
   const re = new RegExp(TAG_RE);
   let out = "";
   let cursor = 0;

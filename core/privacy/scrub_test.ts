@@ -42,10 +42,15 @@ Deno.test("scrubPrivate: tags are case-insensitive and tolerate inner whitespace
   assert.equal(scrubPrivate("a <\n\tprivate\n>x< / private> b"), `a ${R} b`);
 });
 
-Deno.test("scrubPrivate: attributes, self-closing and other tags are not private tags", () => {
+Deno.test("scrubPrivate: a tag with attributes and the HTML-escaped spelling hide their span", () => {
+  assert.equal(scrubPrivate('a <private reason="pii">y</private> b'), `a ${R} b`);
+  assert.equal(scrubPrivate("a &lt;private&gt;hunter2&lt;/private&gt; b"), `a ${R} b`);
+  assert.equal(scrubPrivate("a &LT;PRIVATE&GT;unclosed"), `a ${R}`);
+});
+
+Deno.test("scrubPrivate: self-closing and other tags are not private tags", () => {
   for (
     const text of [
-      '<private reason="x">y</private>',
       "<private/>",
       "<privateer>x</privateer>",
       "<p>private</p>",
