@@ -111,6 +111,23 @@ export function newEventId(): string {
   return nextUlid();
 }
 
+/**
+ * A ULID derived, not drawn: `time` (ms) and the first 10 bytes of `seed` (a hash of what the id
+ * stands for), so importing the same thing twice gives the same id and ids still sort by time.
+ */
+export function derivedUlid(time: number, seed: Uint8Array): string {
+  if (seed.length < 10) throw new RangeError("a derived ULID needs at least 10 bytes of seed");
+  const clamped = Math.min(Math.max(0, Math.floor(time)), ULID_MAX_TIME);
+  let bits = 0n;
+  for (let i = 0; i < 10; i++) bits = (bits << 8n) | BigInt(seed[i]);
+  let random = "";
+  for (let i = 0; i < RANDOM_CHARS; i++) {
+    random = ALPHABET[Number(bits & 31n)] + random;
+    bits >>= 5n;
+  }
+  return encodeTime(clamped) + random;
+}
+
 /** Returns a new memory record id (`mr_` + ULID). */
 export function newRecordId(): string {
   return RECORD_ID_PREFIX + nextUlid();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   createUlidGenerator,
+  derivedUlid,
   newEventId,
   newRecordId,
   newUlid,
@@ -116,4 +117,15 @@ Deno.test("property: any time and randomness gives a pattern-valid ULID that dec
     ),
     { numRuns: 500 },
   );
+});
+
+Deno.test("derivedUlid: deterministic, valid, and sorted by its time", () => {
+  const seed = new Uint8Array(32).map((_, i) => i * 7);
+  const a = derivedUlid(1_700_000_000_000, seed);
+  assert.equal(derivedUlid(1_700_000_000_000, seed), a);
+  assert.match(a, ULID_PATTERN);
+  assert.equal(ulidTime(a), 1_700_000_000_000);
+  assert.ok(derivedUlid(1_700_000_000_001, seed) > a);
+  assert.notEqual(derivedUlid(1_700_000_000_000, seed.map((b) => b ^ 1)), a);
+  assert.throws(() => derivedUlid(0, new Uint8Array(4)), RangeError);
 });

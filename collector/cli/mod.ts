@@ -11,6 +11,7 @@ import { InstallError } from "./installer/mod.ts";
 import { type Command, UsageError } from "./_command.ts";
 import { doctorCommand } from "./doctor.ts";
 import { forgetCommand } from "./forget.ts";
+import { importCommand } from "./import.ts";
 import { installCommand } from "./install.ts";
 import { modelsCommand } from "./models.ts";
 import { openCommand } from "./open.ts";
@@ -26,6 +27,8 @@ export type { Command, CommandArgs } from "./_command.ts";
 export { UsageError } from "./_command.ts";
 export * from "./doctor.ts";
 export * from "./forget.ts";
+export * from "./git_log.ts";
+export * from "./import.ts";
 export * from "./install.ts";
 export * from "./models.ts";
 export * from "./open.ts";
@@ -48,6 +51,7 @@ export const COMMANDS: readonly Command[] = [
   uninstallCommand,
   doctorCommand,
   replayCommand,
+  importCommand,
   modelsCommand,
   openCommand,
   forgetCommand,

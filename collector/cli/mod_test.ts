@@ -230,3 +230,48 @@ Deno.test("an invalid settings file stops the daemon with a message naming the k
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("CLI: import git adds one record per commit, scrubbed, and a second import adds none", async () => {
+  await using daemon = await startTestDaemon();
+  const repo = await Deno.makeTempDir({ prefix: "kiro-learn-import-" });
+  const git = (...args: string[]) =>
+    new Deno.Command("git", {
+      args: ["-C", repo, "-c", "user.name=T", "-c", "user.email=t@x", ...args],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  try {
+    await git("init", "-q");
+    for (
+      const [file, message] of [
+        ["a.ts", "parser: add the date parser"],
+        [
+          "b.ts",
+          "parser: fix crash on Feb 29\n\nThe token ghp_abcdefghijklmnopqrstuvwxyz0123456789 leaked.\n\nSigned-off-by: T <t@x>",
+        ],
+        ["c.ts", "Merge-free change to c"],
+      ]
+    ) {
+      await Deno.writeTextFile(`${repo}/${file}`, file);
+      await git("add", file);
+      await git("commit", "-q", "-m", message);
+    }
+    const first = await cli(["import", "git", repo], daemon.env);
+    assert.equal(first.code, 0, text(first));
+    assert.match(text(first), /3 added, 0 already present, 0 rejected/);
+    const again = await cli(["import", "git", repo], daemon.env);
+    assert.match(text(again), /0 added, 3 already present/);
+    const found = await cli(["search", "Feb 29 crash", "--json"], daemon.env, repo);
+    const records = JSON.parse(new TextDecoder().decode(found.stdout));
+    assert.equal(records[0].title, "parser: fix crash on Feb 29");
+    assert.equal(records[0].observation_type, "error");
+    assert.deepEqual(records[0].files_touched, ["b.ts"]);
+    assert.ok(!JSON.stringify(records).includes("ghp_abcdef"), "the token was scrubbed");
+    assert.ok(!records[0].summary.includes("Signed-off-by"));
+    const bad = await cli(["import", "git", "/"], daemon.env);
+    assert.equal(bad.code, 2);
+    assert.match(text(bad), /not inside a git repository/);
+  } finally {
+    await Deno.remove(repo, { recursive: true });
+  }
+});

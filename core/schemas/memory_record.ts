@@ -28,6 +28,7 @@ export const STRATEGIES = [
   "heuristic",
   "mcp_observation",
   "mcp_session_summary",
+  "git-commit",
 ] as const;
 
 /** A memory record as it travels over HTTP and is stored. */

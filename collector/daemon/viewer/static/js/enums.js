@@ -18,6 +18,7 @@ export const STRATEGIES = /** @type {const} */ ([
   "heuristic",
   "mcp_observation",
   "mcp_session_summary",
+  "git-commit",
 ]);
 
 /** The live feed's message types. */

@@ -1,0 +1,188 @@
+/**
+ * `kiro-learn import git [DIR]`: memory on day one, from what the project already has — one
+ * memory record per non-merge commit (subject, body without trailers, changed paths, date, sha).
+ *
+ * `git` runs here, in the CLI, never in the collector (whose sandbox may not run it). Records go
+ * through `POST /v1/memories`, so they are scrubbed like every other input. Ids derive from the
+ * repository and the sha, so a second import adds only new commits, and an interrupted one is
+ * resumed by running it again.
+ *
+ * @module
+ */
+import { ROUTES } from "@kiro-learn/core/api";
+import { resolveProject } from "@kiro-learn/core/project";
+import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { clientFor } from "./_client.ts";
+import { type Command, flag, stringOption, UsageError } from "./_command.ts";
+import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
+
+/** What an import did. */
+export interface ImportReport {
+  /** Records added. */
+  added: number;
+  /** Records already there (an earlier import). */
+  present: number;
+  /** Records the collector refused, with the reason. */
+  rejected: { id: string; reason: string }[];
+  /** Seconds it took. */
+  seconds: number;
+}
+
+/** Options of {@linkcode importGit}. */
+export interface ImportGitOptions {
+  /** Only commits after this date (anything `git log --since` takes). */
+  since?: string;
+  /** At most this many commits, newest first. */
+  max?: number;
+  /** Where progress goes (default stderr, rewritten in place on a terminal). */
+  progress?: (line: string) => void;
+  /** Requests in flight at once (default 8). */
+  concurrency?: number;
+}
+
+async function git(args: string[]): Promise<{ ok: boolean; out: string; err: string }> {
+  try {
+    const out = await new Deno.Command("git", { args, stdout: "piped", stderr: "piped" }).output();
+    const d = new TextDecoder();
+    return { ok: out.success, out: d.decode(out.stdout).trim(), err: d.decode(out.stderr).trim() };
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error("git is not installed (or not on PATH): install git to import a history");
+    }
+    throw error;
+  }
+}
+
+function defaultProgress(): (line: string) => void {
+  const tty = Deno.stderr.isTerminal();
+  const encoder = new TextEncoder();
+  return (line) => Deno.stderr.writeSync(encoder.encode(tty ? `\r${line}\u001b[K` : `${line}\n`));
+}
+
+/** Imports the history of the repository at `dir` into its project's memory. */
+export async function importGit(
+  settings: Settings,
+  dir: string,
+  options: ImportGitOptions = {},
+): Promise<ImportReport> {
+  const top = await git(["-C", dir, "rev-parse", "--show-toplevel"]);
+  if (!top.ok) throw new UsageError(`${dir} is not inside a git repository (${top.err})`);
+  const root = top.out;
+  // The repository's identity is its first commit(s): the same for every clone of it.
+  const roots = await git(["-C", root, "rev-list", "--max-parents=0", "HEAD"]);
+  if (!roots.ok) throw new UsageError(`${root} has no commits yet`);
+  const repository = roots.out.split("\n").sort().join(",");
+  const count = await git([
+    "-C",
+    root,
+    "rev-list",
+    "--no-merges",
+    "--count",
+    ...(options.since ? [`--since=${options.since}`] : []),
+    "HEAD",
+  ]);
+  const total = Math.min(Number(count.out) || 0, options.max ?? Number.POSITIVE_INFINITY);
+  const namespace = resolveProject(root).namespace;
+  const client = clientFor(settings);
+  if (!(await client.health())) {
+    // Fails with the client's "not running … start it with" message.
+    await client.request("GET", ROUTES.stats);
+  }
+  const progress = options.progress ?? defaultProgress();
+  const report: ImportReport = { added: 0, present: 0, rejected: [], seconds: 0 };
+  const started = performance.now();
+  let seen = 0;
+  let lastShown = 0;
+  const show = (force = false) => {
+    const now = performance.now();
+    if (!force && now - lastShown < 250) return;
+    lastShown = now;
+    const rate = seen / Math.max((now - started) / 1000, 0.001);
+    const eta = rate > 0 ? Math.max(0, (total - seen) / rate) : 0;
+    progress(
+      `importing ${root}: ${seen}/${total} commits, ${Math.round(rate)}/s, ETA ${Math.ceil(eta)} s`,
+    );
+  };
+  const save = async (record: MemoryRecord) => {
+    const res = await client.request("POST", ROUTES.memories, { body: record });
+    if (res.status === 200) report.added++;
+    else if (res.status === 409) report.present++;
+    else {
+      const body = res.body as { error?: string; details?: unknown };
+      report.rejected.push({
+        id: record.record_id,
+        reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
+      });
+    }
+    seen++;
+    show();
+  };
+  const child = new Deno.Command("git", {
+    args: gitLogArgs(root, options),
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const inFlight = new Set<Promise<void>>();
+  const limit = options.concurrency ?? 8;
+  try {
+    for await (
+      const commit of parseGitLog(child.stdout.pipeThrough(new TextDecoderStream()))
+    ) {
+      const task = save(commitRecord(commit, { namespace, repository })).finally(() =>
+        inFlight.delete(task)
+      );
+      inFlight.add(task);
+      if (inFlight.size >= limit) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    try {
+      child.kill();
+    } catch {
+      // Already exited.
+    }
+    await child.status;
+    await child.stderr.cancel().catch(() => {});
+  }
+  show(true);
+  report.seconds = Math.round((performance.now() - started) / 100) / 10;
+  return report;
+}
+
+/** The `import` command. */
+export const importCommand: Command = {
+  name: "import",
+  usage: "kiro-learn import git [DIR] [--since DATE] [--max N] [--json]",
+  summary: "give memory a head start: one record per commit of a git history (idempotent)",
+  options: { since: { type: "string" }, max: { type: "string" }, json: { type: "boolean" } },
+  run: async (args) => {
+    const [source, dirArg, ...extra] = args.positionals;
+    if (source !== "git" || extra.length > 0) {
+      throw new UsageError(
+        "import needs `git [DIR]` (the project of the current directory by default)",
+      );
+    }
+    const rawMax = stringOption(args, "max");
+    const max = rawMax === undefined ? undefined : Number(rawMax);
+    if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
+      throw new UsageError("--max must be a positive integer");
+    }
+    const dir = dirArg ?? resolveProject(Deno.cwd()).project_root;
+    const report = await importGit(loadSettings(), dir, {
+      since: stringOption(args, "since"),
+      max,
+    });
+    if (flag(args, "json")) {
+      console.log(JSON.stringify(report, null, 2));
+    } else {
+      console.error("");
+      console.log(
+        `imported ${dir}: ${report.added} added, ${report.present} already present, ` +
+          `${report.rejected.length} rejected, in ${report.seconds} s`,
+      );
+      for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
+    }
+    return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;
+  },
+};
