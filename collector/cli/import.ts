@@ -150,17 +150,69 @@ export async function importGit(
   return report;
 }
 
+/**
+ * Reads an export (`kiro-learn export`'s JSON Lines) back: each record is saved as it was (id,
+ * namespace, provenance); one already present is counted, not changed; a bad line is reported
+ * with its number and skipped, never the end of the import.
+ */
+export async function importJsonl(settings: Settings, file: string): Promise<ImportReport> {
+  const started = performance.now();
+  const client = clientFor(settings);
+  const report: ImportReport = { added: 0, present: 0, rejected: [], seconds: 0 };
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${error instanceof Error ? error.message : error}`);
+  }
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "") continue;
+    let parsed: { type?: unknown; record?: unknown };
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      report.rejected.push({ id: `line ${i + 1}`, reason: "not JSON" });
+      continue;
+    }
+    if (parsed.type === "kiro-learn-export") continue;
+    if (parsed.type !== "record") {
+      report.rejected.push({ id: `line ${i + 1}`, reason: `unknown line type ${parsed.type}` });
+      continue;
+    }
+    const res = await client.request("POST", ROUTES.memories, { body: parsed.record });
+    if (res.status === 200) report.added++;
+    else if (res.status === 409) report.present++;
+    else {
+      const body = res.body as { error?: string; details?: unknown };
+      report.rejected.push({
+        id: `line ${i + 1}`,
+        reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
+      });
+    }
+  }
+  report.seconds = Math.round((performance.now() - started) / 100) / 10;
+  return report;
+}
+
 /** The `import` command. */
 export const importCommand: Command = {
   name: "import",
-  usage: "kiro-learn import git [DIR] [--since DATE] [--max N] [--json]",
-  summary: "give memory a head start: one record per commit of a git history (idempotent)",
+  usage: "kiro-learn import git [DIR] [--since DATE] [--max N] [--json] | import jsonl FILE",
+  summary: "give memory a head start from a git history, or read back an export (idempotent)",
   options: { since: { type: "string" }, max: { type: "string" }, json: { type: "boolean" } },
   run: async (args) => {
     const [source, dirArg, ...extra] = args.positionals;
+    if (source === "jsonl") {
+      if (dirArg === undefined || extra.length > 0) throw new UsageError("import jsonl needs FILE");
+      const report = await importJsonl(loadSettings(), dirArg);
+      printReport(dirArg, report, flag(args, "json"));
+      return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;
+    }
     if (source !== "git" || extra.length > 0) {
       throw new UsageError(
-        "import needs `git [DIR]` (the project of the current directory by default)",
+        "import needs `git [DIR]` (the project of the current directory by default) or `jsonl FILE`",
       );
     }
     const rawMax = stringOption(args, "max");
@@ -173,16 +225,20 @@ export const importCommand: Command = {
       since: stringOption(args, "since"),
       max,
     });
-    if (flag(args, "json")) {
-      console.log(JSON.stringify(report, null, 2));
-    } else {
-      console.error("");
-      console.log(
-        `imported ${dir}: ${report.added} added, ${report.present} already present, ` +
-          `${report.rejected.length} rejected, in ${report.seconds} s`,
-      );
-      for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
-    }
+    console.error("");
+    printReport(dir, report, flag(args, "json"));
     return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;
   },
 };
+
+function printReport(source: string, report: ImportReport, json: boolean): void {
+  if (json) {
+    console.log(JSON.stringify(report, null, 2));
+    return;
+  }
+  console.log(
+    `imported ${source}: ${report.added} added, ${report.present} already present, ` +
+      `${report.rejected.length} rejected, in ${report.seconds} s`,
+  );
+  for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
+}

@@ -10,6 +10,7 @@ import { CollectorError } from "@kiro-learn/core/api";
 import { InstallError } from "./installer/mod.ts";
 import { type Command, UsageError } from "./_command.ts";
 import { doctorCommand } from "./doctor.ts";
+import { exportCommand } from "./export.ts";
 import { forgetCommand } from "./forget.ts";
 import { importCommand } from "./import.ts";
 import { installCommand } from "./install.ts";
@@ -26,6 +27,7 @@ import { uninstallCommand } from "./uninstall.ts";
 export type { Command, CommandArgs } from "./_command.ts";
 export { UsageError } from "./_command.ts";
 export * from "./doctor.ts";
+export * from "./export.ts";
 export * from "./forget.ts";
 export * from "./git_log.ts";
 export * from "./import.ts";
@@ -52,6 +54,7 @@ export const COMMANDS: readonly Command[] = [
   doctorCommand,
   replayCommand,
   importCommand,
+  exportCommand,
   modelsCommand,
   openCommand,
   forgetCommand,

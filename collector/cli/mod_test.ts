@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import { freePort, startTestDaemon, writeTinyModel } from "../tooling/testing/mod.ts";
+import { freePort, postJson, startTestDaemon, writeTinyModel } from "../tooling/testing/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -273,5 +273,43 @@ Deno.test("CLI: import git adds one record per commit, scrubbed, and a second im
     assert.match(text(bad), /not inside a git repository/);
   } finally {
     await Deno.remove(repo, { recursive: true });
+  }
+});
+
+Deno.test("CLI: export, then import jsonl into another collector, round-trips exactly", async () => {
+  await using a = await startTestDaemon();
+  await using b = await startTestDaemon();
+  const project = await Deno.makeTempDir({ prefix: "kiro-learn-export-" });
+  await Deno.mkdir(`${project}/.git`);
+  const namespace = resolveProject(project).namespace;
+  try {
+    const kept = [1, 2, 3].map((i) =>
+      makeRecord({ namespace, title: `record ${i}`, facts: [`fact ${i}`], files_touched: ["x.ts"] })
+    );
+    const forgotten = makeRecord({ namespace, title: "forgotten one" });
+    for (const r of [...kept, forgotten]) {
+      assert.equal((await postJson(a, "/v1/memories", r)).status, 200);
+    }
+    assert.equal(
+      (await a.fetch(`/v1/memories/${forgotten.record_id}`, { method: "DELETE" })).status,
+      200,
+    );
+    const exported = await cli(["export"], a.env, project);
+    assert.equal(exported.code, 0, text(exported));
+    const lines = new TextDecoder().decode(exported.stdout).trim().split("\n");
+    assert.equal(JSON.parse(lines[0]).type, "kiro-learn-export");
+    assert.equal(lines.length, 4, "a header and the three kept records; never the forgotten one");
+    const file = `${project}/memory.jsonl`;
+    await Deno.writeTextFile(file, lines.join("\n") + "\nnot json\n");
+    const imported = await cli(["import", "jsonl", file], b.env, project);
+    assert.match(text(imported), /3 added, 0 already present, 1 rejected/);
+    assert.match(text(imported), /line 5: not JSON/);
+    const again = await cli(["import", "jsonl", file], b.env, project);
+    assert.match(text(again), /0 added, 3 already present/);
+    const back = await cli(["export"], b.env, project);
+    const backLines = new TextDecoder().decode(back.stdout).trim().split("\n");
+    assert.deepEqual(backLines.slice(1), lines.slice(1), "the same records, byte for byte");
+  } finally {
+    await Deno.remove(project, { recursive: true });
   }
 });
