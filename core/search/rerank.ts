@@ -70,6 +70,8 @@ export const RERANK_FEATURES: readonly string[] = [
   "best_title_idf",
   "coverage",
   "matched_idf",
+  "prefix_in_paths",
+  "title_precision",
 ];
 
 /** The trained model: one weight per feature, and the no-answer gate. */
@@ -130,12 +132,15 @@ export function rerankFeatures(
   const terms = options.terms.filter((t) => !isStopWord(t.term));
   const identifiers = promptIdentifiers(query);
   const prefix = titlePrefix(query);
+  // The prefix's components (`ovn-northd, tests` → ovn-northd, tests), long enough to mean a path.
+  const prefixParts = (prefix ?? "").split(/[\s,]+/).filter((p) => p.length >= 3);
   const max = (pick: (c: LexicalCandidate) => number) => Math.max(0, ...candidates.map(pick)) || 1;
   const maxAll = max((c) => c.bm25);
   const maxTitle = max((c) => c.bm25Title);
   const maxSummary = max((c) => c.bm25Summary);
   const maxFiles = max((c) => c.bm25Files);
   const totalIdf = terms.reduce((sum, t) => sum + t.idf, 0);
+  const queryStems = new Set(textWords(query).map(stem));
   return candidates.map((c, rank) => {
     const r = c.record;
     const title = stemSet(r.title);
@@ -157,6 +162,14 @@ export function rerankFeatures(
       }
     }
     const text = `${r.title}\n${r.summary}\n${r.files_touched.join(" ")}`.toLowerCase();
+    // `netdev-dpdk: fix …` asks about lib/netdev-dpdk.c: the prompt's component among the paths.
+    const prefixInPaths = prefixParts.length > 0 &&
+        r.files_touched.some((f) => {
+          const path = f.toLowerCase();
+          return prefixParts.some((p) => path.includes(p));
+        })
+      ? 1
+      : 0;
     const identifierHits = identifiers.filter((id) => text.includes(id)).length;
     return [
       c.bm25 / maxAll,
@@ -175,6 +188,8 @@ export function rerankFeatures(
       bestTitleIdf / 10,
       totalIdf > 0 ? inAny / totalIdf : 0,
       inAny / 10,
+      prefixInPaths,
+      titlePrecision(r.title, queryStems),
     ];
   });
 }
@@ -183,6 +198,14 @@ export function rerankFeatures(
 export function gateScore(best: readonly number[], model: RerankModel): number {
   const bias = model.gateWeights[best.length] ?? 0;
   return 1 / (1 + Math.exp(-(linearScore(best, model.gateWeights) + bias)));
+}
+
+// How much of a record's title the prompt speaks about: a short title all of whose words are in
+// the prompt is a closer answer than a long one that shares a word.
+function titlePrecision(title: string, queryStems: ReadonlySet<string>): number {
+  const words = textWords(title).filter((w) => !isStopWord(w)).map(stem);
+  if (words.length === 0) return 0;
+  return words.filter((w) => queryStems.has(w)).length / words.length;
 }
 
 /** The dot product of features and weights. */
