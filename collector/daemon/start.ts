@@ -43,6 +43,11 @@ export interface RunningCollector {
   embeddings: EmbeddingService;
   /** Live-feed bus. */
   bus: EventBus;
+  /**
+   * The app itself, without the network (Hono's `app.request`): what in-process route tests call.
+   * Requests still pass the Host, Origin and token checks.
+   */
+  request(input: string, init?: RequestInit): Promise<Response>;
   /** Stops accepting requests, drains in-flight ones, closes the database. */
   close(): Promise<void>;
 }
@@ -259,6 +264,7 @@ export async function startCollector(
     port: addr.port,
     token,
     storage,
+    request: async (input, init) => await app.request(input, init),
     extraction,
     embeddings,
     bus,
