@@ -55,11 +55,30 @@ export interface WatcherOptions {
   compact?: (projectId: string) => Promise<void>;
   /** Told when a breaker opens or closes. */
   onBreaker?: (projectId: string, state: BreakerState) => void;
+  /** Time and timers (default: the real ones); tests pass a fake one and move time by hand. */
+  clock?: WatcherClock;
 }
+
+/** The time and timers the watcher uses. */
+export interface WatcherClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fn` after `ms`; returns a handle for {@linkcode WatcherClock.clearTimeout}. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancels a pending call (a missing or spent handle is ignored). */
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock. */
+export const REAL_CLOCK: WatcherClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as number | undefined),
+};
 
 interface ProjectState {
   bytes: number;
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: unknown;
   running: boolean;
   failures: number;
   openUntil: number;
@@ -70,12 +89,14 @@ interface ProjectState {
 /** Fires extraction runs per project. */
 export class ExtractionWatcher {
   #options: WatcherOptions;
+  #clock: WatcherClock;
   #projects = new Map<string, ProjectState>();
   #closed = false;
 
   /** Creates a watcher. */
   constructor(options: WatcherOptions) {
     this.#options = options;
+    this.#clock = options.clock ?? REAL_CLOCK;
   }
 
   #state(projectId: string): ProjectState {
@@ -117,17 +138,17 @@ export class ExtractionWatcher {
 
   #schedule(projectId: string, delayMs: number): void {
     const state = this.#state(projectId);
-    clearTimeout(state.timer);
-    state.timer = setTimeout(() => this.#fire(projectId), Math.max(0, delayMs));
+    this.#clock.clearTimeout(state.timer);
+    state.timer = this.#clock.setTimeout(() => this.#fire(projectId), Math.max(0, delayMs));
   }
 
   #fire(projectId: string, options: { force?: boolean } = {}): void {
     if (this.#closed) return;
     const state = this.#state(projectId);
-    clearTimeout(state.timer);
+    this.#clock.clearTimeout(state.timer);
     state.timer = undefined;
     if (state.running) return;
-    const now = Date.now();
+    const now = this.#clock.now();
     if (!options.force && state.openUntil > now) {
       // Open: wait for the cool-down, then let one probe run through (half-open).
       this.#schedule(projectId, state.openUntil - now);
@@ -157,7 +178,7 @@ export class ExtractionWatcher {
     } else {
       state.failures++;
       if (state.failures >= this.#options.breakerThreshold) {
-        state.openUntil = Date.now() + this.#options.breakerCooldownMs;
+        state.openUntil = this.#clock.now() + this.#options.breakerCooldownMs;
         this.#options.onBreaker?.(projectId, "open");
       }
     }
@@ -173,8 +194,8 @@ export class ExtractionWatcher {
       state.bytes >= this.#options.sizeThresholdBytes;
     if (again) {
       this.#fire(projectId);
-    } else if (state.openUntil > Date.now()) {
-      this.#schedule(projectId, state.openUntil - Date.now());
+    } else if (state.openUntil > this.#clock.now()) {
+      this.#schedule(projectId, state.openUntil - this.#clock.now());
     } else {
       // Rows left (new during the run, or the run failed): try again after the idle gap.
       this.#schedule(projectId, this.#options.idleMs);
@@ -183,7 +204,7 @@ export class ExtractionWatcher {
 
   /** Per-project state for status and the viewer. */
   states(): ProjectWatchState[] {
-    const now = Date.now();
+    const now = this.#clock.now();
     return [...this.#projects.entries()].map(([project_id, s]) => ({
       project_id,
       queued_bytes: s.bytes,
@@ -204,7 +225,7 @@ export class ExtractionWatcher {
     this.#closed = true;
     const running: Promise<void>[] = [];
     for (const state of this.#projects.values()) {
-      clearTimeout(state.timer);
+      this.#clock.clearTimeout(state.timer);
       if (state.current) running.push(state.current);
     }
     await Promise.allSettled(running);

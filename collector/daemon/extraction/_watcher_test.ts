@@ -1,9 +1,7 @@
-// The watcher runs on real timers (it takes no injected clock), so these tests are written to be
-// deterministic on a loaded machine: every "it happened" is awaited with `waitFor` (a generous hang
-// limit, not a time bound), runs that must stay in progress are held by a gate the test releases,
-// and the assertions are on the order and count of runs and on the state each run saw, never on
-// how long anything took. The few "nothing happens yet" windows are short next to the idle gap or
-// cool-down they sit inside (a 10× margin or more).
+// Most tests run the watcher on real timers and are written to be deterministic on a loaded
+// machine: every "it happened" is awaited with `waitFor` (a hang limit, not a time bound), runs
+// that must stay in progress are held by a gate, and assertions are on the order and count of
+// runs, never on durations. The last test injects a fake clock and checks the timings exactly.
 import assert from "node:assert/strict";
 import {
   type BreakerState,
@@ -228,4 +226,68 @@ Deno.test("a throwing run counts as a failure, never escapes", async () => {
   assert.equal(state.running, false);
   await h.watcher.close();
   assert.equal(h.queued.bytes, 1, "a failed run consumes nothing");
+});
+
+/** Time that moves only when the test says so. */
+class FakeClock {
+  #now = 1_000_000;
+  #next = 1;
+  #timers = new Map<number, { at: number; fn: () => void }>();
+  now = () => this.#now;
+  setTimeout = (fn: () => void, ms: number) => {
+    const id = this.#next++;
+    this.#timers.set(id, { at: this.#now + ms, fn });
+    return id;
+  };
+  clearTimeout = (handle: unknown) => {
+    this.#timers.delete(handle as number);
+  };
+  /** Moves time forward, firing every timer that comes due, in order. */
+  async advance(ms: number): Promise<void> {
+    const until = this.#now + ms;
+    for (;;) {
+      const due = [...this.#timers].filter(([, t]) => t.at <= until)
+        .sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.#timers.delete(due[0]);
+      this.#now = due[1].at;
+      due[1].fn();
+      await sleep(0);
+    }
+    this.#now = until;
+    await sleep(0);
+  }
+}
+
+Deno.test("with an injected clock: the idle gap and the breaker's cool-down are exact", async () => {
+  const clock = new FakeClock();
+  const starts: number[] = [];
+  let ok = false;
+  const watcher = new ExtractionWatcher({
+    idleMs: 30_000,
+    sizeThresholdBytes: 1_000_000,
+    breakerThreshold: 1,
+    breakerCooldownMs: 60_000,
+    clock,
+    run: () => {
+      starts.push(clock.now());
+      return Promise.resolve({ ok, consumed: ok ? 10 : 0 });
+    },
+    queuedBytes: () => Promise.resolve(ok ? 0 : 10),
+  });
+  const t0 = clock.now();
+  watcher.notify("p", 10);
+  await clock.advance(29_999);
+  assert.deepEqual(starts, [], "not a millisecond early");
+  await clock.advance(1);
+  assert.deepEqual(starts, [t0 + 30_000]);
+  // That run failed: the breaker is open for exactly the cool-down, then one probe runs.
+  assert.equal(watcher.states().find((s) => s.project_id === "p")?.breaker, "open");
+  ok = true;
+  await clock.advance(59_999);
+  assert.equal(starts.length, 1);
+  await clock.advance(1);
+  assert.deepEqual(starts, [t0 + 30_000, t0 + 90_000]);
+  assert.equal(watcher.states().find((s) => s.project_id === "p")?.breaker, "closed");
+  await watcher.close();
 });
