@@ -6,7 +6,8 @@
  */
 
 import { envGet, type EnvLike } from "../env.ts";
-import { dirname, join, resolve } from "../path.ts";
+import { writeFileAtomic } from "../fs/mod.ts";
+import { join, resolve } from "../path.ts";
 import { SettingsError } from "./errors.ts";
 
 /** Absolute paths of everything kept in the data dir. */
@@ -95,54 +96,7 @@ export function writeSecureFile(
   data: string | Uint8Array,
   options: WriteSecureFileOptions = {},
 ): boolean {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  const tmp = join(
-    dirname(path),
-    `.${crypto.randomUUID()}.tmp`,
-  );
-  try {
-    const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o600 });
-    try {
-      let written = 0;
-      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-      file.syncSync();
-    } finally {
-      file.close();
-    }
-    if (!IS_WINDOWS) Deno.chmodSync(tmp, 0o600);
-    if (options.createNew) return linkNoReplace(tmp, path);
-    Deno.renameSync(tmp, path);
-    return true;
-  } finally {
-    try {
-      Deno.removeSync(tmp);
-    } catch {
-      // Already renamed away, or never created.
-    }
-  }
-}
-
-/** A hard link fails if the target exists, which makes "create if absent" race-free. */
-function linkNoReplace(tmp: string, path: string): boolean {
-  try {
-    Deno.linkSync(tmp, path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.AlreadyExists) return false;
-    // Some filesystems refuse hard links; a plain check-then-rename is the best left.
-    if (existsSync(path)) return false;
-    Deno.renameSync(tmp, path);
-    return true;
-  }
-}
-
-function existsSync(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return writeFileAtomic(path, data, { mode: 0o600, createNew: options.createNew });
 }
 
 export { envGet, type EnvLike };

@@ -7,7 +7,7 @@
  * Layout of `<dataDir>/spool/`:
  * - `<event_id>.json`: `{"event": <Event>, "query": "retrieve" | "resume" | ""}`; the
  *   collector drains these oldest-first (ULID order) and deletes each after ingesting it.
- * - `.<event_id>.tmp`: a file being written; renamed into place only once it is on disk.
+ * - `.<uuid>.tmp`: a file being written; renamed into place only once it is on disk.
  * - `dropped.log`: one line per event refused because the spool was full (itself bounded).
  * - `rejected/`: files the collector could not ingest (moved there by the collector).
  *
@@ -17,6 +17,7 @@
  * @module
  */
 import type { EventQuery } from "../api/wire.ts";
+import { writeFileAtomic } from "../fs/mod.ts";
 import { ULID_PATTERN } from "../ids.ts";
 import type { Event } from "../schemas/mod.ts";
 import { DEFAULTS } from "../settings/mod.ts";
@@ -77,10 +78,9 @@ export const SPOOL_FILE_PATTERN: RegExp = /^[0-9A-HJKMNP-TV-Z]{26}\.json$/;
 export const REJECTED_DIR = "rejected";
 
 const encoder = new TextEncoder();
-const IS_WINDOWS = Deno.build.os === "windows";
 
 /**
- * Writes `event` to the spool atomically and durably: `.<id>.tmp` (0600) → fsync → rename →
+ * Writes `event` to the spool atomically and durably: a `.tmp` file (0600) → fsync → rename →
  * fsync of the dir. When the file would take the spool past `maxBytes` nothing is written;
  * a line goes to `dropped.log` and a warning to stderr instead. Never throws.
  */
@@ -105,7 +105,7 @@ export function spoolEvent(event: Event, options: SpoolEventOptions): SpoolOutco
       return { spooled: false, reason: "full", message: "spool full" };
     }
     const path = `${dir}/${event.event_id}${SPOOL_SUFFIX}`;
-    writeDurably(dir, `.${event.event_id}.tmp`, path, data);
+    writeFileAtomic(path, data, { mode: 0o600, syncDir: true });
     return { spooled: true, path };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -195,40 +195,9 @@ function recordDrop(
       kept.unshift(lines[i]);
     }
     const text = (kept.length > 0 ? kept.join("\n") + "\n" : "") + line;
-    writeDurably(dir, `.${DROPPED_LOG}.${crypto.randomUUID()}.tmp`, path, encoder.encode(text));
+    writeFileAtomic(path, encoder.encode(text), { mode: 0o600, syncDir: true });
   } catch (error) {
     warn(`could not write ${DROPPED_LOG}: ${error instanceof Error ? error.message : error}`);
-  }
-}
-
-function writeDurably(dir: string, tmpName: string, path: string, data: Uint8Array): void {
-  const tmp = `${dir}/${tmpName}`;
-  const file = Deno.openSync(tmp, { write: true, create: true, truncate: true, mode: 0o600 });
-  try {
-    let written = 0;
-    while (written < data.length) written += file.writeSync(data.subarray(written));
-    file.syncSync();
-  } finally {
-    file.close();
-  }
-  // The mode given to open is masked by umask; the spool holds session text, so force 0600.
-  if (!IS_WINDOWS) Deno.chmodSync(tmp, 0o600);
-  Deno.renameSync(tmp, path);
-  syncDir(dir);
-}
-
-/** Makes the rename itself durable; some platforms cannot open a dir, so best effort. */
-function syncDir(dir: string): void {
-  if (IS_WINDOWS) return;
-  try {
-    const handle = Deno.openSync(dir, { read: true });
-    try {
-      handle.syncSync();
-    } finally {
-      handle.close();
-    }
-  } catch {
-    // Best effort: the file itself is already synced.
   }
 }
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { writeFileAtomic as atomicWrite } from "@kiro-learn/core/fs";
 import { InstallError } from "./errors.ts";
 
 /** A JSON object as parsed. */
@@ -149,37 +149,11 @@ export function writeFileAtomic(
   text: string,
   options: WriteFileAtomicOptions = {},
 ): void {
-  const target = resolveLink(path);
-  const dir = dirname(target);
-  Deno.mkdirSync(dir, { recursive: true });
-  let mode = options.mode;
-  try {
-    const info = Deno.statSync(target);
-    if (info.mode !== null) mode = info.mode & 0o7777;
-  } catch {
-    // New file.
-  }
-  const tmp = join(dir, `.${basename(target)}.${crypto.randomUUID()}.tmp`);
-  const bytes = new TextEncoder().encode(text);
-  try {
-    const file = Deno.openSync(tmp, { write: true, createNew: true, mode: mode ?? 0o644 });
-    try {
-      let written = 0;
-      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-      file.syncSync();
-    } finally {
-      file.close();
-    }
-    // The umask applied at creation; an existing file's exact mode must survive the rewrite.
-    if (mode !== undefined && Deno.build.os !== "windows") Deno.chmodSync(tmp, mode);
-    Deno.renameSync(tmp, target);
-  } finally {
-    try {
-      Deno.removeSync(tmp);
-    } catch {
-      // Renamed away, or never created.
-    }
-  }
+  atomicWrite(resolveLink(path), text, {
+    mode: options.mode ?? 0o644,
+    keepMode: true,
+    mkdirs: true,
+  });
 }
 
 /** Deletes a file; a symlink is deleted itself (its target is someone else's). */
