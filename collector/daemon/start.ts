@@ -12,7 +12,7 @@ import { type ExtractionService, startExtraction } from "./extraction/mod.ts";
 import type { PromptRunner } from "./llm/mod.ts";
 import { type EventStoredHook, IngestPipeline } from "./ingest/mod.ts";
 import { drainSpool } from "./ingest/mod.ts";
-import { createReconciler, JudgeBreaker } from "./reconcile/mod.ts";
+import { createReconciler } from "./reconcile/mod.ts";
 import { createAssembler } from "./retrieval/mod.ts";
 import {
   createHybridSearcher,
@@ -22,7 +22,7 @@ import {
 } from "./retrieval/mod.ts";
 import { createResumeAssembler } from "./retrieval/mod.ts";
 import { createLogger, type Logger } from "./runtime/mod.ts";
-import { EventBus } from "./runtime/mod.ts";
+import { CircuitBreaker, EventBus } from "./runtime/mod.ts";
 import { ensureToken } from "./runtime/mod.ts";
 import { createApp } from "./server/mod.ts";
 import type { CollectorContext } from "./server/mod.ts";
@@ -130,7 +130,7 @@ export async function startCollector(
     searchNeighbors: (ns, vector, o) => embeddings.index.search(ns, vector, o),
     embed: embeddings.embedRecords,
     logger,
-    breaker: new JudgeBreaker({
+    breaker: new CircuitBreaker({
       onChange: (projectId, state) =>
         logger.warn(`reconciliation judge breaker ${state}`, { project_id: projectId }),
     }),

@@ -18,7 +18,10 @@
  */
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import type { Storage } from "@kiro-learn/core/storage";
-import type { Logger } from "../runtime/mod.ts";
+import { CircuitBreaker, type Logger } from "../runtime/mod.ts";
+
+// The backfill is one loop: its breaker has one key.
+const BACKFILL = "backfill";
 import { composeEmbeddingInput } from "./embedder.ts";
 
 /** What the backfill embeds with (time-bounded by the caller). */
@@ -98,8 +101,7 @@ export class Backfill {
   #failed = 0;
   #probedAt = -Infinity;
   #probedModel: string | null = null;
-  #consecutive = 0;
-  #openUntil = 0;
+  #breaker: CircuitBreaker;
   #lastError: string | undefined;
   #wake: PromiseWithResolvers<void> = Promise.withResolvers();
   #loop: Promise<void> | null = null;
@@ -117,6 +119,10 @@ export class Backfill {
       probeLimit: 1_000,
       ...options,
     };
+    this.#breaker = new CircuitBreaker({
+      threshold: this.#o.breakerThreshold,
+      cooldownMs: this.#o.coolDownMs,
+    });
   }
 
   /** Starts the loop (idempotent). */
@@ -140,9 +146,11 @@ export class Backfill {
       done: this.#done,
       failed: this.#failed,
       state: this.#state,
-      consecutive_failures: this.#consecutive,
+      consecutive_failures: this.#breaker.failures(BACKFILL),
     };
-    if (this.#state === "cooling") progress.retry_at = new Date(this.#openUntil).toISOString();
+    if (this.#state === "cooling") {
+      progress.retry_at = new Date(this.#breaker.openUntil(BACKFILL)).toISOString();
+    }
     if (this.#lastError) progress.last_error = this.#lastError;
     return progress;
   }
@@ -160,7 +168,7 @@ export class Backfill {
         this.#state = "waiting";
         return embedded;
       }
-      if (Date.now() < this.#openUntil) {
+      if (!this.#breaker.allows(BACKFILL)) {
         this.#state = "cooling";
         return embedded;
       }
@@ -177,20 +185,19 @@ export class Backfill {
       this.#state = "running";
       const ok = await this.#embedBatch(embedder, batch);
       if (ok === null) {
-        this.#consecutive++;
-        if (this.#consecutive >= this.#o.breakerThreshold) {
-          this.#openUntil = Date.now() + this.#o.coolDownMs;
+        this.#breaker.recordFailure(BACKFILL);
+        if (!this.#breaker.allows(BACKFILL)) {
           this.#state = "cooling";
           this.#o.logger?.warn("embedding backfill breaker open", {
             model: embedder.model_id,
-            failures: this.#consecutive,
+            failures: this.#breaker.failures(BACKFILL),
             retry_in_ms: this.#o.coolDownMs,
             error: this.#lastError,
           });
         }
         return embedded;
       }
-      this.#consecutive = 0;
+      this.#breaker.recordSuccess(BACKFILL);
       embedded += ok;
       touched += batch.length;
       // Let requests in between batches: the backfill is background work.
@@ -219,7 +226,9 @@ export class Backfill {
       }
       if (this.#closed) break;
       let wait = this.#o.intervalMs;
-      if (this.#state === "cooling") wait = Math.max(0, this.#openUntil - Date.now());
+      if (this.#state === "cooling") {
+        wait = Math.max(0, this.#breaker.openUntil(BACKFILL) - Date.now());
+      }
       await new Promise<void>((resolve) => {
         this.#timer = setTimeout(resolve, wait);
         this.#wake.promise.then(resolve);

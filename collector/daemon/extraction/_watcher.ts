@@ -14,8 +14,9 @@ export interface RunOutcome {
   consumed: number;
 }
 
-/** Breaker state of one project. */
-export type BreakerState = "closed" | "open" | "half_open";
+import { type BreakerState, CircuitBreaker } from "../runtime/mod.ts";
+
+export type { BreakerState };
 
 /** One project's trigger state, as status shows it. */
 export interface ProjectWatchState {
@@ -80,8 +81,6 @@ interface ProjectState {
   bytes: number;
   timer?: unknown;
   running: boolean;
-  failures: number;
-  openUntil: number;
   lastRun: { at: string; ok: boolean } | null;
   current?: Promise<void>;
 }
@@ -90,6 +89,7 @@ interface ProjectState {
 export class ExtractionWatcher {
   #options: WatcherOptions;
   #clock: WatcherClock;
+  #breaker: CircuitBreaker;
   #projects = new Map<string, ProjectState>();
   #closed = false;
 
@@ -97,12 +97,18 @@ export class ExtractionWatcher {
   constructor(options: WatcherOptions) {
     this.#options = options;
     this.#clock = options.clock ?? REAL_CLOCK;
+    this.#breaker = new CircuitBreaker({
+      threshold: options.breakerThreshold,
+      cooldownMs: options.breakerCooldownMs,
+      now: () => this.#clock.now(),
+      onChange: options.onBreaker,
+    });
   }
 
   #state(projectId: string): ProjectState {
     let state = this.#projects.get(projectId);
     if (!state) {
-      state = { bytes: 0, running: false, failures: 0, openUntil: 0, lastRun: null };
+      state = { bytes: 0, running: false, lastRun: null };
       this.#projects.set(projectId, state);
     }
     return state;
@@ -148,10 +154,10 @@ export class ExtractionWatcher {
     this.#clock.clearTimeout(state.timer);
     state.timer = undefined;
     if (state.running) return;
-    const now = this.#clock.now();
-    if (!options.force && state.openUntil > now) {
+    const openUntil = this.#breaker.openUntil(projectId);
+    if (!options.force && openUntil > 0) {
       // Open: wait for the cool-down, then let one probe run through (half-open).
-      this.#schedule(projectId, state.openUntil - now);
+      this.#schedule(projectId, openUntil - this.#clock.now());
       return;
     }
     state.running = true;
@@ -170,18 +176,8 @@ export class ExtractionWatcher {
     } catch {
       outcome = { ok: false, consumed: 0 };
     }
-    const wasOpen = state.failures >= this.#options.breakerThreshold;
-    if (outcome.ok) {
-      state.failures = 0;
-      state.openUntil = 0;
-      if (wasOpen) this.#options.onBreaker?.(projectId, "closed");
-    } else {
-      state.failures++;
-      if (state.failures >= this.#options.breakerThreshold) {
-        state.openUntil = this.#clock.now() + this.#options.breakerCooldownMs;
-        this.#options.onBreaker?.(projectId, "open");
-      }
-    }
+    if (outcome.ok) this.#breaker.recordSuccess(projectId);
+    else this.#breaker.recordFailure(projectId);
     state.lastRun = { at: new Date().toISOString(), ok: outcome.ok };
     try {
       state.bytes = await this.#options.queuedBytes(projectId);
@@ -194,8 +190,8 @@ export class ExtractionWatcher {
       state.bytes >= this.#options.sizeThresholdBytes;
     if (again) {
       this.#fire(projectId);
-    } else if (state.openUntil > this.#clock.now()) {
-      this.#schedule(projectId, state.openUntil - this.#clock.now());
+    } else if (this.#breaker.openUntil(projectId) > 0) {
+      this.#schedule(projectId, this.#breaker.openUntil(projectId) - this.#clock.now());
     } else {
       // Rows left (new during the run, or the run failed): try again after the idle gap.
       this.#schedule(projectId, this.#options.idleMs);
@@ -204,20 +200,18 @@ export class ExtractionWatcher {
 
   /** Per-project state for status and the viewer. */
   states(): ProjectWatchState[] {
-    const now = this.#clock.now();
-    return [...this.#projects.entries()].map(([project_id, s]) => ({
-      project_id,
-      queued_bytes: s.bytes,
-      running: s.running,
-      breaker: s.failures < this.#options.breakerThreshold
-        ? "closed"
-        : s.openUntil > now
-        ? "open"
-        : "half_open",
-      failures: s.failures,
-      open_until: s.openUntil > now ? new Date(s.openUntil).toISOString() : null,
-      last_run: s.lastRun,
-    }));
+    return [...this.#projects.entries()].map(([project_id, s]) => {
+      const openUntil = this.#breaker.openUntil(project_id);
+      return {
+        project_id,
+        queued_bytes: s.bytes,
+        running: s.running,
+        breaker: this.#breaker.state(project_id),
+        failures: this.#breaker.failures(project_id),
+        open_until: openUntil > 0 ? new Date(openUntil).toISOString() : null,
+        last_run: s.lastRun,
+      };
+    });
   }
 
   /** Stops all timers and waits for runs in progress to finish. */

@@ -14,7 +14,6 @@ export {
   DEFAULT_KILL_GRACE_MS,
   runAcpPrompt,
 } from "./acp_client.ts";
-export * from "./breaker.ts";
 export * from "./budget.ts";
 export type { PromptRunner } from "./prompt_runner.ts";
 export * from "./semaphore.ts";

@@ -5,7 +5,6 @@
  * @module
  */
 export { type Cluster, clusterCandidates } from "./cluster.ts";
-export { JudgeBreaker, type JudgeBreakerState, type JudgeBreakerStatus } from "../llm/mod.ts";
 export {
   askJudge,
   JUDGE_MAX_ATTEMPTS,

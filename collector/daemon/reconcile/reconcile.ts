@@ -37,7 +37,7 @@ import type { PromptRunner } from "../llm/mod.ts";
 import type { Semaphore } from "../llm/mod.ts";
 import type { VectorHit } from "../embedding/mod.ts";
 import type { Logger } from "../runtime/mod.ts";
-import { JudgeBreaker } from "../llm/mod.ts";
+import { CircuitBreaker } from "../runtime/mod.ts";
 import { clusterCandidates } from "./cluster.ts";
 import { askJudge } from "./judge.ts";
 
@@ -69,7 +69,7 @@ export interface ReconcilerOptions {
   /** Embeds merge summaries before the transaction opens; absent or failing leaves them null. */
   embed?: (records: MemoryRecord[]) => Promise<RecordWithEmbedding[]>;
   /** Judge breakers (default: 3 failures, 5 minutes cool-down). */
-  breaker?: JudgeBreaker;
+  breaker?: CircuitBreaker;
   /** Logger. */
   logger?: Logger;
   /** Clock for summary timestamps. */
@@ -81,7 +81,7 @@ export interface Reconciler {
   /** Commits one chunk through reconciliation. */
   commitChunk: ChunkCommitter;
   /** The per-project judge breakers. */
-  breaker: JudgeBreaker;
+  breaker: CircuitBreaker;
 }
 
 interface Member {
@@ -106,7 +106,7 @@ function count(counters: Counters, key: string, by = 1): void {
 
 /** Creates the reconciler the extraction run commits through. */
 export function createReconciler(options: ReconcilerOptions): Reconciler {
-  const breaker = options.breaker ?? new JudgeBreaker();
+  const breaker = options.breaker ?? new CircuitBreaker();
   const now = options.now ?? (() => new Date());
 
   async function direct(chunk: ChunkToCommit, counters: Counters): Promise<ChunkCommitResult> {

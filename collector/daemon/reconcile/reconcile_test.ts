@@ -13,7 +13,7 @@ import type { ChunkToCommit } from "../extraction/mod.ts";
 import { Semaphore } from "../llm/mod.ts";
 import { acpRunner } from "../extraction/mod.ts";
 import { type ScriptedAgent, scriptedAgent, type ScriptStep } from "../../tooling/testing/mod.ts";
-import { JudgeBreaker } from "../llm/mod.ts";
+import { CircuitBreaker } from "../runtime/mod.ts";
 import { createReconciler, type ReconcilerOptions } from "./reconcile.ts";
 import { agentCommand } from "../../tooling/testing/mod.ts";
 
@@ -31,7 +31,7 @@ const B = vec(0, 0, 1, 0);
 interface Harness {
   storage: SqliteStorage;
   judge: ScriptedAgent;
-  breaker: JudgeBreaker;
+  breaker: CircuitBreaker;
   commit(
     records: RecordWithEmbedding[],
     options?: { strategy?: MemoryRecord["strategy"] },
@@ -61,7 +61,7 @@ async function harness(
   const storage = openSqliteStorage(`${dir}/test.db`);
   const judge = await scriptedAgent(steps);
   const breaker = options.breaker ??
-    new JudgeBreaker({ threshold: 3, cooldownMs: options.cooldownMs ?? 60_000 });
+    new CircuitBreaker({ threshold: 3, cooldownMs: options.cooldownMs ?? 60_000 });
   const reconciler = createReconciler({
     storage,
     enabled: true,
@@ -285,7 +285,7 @@ Deno.test("judge timeout: terminal, no retry, keep-separate", async () => {
 
 Deno.test("breaker: three failed clusters open it, the next chunk commits directly, a probe closes it", async () => {
   let clock = 1_000_000;
-  const breaker = new JudgeBreaker({ threshold: 3, cooldownMs: 10_000, now: () => clock });
+  const breaker = new CircuitBreaker({ threshold: 3, cooldownMs: 10_000, now: () => clock });
   await using h = await harness([{ reply: "garbage" }], { breaker });
   await h.neighbour("Refresh tokens expire after an hour", A);
   await h.neighbour("Migrations run in a transaction", B);

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { JudgeBreaker, type JudgeBreakerState } from "./breaker.ts";
+import { type BreakerState, CircuitBreaker } from "./breaker.ts";
 
 Deno.test("three failures open it; the cool-down half-opens it; a failed probe re-opens at once", () => {
   let now = 1_000;
-  const changes: [string, JudgeBreakerState][] = [];
-  const breaker = new JudgeBreaker({
+  const changes: [string, BreakerState][] = [];
+  const breaker = new CircuitBreaker({
     threshold: 3,
     cooldownMs: 100,
     now: () => now,
@@ -29,7 +29,7 @@ Deno.test("three failures open it; the cool-down half-opens it; a failed probe r
 });
 
 Deno.test("statuses list projects with failures and when an open breaker closes", () => {
-  const breaker = new JudgeBreaker({ threshold: 1, cooldownMs: 1000, now: () => 0 });
+  const breaker = new CircuitBreaker({ threshold: 1, cooldownMs: 1000, now: () => 0 });
   breaker.recordFailure("p");
   assert.deepEqual(breaker.statuses(), [{
     project_id: "p",
