@@ -190,8 +190,13 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
     const doc = await cli(["doctor"], env, project);
     assert.match(text(doc), /collector/i);
     assert.equal(doc.code, 1, "the collector is not running, so doctor reports a failure");
-    const removed = await cli(["uninstall", "--keep-data"], env, project);
+    const removed = await cli(["uninstall"], env, project);
     assert.equal(removed.code, 0, text(removed));
+    assert.match(text(removed), /kept the memory in .*--purge/);
+    assert.ok(
+      (await Deno.stat(`${env.KIRO_LEARN_HOME}/settings.json`)).isFile,
+      "data kept by default",
+    );
     assert.equal(await Deno.readTextFile(claude), foreign, "uninstall restores the bytes");
     await assert.rejects(Deno.stat(`${project}/.kiro/hooks/kiro-learn.json`), Deno.errors.NotFound);
     await Deno.writeTextFile(claude, "{ not json");

@@ -12,30 +12,43 @@ import { stop } from "./stop.ts";
 /** Runs `uninstall` (stopping the collector first). */
 export async function runUninstall(
   settings: Settings,
-  options: { keepData?: boolean; dryRun?: boolean },
+  options: { purge?: boolean; dryRun?: boolean; print?: (line: string) => void },
 ): Promise<number> {
+  const print = options.print ?? console.log;
   const projectDir = currentProjectDir();
+  if (options.purge) {
+    print(`--purge: the memory in ${settings.dataDir} (database, spool, logs, token) goes too`);
+  }
   if (!options.dryRun) await stop(settings, { print: () => {} });
   await uninstall({
     home: homeDir(),
     projectDir,
     dataDir: settings.dataDir,
-    keepData: options.keepData ?? false,
+    // Memory is the user's: only an explicit --purge deletes it.
+    keepData: !options.purge,
     commands: installCommands(settings, { projectDir }),
     dryRun: options.dryRun,
   });
+  if (!options.purge) {
+    print(`kept the memory in ${settings.dataDir} (\`kiro-learn uninstall --purge\` deletes it)`);
+  }
   return 0;
 }
 
 /** The `uninstall` command. */
 export const uninstallCommand: Command = {
   name: "uninstall",
-  usage: "kiro-learn uninstall [--keep-data] [--dry-run]",
-  summary: "remove exactly what install added (and the data dir, unless --keep-data)",
-  options: { "keep-data": { type: "boolean" }, "dry-run": { type: "boolean" } },
+  usage: "kiro-learn uninstall [--purge] [--dry-run]",
+  summary: "remove exactly what install added; the memory stays unless --purge",
+  options: {
+    purge: { type: "boolean" },
+    // The default now; still accepted so scripts written for it keep working.
+    "keep-data": { type: "boolean" },
+    "dry-run": { type: "boolean" },
+  },
   run: (args) =>
     runUninstall(loadSettings(), {
-      keepData: flag(args, "keep-data"),
+      purge: flag(args, "purge"),
       dryRun: flag(args, "dry-run"),
     }),
 };

@@ -216,10 +216,9 @@ export async function startCollector(
   };
   // Events the shims spooled while we were down come in first (before new ones, keeping their
   // order), then periodically for events spooled because we were slow.
+  // drainSpool logs its own one "spool drained" line.
   const drain = () =>
-    drainSpool(settings.paths.spool, (event) => pipeline.ingest(event), { logger }).then((r) => {
-      if (r.ingested + r.rejected > 0) logger.info("spool drained", { ...r });
-    });
+    drainSpool(settings.paths.spool, (event) => pipeline.ingest(event), { logger }).then(() => {});
   await drain();
   const app = createApp(ctx, {
     onRecordSaved: (r) => {
