@@ -200,6 +200,7 @@ Deno.test("mcpCommand runs main.ts under the repo's config with narrow permissio
     Deno.execPath(),
     "run",
     "--no-prompt",
+    "--cached-only",
     "--allow-net=127.0.0.1:21100",
     "--allow-read",
     `--allow-env=${MCP_ENV_VARS.join(",")}`,

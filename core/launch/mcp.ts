@@ -40,6 +40,7 @@ export interface McpCommandOptions {
  * The argv that starts the MCP server:
  * `<deno> run <flags> --config <repo>/deno.json <repo>/mcp/main.ts`.
  *
+ * `--cached-only`: it works offline and never waits on the registry at an agent's start.
  * Permissions: net only to the collector's `host:port`; read everywhere, because project
  * detection stats marker files in every ancestor of the cwd (besides reading settings.json
  * and the token); env only {@linkcode MCP_ENV_VARS}; no write, run, ffi or sys.
@@ -51,6 +52,9 @@ export function mcpCommand(options: McpCommandOptions): string[] {
     options.execPath ?? Deno.execPath(),
     "run",
     "--no-prompt",
+    // Started by the agent for every session: never contact the registry to re-resolve npm
+    // packages (the MCP SDK and zod come from the local cache the checkout was set up with).
+    "--cached-only",
     `--allow-net=${host}:${options.port}`,
     "--allow-read",
     `--allow-env=${MCP_ENV_VARS.join(",")}`,
