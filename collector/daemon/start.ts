@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
+import { drainSpool, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
@@ -11,7 +11,6 @@ import { createEmbeddingService, type EmbeddingService } from "./embedding/mod.t
 import { type ExtractionService, startExtraction } from "./extraction/mod.ts";
 import type { PromptRunner } from "./llm/mod.ts";
 import { type EventStoredHook, IngestPipeline } from "./ingest/mod.ts";
-import { drainSpool } from "./ingest/mod.ts";
 import { createReconciler } from "./reconcile/mod.ts";
 import { createAssembler } from "./retrieval/mod.ts";
 import {

@@ -1,6 +1,6 @@
 /**
  * The spool of events a shim could not deliver: its file format, the writer the shims use and
- * the status the `kiro-learn` CLI reports. Dependency-free (no npm or node modules), because
+ * the status the `kiro-learn` CLI reports, and the drain that reads it back into the collector. Dependency-free (no npm or node modules), because
  * every hook loads it.
  *
  * @module
@@ -20,3 +20,10 @@ export {
   spoolStatus,
   type SpoolStatusOptions,
 } from "./spool.ts";
+export {
+  drainSpool,
+  type DrainSpoolOptions,
+  type DrainSpoolResult,
+  type SpoolDrainLogger,
+  type SpoolIngest,
+} from "./drain.ts";

@@ -7,4 +7,4 @@ export * from "./daemon.ts";
 export * from "./scripted_agent.ts";
 export * from "./tiny_onnx.ts";
 export * from "./agent_command.ts";
-export { drainSpool } from "../../daemon/ingest/mod.ts";
+export { drainSpool } from "@kiro-learn/core/spool";

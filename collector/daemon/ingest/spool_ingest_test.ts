@@ -1,10 +1,11 @@
+// The spool drain feeding the real ingest pipeline and a real store.
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Event } from "@kiro-learn/core/schemas";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { eventArb, makeEvent } from "@kiro-learn/core/testing";
 import { IngestPipeline } from "./pipeline.ts";
-import { drainSpool, REJECTED_DIR } from "./spool_drain.ts";
+import { drainSpool, REJECTED_DIR } from "@kiro-learn/core/spool";
 
 async function tempSpool(): Promise<{ root: string; spool: string }> {
   const root = await Deno.makeTempDir({ prefix: "kiro-learn-drain-" });

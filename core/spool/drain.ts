@@ -12,9 +12,7 @@
  *
  * @module
  */
-import { REJECTED_DIR, SPOOL_FILE_PATTERN } from "@kiro-learn/core/spool";
-
-export { REJECTED_DIR };
+import { REJECTED_DIR, SPOOL_FILE_PATTERN } from "./spool.ts";
 
 /** Where the drain reports. */
 export interface SpoolDrainLogger {
