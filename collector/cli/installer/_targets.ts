@@ -139,7 +139,8 @@ export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: 
 export const KIRO_V3_HOOKS: readonly { name: string; trigger: string; matcher?: string }[] = [
   { name: "kiro-learn-session-start", trigger: "SessionStart" },
   { name: "kiro-learn-prompt", trigger: "UserPromptSubmit" },
-  { name: "kiro-learn-tool", trigger: "PostToolUse", matcher: "*" },
+  // No matcher: Kiro v3 reads it as a regex, where `*` is invalid; omitted, every tool matches.
+  { name: "kiro-learn-tool", trigger: "PostToolUse" },
   { name: "kiro-learn-stop", trigger: "Stop" },
 ];
 
