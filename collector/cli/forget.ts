@@ -6,20 +6,22 @@
 import { memoryPath } from "@kiro-learn/core/api";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { callCollector } from "./_client.ts";
-import { type Command, UsageError } from "./_command.ts";
+import { type Command, flag, UsageError } from "./_command.ts";
 
 /** Forgets one record (and everything derived from it). */
 export async function forget(
   settings: Settings,
   recordId: string,
-  options: { print?: (line: string) => void } = {},
+  options: { withSources?: boolean; print?: (line: string) => void } = {},
 ): Promise<number> {
   const print = options.print ?? console.log;
-  const res = await callCollector(settings, memoryPath(recordId), {
+  const query = options.withSources ? "?with_sources=true" : "";
+  const res = await callCollector(settings, memoryPath(recordId) + query, {
     method: "DELETE",
   });
   if (res.status === 200) {
-    print(`forgot ${recordId}`);
+    const events = (res.body as { source_events_deleted?: number }).source_events_deleted ?? 0;
+    print(`forgot ${recordId}${options.withSources ? ` and ${events} source events` : ""}`);
     return 0;
   }
   if (res.status === 404) {
@@ -33,10 +35,13 @@ export async function forget(
 /** The `forget` command. */
 export const forgetCommand: Command = {
   name: "forget",
-  usage: "kiro-learn forget <record_id>",
-  summary: "delete a memory record and everything derived from it",
+  usage: "kiro-learn forget <record_id> [--with-sources]",
+  summary: "delete a memory record for good (and the events it came from, with --with-sources)",
+  options: { "with-sources": { type: "boolean" } },
   run: (args) => {
     if (args.positionals.length !== 1) throw new UsageError("forget needs exactly one record id");
-    return forget(loadSettings(), args.positionals[0]);
+    return forget(loadSettings(), args.positionals[0], {
+      withSources: flag(args, "with-sources"),
+    });
   },
 };

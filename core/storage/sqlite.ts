@@ -73,7 +73,8 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       PRAGMA synchronous = NORMAL;
       PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)};
       PRAGMA foreign_keys = ON;
-      PRAGMA temp_store = MEMORY;`);
+      PRAGMA temp_store = MEMORY;
+      PRAGMA secure_delete = ON;`);
     migrate(db);
     deriveSearchText(db);
   } catch (error) {
@@ -554,6 +555,33 @@ export class SqliteStorage implements Storage {
       }
       return n;
     });
+  }
+
+  /** See `Storage.forgetRecords`. */
+  async forgetRecords(
+    ids: readonly string[],
+    options: { withSources?: boolean } = {},
+  ): Promise<{ records: number; events: number }> {
+    await Promise.resolve();
+    const sources = options.withSources
+      ? this.#getRecordsSync(ids).flatMap((r) => r.source_event_ids)
+      : [];
+    const records = await this.deleteRecords(ids);
+    let events = 0;
+    if (sources.length > 0) {
+      events = this.#transaction(() => {
+        const del = this.#stmt("DELETE FROM events WHERE event_id = ?");
+        let n = 0;
+        for (const id of new Set(sources)) n += Number(del.run(id).changes);
+        return n;
+      });
+    }
+    // Deleted rows are zeroed in the file (secure_delete); the full-text index still holds the
+    // words in older segments until they merge, and the WAL holds old page images until a
+    // checkpoint. Forget is rare and asked for: merge and checkpoint now, so no byte is left.
+    this.#db.exec("INSERT INTO memory_records_fts(memory_records_fts) VALUES ('optimize')");
+    this.#db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    return { records, events };
   }
 
   /** See `Storage.listRecords`. */

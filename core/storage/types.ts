@@ -314,6 +314,15 @@ export interface Storage {
    * summary: forgetting must forget); returns how many existed.
    */
   deleteRecords(ids: readonly string[]): Promise<number>;
+  /**
+   * Forgets records for good (the user asked): deletes them, with `withSources` also the events
+   * they came from, and leaves no byte of them in the database file, its WAL or the full-text
+   * index. Slower than `deleteRecords` (it merges the index and checkpoints).
+   */
+  forgetRecords(
+    ids: readonly string[],
+    options?: { withSources?: boolean },
+  ): Promise<{ records: number; events: number }>;
   /** Pages through records, newest first. */
   listRecords(filter: RecordFilter): Promise<{ items: MemoryRecord[]; total: number }>;
   /** Ranked full-text search in exactly one namespace. */

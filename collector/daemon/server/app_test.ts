@@ -214,7 +214,11 @@ Deno.test("routes answer with the documented codes and shapes", async (t) => {
     const editedBody = await json(edited);
     assert.equal(editedBody.title, "Collector uses WAL journaling", JSON.stringify(editedBody));
     const del = await daemon.fetch(`/v1/memories/${record.record_id}`, { method: "DELETE" });
-    assert.deepEqual(await json(del), { record_id: record.record_id, deleted: true });
+    assert.deepEqual(await json(del), {
+      record_id: record.record_id,
+      deleted: true,
+      source_events_deleted: 0,
+    });
     const again = await daemon.fetch(`/v1/memories/${record.record_id}`, { method: "DELETE" });
     assert.equal(again.status, 404);
     await again.body?.cancel();

@@ -155,10 +155,11 @@ export function memoryRoutes(
 
   app.delete("/memories/:id", async (c) => {
     const id = c.req.param("id");
-    const deleted = await ctx.storage.deleteRecords([id]);
-    if (deleted === 0) return errorResponse(404, "memory not found");
+    const withSources = c.req.query("with_sources") === "true";
+    const forgotten = await ctx.storage.forgetRecords([id], { withSources });
+    if (forgotten.records === 0) return errorResponse(404, "memory not found");
     hooks.onDeleted?.([id]);
-    return c.json({ record_id: id, deleted: true });
+    return c.json({ record_id: id, deleted: true, source_events_deleted: forgotten.events });
   });
 
   return app;

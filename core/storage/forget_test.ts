@@ -1,0 +1,49 @@
+// Forget means gone: after forgetRecords, no byte of the record (or, with its sources, of the events
+// it came from) is left in the database file, its WAL or the full-text index.
+import assert from "node:assert/strict";
+import { makeEvent, makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
+import { openSqliteStorage } from "./mod.ts";
+
+async function bytesContain(dir: string, marker: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    const text = new TextDecoder("utf-8", { fatal: false }).decode(
+      await Deno.readFile(`${dir}/${e.name}`),
+    );
+    if (text.includes(marker)) found.push(e.name);
+  }
+  return found;
+}
+
+Deno.test("a forgotten record and its sources leave no byte in the database, WAL or index", async () => {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/kiro-learn.db`);
+  try {
+    // Enough other records that the index has several segments to merge.
+    for (let i = 0; i < 300; i++) {
+      await storage.putRecord(makeRecord({ title: `ordinary record ${i}`, summary: "keep me" }));
+    }
+    const event = makeEvent({ body: { type: "text", content: "the prompt zebraquartzsource" } });
+    await storage.ingestEvent(event, { project_id: "p", enqueue: false });
+    const secret = makeRecord({
+      title: "zebraquartzmarker rotated",
+      summary: "zebraquartzmarker lives in vault",
+      source_event_ids: [event.event_id],
+    });
+    await storage.putRecord(secret);
+    await storage.putRecord(makeRecord({ title: "another one after it" }));
+    assert.ok(
+      (await bytesContain(dir, "zebraquartzmarker")).length > 0,
+      "the marker is on disk first",
+    );
+    const forgotten = await storage.forgetRecords([secret.record_id], { withSources: true });
+    assert.deepEqual(forgotten, { records: 1, events: 1 });
+    assert.deepEqual(await bytesContain(dir, "zebraquartzmarker"), []);
+    assert.deepEqual(await bytesContain(dir, "zebraquartzsource"), []);
+    // Everything else is still there and searchable.
+    assert.equal((await storage.searchLexical(TEST_NAMESPACE, "ordinary", { limit: 5 })).length, 5);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
