@@ -10,6 +10,7 @@ import { after } from "./_deadline.ts";
 import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 import type { SpoolQuery } from "@kiro-learn/core/spool";
 import { note, writeAllSync } from "./_stderr.ts";
+import { capHookOutput } from "./truncate.ts";
 import { STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
   buildEvent,
@@ -98,7 +99,8 @@ export async function executePlan(
   const contexts = results
     .filter((result, i) => plan.events[i].print && result.context.trim() !== "")
     .map((result) => result.context.trim());
-  return { stdout: contexts.length > 0 ? contexts.join("\n\n") + "\n" : "", results };
+  const stdout = contexts.length > 0 ? capHookOutput(contexts.join("\n\n") + "\n") : "";
+  return { stdout, results };
 }
 
 /** What an entry's planner receives. */

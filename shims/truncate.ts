@@ -178,3 +178,36 @@ function fallback(body: EventBody, maxBytes: number): EventBody {
     }
   }
 }
+
+/**
+ * Most bytes of context a hook prints. Kiro cuts hook output at 10 KiB and Claude Code at 10,000
+ * characters, mid-record either way; 10,000 UTF-8 bytes fits under both.
+ */
+export const MAX_HOOK_OUTPUT_BYTES = 10_000;
+
+/** The marker that ends output cut by {@linkcode capHookOutput}. */
+export const OUTPUT_CUT_MARKER =
+  "[kiro-learn: more memory left out to fit the hook's output limit]";
+
+/**
+ * Caps what a hook prints at `maxBytes` UTF-8 bytes: cut at the last blank line (a record
+ * boundary) or line that fits, then the marker, so an agent never sees half a record.
+ */
+export function capHookOutput(text: string, maxBytes: number = MAX_HOOK_OUTPUT_BYTES): string {
+  const encoder = new TextEncoder();
+  if (encoder.encode(text).length <= maxBytes) return text;
+  const room = maxBytes - encoder.encode(`\n${OUTPUT_CUT_MARKER}\n`).length;
+  // The longest prefix that fits, in characters (never splitting a surrogate pair).
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (encoder.encode(text.slice(0, mid)).length <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  let cut = text.slice(0, lo);
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  const boundary = cut.lastIndexOf("\n\n");
+  const line = cut.lastIndexOf("\n");
+  const end = boundary > 0 ? boundary : line > 0 ? line : cut.length;
+  return `${cut.slice(0, end).trimEnd()}\n${OUTPUT_CUT_MARKER}\n`;
+}

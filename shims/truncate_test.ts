@@ -3,7 +3,15 @@ import fc from "fast-check";
 import type { EventBody } from "@kiro-learn/core/schemas";
 import { SHIM_BODY_CAP_BYTES, TRUNCATION_MARKER } from "@kiro-learn/core/schemas/limits";
 import { dataOf } from "./testing.ts";
-import { cutString, MIN_KEPT_CHARS, serializedBytes, truncateBody } from "./truncate.ts";
+import {
+  capHookOutput,
+  cutString,
+  MAX_HOOK_OUTPUT_BYTES,
+  MIN_KEPT_CHARS,
+  OUTPUT_CUT_MARKER,
+  serializedBytes,
+  truncateBody,
+} from "./truncate.ts";
 
 Deno.test("a body under the cap is returned as it is", () => {
   const body: EventBody = { type: "text", content: "hello" };
@@ -117,4 +125,17 @@ Deno.test("short strings are never shortened", () => {
   };
   const { body: cut } = truncateBody(body, 16_384);
   assert.equal((cut as { data: Record<string, string> }).data.tool_name.length, MIN_KEPT_CHARS);
+});
+
+Deno.test("hook output is capped under both agents' limits, at a record boundary, with a marker", () => {
+  const record = (i: number) => `### record ${i}\n${"é".repeat(300)} detail ${i}`;
+  const text = Array.from({ length: 60 }, (_, i) => record(i)).join("\n\n") + "\n";
+  const out = capHookOutput(text);
+  assert.ok(new TextEncoder().encode(out).length <= MAX_HOOK_OUTPUT_BYTES);
+  assert.ok(out.length <= 10_000, "Claude Code's 10,000 characters");
+  assert.ok(out.endsWith(`${OUTPUT_CUT_MARKER}\n`));
+  const kept = out.slice(0, -OUTPUT_CUT_MARKER.length - 2);
+  assert.match(kept, /detail \d+$/, "the last kept record is whole");
+  assert.equal(capHookOutput("short\n"), "short\n");
+  assert.equal(capHookOutput("x".repeat(20_000) + "😀", 100).length <= 100, true);
 });
