@@ -1,0 +1,55 @@
+/**
+ * One SQLite connection as the storage modules share it: prepared statements cached by their SQL,
+ * one transaction helper, and the document-frequency cache.
+ *
+ * @module
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+
+/** The connection and what the modules share over it. */
+export class Connection {
+  /** The raw connection. */
+  readonly db: DatabaseSync;
+  /** Home directory, to show project paths as `~/...`. */
+  readonly home?: string;
+  /**
+   * Document frequencies drift slowly; a short-lived cache keeps fts5vocab lookups (which cost
+   * time in proportion to a term's postings) off the hot path for the words people reuse.
+   */
+  readonly dfCache: Map<string, { df: number; at: number; corpus: number }> = new Map();
+  #statements = new Map<string, StatementSync>();
+
+  /** Wraps an open, migrated connection. */
+  constructor(db: DatabaseSync, options: { home?: string } = {}) {
+    this.db = db;
+    this.home = options.home;
+  }
+
+  /** The prepared statement for `sql` (prepared once). */
+  stmt(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `fn` in one immediate transaction; rolls back if it throws. */
+  transaction<T>(fn: () => T): T {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = fn();
+      this.db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  /** Forgets every prepared statement (before the connection closes). */
+  clear(): void {
+    this.#statements.clear();
+  }
+}

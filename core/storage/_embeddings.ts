@@ -1,0 +1,67 @@
+/**
+ * Embeddings stored with their records: write, list per model, and what still needs one.
+ *
+ * @module
+ */
+import type { MemoryRecord } from "../schemas/mod.ts";
+import { decodeEmbedding, encodeEmbedding } from "./embedding_blob.ts";
+import type { StoredEmbedding } from "./types.ts";
+import { RECORD_COLUMNS, recordFromRow, type Row } from "./_rows.ts";
+import type { Connection } from "./_connection.ts";
+
+/** See `Storage.putEmbedding`. */
+export async function putEmbedding(
+  c: Connection,
+  recordId: string,
+  embedding: StoredEmbedding,
+): Promise<void> {
+  await Promise.resolve();
+  c.stmt(
+    `UPDATE memory_records SET embedding = ?, embedding_model = ?, embedding_dim = ?,
+      embed_failures = 0 WHERE record_id = ?`,
+  ).run(encodeEmbedding(embedding.vector), embedding.model, embedding.vector.length, recordId);
+}
+
+/** See `Storage.listEmbeddings`. */
+export async function listEmbeddings(
+  c: Connection,
+  namespace: string,
+  options: { model: string },
+): Promise<{ record_id: string; vector: Float32Array }[]> {
+  await Promise.resolve();
+  const rows = c.stmt(
+    `SELECT record_id, embedding, embedding_dim FROM memory_records
+    WHERE namespace = ? AND embedding_model = ? AND embedding IS NOT NULL`,
+  ).all(namespace, options.model) as {
+    record_id: string;
+    embedding: Uint8Array;
+    embedding_dim: number;
+  }[];
+  return rows.map((r) => ({
+    record_id: r.record_id,
+    vector: decodeEmbedding(r.embedding, { dim: r.embedding_dim, recordId: r.record_id }),
+  }));
+}
+
+/** See `Storage.recordsNeedingEmbedding`. */
+export async function recordsNeedingEmbedding(
+  c: Connection,
+  options: { model: string; limit: number; maxFailures: number },
+): Promise<MemoryRecord[]> {
+  await Promise.resolve();
+  return (c.stmt(
+    `SELECT ${RECORD_COLUMNS} FROM memory_records
+    WHERE (embedding IS NULL OR embedding_model IS NOT ?) AND embed_failures < ?
+    ORDER BY embed_failures, created_at LIMIT ?`,
+  ).all(options.model, options.maxFailures, options.limit) as Row[]).map(recordFromRow);
+}
+
+/** See `Storage.markEmbeddingFailed`. */
+export async function markEmbeddingFailed(
+  c: Connection,
+  recordId: string,
+): Promise<void> {
+  await Promise.resolve();
+  c.stmt("UPDATE memory_records SET embed_failures = embed_failures + 1 WHERE record_id = ?")
+    .run(recordId);
+}

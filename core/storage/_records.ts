@@ -1,0 +1,213 @@
+/**
+ * Memory records: insert (with their derived search text), read, edit, delete, forget for good,
+ * list.
+ *
+ * @module
+ */
+import { type MemoryRecord, MemoryRecordSchema } from "../schemas/mod.ts";
+import { SEARCH_TEXT_VERSION } from "../search/mod.ts";
+import { encodeEmbedding } from "./embedding_blob.ts";
+import { DuplicateRecordError, type RecordFilter, type StoredEmbedding } from "./types.ts";
+import { RECORD_COLUMNS, recordFromRow, type Row, whereClause } from "./_rows.ts";
+import { searchText } from "./_search_text.ts";
+import type { Connection } from "./_connection.ts";
+
+/** Internal to the storage: insertRecord. */
+export function insertRecord(
+  c: Connection,
+  record: MemoryRecord,
+  embedding?: StoredEmbedding | null,
+): void {
+  const text = searchText(record);
+  try {
+    c.stmt(
+      `INSERT INTO memory_records (record_id, namespace, strategy, title, summary, facts_json,
+        facts_text, concepts_json, files_touched_json, observation_type, source_event_ids_json,
+        created_at, embedding, embedding_model, embedding_dim, files_text, code_text,
+        search_version)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      record.record_id,
+      record.namespace,
+      record.strategy,
+      record.title,
+      record.summary,
+      JSON.stringify(record.facts),
+      record.facts.join(" "),
+      JSON.stringify(record.concepts),
+      JSON.stringify(record.files_touched),
+      record.observation_type,
+      JSON.stringify(record.source_event_ids),
+      record.created_at,
+      embedding ? encodeEmbedding(embedding.vector) : null,
+      embedding?.model ?? null,
+      embedding?.vector.length ?? null,
+      text.files,
+      text.code,
+      SEARCH_TEXT_VERSION,
+    );
+  } catch (error) {
+    if (String(error).includes("UNIQUE constraint failed: memory_records.record_id")) {
+      throw new DuplicateRecordError(record.record_id);
+    }
+    throw error;
+  }
+}
+
+/** See `Storage.putRecord`. */
+export async function putRecord(
+  c: Connection,
+  record: MemoryRecord,
+  options: { embedding?: StoredEmbedding | null } = {},
+): Promise<void> {
+  await Promise.resolve();
+  c.transaction(() => insertRecord(c, record, options.embedding));
+}
+
+/** See `Storage.getRecords`. */
+export async function getRecords(
+  c: Connection,
+  ids: readonly string[],
+): Promise<MemoryRecord[]> {
+  await Promise.resolve();
+  return getRecordsSync(c, ids);
+}
+
+/** Internal to the storage: getRecordsSync. */
+export function getRecordsSync(
+  c: Connection,
+  ids: readonly string[],
+): MemoryRecord[] {
+  const stmt = c.stmt(`SELECT ${RECORD_COLUMNS} FROM memory_records WHERE record_id = ?`);
+  const out: MemoryRecord[] = [];
+  for (const id of ids) {
+    const row = stmt.get(id) as Row | undefined;
+    if (row) out.push(recordFromRow(row));
+  }
+  return out;
+}
+
+/** See `Storage.updateRecord`. */
+export async function updateRecord(
+  c: Connection,
+  recordId: string,
+  patch: Partial<Pick<MemoryRecord, "title" | "summary" | "facts" | "concepts">>,
+): Promise<MemoryRecord | null> {
+  await Promise.resolve();
+  const [current] = getRecordsSync(c, [recordId]);
+  if (!current) return null;
+  const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  const next = MemoryRecordSchema.parse({ ...current, ...defined });
+  const textChanged = next.title !== current.title || next.summary !== current.summary ||
+    JSON.stringify(next.facts) !== JSON.stringify(current.facts) ||
+    JSON.stringify(next.concepts) !== JSON.stringify(current.concepts);
+  c.transaction(() => {
+    c.stmt(
+      `UPDATE memory_records SET title = ?, summary = ?, facts_json = ?, facts_text = ?,
+        concepts_json = ?, updated_at = ?, files_text = ?, code_text = ?, search_version = ?,
+        embedding = CASE WHEN ? THEN NULL ELSE embedding END,
+        embedding_model = CASE WHEN ? THEN NULL ELSE embedding_model END,
+        embed_failures = CASE WHEN ? THEN 0 ELSE embed_failures END
+      WHERE record_id = ?`,
+    ).run(
+      next.title,
+      next.summary,
+      JSON.stringify(next.facts),
+      next.facts.join(" "),
+      JSON.stringify(next.concepts),
+      new Date().toISOString(),
+      searchText(next).files,
+      searchText(next).code,
+      SEARCH_TEXT_VERSION,
+      textChanged ? 1 : 0,
+      textChanged ? 1 : 0,
+      textChanged ? 1 : 0,
+      recordId,
+    );
+  });
+  return next;
+}
+
+/** See `Storage.deleteRecords`. */
+export async function deleteRecords(
+  c: Connection,
+  ids: readonly string[],
+): Promise<number> {
+  await Promise.resolve();
+  return c.transaction(() => {
+    const del = c.stmt("DELETE FROM memory_records WHERE record_id = ?");
+    const history = c.stmt("DELETE FROM record_merges WHERE summary_id = ?");
+    let n = 0;
+    for (const id of ids) {
+      n += Number(del.run(id).changes);
+      history.run(id);
+    }
+    return n;
+  });
+}
+
+/** See `Storage.forgetRecords`. */
+export async function forgetRecords(
+  c: Connection,
+  ids: readonly string[],
+  options: { withSources?: boolean } = {},
+): Promise<{ records: number; events: number }> {
+  await Promise.resolve();
+  const sources = options.withSources
+    ? getRecordsSync(c, ids).flatMap((r) => r.source_event_ids)
+    : [];
+  const records = await deleteRecords(c, ids);
+  let events = 0;
+  if (sources.length > 0) {
+    events = c.transaction(() => {
+      const del = c.stmt("DELETE FROM events WHERE event_id = ?");
+      let n = 0;
+      for (const id of new Set(sources)) n += Number(del.run(id).changes);
+      return n;
+    });
+  }
+  // Deleted rows are zeroed in the file (secure_delete); the full-text index still holds the
+  // words in older segments until they merge, and the WAL holds old page images until a
+  // checkpoint. Forget is rare and asked for: merge and checkpoint now, so no byte is left.
+  c.db.exec("INSERT INTO memory_records_fts(memory_records_fts) VALUES ('optimize')");
+  c.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return { records, events };
+}
+
+/** See `Storage.listRecords`. */
+export async function listRecords(
+  c: Connection,
+  filter: RecordFilter,
+): Promise<{ items: MemoryRecord[]; total: number }> {
+  await Promise.resolve();
+  const { clause, params } = whereClause([
+    ["namespace = ?", filter.namespace],
+    ["observation_type = ?", filter.observation_type],
+    ["strategy = ?", filter.strategy],
+    ["created_at >= ?", filter.since],
+  ]);
+  const rows = c.stmt(
+    `SELECT ${RECORD_COLUMNS} FROM memory_records ${clause}
+    ORDER BY created_at DESC, record_id DESC LIMIT ? OFFSET ?`,
+  ).all(...params, filter.limit, filter.offset) as Row[];
+  const total = c.stmt(`SELECT count(*) AS n FROM memory_records ${clause}`)
+    .get(...params) as { n: number };
+  return { items: rows.map(recordFromRow), total: total.n };
+}
+
+/** See `Storage.recentRecords`. */
+export async function recentRecords(
+  c: Connection,
+  namespace: string,
+  options: { limit: number; types?: string[] },
+): Promise<MemoryRecord[]> {
+  await Promise.resolve();
+  const types = options.types ?? [];
+  const typeClause = types.length > 0
+    ? `AND observation_type IN (${types.map(() => "?").join(", ")})`
+    : "";
+  return (c.stmt(
+    `SELECT ${RECORD_COLUMNS} FROM memory_records WHERE namespace = ? ${typeClause}
+    ORDER BY created_at DESC, record_id DESC LIMIT ?`,
+  ).all(namespace, ...types, options.limit) as Row[]).map(recordFromRow);
+}
