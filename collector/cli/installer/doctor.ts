@@ -17,14 +17,7 @@ import { resolveCommand } from "../../daemon/permissions/mod.ts";
 import { isPlainObject, type JsonObject, readJsonFile } from "./_json_file.ts";
 import type { InstallCommands } from "./plan.ts";
 import { quoteArgv, splitCommand } from "./shell.ts";
-import {
-  CLAUDE_HOOKS,
-  installPaths,
-  KIRO_IDE_HOOKS,
-  KIRO_V3_HOOKS,
-  ourHookCommands,
-  type TargetKind,
-} from "./_targets.ts";
+import { AGENTS, type DoctorSource, installPaths, ourHookCommands } from "./_targets.ts";
 
 /** The outcome of one check. */
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -92,28 +85,12 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
 
   const paths = installPaths(home, options.projectDir);
   const found = new Found(known, env.PATH ?? "", tilde);
-  const kiroCli = found.surface("Kiro CLI", [
-    ["kiro-hooks", paths.kiroHooks, KIRO_V3_HOOKS.map((h) => h.trigger)],
-    ["kiro-chat-agent", paths.chatAgent, CHAT_AGENT_HOOK_TRIGGERS.map((h) => h.trigger)],
-  ], { alternatives: true });
-  const kiroIde = found.surface("Kiro IDE", [
-    ["kiro-hooks", paths.kiroHooks, KIRO_V3_HOOKS.map((h) => h.trigger)],
-    ...KIRO_IDE_HOOKS.map((h): Source => [
-      "kiro-ide-hook",
-      join(paths.kiroHooksDir, h.file),
-      [h.event],
-    ]),
-  ], { alternatives: true });
-  const claude = found.surface("Claude Code", [
-    ["claude-settings-user", paths.claudeUserSettings, CLAUDE_HOOKS.map((h) => h.event)],
-    ["claude-settings-project", paths.claudeProjectSettings, CLAUDE_HOOKS.map((h) => h.event)],
-    [
-      "claude-settings-project",
-      join(options.projectDir, ".claude", "settings.local.json"),
-      CLAUDE_HOOKS.map((h) => h.event),
-    ],
-  ]);
-  const surfaces = [kiroCli, kiroIde, claude];
+  // Each agent says where its hooks live; Kiro's files are alternatives (one format is enough).
+  const surfaces = AGENTS.map((agent) =>
+    found.surface(agent.name, agent.doctorSources(paths, options.projectDir), {
+      alternatives: agent.alternatives,
+    })
+  );
   const none = surfaces.every((s) => s.missing);
   for (const surface of surfaces) {
     // Memory works as long as one agent is captured; only "none at all" is a failure.
@@ -317,7 +294,7 @@ async function fetchHealth(url: string): Promise<{ version?: string } | null> {
 
 // --- hooks and MCP ---------------------------------------------------------------------------
 
-type Source = [kind: TargetKind, path: string, events: string[]];
+type Source = DoctorSource;
 
 /** Collects what the hook and MCP config files hold, and checks the commands they run. */
 class Found {

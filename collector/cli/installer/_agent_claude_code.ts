@@ -1,0 +1,146 @@
+/**
+ * Claude Code: its hooks in `settings.json` (user or project scope) and the MCP server in
+ * `~/.claude.json` or `.mcp.json` — what install writes, what uninstall takes out, and where
+ * doctor looks.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { MCP_SERVER_NAME } from "@kiro-learn/agents";
+import { isPlainObject, type JsonObject } from "./_json_file.ts";
+import { isOurCommand } from "./shell.ts";
+import {
+  type AgentInstaller,
+  arrayAt,
+  entries,
+  insertAt,
+  objectAt,
+  removeMcpServer,
+  setMcpServer,
+  shared,
+  stripList,
+} from "./_target.ts";
+
+/** Claude Code events we hook, with matcher and timeout (seconds). */
+export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: number }[] = [
+  { event: "SessionStart", timeout: 10 },
+  { event: "UserPromptSubmit", timeout: 10 },
+  { event: "PostToolUse", matcher: "*", timeout: 10 },
+  // Failed tools fire this event instead of PostToolUse: without it errors are never captured.
+  { event: "PostToolUseFailure", matcher: "*", timeout: 10 },
+  { event: "Stop", timeout: 10 },
+  // Claude Code gives SessionEnd hooks very little time by default; the shim spools if it must.
+  { event: "SessionEnd", timeout: 5 },
+];
+
+function installClaudeHooks(
+  doc: JsonObject,
+  path: string,
+  command: string,
+  ours: (command: unknown) => boolean,
+): JsonObject {
+  const hooks = objectAt(doc, "hooks", path, "hooks");
+  const slots = new Map<string, number>();
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    const { kept, slot } = stripClaudeGroups(groups, ours);
+    hooks[event] = kept;
+    slots.set(event, slot);
+  }
+  for (const spec of CLAUDE_HOOKS) {
+    const groups = arrayAt(hooks, spec.event, path, `hooks.${spec.event}`);
+    const group = {
+      ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }),
+      hooks: [{ type: "command", command, timeout: spec.timeout }],
+    };
+    insertAt(groups, slots.get(spec.event) ?? -1, group);
+  }
+  return doc;
+}
+
+function stripClaudeHooks(doc: JsonObject, ours: (command: unknown) => boolean): JsonObject {
+  if (!isPlainObject(doc.hooks)) return doc;
+  for (const [event, groups] of Object.entries(doc.hooks)) {
+    if (Array.isArray(groups)) doc.hooks[event] = stripClaudeGroups(groups, ours).kept;
+  }
+  return doc;
+}
+
+/**
+ * Removes our handlers from matcher groups; a group left empty by that goes too. `slot` is where
+ * the first such group stood, so a reinstall puts ours back in the same place.
+ */
+function stripClaudeGroups(
+  groups: unknown[],
+  ours: (command: unknown) => boolean,
+): { kept: unknown[]; slot: number } {
+  const kept: unknown[] = [];
+  let slot = -1;
+  for (const group of groups) {
+    if (!isPlainObject(group) || !Array.isArray(group.hooks)) {
+      kept.push(group);
+      continue;
+    }
+    const rest = group.hooks.filter((hook) => !(isPlainObject(hook) && ours(hook.command)));
+    if (rest.length === group.hooks.length) {
+      kept.push(group);
+    } else if (rest.length === 0) {
+      if (slot < 0) slot = kept.length;
+    } else {
+      kept.push({ ...group, hooks: rest });
+    }
+  }
+  return { kept, slot };
+}
+
+/** Claude Code's part of the installer. */
+export const CLAUDE_CODE: AgentInstaller = {
+  name: "Claude Code",
+  // Hooks at user and at project scope add up; each place is checked on its own.
+  alternatives: false,
+  kinds: [
+    "claude-settings-user",
+    "claude-settings-project",
+    "claude-mcp-user",
+    "claude-mcp-project",
+  ],
+  target(kind, path, { hooks }) {
+    const ours = (command: unknown) => isOurCommand(command, hooks.known);
+    if (kind === "claude-settings-user" || kind === "claude-settings-project") {
+      return shared(kind, path, {
+        roots: ["hooks"],
+        label: `Claude Code hooks (${CLAUDE_HOOKS.map((h) => h.event).join(", ")})`,
+        install: (doc) => installClaudeHooks(doc ?? {}, path, hooks.claudeCode, ours),
+        strip: (doc) => stripClaudeHooks(doc, ours),
+      });
+    }
+    return shared(kind, path, {
+      roots: ["mcpServers"],
+      label: `Claude Code MCP server ${MCP_SERVER_NAME}`,
+      install: (doc) =>
+        setMcpServer(doc ?? {}, path, {
+          type: "stdio",
+          command: hooks.mcp.command,
+          args: hooks.mcp.args,
+        }),
+      strip: removeMcpServer,
+    });
+  },
+  hookCommands(kind, doc, add) {
+    if (kind !== "claude-settings-user" && kind !== "claude-settings-project") return;
+    for (const [event, groups] of entries(doc.hooks)) {
+      for (const group of Array.isArray(groups) ? groups : []) {
+        if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+        for (const hook of group.hooks) if (isPlainObject(hook)) add(event, hook.command);
+      }
+    }
+  },
+  doctorSources(paths, projectDir) {
+    const events = CLAUDE_HOOKS.map((h) => h.event);
+    return [
+      ["claude-settings-user", paths.claudeUserSettings, events],
+      ["claude-settings-project", paths.claudeProjectSettings, events],
+      ["claude-settings-project", join(projectDir, ".claude", "settings.local.json"), events],
+    ];
+  },
+};

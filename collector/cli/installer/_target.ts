@@ -1,0 +1,240 @@
+/**
+ * What every agent module of the installer shares: the kinds of file it manages, what a target
+ * is, the paths, and the JSON edits common to several files (an MCP server entry, lists of our
+ * entries among foreign ones).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { CHAT_AGENT_NAME, MCP_SERVER_NAME } from "@kiro-learn/agents";
+import { InstallError } from "./errors.ts";
+import { cloneJson, isHollow, isPlainObject, type JsonObject } from "./_json_file.ts";
+
+/** Every kind of file the installer manages. */
+export type TargetKind =
+  | "claude-settings-user"
+  | "claude-settings-project"
+  | "claude-mcp-user"
+  | "claude-mcp-project"
+  | "kiro-chat-agent"
+  | "kiro-hooks"
+  | "kiro-mcp"
+  | "kiro-llm-agent"
+  | "kiro-ide-hook";
+
+/** All target kinds. */
+export const TARGET_KINDS: readonly TargetKind[] = [
+  "claude-settings-user",
+  "claude-settings-project",
+  "claude-mcp-user",
+  "claude-mcp-project",
+  "kiro-chat-agent",
+  "kiro-hooks",
+  "kiro-mcp",
+  "kiro-llm-agent",
+  "kiro-ide-hook",
+];
+
+/** The hook commands and MCP server a target writes, already turned into strings. */
+export interface HookSet {
+  /** Command of the Kiro CLI hooks (embedded and v3 file). */
+  kiroCli: string;
+  /** Command of the Claude Code hooks. */
+  claudeCode: string;
+  /** Command of a legacy Kiro IDE hook, by its `when.type`. */
+  kiroIde: (event: string) => string;
+  /** The MCP server to register. */
+  mcp: { command: string; args: string[] };
+  /** Quoted shim argvs we install now, to recognise our hooks by. */
+  known: readonly string[];
+}
+
+/** One managed file. */
+export interface Target {
+  /** What kind of file this is. */
+  kind: TargetKind;
+  /** Absolute path. */
+  path: string;
+  /** What it holds for us, for the plan. */
+  label: string;
+  /**
+   * `true`: the whole file is ours (rewritten on install, deleted on uninstall);
+   * `"when-created"`: ours to delete only if we created it; `false`: shared with others.
+   */
+  owned: boolean | "when-created";
+  /** The file as install wants it, from its current content (undefined: no file). */
+  install(current: JsonObject | undefined): JsonObject;
+  /** The file without our entries (shared files). */
+  strip(current: JsonObject): JsonObject;
+  /** Whether a file at this path is ours (owned files found without an install record). */
+  recognise(current: JsonObject): boolean;
+  /** Top-level keys our entries live under (shared files); nothing outside them is touched. */
+  roots: readonly string[];
+  /** Whether nothing but our scaffolding is left (decides deleting a file we created). */
+  residual(stripped: JsonObject): boolean;
+}
+
+/** Paths of every file the installer may touch. */
+export interface InstallPaths {
+  /** `~/.kiro/agents`. */
+  kiroAgentsDir: string;
+  /** `~/.kiro/agents/kiro-learn.json` (Kiro CLI 2.x). */
+  chatAgent: string;
+  /** `<project>/.kiro/hooks/kiro-learn.json` (Kiro CLI 3.x, Kiro IDE 1.x). */
+  kiroHooks: string;
+  /** `<project>/.kiro/settings/mcp.json`. */
+  kiroMcp: string;
+  /** `<project>/.kiro/hooks`, where the legacy IDE hook files go. */
+  kiroHooksDir: string;
+  /** `~/.claude/settings.json`. */
+  claudeUserSettings: string;
+  /** `<project>/.claude/settings.json`. */
+  claudeProjectSettings: string;
+  /** `~/.claude.json` (user-scope MCP servers). */
+  claudeUserMcp: string;
+  /** `<project>/.mcp.json`. */
+  claudeProjectMcp: string;
+}
+
+/** The paths for a home and a project root. */
+export function installPaths(home: string, projectDir: string): InstallPaths {
+  return {
+    kiroAgentsDir: join(home, ".kiro", "agents"),
+    chatAgent: join(home, ".kiro", "agents", `${CHAT_AGENT_NAME}.json`),
+    kiroHooks: join(projectDir, ".kiro", "hooks", "kiro-learn.json"),
+    kiroMcp: join(projectDir, ".kiro", "settings", "mcp.json"),
+    kiroHooksDir: join(projectDir, ".kiro", "hooks"),
+    claudeUserSettings: join(home, ".claude", "settings.json"),
+    claudeProjectSettings: join(projectDir, ".claude", "settings.json"),
+    claudeUserMcp: join(home, ".claude.json"),
+    claudeProjectMcp: join(projectDir, ".mcp.json"),
+  };
+}
+
+/** One place doctor looks for an agent's hooks: the file's kind, its path, the events it hooks. */
+export type DoctorSource = [kind: TargetKind, path: string, events: string[]];
+
+/** What one agent contributes to install, uninstall and doctor. */
+export interface AgentInstaller {
+  /** The agent, as doctor names it. */
+  name: string;
+  /** The kinds of file it owns. */
+  kinds: readonly TargetKind[];
+  /** The target of one of its kinds at `path` (install and uninstall both plan with it). */
+  target(
+    kind: TargetKind,
+    path: string,
+    options: { hooks: HookSet; seed?: JsonObject | null },
+  ): Target;
+  /** Hands each of our hook commands in a parsed file of one of its kinds to `add` (doctor). */
+  hookCommands(
+    kind: TargetKind,
+    doc: JsonObject,
+    add: (event: string, command: unknown) => void,
+  ): void;
+  /** Where doctor looks for this agent's hooks. */
+  doctorSources(paths: InstallPaths, projectDir: string): DoctorSource[];
+  /** True when any one of those places is enough (alternative formats of one agent). */
+  alternatives: boolean;
+}
+
+/** shared (shared by the agent modules). */
+export function shared(
+  kind: TargetKind,
+  path: string,
+  parts: Pick<Target, "label" | "roots"> & {
+    install(doc: JsonObject | undefined): JsonObject;
+    strip(doc: JsonObject): JsonObject;
+  },
+): Target {
+  return {
+    kind,
+    path,
+    label: parts.label,
+    roots: parts.roots,
+    owned: false,
+    install: (current) => parts.install(current === undefined ? undefined : cloneJson(current)),
+    strip: (current) => parts.strip(cloneJson(current)),
+    recognise: () => false,
+    residual: isHollow,
+  };
+}
+
+// --- MCP server entries ----------------------------------------------------------------------
+
+/** setMcpServer (shared by the agent modules). */
+export function setMcpServer(doc: JsonObject, path: string, entry: JsonObject): JsonObject {
+  const servers = objectAt(doc, "mcpServers", path, "mcpServers");
+  // Assigning an existing key keeps its position among the user's servers.
+  servers[MCP_SERVER_NAME] = entry;
+  return doc;
+}
+
+/** removeMcpServer (shared by the agent modules). */
+export function removeMcpServer(doc: JsonObject): JsonObject {
+  if (isPlainObject(doc.mcpServers)) delete doc.mcpServers[MCP_SERVER_NAME];
+  return doc;
+}
+
+// --- helpers ---------------------------------------------------------------------------------
+
+/** stripList (shared by the agent modules). */
+export function stripList(
+  list: unknown[],
+  isOurs: (item: unknown) => boolean,
+): { kept: unknown[]; slot: number } {
+  const kept: unknown[] = [];
+  let slot = -1;
+  for (const item of list) {
+    if (isOurs(item)) {
+      if (slot < 0) slot = kept.length;
+    } else {
+      kept.push(item);
+    }
+  }
+  return { kept, slot };
+}
+
+/** insertAt (shared by the agent modules). */
+export function insertAt(list: unknown[], slot: number, item: unknown): void {
+  if (slot < 0 || slot > list.length) list.push(item);
+  else list.splice(slot, 0, item);
+}
+
+/** objectAt (shared by the agent modules). */
+export function objectAt(doc: JsonObject, key: string, path: string, where: string): JsonObject {
+  const value = doc[key];
+  if (value === undefined) return (doc[key] = {}) as JsonObject;
+  if (!isPlainObject(value)) {
+    throw new InstallError(
+      `${path}: "${where}" should be an object but is ${describe(value)}; kiro-learn will not ` +
+        `overwrite it. Fix the file, then run again.`,
+    );
+  }
+  return value;
+}
+
+/** arrayAt (shared by the agent modules). */
+export function arrayAt(doc: JsonObject, key: string, path: string, where: string): unknown[] {
+  const value = doc[key];
+  if (value === undefined) return (doc[key] = []) as unknown[];
+  if (!Array.isArray(value)) {
+    throw new InstallError(
+      `${path}: "${where}" should be a list but is ${describe(value)}; kiro-learn will not ` +
+        `overwrite it. Fix the file, then run again.`,
+    );
+  }
+  return value;
+}
+
+/** entries (shared by the agent modules). */
+export function entries(value: unknown): [string, unknown][] {
+  return isPlainObject(value) ? Object.entries(value) : [];
+}
+
+/** describe (shared by the agent modules). */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value} (${JSON.stringify(value)})`;
+}
