@@ -18,7 +18,6 @@ import {
   removeMcpServer,
   setMcpServer,
   shared,
-  stripList,
 } from "./_target.ts";
 
 /** Claude Code events we hook, with matcher and timeout (seconds). */

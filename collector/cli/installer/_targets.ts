@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type JsonObject } from "./_json_file.ts";
+import type { JsonObject } from "./_json_file.ts";
 import { isOurCommand } from "./shell.ts";
 import { CLAUDE_CODE } from "./_agent_claude_code.ts";
 import { KIRO_CLI } from "./_agent_kiro_cli.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { isAbsolute, join, relative } from "node:path";
-import { CHAT_AGENT_HOOK_TRIGGERS, MCP_SERVER_NAME } from "@kiro-learn/agents";
+import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   DEFAULTS,
   type EnvLike,
