@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { collectorBaseUrl } from "@kiro-learn/core/api/wire";
 import { drainSpool, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
@@ -249,8 +250,7 @@ export async function startCollector(
     throw error;
   }
   const addr = await listening;
-  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-  const url = `http://${host}:${addr.port}`;
+  const url = collectorBaseUrl(addr.hostname, addr.port);
   if (options.writePidFile) {
     Deno.writeTextFileSync(settings.paths.pid, `${Deno.pid}\n`, { mode: 0o600 });
   }

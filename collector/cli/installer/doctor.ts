@@ -6,6 +6,7 @@
  */
 import { isAbsolute, join, relative } from "node:path";
 import { MCP_SERVER_NAME } from "@kiro-learn/agents";
+import { collectorBaseUrl } from "@kiro-learn/core/api/wire";
 import {
   DEFAULTS,
   type EnvLike,
@@ -261,10 +262,7 @@ function checkToken(path: string, tilde: (p: string) => string): DoctorCheck {
 }
 
 async function checkCollector(settings: SettingsValues, probe: HealthProbe): Promise<DoctorCheck> {
-  const host = settings.collector.host.includes(":")
-    ? `[${settings.collector.host}]`
-    : settings.collector.host;
-  const url = `http://${host}:${settings.collector.port}`;
+  const url = collectorBaseUrl(settings.collector.host, settings.collector.port);
   const health = await probe(url).catch(() => null);
   if (health === null) {
     return {
