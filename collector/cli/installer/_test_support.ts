@@ -5,7 +5,17 @@
  * @module
  */
 import { dirname, join, relative } from "node:path";
+import assert from "node:assert/strict";
 import type { InstallCommands, InstallOptions } from "./plan.ts";
+import { HOOK_MARKER } from "./shell.ts";
+import { AGENTS } from "./_targets.ts";
+import {
+  type AgentInstaller,
+  type HookSet,
+  installPaths,
+  TARGET_KINDS,
+  type TargetKind,
+} from "./_target.ts";
 
 /** A temporary home, project and data dir. */
 export interface World {
@@ -169,4 +179,48 @@ export function existsAt(world: World, rel: string): boolean {
 export function collect(): { lines: string[]; print: (text: string) => void } {
   const lines: string[] = [];
   return { lines, print: (text) => lines.push(...text.split("\n")) };
+}
+
+/** Hook commands as tests write them: ours are recognised by the marker. */
+export const TEST_HOOKS: HookSet = {
+  kiroCli: `/s/kiro-cli || true ${HOOK_MARKER}`,
+  claudeCode: `/s/claude || true ${HOOK_MARKER}`,
+  kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
+  mcp: { command: "/s/mcp", args: ["--stdio"] },
+  known: ["/s/"],
+};
+
+const HAS_HOOKS: readonly string[] = [
+  "claude-settings-user",
+  "claude-settings-project",
+  "kiro-hooks",
+  "kiro-chat-agent",
+  "kiro-ide-hook",
+];
+
+/**
+ * The checks every agent module passes: it alone owns its kinds (and all kinds have an owner);
+ * what install writes, doctor reads back as ours; strip takes our entries out of shared files;
+ * doctor looks only under the home and the project.
+ */
+export function checkAgent(
+  agent: AgentInstaller,
+  options: { files: readonly (readonly [TargetKind, string])[] },
+): void {
+  for (const kind of agent.kinds) {
+    assert.deepEqual(AGENTS.filter((a) => a.kinds.includes(kind)), [agent], kind);
+  }
+  assert.deepEqual([...new Set(AGENTS.flatMap((a) => a.kinds))].sort(), [...TARGET_KINDS].sort());
+  for (const [kind, path] of options.files) {
+    const target = agent.target(kind, path, { hooks: TEST_HOOKS });
+    assert.equal(target.kind, kind);
+    const written = target.install(undefined);
+    const events: string[] = [];
+    agent.hookCommands(kind, written, (event) => events.push(event));
+    if (target.owned === false) assert.ok(target.residual(target.strip(written)), kind);
+    assert.ok(events.length > 0 || !HAS_HOOKS.includes(kind), `${kind}: hooks read back`);
+  }
+  for (const [, path] of agent.doctorSources(installPaths("/h", "/p"), "/p")) {
+    assert.ok(path.startsWith("/h/") || path.startsWith("/p/"), path);
+  }
 }
