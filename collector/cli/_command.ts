@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 
 /** Parsed arguments handed to a command. */
 export interface CommandArgs {
@@ -53,4 +54,20 @@ export function choiceOption<T extends string>(
     throw new UsageError(`--${name} must be ${allowed.join(", ").replace(/, ([^,]*)$/, " or $1")}`);
   }
   return value as T;
+}
+
+/** The kiro-learn checkout (the folder of the workspace's `deno.json`). */
+const CHECKOUT = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
+
+/**
+ * The directory the user ran the command in. `deno task` runs a task in the folder of its
+ * `deno.json` (the kiro-learn checkout) and leaves the caller's folder in `INIT_CWD`; without it
+ * every command would act on the checkout instead of the user's project. `INIT_CWD` is trusted
+ * only then: anywhere else the working directory is the user's own (and an inherited `INIT_CWD`
+ * may be stale).
+ */
+export function invocationDir(options: { cwd?: string; initCwd?: string } = {}): string {
+  const cwd = options.cwd ?? Deno.cwd();
+  const init = options.initCwd ?? Deno.env.get("INIT_CWD");
+  return cwd.replace(/\/$/, "") === CHECKOUT && init ? init : cwd;
 }

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { choiceOption, type CommandArgs, flag, stringOption, UsageError } from "./_command.ts";
+import {
+  choiceOption,
+  type CommandArgs,
+  flag,
+  invocationDir,
+  stringOption,
+  UsageError,
+} from "./_command.ts";
 
 const args = (values: Record<string, unknown>): CommandArgs => ({ positionals: [], values });
 
@@ -19,4 +26,11 @@ Deno.test("choiceOption accepts an allowed value and names every choice otherwis
     () => choiceOption(args({ f: "v9" }), "f", { allowed }),
     (e) => e instanceof UsageError && e.message === "--f must be v2, v3 or auto",
   );
+});
+
+Deno.test("invocationDir: INIT_CWD only when deno task put us in the checkout", () => {
+  const checkout = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+  assert.equal(invocationDir({ cwd: checkout, initCwd: "/home/me/shop-api" }), "/home/me/shop-api");
+  assert.equal(invocationDir({ cwd: "/home/me/app", initCwd: "/stale" }), "/home/me/app");
+  assert.equal(invocationDir({ cwd: checkout, initCwd: "" }), checkout);
 });

@@ -8,6 +8,7 @@ import { mcpCommand, shimCommand } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
 import type { InstallCommands } from "./installer/mod.ts";
+import { invocationDir } from "./_command.ts";
 
 /** The commands hooks and MCP entries run, for this checkout and these settings. */
 export function installCommands(
@@ -29,6 +30,6 @@ export function homeDir(): string {
 }
 
 /** The project the cwd belongs to (its root), for per-project hook files. */
-export function currentProjectDir(cwd: string = Deno.cwd()): string {
+export function currentProjectDir(cwd: string = invocationDir()): string {
   return resolveProject(cwd).project_root;
 }

@@ -16,7 +16,7 @@ import { resolveProject } from "@kiro-learn/core/project";
 import { type MemoryRecord, MemoryRecordSchema } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { callCollector } from "./_client.ts";
-import { type Command, flag, stringOption, UsageError } from "./_command.ts";
+import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
 
 /** The header line's `type`. */
 export const EXPORT_TYPE = "kiro-learn-export";
@@ -73,7 +73,7 @@ export const exportCommand: Command = {
     const all = flag(args, "all");
     const project = stringOption(args, "project");
     if (all && project) throw new UsageError("--all and --project exclude each other");
-    const namespace = all ? undefined : resolveProject(project ?? Deno.cwd()).namespace;
+    const namespace = all ? undefined : resolveProject(project ?? invocationDir()).namespace;
     const encoder = new TextEncoder();
     const count = await exportMemory(loadSettings(), {
       namespace,

@@ -14,7 +14,7 @@ import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { clientFor } from "./_client.ts";
-import { type Command, flag, stringOption, UsageError } from "./_command.ts";
+import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
 import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
 
 /** What an import did. */
@@ -220,7 +220,7 @@ export const importCommand: Command = {
     if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
       throw new UsageError("--max must be a positive integer");
     }
-    const dir = dirArg ?? resolveProject(Deno.cwd()).project_root;
+    const dir = dirArg ?? resolveProject(invocationDir()).project_root;
     const report = await importGit(loadSettings(), dir, {
       since: stringOption(args, "since"),
       max,

@@ -318,3 +318,24 @@ Deno.test("CLI: export, then import jsonl into another collector, round-trips ex
     await Deno.remove(project, { recursive: true });
   }
 });
+
+Deno.test("deno task kiro-learn acts on the project it was run from, not on the checkout", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-home-" });
+  const project = await Deno.makeTempDir({ prefix: "kiro-learn-shop-api-" });
+  await Deno.mkdir(`${project}/.git`);
+  try {
+    // A user's shell: no INIT_CWD of ours, deno task sets it.
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "--config", `${ROOT}deno.json`, "kiro-learn", "install", "--dry-run"],
+      cwd: project,
+      clearEnv: true,
+      env: { PATH: Deno.env.get("PATH") ?? "", HOME: home, KIRO_LEARN_HOME: `${home}/.kiro-learn` },
+    }).output();
+    assert.equal(out.code, 0, text(out));
+    assert.ok(text(out).includes(`${project}/.kiro/hooks/kiro-learn.json`), text(out));
+    assert.ok(!text(out).includes(`${ROOT}.kiro`), "nothing planned inside the checkout");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});

@@ -9,7 +9,14 @@ import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { SEARCH_MODES } from "../daemon/retrieval/mod.ts";
 import { callCollector } from "./_client.ts";
-import { choiceOption, type Command, flag, stringOption, UsageError } from "./_command.ts";
+import {
+  choiceOption,
+  type Command,
+  flag,
+  invocationDir,
+  stringOption,
+  UsageError,
+} from "./_command.ts";
 
 /** Searches the current project's memory and prints ranked records. */
 export async function search(
@@ -24,7 +31,7 @@ export async function search(
   } = {},
 ): Promise<number> {
   const print = options.print ?? console.log;
-  const namespace = options.namespace ?? resolveProject(Deno.cwd()).namespace;
+  const namespace = options.namespace ?? resolveProject(invocationDir()).namespace;
   const params = new URLSearchParams({
     namespace,
     query,
