@@ -339,3 +339,29 @@ Deno.test("deno task kiro-learn acts on the project it was run from, not on the 
     await Deno.remove(project, { recursive: true });
   }
 });
+
+Deno.test("stop signals only this data dir's collector, never a pid an impostor names", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-stop-" });
+  const port = freePort();
+  // A process that is not ours, and a listener on our port naming it as the collector.
+  const victim = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  const impostor = Deno.serve(
+    { hostname: "127.0.0.1", port, onListen: () => {} },
+    () => Response.json({ status: "ok", version: "9", pid: victim.pid }),
+  );
+  try {
+    const out = await cli(["stop"], { KIRO_LEARN_HOME: home, KIRO_LEARN_PORT: String(port) });
+    assert.match(text(out), /not this data dir's kiro-learn collector|not running/);
+    // The victim is still running (a signalled child would have exited by now).
+    const exited = await Promise.race([
+      victim.status.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 500)),
+    ]);
+    assert.equal(exited, false, "stop signalled a process it could not prove was ours");
+  } finally {
+    await impostor.shutdown();
+    victim.kill("SIGKILL");
+    await victim.status;
+    await Deno.remove(home, { recursive: true });
+  }
+});

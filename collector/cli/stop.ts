@@ -15,16 +15,21 @@ export async function stop(
 ): Promise<boolean> {
   const print = options.print ?? console.log;
   const graceMs = options.graceMs ?? 5000;
+  // Whatever answers on the port names a pid, but anyone can listen there: only the pid our own
+  // collector wrote into our data dir, running our daemon entry, is signalled.
   const h = await health(settings);
-  const pid = h?.pid ?? readPid(settings);
+  const pid = readPid(settings) ?? h?.pid ?? null;
   if (pid === null || !processAlive(pid)) {
     print("kiro-learn is not running");
     removePidFile(settings);
     return false;
   }
-  if (!h && !isOurDaemon(pid)) {
-    print(`pid ${pid} in ${settings.paths.pid} is not a kiro-learn collector; removing the file`);
-    removePidFile(settings);
+  if (readPid(settings) !== pid || !isOurDaemon(pid)) {
+    print(
+      `pid ${pid} is not this data dir's kiro-learn collector (${settings.paths.pid}); ` +
+        "nothing was signalled",
+    );
+    if (readPid(settings) === pid) removePidFile(settings);
     return false;
   }
   Deno.kill(pid, "SIGTERM");
