@@ -365,3 +365,19 @@ Deno.test("stop signals only this data dir's collector, never a pid an impostor 
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("start refuses a port taken by another data dir's collector, and says how to move", async () => {
+  await using theirs = await startTestDaemon();
+  const mine = await Deno.makeTempDir({ prefix: "kiro-learn-mine-" });
+  try {
+    const out = await cli(["start"], {
+      KIRO_LEARN_HOME: mine,
+      KIRO_LEARN_PORT: String(theirs.port),
+    });
+    assert.equal(out.code, 1, text(out));
+    assert.match(text(out), /taken by a collector that is not this data dir's/);
+    assert.match(text(out), /KIRO_LEARN_PORT/);
+  } finally {
+    await Deno.remove(mine, { recursive: true });
+  }
+});

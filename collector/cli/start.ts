@@ -5,7 +5,8 @@
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { daemonArgs } from "../daemon/permissions/mod.ts";
-import { collectorUrl, health } from "./_client.ts";
+import { ROUTES } from "@kiro-learn/core/api";
+import { callCollector, collectorUrl, health } from "./_client.ts";
 import type { Command } from "./_command.ts";
 
 /** Starts the daemon detached and waits until it is healthy. */
@@ -17,6 +18,19 @@ export async function start(
   const url = collectorUrl(settings);
   const running = await health(settings);
   if (running) {
+    // Something answers on our port; it is ours only if it accepts our data dir's token.
+    const ours = await callCollector(settings, ROUTES.stats).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (!ours) {
+      throw new Error(
+        `${url} is taken by a collector that is not this data dir's (${settings.dataDir}): ` +
+          "another user's, or one started with another KIRO_LEARN_HOME. Give this one its own " +
+          `port: set "collector": {"port": …} in ${settings.paths.settings} (or KIRO_LEARN_PORT) ` +
+          "and run `kiro-learn install` again so the hooks use it",
+      );
+    }
     print(`kiro-learn is already running at ${url} (pid ${running.pid})`);
     return { url, pid: running.pid, already: true };
   }
