@@ -126,7 +126,7 @@ export async function addLlmUsage(
   addUsage(c, usage);
 }
 
-/** Internal to the storage: addUsage. */
+/** Adds characters to a day's LLM spend (inside the caller's transaction). */
 export function addUsage(
   c: Connection,
   usage: {

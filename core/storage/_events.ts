@@ -27,7 +27,7 @@ export async function ingestEvents(
   return c.transaction(() => items.map((item) => insertEvent(c, item)));
 }
 
-/** Internal to the storage: insertEvent. */
+/** Inserts one event and, when asked, its queue row (inside the caller's transaction). */
 export function insertEvent(
   c: Connection,
   item: { event: Event; project_id: string; enqueue: boolean },

@@ -15,16 +15,17 @@ import {
   type WeightedTerm,
 } from "../search/mod.ts";
 import type { ScoredRecord } from "./types.ts";
-import {
-  BM25_WEIGHTS,
-  DF_CACHE_MAX,
-  DF_CACHE_TTL_MS,
-  RECORD_COLUMNS,
-  RECORD_COLUMNS_MR,
-  recordFromRow,
-  type Row,
-} from "./_rows.ts";
+import { RECORD_COLUMNS, RECORD_COLUMNS_MR, recordFromRow, type Row } from "./_rows.ts";
 import type { Connection } from "./_connection.ts";
+
+/** BM25 column weights: title, summary, facts, changed paths, identifier parts. */
+const BM25_WEIGHTS = "3.0, 1.0, 1.0, 3.0, 1.0";
+
+/** How long a cached document frequency is trusted. */
+const DF_CACHE_TTL_MS = 5 * 60_000;
+
+/** Most document frequencies cached (the cache is cleared when full). */
+const DF_CACHE_MAX = 100_000;
 
 /** Stems and document frequencies of query tokens, from the index's own tokenizer. */
 export function termStats(
@@ -52,7 +53,7 @@ export function termStats(
   });
 }
 
-/** Internal to the storage: documentFrequency. */
+/** A stem's document frequency, from a short-lived cache while the corpus size holds. */
 export function documentFrequency(
   c: Connection,
   stem: string,
@@ -196,7 +197,7 @@ export function searchCandidatesSync(
   }
 }
 
-/** Internal to the storage: searchLike. */
+/** Availability over ranking: any token as a substring, newest first (the index is unreadable). */
 export function searchLike(
   c: Connection,
   namespace: string,

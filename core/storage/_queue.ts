@@ -13,11 +13,13 @@ import {
   type RecordWithEmbedding,
   StaleCommitError,
 } from "./types.ts";
-import { encoder, queueEntryFromRow, type Row, whereClause } from "./_rows.ts";
+import { queueEntryFromRow, type Row, whereClause } from "./_rows.ts";
 import { insertRecord } from "./_records.ts";
 import type { Connection } from "./_connection.ts";
 
-/** Internal to the storage: insertQueueRow. */
+const encoder = new TextEncoder();
+
+/** Inserts one queue row (inside the caller's transaction); returns its seq. */
 export function insertQueueRow(
   c: Connection,
   entry: NewQueueEntry,

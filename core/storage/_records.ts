@@ -12,7 +12,7 @@ import { RECORD_COLUMNS, recordFromRow, type Row, whereClause } from "./_rows.ts
 import { searchText } from "./_search_text.ts";
 import type { Connection } from "./_connection.ts";
 
-/** Internal to the storage: insertRecord. */
+/** Inserts one record with its derived search text (inside the caller's transaction). */
 export function insertRecord(
   c: Connection,
   record: MemoryRecord,
@@ -73,7 +73,7 @@ export async function getRecords(
   return getRecordsSync(c, ids);
 }
 
-/** Internal to the storage: getRecordsSync. */
+/** Full records by id, in the order asked, missing ids skipped. */
 export function getRecordsSync(
   c: Connection,
   ids: readonly string[],

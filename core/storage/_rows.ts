@@ -6,16 +6,10 @@
  */
 import type { Event, MemoryRecord, QueueEntry } from "../schemas/mod.ts";
 
+/** A result row as node:sqlite returns it. */
 export type Row = Record<string, unknown>;
 
-/** BM25 column weights: title, summary, facts, changed paths, identifier parts. */
-export const BM25_WEIGHTS = "3.0, 1.0, 1.0, 3.0, 1.0";
-
-/** Encodes text for byte counts and blobs. */
-export const encoder: TextEncoder = new TextEncoder();
-
-// Builds `WHERE a AND b` from the conditions whose value is set (unset filters match all).
-/** whereClause (shared by the storage modules). */
+/** Builds `WHERE a AND b` from the conditions whose value is set (unset filters match all). */
 export function whereClause(
   conditions: [sql: string, value: string | undefined][],
 ): { clause: string; params: string[] } {
@@ -26,13 +20,8 @@ export function whereClause(
   };
 }
 
-/** DF_CACHE_TTL_MS (shared by the storage modules). */
-export const DF_CACHE_TTL_MS = 5 * 60_000;
-/** DF_CACHE_MAX (shared by the storage modules). */
-export const DF_CACHE_MAX = 100_000;
-
-/** RECORD_FIELDS (shared by the storage modules). */
-export const RECORD_FIELDS = [
+/** The columns a memory record is read from, in order. */
+export const RECORD_FIELDS: readonly string[] = [
   "record_id",
   "namespace",
   "strategy",
@@ -45,12 +34,12 @@ export const RECORD_FIELDS = [
   "source_event_ids_json",
   "created_at",
 ];
-/** RECORD_COLUMNS (shared by the storage modules). */
-export const RECORD_COLUMNS = RECORD_FIELDS.join(", ");
-/** RECORD_COLUMNS_MR (shared by the storage modules). */
-export const RECORD_COLUMNS_MR = RECORD_FIELDS.map((f) => `mr.${f}`).join(", ");
+/** {@linkcode RECORD_FIELDS} as a select list. */
+export const RECORD_COLUMNS: string = RECORD_FIELDS.join(", ");
+/** {@linkcode RECORD_FIELDS} as a select list on the `mr` alias (joins with the index). */
+export const RECORD_COLUMNS_MR: string = RECORD_FIELDS.map((f) => `mr.${f}`).join(", ");
 
-/** recordFromRow (shared by the storage modules). */
+/** A `memory_records` row as a record. */
 export function recordFromRow(row: Row): MemoryRecord {
   return {
     record_id: row.record_id as string,
@@ -67,7 +56,7 @@ export function recordFromRow(row: Row): MemoryRecord {
   };
 }
 
-/** eventFromRow (shared by the storage modules). */
+/** An `events` row as an event. */
 export function eventFromRow(row: Row): Event {
   const event: Event = {
     event_id: row.event_id as string,
@@ -85,7 +74,7 @@ export function eventFromRow(row: Row): Event {
   return event;
 }
 
-/** queueEntryFromRow (shared by the storage modules). */
+/** An `extraction_queue` row as a queue entry. */
 export function queueEntryFromRow(row: Row): QueueEntry {
   return {
     seq: row.seq as number,
@@ -99,12 +88,4 @@ export function queueEntryFromRow(row: Row): QueueEntry {
     compacted: row.compacted === 1,
     bytes: row.bytes as number,
   };
-}
-
-/** displayName (shared by the storage modules). */
-export function displayName(path: string | null, projectId: string, home?: string): string {
-  if (!path) return projectId.slice(0, 12);
-  if (home && path === home) return "~ (global)";
-  if (home && path.startsWith(home + "/")) return "~" + path.slice(home.length);
-  return path;
 }

@@ -4,7 +4,6 @@
  * @module
  */
 import type { ProjectSummary, Stats } from "./types.ts";
-import { displayName } from "./_rows.ts";
 import type { Connection } from "./_connection.ts";
 
 /** See `Storage.stats`. */
@@ -52,7 +51,7 @@ export async function stats(
   };
 }
 
-/** Internal to the storage: listProjects. */
+/** Every project with its counts and newest activity. */
 export function listProjects(c: Connection): ProjectSummary[] {
   const rows = c.stmt(
     `SELECT ns.namespace,
@@ -79,4 +78,12 @@ export function listProjects(c: Connection): ProjectSummary[] {
       memory_count: row.memory_count,
     };
   });
+}
+
+// A project path as status shows it: `~/…` under the home, `~ (global)` for the home itself.
+function displayName(path: string | null, projectId: string, home?: string): string {
+  if (!path) return projectId.slice(0, 12);
+  if (home && path === home) return "~ (global)";
+  if (home && path.startsWith(home + "/")) return "~" + path.slice(home.length);
+  return path;
 }

@@ -138,7 +138,7 @@ export interface AgentInstaller {
   alternatives: boolean;
 }
 
-/** shared (shared by the agent modules). */
+/** A target in a file shared with others: only our entries under `roots` are ever touched. */
 export function shared(
   kind: TargetKind,
   path: string,
@@ -162,7 +162,7 @@ export function shared(
 
 // --- MCP server entries ----------------------------------------------------------------------
 
-/** setMcpServer (shared by the agent modules). */
+/** Adds (or replaces) our MCP server entry under `mcpServers`, other servers kept. */
 export function setMcpServer(doc: JsonObject, path: string, entry: JsonObject): JsonObject {
   const servers = objectAt(doc, "mcpServers", path, "mcpServers");
   // Assigning an existing key keeps its position among the user's servers.
@@ -170,7 +170,7 @@ export function setMcpServer(doc: JsonObject, path: string, entry: JsonObject): 
   return doc;
 }
 
-/** removeMcpServer (shared by the agent modules). */
+/** Takes our MCP server entry out of `mcpServers`. */
 export function removeMcpServer(doc: JsonObject): JsonObject {
   if (isPlainObject(doc.mcpServers)) delete doc.mcpServers[MCP_SERVER_NAME];
   return doc;
@@ -178,7 +178,7 @@ export function removeMcpServer(doc: JsonObject): JsonObject {
 
 // --- helpers ---------------------------------------------------------------------------------
 
-/** stripList (shared by the agent modules). */
+/** A list without our entries; the index of the first one removed, for putting ours back in place. */
 export function stripList(
   list: unknown[],
   isOurs: (item: unknown) => boolean,
@@ -195,13 +195,13 @@ export function stripList(
   return { kept, slot };
 }
 
-/** insertAt (shared by the agent modules). */
+/** Inserts at `slot`, or appends when there is none. */
 export function insertAt(list: unknown[], slot: number, item: unknown): void {
   if (slot < 0 || slot > list.length) list.push(item);
   else list.splice(slot, 0, item);
 }
 
-/** objectAt (shared by the agent modules). */
+/** The object under `key`, created when missing; a clear InstallError when it is something else. */
 export function objectAt(doc: JsonObject, key: string, path: string, where: string): JsonObject {
   const value = doc[key];
   if (value === undefined) return (doc[key] = {}) as JsonObject;
@@ -214,7 +214,7 @@ export function objectAt(doc: JsonObject, key: string, path: string, where: stri
   return value;
 }
 
-/** arrayAt (shared by the agent modules). */
+/** The array under `key`, created when missing; a clear InstallError when it is something else. */
 export function arrayAt(doc: JsonObject, key: string, path: string, where: string): unknown[] {
   const value = doc[key];
   if (value === undefined) return (doc[key] = []) as unknown[];
@@ -227,12 +227,12 @@ export function arrayAt(doc: JsonObject, key: string, path: string, where: strin
   return value;
 }
 
-/** entries (shared by the agent modules). */
+/** The entries of an object, or none for anything else. */
 export function entries(value: unknown): [string, unknown][] {
   return isPlainObject(value) ? Object.entries(value) : [];
 }
 
-/** describe (shared by the agent modules). */
+/** What a JSON value is, for error messages. */
 export function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
