@@ -30,7 +30,7 @@ function requireChromium(): void {
   assert.ok(
     found,
     `headless Chromium is missing (${CHROMIUM}): install it with \`apt-get install chromium\` ` +
-      "(.ci/run installs it) and run the tests again",
+      "(`deno task test` installs it when it may) and run the tests again",
   );
 }
 

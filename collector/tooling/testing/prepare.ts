@@ -1,0 +1,133 @@
+/**
+ * Prepares a machine for the test suite: `deno task test` runs this first, so the README's test
+ * command works on a fresh machine and not only under `.ci/run`.
+ *
+ * The only system dependency is Debian's headless Chromium (the viewer's end-to-end test drives
+ * it). When it is missing and we may install packages (root, or password-less sudo), it is
+ * installed with `apt-get`; otherwise the run stops with the command that fixes it. A test that
+ * needs Chromium never skips: a missing browser is a failure, said once, here, clearly.
+ *
+ * ```sh
+ * deno run --allow-run --allow-read --allow-sys=uid collector/tooling/testing/prepare.ts
+ * ```
+ *
+ * @module
+ */
+
+/** Where the end-to-end test expects Debian's Chromium. */
+export const CHROMIUM_PATH = "/usr/bin/chromium";
+
+/** The Debian package that provides {@linkcode CHROMIUM_PATH}. */
+export const CHROMIUM_PACKAGE = "chromium";
+
+/** What the machine offers for installing a package. */
+export interface MachineFacts {
+  /** Chromium is already at {@linkcode CHROMIUM_PATH}. */
+  hasChromium: boolean;
+  /** `apt-get` is on the machine. */
+  hasAptGet: boolean;
+  /** We run as root. */
+  isRoot: boolean;
+  /** `sudo -n true` succeeds (sudo without a password). */
+  hasPasswordlessSudo: boolean;
+}
+
+/** What {@linkcode preparePlan} decided: nothing to do, commands to run, or why we cannot. */
+export type PreparePlan =
+  | { kind: "ready" }
+  | { kind: "install"; commands: string[][] }
+  | { kind: "blocked"; message: string };
+
+/** Decides how to get Chromium onto the machine from what it offers. */
+export function preparePlan(facts: MachineFacts): PreparePlan {
+  if (facts.hasChromium) return { kind: "ready" };
+  const manual = `sudo apt-get install -y ${CHROMIUM_PACKAGE}`;
+  if (!facts.hasAptGet) {
+    return {
+      kind: "blocked",
+      message: `headless Chromium is missing (${CHROMIUM_PATH}) and this machine has no apt-get: ` +
+        `install Chromium so that ${CHROMIUM_PATH} exists, then run the tests again`,
+    };
+  }
+  const prefix = facts.isRoot ? [] : facts.hasPasswordlessSudo ? ["sudo", "-n"] : null;
+  if (prefix === null) {
+    return {
+      kind: "blocked",
+      message: `headless Chromium is missing (${CHROMIUM_PATH}) and installing it needs root: ` +
+        `run \`${manual}\`, then run the tests again`,
+    };
+  }
+  // The lock timeout waits out an unattended upgrade instead of failing on a busy dpkg.
+  const apt = [...prefix, "apt-get", "-o", "DPkg::Lock::Timeout=600"];
+  return {
+    kind: "install",
+    commands: [[...apt, "update", "-qq"], [...apt, "install", "-y", "-qq", CHROMIUM_PACKAGE]],
+  };
+}
+
+function fileExists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+async function succeeds(command: string, args: string[]): Promise<boolean> {
+  try {
+    const { success } = await new Deno.Command(command, {
+      args,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads the facts {@linkcode preparePlan} needs off this machine. */
+export async function machineFacts(): Promise<MachineFacts> {
+  const isRoot = Deno.uid() === 0;
+  return {
+    hasChromium: fileExists(CHROMIUM_PATH),
+    hasAptGet: fileExists("/usr/bin/apt-get"),
+    isRoot,
+    hasPasswordlessSudo: !isRoot && await succeeds("sudo", ["-n", "true"]),
+  };
+}
+
+async function main(): Promise<number> {
+  const plan = preparePlan(await machineFacts());
+  if (plan.kind === "ready") return 0;
+  if (plan.kind === "blocked") {
+    console.error(`[prepare] ${plan.message}`);
+    return 1;
+  }
+  console.error(
+    `[prepare] headless Chromium is missing (${CHROMIUM_PATH}); installing Debian's ` +
+      `${CHROMIUM_PACKAGE} package for the viewer's end-to-end test (about a minute, once)`,
+  );
+  for (const [command, ...args] of plan.commands) {
+    const started = performance.now();
+    const { code } = await new Deno.Command(command, { args, stdin: "null" }).spawn().status;
+    if (code !== 0) {
+      console.error(
+        `[prepare] \`${[command, ...args].join(" ")}\` failed (exit ${code}): fix the package ` +
+          "manager's error above, or install chromium yourself, then run the tests again",
+      );
+      return code;
+    }
+    console.error(
+      `[prepare] ${args.at(-1)}: done in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
+  }
+  if (!fileExists(CHROMIUM_PATH)) {
+    console.error(`[prepare] apt-get installed ${CHROMIUM_PACKAGE} but ${CHROMIUM_PATH} is absent`);
+    return 1;
+  }
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main());
