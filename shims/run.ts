@@ -11,6 +11,7 @@ import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 import type { SpoolQuery } from "@kiro-learn/core/spool";
 import { note, writeAllSync } from "./_stderr.ts";
 import { capHookOutput } from "./truncate.ts";
+import { type AutoStartOutcome, startCollectorDetached } from "./_autostart.ts";
 import { STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
   buildEvent,
@@ -76,11 +77,22 @@ export function timeoutFor(plan: HookPlan, config: ShimConfig): number {
   }
 }
 
+/** The session-start line when the collector is down and could not be started. */
+export function collectorDownLine(outcome: AutoStartOutcome): string {
+  const why = outcome.status === "started" ? "starting" : outcome.message;
+  return `[kiro-learn] no project memory this session: the collector is not running (${why}). ` +
+    "Run `kiro-learn start` (or `kiro-learn doctor`).";
+}
+
 /** Builds, delivers and collects the context of a plan. Never throws. */
 export async function executePlan(
   plan: HookPlan,
   config: ShimConfig,
-  options: { env?: ShimEnv } = {},
+  options: {
+    env?: ShimEnv;
+    /** Starts a collector that is down (default: run the installed starter, detached). */
+    startCollector?: (starter: string) => AutoStartOutcome;
+  } = {},
 ): Promise<PlanOutcome> {
   if (plan.events.length === 0) return { stdout: "", results: [] };
   const client = clientId();
@@ -95,10 +107,22 @@ export async function executePlan(
     }),
     query: planned.query,
   }));
-  const results = await deliver(items, config, { timeoutMs: timeoutFor(plan, config) });
+  let autoStart: AutoStartOutcome | null = null;
+  const results = await deliver(items, config, {
+    timeoutMs: timeoutFor(plan, config),
+    onDown: () => autoStart = (options.startCollector ?? startCollectorDetached)(config.starter),
+  });
   const contexts = results
     .filter((result, i) => plan.events[i].print && result.context.trim() !== "")
     .map((result) => result.context.trim());
+  // A session that starts without memory, and will not get it, says so once (and what to run).
+  const starting = plan.events.findIndex((e) => e.query === "resume");
+  if (
+    starting >= 0 && results[starting].outcome !== "posted" && autoStart !== null &&
+    (autoStart as AutoStartOutcome).status !== "started"
+  ) {
+    contexts.push(collectorDownLine(autoStart));
+  }
   const stdout = contexts.length > 0 ? capHookOutput(contexts.join("\n\n") + "\n") : "";
   return { stdout, results };
 }

@@ -33,6 +33,7 @@ import {
 import { httpPost, HttpTimeoutError } from "./http.ts";
 import { note } from "./_stderr.ts";
 import { truncateBody } from "./truncate.ts";
+import type { AutoStartOutcome } from "./_autostart.ts";
 
 /** What a shim needs from settings.json and the data dir. */
 export interface ShimConfig {
@@ -52,6 +53,8 @@ export interface ShimConfig {
   spoolDir: string;
   /** `spool.maxBytes`. */
   spoolMaxBytes: number;
+  /** The collector's starter, run when the collector is down (`<dataDir>/bin/start-collector`). */
+  starter: string;
 }
 
 /** Posts that do not retrieve wait at most this long: they only store. */
@@ -96,6 +99,7 @@ export function loadShimConfig(options: { env?: EnvLike } = {}): ShimConfig | nu
     maxBodyBytes: Math.min(values.shim.maxBodyBytes, MAX_EVENT_BODY_CHARS),
     spoolDir: paths.spool,
     spoolMaxBytes: values.spool.maxBytes,
+    starter: paths.starter,
   };
 }
 
@@ -190,7 +194,12 @@ export function buildEvent(draft: EventDraft, options: BuildEventOptions): Event
 export type PostResult =
   | { status: "ok"; context: string }
   | { status: "rejected"; message: string }
-  | { status: "unavailable"; message: string };
+  | {
+    status: "unavailable";
+    message: string;
+    /** True when nothing listens there (or it never ran): starting it may help. */
+    down: boolean;
+  };
 
 /** Options for {@linkcode postEvent}. */
 export interface PostOptions {
@@ -207,7 +216,11 @@ export async function postEvent(
   options: PostOptions,
 ): Promise<PostResult> {
   if (config.token === null) {
-    return { status: "unavailable", message: "collector not set up yet (no token file)" };
+    return {
+      status: "unavailable",
+      message: "collector not set up yet (no token file)",
+      down: true,
+    };
   }
   try {
     const response = await httpPost(
@@ -232,9 +245,17 @@ export async function postEvent(
         message: `collector refused the event (${response.status} ${reason})`,
       };
     }
-    return { status: "unavailable", message: `collector answered ${response.status} ${reason}` };
+    return {
+      status: "unavailable",
+      message: `collector answered ${response.status} ${reason}`,
+      down: false,
+    };
   } catch (error) {
-    return { status: "unavailable", message: describeFailure(error, config, options.timeoutMs) };
+    return {
+      status: "unavailable",
+      message: describeFailure(error, config, options.timeoutMs),
+      down: error instanceof Deno.errors.ConnectionRefused,
+    };
   }
 }
 
@@ -293,6 +314,11 @@ export interface DeliveryResult {
 export interface DeliverOptions {
   /** Per-post timeout. */
   timeoutMs: number;
+  /**
+   * Called once when the collector turns out to be down (refused, or never set up): the
+   * runner starts it there.
+   */
+  onDown?: () => AutoStartOutcome;
 }
 
 /**
@@ -326,7 +352,12 @@ export async function deliver(
         continue;
       }
       down = result.message;
-      note(`${down}; spooling`);
+      const started = result.down && options.onDown ? options.onDown() : null;
+      note(
+        started?.status === "started"
+          ? `${down}; starting it in the background; spooling`
+          : `${down}; spooling`,
+      );
     }
     // Secrets and <private> spans never touch disk, the spool included (the collector scrubs
     // again on ingest; scrubbing is idempotent). Loaded only on this rare path, off start-up.

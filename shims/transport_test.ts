@@ -16,6 +16,7 @@ function config(port: number, spoolDir = "/nonexistent/spool"): ShimConfig {
     maxBodyBytes: SHIM_BODY_CAP_BYTES,
     spoolDir,
     spoolMaxBytes: 1 << 20,
+    starter: "/nonexistent/bin/start-collector",
   };
 }
 

@@ -34,29 +34,71 @@ export async function start(
     print(`kiro-learn is already running at ${url} (pid ${running.pid})`);
     return { url, pid: running.pid, already: true };
   }
-  const child = new Deno.Command(Deno.execPath(), {
-    args: daemonArgs(settings, { detached: true }),
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-    detached: true,
-  }).spawn();
-  child.unref();
-  let exited = false;
-  child.status.then(() => exited = true);
-  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
-  while (Date.now() < deadline) {
-    const h = await health(settings);
-    if (h) {
-      print(`kiro-learn started at ${url} (pid ${h.pid})`);
-      return { url, pid: h.pid, already: false };
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const deadline = Date.now() + timeoutMs;
+  // Two hooks that find the collector down at once both run the starter: one spawns the
+  // daemon, the other waits for it (a second daemon would only lose the port).
+  const lock = `${settings.paths.pid}.starting`;
+  const spawning = takeStartLock(lock, timeoutMs);
+  try {
+    let exited = false;
+    if (spawning) {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: daemonArgs(settings, { detached: true }),
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+        detached: true,
+      }).spawn();
+      child.unref();
+      child.status.then(() => exited = true);
     }
-    if (exited) break;
-    await new Promise((r) => setTimeout(r, 100));
+    while (Date.now() < deadline) {
+      const h = await health(settings);
+      if (h) {
+        print(
+          spawning
+            ? `kiro-learn started at ${url} (pid ${h.pid})`
+            : `kiro-learn is already running at ${url} (pid ${h.pid}; started alongside)`,
+        );
+        return { url, pid: h.pid, already: !spawning };
+      }
+      if (exited) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    if (spawning) removeLock(lock);
   }
   throw new Error(
     `the collector did not become healthy at ${url}; see the log in ${settings.paths.logs}`,
   );
+}
+
+function removeLock(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Taken over as stale by another start meanwhile.
+  }
+}
+
+/**
+ * Takes the start lock (a file created exclusively): true when this process should spawn the
+ * daemon. A lock older than `staleMs` is left from a start that died, and is taken over.
+ */
+function takeStartLock(path: string, staleMs: number): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      Deno.openSync(path, { write: true, createNew: true, mode: 0o600 }).close();
+      return true;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      const age = Date.now() - (Deno.statSync(path).mtime?.getTime() ?? 0);
+      if (age < staleMs) return false;
+      Deno.removeSync(path);
+    }
+  }
+  return false;
 }
 
 /** The `start` command. */

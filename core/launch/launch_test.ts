@@ -52,6 +52,7 @@ Deno.test("shim permissions: loopback host:port, data dir + home + roots, spool 
     write: ["/home/ada/.kiro-learn/spool"],
     env: SHIM_ENV_VARS,
     sys: ["hostname"],
+    run: ["/home/ada/.kiro-learn/bin/start-collector"],
   });
   assert.deepEqual(shimPermissionFlags(permissions), [
     "--no-prompt",
@@ -60,6 +61,7 @@ Deno.test("shim permissions: loopback host:port, data dir + home + roots, spool 
     "--allow-write=/home/ada/.kiro-learn/spool",
     `--allow-env=${SHIM_ENV_VARS.join(",")}`,
     "--allow-sys=hostname",
+    "--allow-run=/home/ada/.kiro-learn/bin/start-collector",
   ]);
 });
 

@@ -33,6 +33,9 @@ export const WORKSPACE_CONFIG: string = fromFileUrl(new URL("../../deno.json", H
 /** Where compiled shims live (with a trailing separator). */
 export const SHIM_BIN_DIR: string = fromFileUrl(new URL("../../shims/bin/", HERE));
 
+/** The `kiro-learn` CLI's entry module. */
+export const CLI_ENTRY: string = fromFileUrl(new URL("../../collector/main.ts", HERE));
+
 /** The MCP server's entry module. */
 export const MCP_ENTRY: string = fromFileUrl(new URL("../../mcp/main.ts", HERE));
 

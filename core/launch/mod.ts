@@ -7,6 +7,7 @@
  * @module
  */
 export {
+  CLI_ENTRY,
   MCP_ENTRY,
   REPO_ROOT,
   SHIM_BIN_DIR,
@@ -15,6 +16,7 @@ export {
   type ShimSurface,
   WORKSPACE_CONFIG,
 } from "./layout.ts";
+export { CLI_RUN_FLAGS, type StarterOptions, starterScript, writeStarter } from "./starter.ts";
 export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions } from "./mcp.ts";
 export {
   AGENT_PID_ARG,

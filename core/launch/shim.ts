@@ -8,6 +8,7 @@
  * | `--allow-write` | `<dataDir>/spool` | the spool, nothing else |
  * | `--allow-env` | {@linkcode SHIM_ENV_VARS} | only what it reads |
  * | `--allow-sys` | `hostname` | `source.client_id` |
+ * | `--allow-run` | `<dataDir>/bin/start-collector` | start a collector that is down (that one script, see `starter.ts`) |
  *
  * A hook that fires in a directory outside every read root still works: the project then
  * resolves to the cwd itself (never to a shared pool), as core's `resolveProject` does for any
@@ -89,6 +90,8 @@ export interface ShimPermissions {
   env: readonly string[];
   /** `Deno.*` system info it may query. */
   sys: string[];
+  /** What it may run: the collector's starter, nothing else. */
+  run: string[];
 }
 
 /** Options for {@linkcode shimPermissions}. */
@@ -104,7 +107,7 @@ export function shimPermissions(
   settings: Pick<Settings, "dataDir" | "paths" | "collector">,
   options: ShimPermissionOptions = {},
 ): ShimPermissions {
-  for (const path of [settings.dataDir, settings.paths.spool]) {
+  for (const path of [settings.dataDir, settings.paths.spool, settings.paths.starter]) {
     if (path.includes(",")) {
       throw new Error(
         `the data dir path ${path} contains a comma, which Deno permission lists cannot hold; set KIRO_LEARN_HOME to another folder`,
@@ -126,6 +129,7 @@ export function shimPermissions(
     write: [settings.paths.spool],
     env: SHIM_ENV_VARS,
     sys: ["hostname"],
+    run: [settings.paths.starter],
   };
 }
 
@@ -138,6 +142,7 @@ export function shimPermissionFlags(permissions: ShimPermissions): string[] {
     `--allow-write=${permissions.write.join(",")}`,
     `--allow-env=${permissions.env.join(",")}`,
     `--allow-sys=${permissions.sys.join(",")}`,
+    `--allow-run=${permissions.run.join(",")}`,
   ];
 }
 

@@ -26,6 +26,11 @@ export interface DataPaths {
   models: string;
   /** `collector.pid`. */
   pid: string;
+  /**
+   * `bin/start-collector`: the script a hook runs to start a collector that is down (written
+   * by `kiro-learn install`; hooks may run this file and nothing else).
+   */
+  starter: string;
 }
 
 /** Name of the settings file inside the data dir. */
@@ -60,6 +65,7 @@ export function dataPaths(dir: string): DataPaths {
     logs: join(dir, "logs"),
     models: join(dir, "models"),
     pid: join(dir, "collector.pid"),
+    starter: join(dir, "bin", "start-collector"),
   };
 }
 

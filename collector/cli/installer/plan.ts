@@ -8,7 +8,14 @@
  */
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { DEFAULTS, ensureDataDir, SETTINGS_FILE, writeSecureFile } from "@kiro-learn/core/settings";
+import {
+  dataPaths,
+  DEFAULTS,
+  ensureDataDir,
+  SETTINGS_FILE,
+  writeSecureFile,
+} from "@kiro-learn/core/settings";
+import { starterScript } from "@kiro-learn/core/launch";
 import { InstallError } from "./errors.ts";
 import {
   cloneJson,
@@ -82,6 +89,8 @@ export interface InstallOptions {
   commands: InstallCommands;
   /** Seeds the Kiro CLI 2.x agent; defaults to `kiro-cli agent create --from kiro_default`. */
   seedAgent?: () => Promise<SeedResult>;
+  /** The `deno` binary the collector's starter runs (default `Deno.execPath()`). */
+  denoPath?: string;
 }
 
 /** Options of {@linkcode planUninstall}. */
@@ -110,6 +119,8 @@ export type PlanAction =
     expected: string | null;
     /** A data-dir file: folder 0700, file 0600. */
     private?: boolean;
+    /** A data-dir script: folder 0700, file 0700 (the collector's starter). */
+    executable?: boolean;
   }
   | {
     /** Add our entries to a file shared with others. */
@@ -294,6 +305,20 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       private: true,
     });
   }
+  // The script hooks run to start a collector that is down (core/launch's starter.ts).
+  const starterPath = dataPaths(dataDir).starter;
+  const starterText = starterScript({ dataDir, denoPath: options.denoPath });
+  const currentStarter = readTextOrNull(starterPath);
+  if (currentStarter !== starterText) {
+    actions.push({
+      kind: "write",
+      path: starterPath,
+      description: "add the script hooks run to start the collector when it is down",
+      content: starterText,
+      expected: currentStarter,
+      executable: true,
+    });
+  }
   if (problems.length > 0) throw new InstallError(problems);
   const manifestText = serializeManifest(next);
   if (manifestText !== record.text) {
@@ -381,6 +406,16 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
       });
     }
   }
+  const starterPath = dataPaths(dataDir).starter;
+  const starterText = options.keepData ? readTextOrNull(starterPath) : null;
+  if (starterText !== null) {
+    actions.push({
+      kind: "delete",
+      path: starterPath,
+      description: "remove the collector's starter (hooks no longer start it)",
+      expected: starterText,
+    });
+  }
   if ((options.keepData || !dataDirExists) && record.text !== null) {
     actions.push({
       kind: "delete",
@@ -422,6 +457,9 @@ export function apply(plan: Plan): ApplyResult {
         if (action.kind === "write" && action.private) {
           ensureDataDir(dirname(action.path));
           writeSecureFile(action.path, action.content);
+        } else if (action.kind === "write" && action.executable) {
+          ensureDataDir(dirname(action.path));
+          writeFileAtomic(action.path, action.content, { mode: 0o700 });
         } else {
           writeFileAtomic(action.path, action.content);
         }

@@ -33,13 +33,32 @@ Deno.test("planning reads but never writes; apply performs it in order", async (
     assert.deepEqual(snapshot(world.root), before);
     const last = plan.actions.at(-1)!;
     assert.equal(last.path, join(world.dataDir, MANIFEST_FILE));
-    assert.equal(plan.actions.at(-2)!.path, join(world.dataDir, "settings.json"));
+    assert.equal(plan.actions.at(-2)!.path, join(world.dataDir, "bin", "start-collector"));
+    assert.equal(plan.actions.at(-3)!.path, join(world.dataDir, "settings.json"));
     assert.deepEqual(
       [...new Set(plan.actions.map((a) => a.kind))].sort(),
       ["merge", "write"],
     );
     assert.deepEqual(apply(plan), { applied: plan.actions.length });
     assert.notDeepEqual(snapshot(world.root), before);
+    // The starter hooks run: executable by us alone, and a second install leaves it be.
+    const starter = join(world.dataDir, "bin", "start-collector");
+    assert.equal(Deno.statSync(starter).mode! & 0o777, 0o700);
+    const again = await planInstall(optionsFor(world, { kiroIdeLegacy: true }));
+    assert.ok(!again.actions.some((a) => a.path === starter));
+  });
+});
+
+Deno.test("uninstall keeping the data removes the starter: hooks no longer start a collector", async () => {
+  await withWorld(async (world) => {
+    apply(await planInstall(optionsFor(world)));
+    const starter = join(world.dataDir, "bin", "start-collector");
+    assert.ok(Deno.statSync(starter).isFile);
+    const plan = await planUninstall({ ...optionsFor(world), keepData: true });
+    assert.ok(plan.actions.some((a) => a.kind === "delete" && a.path === starter));
+    apply(plan);
+    assert.throws(() => Deno.statSync(starter), Deno.errors.NotFound);
+    assert.ok(Deno.statSync(join(world.dataDir, "settings.json")).isFile, "the data stays");
   });
 });
 

@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { writeStarter } from "@kiro-learn/core/launch";
+import { collectorBaseUrl, ROUTES } from "@kiro-learn/core/api/wire";
+import { resolveProject } from "@kiro-learn/core/project";
+import { makeRecord } from "@kiro-learn/core/testing";
+import { freePort } from "@kiro-learn/collector/testing";
+import { startCollectorDetached } from "./_autostart.ts";
+import { fixtureText, makeDataDir, makeProject, runShimProcess, TEST_ACTOR } from "./testing.ts";
+
+Deno.test("startCollectorDetached: no starter is reported, never thrown", () => {
+  const outcome = startCollectorDetached("/nonexistent/bin/start-collector");
+  assert.equal(outcome.status, "missing");
+  if (outcome.status === "missing") assert.match(outcome.message, /kiro-learn install/);
+});
+
+Deno.test("startCollectorDetached runs the starter and returns without waiting for it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const starter = `${dir}/start-collector`;
+    await Deno.writeTextFile(starter, `#!/bin/sh\nsleep 0.2\ntouch '${dir}/ran'\n`, {
+      mode: 0o700,
+    });
+    assert.deepEqual(startCollectorDetached(starter), { status: "started" });
+    // Returned before the script finished: the marker is not there yet, then it comes.
+    assert.equal(exists(`${dir}/ran`), false);
+    await waitFor(() => exists(`${dir}/ran`), "the starter to run");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` every 100 ms; a hang guard (60 s), not a timing assertion. */
+async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Pids of processes whose command line names `needle` and whose environment names `dataDir`. */
+function processesOf(needle: string, dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
+      if (!cmdline.some((arg) => arg.endsWith(needle))) continue;
+      const environ = Deno.readTextFileSync(`/proc/${entry.name}/environ`).split("\0");
+      if (environ.includes(`KIRO_LEARN_HOME=${dataDir}`)) pids.push(Number(entry.name));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+const DAEMON = "collector/daemon/main.ts";
+const CLI = "collector/main.ts";
+
+async function healthy(port: number): Promise<boolean> {
+  try {
+    const res = await fetch(collectorBaseUrl("127.0.0.1", port) + ROUTES.health);
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("a hook starts a collector that is down; the next prompt gets memory; two hooks start one collector", async () => {
+  const port = freePort();
+  const data = await makeDataDir({ collector: { port } }, { token: null });
+  const project = await makeProject();
+  const hook = (name: string) =>
+    runShimProcess("claude-code", {
+      settings: data.settings,
+      env: data.env,
+      cwd: project,
+      stdin: fixtureText(`claude_code/${name}`, project),
+    });
+  const stopCollector = async () => {
+    for (const pid of processesOf(DAEMON, data.dir)) Deno.kill(pid, "SIGTERM");
+    await waitFor(() => processesOf(DAEMON, data.dir).length === 0, "the collector to stop");
+  };
+  try {
+    // Without a starter the session start says, in the agent's context, what to run.
+    const bare = await hook("session_start.json");
+    assert.equal(bare.code, 0);
+    assert.match(bare.stdout, /no project memory this session.*kiro-learn start/);
+
+    writeStarter(data.settings.paths.starter, { dataDir: data.dir });
+    const start = await hook("session_start.json");
+    assert.equal(start.code, 0);
+    assert.equal(start.stdout, "", "a collector being started needs no warning");
+    assert.match(start.stderr, /starting it in the background/);
+    await waitFor(() => healthy(port), "the hook-started collector");
+
+    // The started collector drained the spool (both session starts) and serves memory.
+    const token = Deno.readTextFileSync(data.settings.paths.token).trim();
+    const namespace = resolveProject(project, { actor: TEST_ACTOR }).namespace;
+    const saved = await fetch(collectorBaseUrl("127.0.0.1", port) + ROUTES.memories, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(makeRecord({
+        namespace,
+        title: "Leap-year date parser fix",
+        summary: "The date parser test fails on leap years because February has 29 days.",
+      })),
+    });
+    assert.ok(saved.ok, await saved.text());
+    const prompt = await hook("user_prompt_submit.json");
+    assert.equal(prompt.code, 0);
+    assert.match(prompt.stdout, /Leap-year date parser fix/);
+    await waitFor(async () => {
+      const res = await fetch(`${collectorBaseUrl("127.0.0.1", port)}${ROUTES.events}?limit=10`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = await res.json();
+      return body.items?.length >= 3;
+    }, "the spooled session starts to be drained");
+
+    // Stopped again: two hooks at once start exactly one collector.
+    await stopCollector();
+    const both = await Promise.all([hook("user_prompt_submit.json"), hook("stop.json")]);
+    assert.deepEqual(both.map((r) => r.code), [0, 0]);
+    await waitFor(() => healthy(port), "the collector started by two hooks");
+    await waitFor(() => processesOf(CLI, data.dir).length === 0, "both starters to finish");
+    assert.deepEqual(processesOf(DAEMON, data.dir).map(() => "collector"), ["collector"]);
+  } finally {
+    await stopCollector().catch(() => {});
+    await Deno.remove(data.dir, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});
