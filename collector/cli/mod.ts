@@ -14,6 +14,7 @@ import { exportCommand } from "./export.ts";
 import { forgetCommand } from "./forget.ts";
 import { importCommand } from "./import.ts";
 import { installCommand } from "./install.ts";
+import { linkCommand } from "./link.ts";
 import { modelsCommand } from "./models.ts";
 import { openCommand } from "./open.ts";
 import { replayCommand } from "./replay.ts";
@@ -32,6 +33,7 @@ export * from "./forget.ts";
 export * from "./git_log.ts";
 export * from "./import.ts";
 export * from "./install.ts";
+export * from "./link.ts";
 export * from "./models.ts";
 export * from "./open.ts";
 export * from "./replay.ts";
@@ -50,6 +52,7 @@ export const COMMANDS: readonly Command[] = [
   statusCommand,
   searchCommand,
   installCommand,
+  linkCommand,
   uninstallCommand,
   doctorCommand,
   replayCommand,

@@ -16,7 +16,8 @@ export {
   type ShimSurface,
   WORKSPACE_CONFIG,
 } from "./layout.ts";
-export { CLI_RUN_FLAGS, type StarterOptions, starterScript, writeStarter } from "./starter.ts";
+export { CLI_RUN_FLAGS, cliArgv, cliLauncherScript } from "./cli.ts";
+export { type StarterOptions, starterScript, writeStarter } from "./starter.ts";
 export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions } from "./mcp.ts";
 export {
   AGENT_PID_ARG,

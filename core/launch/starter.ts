@@ -12,20 +12,8 @@
  */
 import { writeFileAtomic } from "../fs/mod.ts";
 import { dirname } from "../path.ts";
-import { CLI_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
+import { cliArgv } from "./cli.ts";
 import { shellQuote } from "./shim.ts";
-
-/**
- * The `kiro-learn` CLI's permissions (`deno task kiro-learn` uses the same; a test pins it).
- * `--cached-only`: a hook-started collector never waits on the registry.
- */
-export const CLI_RUN_FLAGS: readonly string[] = Object.freeze([
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-net=127.0.0.1,localhost",
-]);
 
 /** Options for {@linkcode starterScript}. */
 export interface StarterOptions {
@@ -37,17 +25,7 @@ export interface StarterOptions {
 
 /** The starter's text: `kiro-learn start` for one data dir, output to its log folder. */
 export function starterScript(options: StarterOptions): string {
-  const argv = [
-    options.denoPath ?? Deno.execPath(),
-    "run",
-    "--cached-only",
-    "--no-prompt",
-    ...CLI_RUN_FLAGS,
-    "--config",
-    WORKSPACE_CONFIG,
-    CLI_ENTRY,
-    "start",
-  ];
+  const argv = [...cliArgv(options), "start"];
   return [
     "#!/bin/sh",
     "# Written by `kiro-learn install`: a hook that finds the collector down runs this file to",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CLI_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
-import { CLI_RUN_FLAGS, starterScript, writeStarter } from "./starter.ts";
+import { starterScript, writeStarter } from "./starter.ts";
 
 Deno.test("the starter pins the data dir and runs `kiro-learn start`, ignoring any argument", () => {
   const text = starterScript({ dataDir: "/home/o'neil/.kiro-learn", denoPath: "/opt/deno" });
@@ -14,12 +14,6 @@ Deno.test("the starter pins the data dir and runs `kiro-learn start`, ignoring a
   assert.ok(exec.includes(`--config ${WORKSPACE_CONFIG}`), exec);
   // No "$@" or "$1": whoever runs it can only start the collector.
   assert.doesNotMatch(text, /\$[@*0-9]/);
-});
-
-Deno.test("CLI_RUN_FLAGS are exactly the permissions of `deno task kiro-learn`", async () => {
-  const config = JSON.parse(await Deno.readTextFile(WORKSPACE_CONFIG));
-  const task: string = config.tasks["kiro-learn"];
-  assert.equal(task, `deno run ${CLI_RUN_FLAGS.join(" ")} collector/main.ts`);
 });
 
 Deno.test("writeStarter: an executable 0700 file in a 0700 folder, and running it starts nothing on bad input", async () => {
