@@ -4,21 +4,37 @@
  *
  * @module
  */
-import { mcpCommand, shimCommand } from "@kiro-learn/core/launch";
+import { launcherFiles, launcherPath, portablePath, shellQuote } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
 import type { InstallCommands } from "./installer/mod.ts";
 import { invocationDir } from "./_command.ts";
 
-/** The commands hooks and MCP entries run, for this checkout and these settings. */
+/**
+ * The commands hooks and MCP entries run: the launchers in the data dir (core/launch's
+ * `hook_launcher.ts`), named `$HOME/.kiro-learn/bin/…` when the data dir is the default one, so
+ * that project files a team commits hold no machine's paths. The MCP server goes through `sh -c`
+ * because agents run an MCP command without a shell (nothing would expand `$HOME`).
+ */
 export function installCommands(
   settings: Settings,
-  options: { projectDir: string },
+  options: { home?: string } = {},
 ): InstallCommands {
+  const home = options.home ?? homeDir();
+  const named = (path: string) => portablePath(path, { home, dataDir: settings.dataDir });
   return {
-    shim: (surface, extraArgs = []) =>
-      shimCommand(surface, { settings, args: extraArgs, projectRoots: [options.projectDir] }),
-    mcp: () => mcpCommand({ host: settings.collector.host, port: settings.collector.port }),
+    shim: (
+      surface,
+      extraArgs = [],
+    ) => [named(launcherPath(settings.paths.bin, surface)), ...extraArgs],
+    mcp: () => {
+      const path = named(launcherPath(settings.paths.bin, "mcp"));
+      const word = path.startsWith("$HOME/")
+        ? `"$HOME"${shellQuote(path.slice(5))}`
+        : shellQuote(path);
+      return ["sh", "-c", `exec ${word}`];
+    },
+    launchers: () => launcherFiles(settings, { home }),
   };
 }
 

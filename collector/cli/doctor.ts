@@ -16,7 +16,7 @@ export async function runDoctor(settings: Settings): Promise<number> {
     home: homeDir(),
     projectDir,
     dataDir: settings.dataDir,
-    commands: installCommands(settings, { projectDir }),
+    commands: installCommands(settings),
   });
   return report.exitCode;
 }

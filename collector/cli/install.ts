@@ -31,7 +31,7 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
     kiroFormat: options.kiroFormat ?? "auto",
     scope: options.scope ?? "user",
     kiroIdeLegacy: options.kiroIdeLegacy ?? false,
-    commands: installCommands(settings, { projectDir }),
+    commands: installCommands(settings),
     dryRun: options.dryRun,
   });
   if (!options.dryRun) {

@@ -179,8 +179,18 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
     assert.equal(installed.code, 0, text(installed));
     const v3 = JSON.parse(await Deno.readTextFile(`${project}/.kiro/hooks/kiro-learn.json`));
     const command = v3.hooks[0].action.command as string;
-    assert.match(command, /shims\/kiro_cli\.ts/);
-    assert.match(command, /--agent-pid=\$PPID \|\| true # managed by kiro-learn$/);
+    // A file a team commits names the launcher the same way on every machine.
+    assert.equal(
+      command,
+      '"$HOME"/.kiro-learn/bin/hook-kiro-cli --agent-pid=$PPID || true # managed by kiro-learn',
+    );
+    for (const file of [".kiro/hooks/kiro-learn.json", ".kiro/settings/mcp.json"]) {
+      const committed = await Deno.readTextFile(`${project}/${file}`);
+      assert.ok(!committed.includes(home), `${file} holds no path of this machine`);
+      assert.ok(!committed.includes(Deno.execPath()), `${file} names no Deno binary`);
+    }
+    const launcher = await Deno.readTextFile(`${home}/.kiro-learn/bin/hook-kiro-cli`);
+    assert.match(launcher, /shims\/kiro_cli\.ts/);
     const merged = JSON.parse(await Deno.readTextFile(claude));
     assert.equal(merged.model, "opus");
     assert.equal(merged.hooks.Stop.length, 2, "ours sits next to the foreign hook");
@@ -198,6 +208,11 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
       "data kept by default",
     );
     assert.equal(await Deno.readTextFile(claude), foreign, "uninstall restores the bytes");
+    assert.deepEqual(
+      [...Deno.readDirSync(`${env.KIRO_LEARN_HOME}/bin`)],
+      [],
+      "the launchers and the starter go with the hooks",
+    );
     await assert.rejects(Deno.stat(`${project}/.kiro/hooks/kiro-learn.json`), Deno.errors.NotFound);
     await Deno.writeTextFile(claude, "{ not json");
     const broken = await cli(["install"], env, project);

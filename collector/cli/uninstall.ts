@@ -26,7 +26,7 @@ export async function runUninstall(
     dataDir: settings.dataDir,
     // Memory is the user's: only an explicit --purge deletes it.
     keepData: !options.purge,
-    commands: installCommands(settings, { projectDir }),
+    commands: installCommands(settings),
     dryRun: options.dryRun,
   });
   if (!options.purge) {

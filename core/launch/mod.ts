@@ -17,6 +17,14 @@ export {
   WORKSPACE_CONFIG,
 } from "./layout.ts";
 export { CLI_RUN_FLAGS, cliArgv, cliLauncherScript } from "./cli.ts";
+export {
+  HOME_DATA_DIR,
+  hookLauncherScript,
+  launcherFiles,
+  launcherPath,
+  mcpLauncherScript,
+  portablePath,
+} from "./hook_launcher.ts";
 export { type StarterOptions, starterScript, writeStarter } from "./starter.ts";
 export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions } from "./mcp.ts";
 export {

@@ -26,6 +26,8 @@ export interface DataPaths {
   models: string;
   /** `collector.pid`. */
   pid: string;
+  /** `bin/`: the scripts `install` writes (the hooks' launchers, the collector's starter). */
+  bin: string;
   /**
    * `bin/start-collector`: the script a hook runs to start a collector that is down (written
    * by `kiro-learn install`; hooks may run this file and nothing else).
@@ -65,6 +67,7 @@ export function dataPaths(dir: string): DataPaths {
     logs: join(dir, "logs"),
     models: join(dir, "models"),
     pid: join(dir, "collector.pid"),
+    bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),
   };
 }

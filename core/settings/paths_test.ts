@@ -40,6 +40,7 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     logs: "/d/logs",
     models: "/d/models",
     pid: "/d/collector.pid",
+    bin: "/d/bin",
     starter: "/d/bin/start-collector",
   });
 });

@@ -76,6 +76,7 @@ Deno.test("absent settings.json gives the defaults plus paths", async () => {
       logs: join(dir, "logs"),
       models: join(dir, "models"),
       pid: join(dir, "collector.pid"),
+      bin: join(dir, "bin"),
       starter: join(dir, "bin", "start-collector"),
     });
     assert.deepEqual(s.warnings, []);

@@ -85,7 +85,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(await checkCollector(settings, options.probeHealth ?? fetchHealth));
 
   const paths = installPaths(home, options.projectDir);
-  const found = new Found(known, env.PATH ?? "", tilde);
+  const found = new Found(known, env.PATH ?? "", tilde, home);
   // Each agent says where its hooks live; Kiro's files are alternatives (one format is enough).
   const surfaces = AGENTS.map((agent) =>
     found.surface(agent.name, agent.doctorSources(paths, options.projectDir), {
@@ -300,6 +300,7 @@ class Found {
     private readonly known: readonly string[],
     private readonly pathEnv: string,
     private readonly tilde: (p: string) => string,
+    private readonly home: string,
   ) {}
 
   /**
@@ -446,11 +447,19 @@ class Found {
     return [...out];
   }
 
-  /** The program (on PATH or by path) and every absolute-path argument that does not exist. */
+  /**
+   * The program (on PATH or by path) and every absolute-path argument that does not exist. A
+   * `$HOME/…` program is a launcher named the same on every machine: it is looked for in this
+   * home. `sh -c 'exec …'` (the MCP entry) is checked for what it execs.
+   */
   private missingFiles(argv: string[]): string[] {
     if (argv.length === 0) return ["(empty command)"];
+    if (argv.length === 3 && argv[0] === "sh" && argv[1] === "-c") {
+      return this.missingFiles(splitCommand(argv[2].replace(/^exec\s+/, "")));
+    }
     const out: string[] = [];
-    const [program, ...args] = argv;
+    const [named, ...args] = argv;
+    const program = named.startsWith("$HOME/") ? this.home + named.slice(5) : named;
     if (resolveCommand(program, { PATH: this.pathEnv }) === null) out.push(program);
     for (const arg of args) {
       const path = arg.startsWith("file://") ? decodeURIComponent(new URL(arg).pathname) : arg;

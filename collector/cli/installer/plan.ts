@@ -67,7 +67,12 @@ export interface InstallCommands {
   shim(surface: Surface, extraArgs?: readonly string[]): string[];
   /** The argv that runs the MCP server. */
   mcp(): string[];
+  /** Scripts the commands run, written into the data dir (executable) by install. */
+  launchers?(): { path: string; content: string }[];
 }
+
+// The scripts install writes into `<data dir>/bin/` (core/launch's hook_launcher.ts and starter.ts).
+const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|start-collector)$/;
 
 /** Options of {@linkcode planInstall}. */
 export interface InstallOptions {
@@ -305,19 +310,22 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       private: true,
     });
   }
-  // The script hooks run to start a collector that is down (core/launch's starter.ts).
-  const starterPath = dataPaths(dataDir).starter;
-  const starterText = starterScript({ dataDir, denoPath: options.denoPath });
-  const currentStarter = readTextOrNull(starterPath);
-  if (currentStarter !== starterText) {
-    actions.push({
-      kind: "write",
-      path: starterPath,
+  // The scripts hooks run: their launchers, and the one that starts a collector that is down.
+  const scripts = [
+    ...(options.commands.launchers?.() ?? []).map((l) => ({
+      ...l,
+      description: "add the launcher the hooks and the MCP entry run",
+    })),
+    {
+      path: dataPaths(dataDir).starter,
+      content: starterScript({ dataDir, denoPath: options.denoPath }),
       description: "add the script hooks run to start the collector when it is down",
-      content: starterText,
-      expected: currentStarter,
-      executable: true,
-    });
+    },
+  ];
+  for (const script of scripts) {
+    const current = readTextOrNull(script.path);
+    if (current === script.content) continue;
+    actions.push({ kind: "write", ...script, expected: current, executable: true });
   }
   if (problems.length > 0) throw new InstallError(problems);
   const manifestText = serializeManifest(next);
@@ -406,14 +414,20 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
       });
     }
   }
-  const starterPath = dataPaths(dataDir).starter;
-  const starterText = options.keepData ? readTextOrNull(starterPath) : null;
-  if (starterText !== null) {
+  // Our scripts in the data dir's bin/ go with the hooks that ran them (the data stays).
+  const bin = dataPaths(dataDir).bin;
+  const scripts = options.keepData && exists(bin)
+    ? [...Deno.readDirSync(bin)].filter((e) => e.isFile && OUR_SCRIPTS.test(e.name))
+      .map((e) => join(bin, e.name)).sort()
+    : [];
+  for (const path of scripts) {
+    const text = readTextOrNull(path);
+    if (text === null) continue;
     actions.push({
       kind: "delete",
-      path: starterPath,
-      description: "remove the collector's starter (hooks no longer start it)",
-      expected: starterText,
+      path,
+      description: "remove a script the hooks ran (hook launcher or collector starter)",
+      expected: text,
     });
   }
   if ((options.keepData || !dataDirExists) && record.text !== null) {

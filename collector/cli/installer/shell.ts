@@ -18,9 +18,15 @@ const LEGACY_SHIM = /[/\\]\.kiro-learn[/\\]bin[/\\](?:shim|ide-shim)\b/;
 
 export { shellQuote };
 
-/** The shell text that runs `argv` exactly (no trailing operator or marker). */
+/**
+ * The shell text that runs `argv` exactly (no trailing operator or marker). A program written
+ * `$HOME/…` (a launcher in the default data dir, see core/launch's `portablePath`) keeps `$HOME`
+ * for the shell to expand, so the command is the same on every machine.
+ */
 export function quoteArgv(argv: readonly string[]): string {
-  return argv.map(shellQuote).join(" ");
+  return argv.map((arg, i) =>
+    i === 0 && arg.startsWith("$HOME/") ? `"$HOME"${shellQuote(arg.slice(5))}` : shellQuote(arg)
+  ).join(" ");
 }
 
 /**

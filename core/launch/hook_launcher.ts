@@ -1,0 +1,104 @@
+/**
+ * The hooks' launchers: one small shell script per shim surface (and one for the MCP server) in
+ * `<data dir>/bin/`, written by `kiro-learn install`. Agents' config files name the launcher
+ * instead of the Deno binary and the checkout, so a file a team commits (`.kiro/hooks/*.json`,
+ * `.claude/settings.json`, `.mcp.json`) holds no machine's paths: `"$HOME"/.kiro-learn/bin/…`
+ * resolves on every teammate's machine where kiro-learn is installed, and fails quietly
+ * (`|| true`) where it is not — `kiro-learn doctor` reports such a hook.
+ *
+ * The launcher also finds the hook's project root at run time (the nearest folder above the
+ * working directory that holds `.git`) and adds it, alone, to the shim's read permission. So a
+ * hook fired anywhere inside a project outside `$HOME` (`/srv/app/src/lib`) resolves the same
+ * project as one fired at its root, while the shim still reads only the data dir, `$HOME` and
+ * that one project.
+ *
+ * @module
+ */
+import { join } from "../path.ts";
+import type { Settings } from "../settings/mod.ts";
+import { mcpCommand, type McpCommandOptions } from "./mcp.ts";
+import type { ShimSurface } from "./layout.ts";
+import { shellQuote, shimCommand, type ShimCommandOptions } from "./shim.ts";
+
+/** How a config file names the data dir when it is the default one: expanded by the shell. */
+export const HOME_DATA_DIR = "$HOME/.kiro-learn";
+
+/** Where the launcher of a shim surface (or of the MCP server) lives in the data dir. */
+export function launcherPath(binDir: string, name: ShimSurface | "mcp"): string {
+  return join(binDir, name === "mcp" ? "mcp-server" : `hook-${name}`);
+}
+
+/**
+ * `path` as config files should name it: under the default data dir of `home` it is written
+ * `$HOME/.kiro-learn/…` (the same on every machine); anything else stays absolute.
+ */
+export function portablePath(path: string, options: { home: string; dataDir: string }): string {
+  const standard = join(options.home, ".kiro-learn");
+  if (options.dataDir !== standard || !path.startsWith(standard + "/")) return path;
+  return HOME_DATA_DIR + path.slice(standard.length);
+}
+
+// Finds the project root in plain sh (no git process, no external command: a hook is hot).
+const FIND_ROOT = [
+  "root=",
+  'dir="$PWD"',
+  'while [ -n "$dir" ]; do',
+  '  if [ -e "$dir/.git" ]; then root="$dir"; break; fi',
+  '  dir="${dir%/*}"',
+  "done",
+  "# Never the whole disk, and never a path with a comma (it would split the permission list).",
+  'case "$root" in /|*,*) root= ;; esac',
+];
+
+/** The launcher of a shim surface: finds the project root, then execs the shim. */
+export function hookLauncherScript(
+  surface: ShimSurface,
+  options: Omit<ShimCommandOptions, "args" | "projectRoots">,
+): string {
+  const argv = shimCommand(surface, { ...options, args: [] });
+  const words = argv.map((arg) =>
+    arg.startsWith("--allow-read=") ? `${shellQuote(arg)}"\${root:+,$root}"` : shellQuote(arg)
+  );
+  return [
+    "#!/bin/sh",
+    `# Written by \`kiro-learn install\`: runs the ${surface} hook of kiro-learn with its`,
+    "# permissions, adding the hook's project root (the nearest folder holding .git) to what it",
+    "# may read. Rewritten by every install; removed by uninstall.",
+    ...FIND_ROOT,
+    `exec ${words.join(" ")} "$@"`,
+    "",
+  ].join("\n");
+}
+
+/** The launcher of the MCP server. */
+export function mcpLauncherScript(options: McpCommandOptions): string {
+  return [
+    "#!/bin/sh",
+    "# Written by `kiro-learn install`: runs kiro-learn's MCP server with its permissions.",
+    `exec ${mcpCommand(options).map(shellQuote).join(" ")} "$@"`,
+    "",
+  ].join("\n");
+}
+
+/** Every launcher of an installation: where it goes and what it holds. */
+export function launcherFiles(
+  settings: Pick<Settings, "dataDir" | "paths" | "collector">,
+  options: { denoPath?: string; home?: string } = {},
+): { path: string; content: string }[] {
+  const surfaces: ShimSurface[] = ["kiro-cli", "kiro-ide", "claude-code"];
+  const common = { settings, denoPath: options.denoPath, home: options.home, preferCompiled: true };
+  return [
+    ...surfaces.map((surface) => ({
+      path: launcherPath(settings.paths.bin, surface),
+      content: hookLauncherScript(surface, common),
+    })),
+    {
+      path: launcherPath(settings.paths.bin, "mcp"),
+      content: mcpLauncherScript({
+        host: settings.collector.host,
+        port: settings.collector.port,
+        execPath: options.denoPath,
+      }),
+    },
+  ];
+}

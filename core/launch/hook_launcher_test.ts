@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { loadSettings } from "../settings/mod.ts";
+import { resolveProject } from "../project/mod.ts";
+import {
+  HOME_DATA_DIR,
+  hookLauncherScript,
+  launcherFiles,
+  launcherPath,
+  portablePath,
+} from "./hook_launcher.ts";
+import { shimCommand } from "./shim.ts";
+
+Deno.test("portablePath: the default data dir is named through $HOME, any other stays absolute", () => {
+  const home = "/home/ada";
+  const dataDir = "/home/ada/.kiro-learn";
+  assert.equal(
+    portablePath("/home/ada/.kiro-learn/bin/hook-kiro-cli", { home, dataDir }),
+    `${HOME_DATA_DIR}/bin/hook-kiro-cli`,
+  );
+  assert.equal(
+    portablePath("/srv/kl/bin/hook-kiro-cli", { home, dataDir: "/srv/kl" }),
+    "/srv/kl/bin/hook-kiro-cli",
+  );
+  assert.equal(launcherPath("/d/bin", "mcp"), "/d/bin/mcp-server");
+  assert.equal(launcherPath("/d/bin", "claude-code"), "/d/bin/hook-claude-code");
+});
+
+Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its entry", () => {
+  const settings = loadSettings({ env: { KIRO_LEARN_HOME: "/home/ada/.kiro-learn" } });
+  const files = launcherFiles(settings, { home: "/home/ada", denoPath: "/opt/deno" });
+  assert.deepEqual(files.map((f) => f.path.split("/").at(-1)), [
+    "hook-kiro-cli",
+    "hook-kiro-ide",
+    "hook-claude-code",
+    "mcp-server",
+  ]);
+  for (const file of files) {
+    assert.ok(file.content.startsWith("#!/bin/sh\n"));
+    assert.match(file.content, /\nexec '?\/opt\/deno'? run .*"\$@"\n$/);
+  }
+  assert.match(
+    files[0].content,
+    /--allow-read=\/home\/ada\/\.kiro-learn,\/home\/ada'?"\$\{root:\+,\$root\}"/,
+  );
+});
+
+async function spooledNamespace(spool: string): Promise<string> {
+  const [file] = [...Deno.readDirSync(spool)].filter((e) => e.name.endsWith(".json"));
+  assert.ok(file, "the event was spooled");
+  const namespace = JSON.parse(await Deno.readTextFile(`${spool}/${file.name}`)).event.namespace;
+  await Deno.remove(`${spool}/${file.name}`);
+  return namespace;
+}
+
+Deno.test("a hook fired in a subfolder of a project outside $HOME files its event under the project", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-home-" }));
+  const srv = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-srv-" }));
+  const project = `${srv}/billing-svc`;
+  const deep = `${project}/src/lib`;
+  await Deno.mkdir(`${project}/.git`, { recursive: true });
+  await Deno.mkdir(deep, { recursive: true });
+  try {
+    const dataDir = `${home}/.kiro-learn`;
+    await Deno.mkdir(dataDir, { mode: 0o700 });
+    // Nothing listens on port 9: the event is spooled, with the namespace the shim resolved.
+    await Deno.writeTextFile(`${dataDir}/settings.json`, '{"collector": {"port": 9}}');
+    await Deno.writeTextFile(`${dataDir}/token`, "t0k3n-t0k3n-t0k3n-t0k3n\n");
+    const settings = loadSettings({ env: { KIRO_LEARN_HOME: dataDir } });
+    const launcher = `${home}/hook-claude-code`;
+    await Deno.writeTextFile(
+      launcher,
+      hookLauncherScript("claude-code", { settings, home, preferCompiled: false }),
+      { mode: 0o700 },
+    );
+    const payload = JSON.stringify({
+      session_id: "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23",
+      cwd: deep,
+      hook_event_name: "UserPromptSubmit",
+      prompt: "why does the invoice total round down?",
+    });
+    const run = async (argv: string[]) => {
+      const child = new Deno.Command(argv[0], {
+        args: argv.slice(1),
+        cwd: deep,
+        clearEnv: true,
+        env: { HOME: home, KIRO_LEARN_HOME: dataDir, USER: "tester", PATH: "/usr/bin:/bin" },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(payload));
+      await writer.close();
+      const out = await child.output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    };
+    const projectNamespace = resolveProject(project, { actor: "tester" }).namespace;
+
+    await run([launcher]);
+    assert.equal(await spooledNamespace(settings.paths.spool), projectNamespace);
+
+    // The shim alone, reading only the data dir and $HOME, cannot see the .git above the
+    // subfolder: the subfolder became a project of its own (what the launcher fixes).
+    await run(shimCommand("claude-code", { settings, home, preferCompiled: false }));
+    assert.notEqual(await spooledNamespace(settings.paths.spool), projectNamespace);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(srv, { recursive: true });
+  }
+});
