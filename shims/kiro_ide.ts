@@ -23,6 +23,28 @@ export interface IdePlanOptions {
   cwd?: () => string;
 }
 
+/** Keys under which IDE builds that send the prompt as JSON put its text. */
+const PROMPT_KEYS = ["prompt", "userPrompt", "user_prompt", "message", "text"] as const;
+
+/**
+ * The prompt in `USER_PROMPT`: the text itself, or (Kiro IDE 0.12 and later send a JSON object)
+ * the text under its prompt key. JSON without such a key stays as it came: it may be what the
+ * user typed.
+ */
+export function promptText(payload: string): string {
+  const trimmed = payload.trim();
+  if (!trimmed.startsWith("{")) return payload;
+  try {
+    const value = JSON.parse(trimmed);
+    for (const key of PROMPT_KEYS) {
+      if (typeof value?.[key] === "string") return value[key];
+    }
+  } catch {
+    // Not JSON: a prompt that starts with a brace.
+  }
+  return payload;
+}
+
 /** Turns an IDE 0.x hook firing into a plan, or null when there is nothing to record. */
 export function kiroIdePlan(args: readonly string[], options: IdePlanOptions): HookPlan | null {
   const hook = args.find((arg) => !arg.startsWith("--"));
@@ -44,18 +66,20 @@ export function kiroIdePlan(args: readonly string[], options: IdePlanOptions): H
     cwd: (options.cwd ?? processCwd)(),
   });
   switch (hook) {
-    case "promptSubmit":
-      if (payload.trim() === "") return null;
+    case "promptSubmit": {
+      const prompt = promptText(payload);
+      if (prompt.trim() === "") return null;
       return {
         ...base(),
         events: [{
           kind: "prompt",
-          body: { type: "text", content: payload },
+          body: { type: "text", content: prompt },
           query: "retrieve",
           print: true,
         }],
         timeout: "retrieve",
       };
+    }
     case "postToolUse": {
       if (payload.trim() === "") {
         note("kiro ide hook: postToolUse without a payload; nothing recorded");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon } from "@kiro-learn/collector/testing";
-import { kiroIdePlan } from "./kiro_ide.ts";
+import { kiroIdePlan, promptText } from "./kiro_ide.ts";
 import {
   dataOf,
   fixture,
@@ -35,6 +35,23 @@ Deno.test("plan: promptSubmit is a prompt with retrieval", () => {
     "retrieve",
     true,
   ]]);
+});
+
+Deno.test("plan: a JSON prompt payload (IDE 0.12) is stored as its prompt, not as JSON text", () => {
+  const plan = kiroIdePlan(["promptSubmit"], {
+    env: { USER_PROMPT: '{"prompt":"why is the cart total off by a cent?","mode":"vibe"}' },
+    sessionId: () => "ide-session",
+    cwd: () => "/work/app",
+  })!;
+  assert.deepEqual(plan.events[0].body, {
+    type: "text",
+    content: "why is the cart total off by a cent?",
+  });
+  assert.equal(promptText('{"userPrompt":"fix the test"}'), "fix the test");
+  // Text that only looks like JSON is what the user typed, and stays as it came.
+  assert.equal(promptText("{ not json at all"), "{ not json at all");
+  assert.equal(promptText('{"a": 1}'), '{"a": 1}');
+  assert.equal(promptText("plain words"), "plain words");
 });
 
 Deno.test("plan: postToolUse maps camelCase and detects the prose exit code", () => {
