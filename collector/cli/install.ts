@@ -5,8 +5,8 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { install } from "./installer/mod.ts";
-import { choiceOption, type Command, flag } from "./_command.ts";
+import { install, INSTALL_AGENTS, type InstallAgent } from "./installer/mod.ts";
+import { choiceOption, type Command, type CommandArgs, flag, UsageError } from "./_command.ts";
 import { currentProjectDir, homeDir, installCommands } from "./_install_context.ts";
 
 /** Options of {@linkcode runInstall}. */
@@ -19,12 +19,29 @@ export interface RunInstallOptions {
   scope?: "user" | "project";
   /** Also write Kiro IDE 0.x hook files. */
   kiroIdeLegacy?: boolean;
+  /** The agents to wire (default: all). */
+  agents?: readonly InstallAgent[];
+}
+
+/** Reads `--agents kiro,claude-code` (any order, at least one). */
+export function agentsOption(args: CommandArgs): InstallAgent[] | undefined {
+  const value = args.values["agents"];
+  if (typeof value !== "string") return undefined;
+  const names = value.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  const wrong = names.filter((n) => !(INSTALL_AGENTS as readonly string[]).includes(n));
+  if (names.length === 0 || wrong.length > 0) {
+    throw new UsageError(
+      `--agents takes a comma-separated list of ${INSTALL_AGENTS.join(", ")}` +
+        (wrong.length > 0 ? ` (not: ${wrong.join(", ")})` : ""),
+    );
+  }
+  return [...new Set(names)] as InstallAgent[];
 }
 
 /** Runs `install` for the project of the current directory. */
 export async function runInstall(settings: Settings, options: RunInstallOptions): Promise<number> {
   const projectDir = currentProjectDir();
-  await install({
+  const plan = await install({
     home: homeDir(),
     projectDir,
     dataDir: settings.dataDir,
@@ -33,24 +50,27 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
     kiroIdeLegacy: options.kiroIdeLegacy ?? false,
     commands: installCommands(settings),
     dryRun: options.dryRun,
+    agents: options.agents,
   });
   if (!options.dryRun) {
     console.log("next: `kiro-learn start`, then `kiro-learn doctor` to check the wiring");
   }
-  return 0;
+  // Another agent's files were wired, but the user must fix one file and run install again.
+  return (plan.skipped ?? []).length > 0 ? 1 : 0;
 }
 
 /** The `install` command. */
 export const installCommand: Command = {
   name: "install",
   usage:
-    "kiro-learn install [--dry-run] [--kiro-format v2|v3] [--scope user|project] [--kiro-ide-legacy]",
+    "kiro-learn install [--dry-run] [--agents kiro,claude-code] [--kiro-format v2|v3] [--scope user|project] [--kiro-ide-legacy]",
   summary: "register the hooks and the MCP server for Kiro CLI, Kiro IDE and Claude Code",
   options: {
     "dry-run": { type: "boolean" },
     "kiro-format": { type: "string" },
     scope: { type: "string" },
     "kiro-ide-legacy": { type: "boolean" },
+    agents: { type: "string" },
   },
   run: (args) =>
     runInstall(loadSettings(), {
@@ -58,5 +78,6 @@ export const installCommand: Command = {
       kiroFormat: choiceOption(args, "kiro-format", { allowed: ["v2", "v3", "auto"] }),
       scope: choiceOption(args, "scope", { allowed: ["user", "project"] }),
       kiroIdeLegacy: flag(args, "kiro-ide-legacy"),
+      agents: agentsOption(args),
     }),
 };

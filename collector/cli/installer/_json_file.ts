@@ -65,6 +65,14 @@ export function readJsonFile(path: string): JsonFileState {
   try {
     parsed = JSON.parse(body);
   } catch (error) {
+    // JSONC (comments) is the common case: say so, since the parser's message does not.
+    if (/^\s*(?:\/\/|\/\*)/m.test(body)) {
+      throw new InstallError(
+        `${path} has comments (JSON with comments), which kiro-learn cannot keep when it ` +
+          "rewrites the file: remove the comments, or add kiro-learn's entries by hand " +
+          "(see `kiro-learn install --dry-run`), then run again.",
+      );
+    }
     throw new InstallError(
       `${path} is not valid JSON (${describeParseError(error)}); kiro-learn will not ` +
         `overwrite it. Fix the file (or move it away), then run again.`,

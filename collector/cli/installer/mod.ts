@@ -11,6 +11,8 @@ export {
   apply,
   type ApplyResult,
   formatPlan,
+  INSTALL_AGENTS,
+  type InstallAgent,
   type InstallCommands,
   type InstallOptions,
   type Plan,

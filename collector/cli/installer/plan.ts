@@ -96,6 +96,8 @@ export interface InstallOptions {
   seedAgent?: () => Promise<SeedResult>;
   /** The `deno` binary the collector's starter runs (default `Deno.execPath()`). */
   denoPath?: string;
+  /** The agents to wire (default: all); the others' files are left as they are. */
+  agents?: readonly InstallAgent[];
 }
 
 /** Options of {@linkcode planUninstall}. */
@@ -172,6 +174,19 @@ export interface Plan {
   kiroFormat?: KiroFormatChoice;
   /** The home folder, to print paths as `~/...`. */
   home: string;
+  /** Agents left out because a file of theirs cannot be read or parsed (install only). */
+  skipped?: InstallAgent[];
+}
+
+/** The agents `install --agents` chooses from: Kiro (CLI and IDE) and Claude Code. */
+export const INSTALL_AGENTS = ["kiro", "claude-code"] as const;
+
+/** One of {@linkcode INSTALL_AGENTS}. */
+export type InstallAgent = typeof INSTALL_AGENTS[number];
+
+/** The agent a kind of file belongs to. */
+export function agentOfTarget(kind: TargetKind): InstallAgent {
+  return kind.startsWith("claude-") ? "claude-code" : "kiro";
 }
 
 /** What {@linkcode apply} did. */
@@ -209,12 +224,35 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   if (record.warning) warnings.push(record.warning);
   const manifest = record.manifest;
 
-  const { desired, unwanted } = chooseTargets(paths, manifest, {
+  const chosen = chooseTargets(paths, manifest, {
     format: choice.format,
     scope,
     legacy,
   });
-  const states = readAll([...desired, ...unwanted].map(([, path]) => path));
+  // An agent whose file cannot be read or parsed is left out (said in a warning, and the exit
+  // code): it must not block every other agent. No file of it is touched.
+  const selected = new Set(options.agents ?? INSTALL_AGENTS);
+  const mine = (targets: [TargetKind, string][]) =>
+    targets.filter(([kind]) => selected.has(agentOfTarget(kind)));
+  const read = readEach([...mine(chosen.desired), ...mine(chosen.unwanted)]
+    .map(([, path]) => path));
+  const skipped: InstallAgent[] = [];
+  for (const agent of selected) {
+    const broken = [...mine(chosen.desired), ...mine(chosen.unwanted)]
+      .filter(([kind, path]) => agentOfTarget(kind) === agent && read.problems.has(path));
+    if (broken.length === 0) continue;
+    skipped.push(agent);
+    selected.delete(agent);
+    const why = [...new Set(broken.flatMap(([, path]) => read.problems.get(path)!))];
+    warnings.push(
+      `${agent === "kiro" ? "Kiro" : "Claude Code"} skipped (none of its files changed; the ` +
+        `other agents are installed): ${why.join(" ")}`,
+    );
+  }
+  if (selected.size === 0) throw new InstallError([...read.problems.values()].flat());
+  const desired = mine(chosen.desired);
+  const unwanted = mine(chosen.unwanted);
+  const states = read.states;
 
   let seed = null;
   if (choice.format === "v2" && states.get(paths.chatAgent)!.text === null) {
@@ -339,7 +377,15 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       private: true,
     });
   }
-  return { operation: "install", actions, unchanged, warnings, kiroFormat: choice, home };
+  return {
+    operation: "install",
+    actions,
+    unchanged,
+    warnings,
+    kiroFormat: choice,
+    home,
+    skipped,
+  };
 }
 
 /**
@@ -664,19 +710,27 @@ function noteReformat(state: JsonFileState, warnings: string[]): void {
 }
 
 /** Reads every file, collecting every problem; throws them together. */
-function readAll(paths: string[]): Map<string, JsonFileState> {
+// Every file read, or the problems of the ones that cannot be.
+function readEach(
+  paths: string[],
+): { states: Map<string, JsonFileState>; problems: Map<string, string[]> } {
   const states = new Map<string, JsonFileState>();
-  const problems: string[] = [];
+  const problems = new Map<string, string[]>();
   for (const path of paths) {
-    if (states.has(path)) continue;
+    if (states.has(path) || problems.has(path)) continue;
     try {
       states.set(path, readJsonFile(path));
     } catch (error) {
       if (!(error instanceof InstallError)) throw error;
-      problems.push(...error.problems);
+      problems.set(path, [...error.problems]);
     }
   }
-  if (problems.length > 0) throw new InstallError(problems);
+  return { states, problems };
+}
+
+function readAll(paths: string[]): Map<string, JsonFileState> {
+  const { states, problems } = readEach(paths);
+  if (problems.size > 0) throw new InstallError([...problems.values()].flat());
   return states;
 }
 

@@ -168,3 +168,51 @@ Deno.test("uninstall of a home with nothing installed plans nothing", async () =
     assert.deepEqual(readJson(world, "home/.claude.json"), FOREIGN["home/.claude.json"]);
   });
 });
+
+Deno.test("install --agents claude-code wires Claude Code only and leaves every Kiro file alone", async () => {
+  await withWorld(async (world) => {
+    const plan = await planInstall(optionsFor(world, { agents: ["claude-code"] }));
+    const touched = plan.actions.map((a) => a.path).filter((p) => !p.startsWith(world.dataDir));
+    assert.ok(touched.length > 0);
+    assert.ok(touched.every((p) => /\.claude/.test(p)), touched.join("\n"));
+    assert.deepEqual(plan.skipped, []);
+  });
+});
+
+Deno.test("a file one agent cannot parse skips that agent with a clear message, not the others", async () => {
+  await withWorld(async (world) => {
+    // Claude Code's settings with a comment: JSONC, which we refuse to rewrite.
+    const jsonc = '{\n  // my model\n  "model": "opus"\n}\n';
+    await writeFiles(world, { "home/.claude/settings.json": jsonc });
+    const plan = await planInstall(optionsFor(world));
+    assert.deepEqual(plan.skipped, ["claude-code"]);
+    const skip = plan.warnings.find((w) => w.startsWith("Claude Code skipped"));
+    assert.ok(skip, plan.warnings.join("\n"));
+    assert.match(skip, /settings\.json/);
+    assert.match(skip, /comments/);
+    assert.ok(!plan.actions.some((a) => /\.claude/.test(a.path)), "no Claude Code file touched");
+    assert.ok(plan.actions.some((a) => a.path.endsWith(join(".kiro", "hooks", "kiro-learn.json"))));
+    apply(plan);
+    assert.equal(
+      await Deno.readTextFile(join(world.home, ".claude", "settings.json")),
+      jsonc,
+      "the unparsable file keeps its bytes",
+    );
+  });
+});
+
+Deno.test("when every chosen agent has an unparsable file, install stops and writes nothing", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, { "home/.claude/settings.json": "{ not json" });
+    const before = snapshot(world.root);
+    await assert.rejects(
+      planInstall(optionsFor(world, { agents: ["claude-code"] })),
+      (error: unknown) => {
+        assert.ok(error instanceof InstallError);
+        assert.match(error.message, /settings\.json/);
+        return true;
+      },
+    );
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
