@@ -10,6 +10,9 @@
 import { CLAUDE_CODE_VERSION, claudeCodeBinary, claudeCodeDir } from "./prepare.ts";
 import { freePort } from "./daemon.ts";
 
+/** The Claude Code version these helpers run (pinned in prepare.ts). */
+export { CLAUDE_CODE_VERSION };
+
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
 /** The hang guard of one `claude -p` run: far above its few seconds, it only turns a hang into a failure. */
