@@ -72,8 +72,14 @@ export interface ClaudeSandbox {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** The settings the sandbox starts with: quiet (no LLM agent, no model, no compaction). */
+/**
+ * The settings the sandbox starts with: quiet (no LLM agent, no model, no compaction), and
+ * patient hooks, so a machine loaded by the parallel test run does not turn a slow retrieval into
+ * a missing memory (the hooks stay within Claude Code's 10 s hook timeout).
+ */
 const QUIET_SETTINGS = {
+  shim: { timeoutMs: 3000 },
+  retrieval: { budgetMs: 2500 },
   embedding: { backend: "off" },
   extraction: { strategy: "heuristic", idleMs: 300_000, sizeThresholdBytes: 16_777_216 },
   compaction: { enabled: false },
