@@ -326,10 +326,14 @@ const PLANTERS: Record<string, fc.Arbitrary<Planted>> = {
     chars(LOWER, 0, 10),
     chars(ALNUM + "!$%*;=~", 8, 24),
     chars(LOWER, 1, 12),
-  ).map(([scheme, user, secret, host]) => ({
-    text: `${scheme}://${user}:${secret}@${host}.example/db`,
-    secret,
-  })),
+  )
+    // A lower-case password may also spell the scheme, user or host ("rototype@rototype.example"),
+    // which are rightly kept: then "the secret survived" would be a false alarm.
+    .filter(([scheme, user, secret, host]) => ![scheme, user, host].some((p) => p.includes(secret)))
+    .map(([scheme, user, secret, host]) => ({
+      text: `${scheme}://${user}:${secret}@${host}.example/db`,
+      secret,
+    })),
   assignment: fc.tuple(
     fc.constantFrom(
       "password",

@@ -1,13 +1,15 @@
 /**
  * `deno task bench`: runs every benchmark of the workspace in turn, each as its own process so
  * one's memory and JIT state do not colour the next, and prints their figures. `--quick` runs
- * the small sizes; any other argument is a name filter (e.g. `deno task bench storage`).
+ * the small sizes; any other argument is a name filter (e.g. `deno task bench storage`). A
+ * benchmark marked `optIn` (it needs something the workspace does not hold, such as the real
+ * Claude Code client) runs only when an argument names it exactly (`deno task bench claude-code`).
  *
  * @module
  */
 
 /** The benchmarks, in the order they run. */
-export const BENCHMARKS: readonly { name: string; path: string }[] = [
+export const BENCHMARKS: readonly { name: string; path: string; optIn?: boolean }[] = [
   { name: "storage", path: "core/bench/storage_bench.ts" },
   { name: "collector", path: "collector/tooling/bench/collector_bench.ts" },
   { name: "shims", path: "collector/tooling/bench/shim_bench.ts" },
@@ -15,6 +17,7 @@ export const BENCHMARKS: readonly { name: string; path: string }[] = [
   { name: "hybrid", path: "collector/tooling/bench/hybrid_bench.ts" },
   { name: "quality", path: "collector/tooling/quality/real_bench.ts" },
   { name: "quality-synthetic", path: "collector/tooling/quality/eval.ts" },
+  { name: "claude-code", path: "collector/tooling/bench/claude_code_bench.ts", optIn: true },
 ];
 
 const ROOT = new URL("../../../", import.meta.url);
@@ -34,6 +37,7 @@ if (import.meta.main) {
   let failed = 0;
   for (const bench of BENCHMARKS) {
     if (filters.length > 0 && !filters.some((f) => bench.name.includes(f))) continue;
+    if (bench.optIn && !filters.includes(bench.name)) continue;
     if (!exists(bench.path)) continue;
     console.log(`\n== ${bench.name} (${bench.path}) ==`);
     const { code } = await new Deno.Command(Deno.execPath(), {

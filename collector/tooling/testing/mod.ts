@@ -8,3 +8,5 @@ export * from "./scripted_agent.ts";
 export * from "./tiny_onnx.ts";
 export * from "./agent_command.ts";
 export { drainSpool } from "@kiro-learn/core/spool";
+export * from "./scripted_model.ts";
+export * from "./claude_client.ts";

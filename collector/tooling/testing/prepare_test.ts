@@ -1,7 +1,28 @@
 import assert from "node:assert/strict";
-import { CHROMIUM_PACKAGE, machineFacts, preparePlan } from "./prepare.ts";
+import {
+  CHROMIUM_PACKAGE,
+  CLAUDE_CODE_PACKAGE,
+  CLAUDE_CODE_VERSION,
+  claudeCodeBinary,
+  claudeCodeDir,
+  machineFacts,
+  preparePlan,
+} from "./prepare.ts";
 
-const MISSING = { hasChromium: false, hasAptGet: true, isRoot: false, hasPasswordlessSudo: false };
+const CLAUDE_DIR = "/home/u/.cache/kiro-learn-test/claude-code@" + CLAUDE_CODE_VERSION;
+/** Chromium missing, Claude Code present: the Chromium cases below. */
+const MISSING = {
+  hasChromium: false,
+  hasAptGet: true,
+  isRoot: false,
+  hasPasswordlessSudo: false,
+  hasClaudeCode: true,
+  hasNpm: true,
+  claudeCodeDir: CLAUDE_DIR,
+  stagingSuffix: "42",
+};
+/** Everything present but Claude Code. */
+const NO_CLAUDE = { ...MISSING, hasChromium: true, hasClaudeCode: false };
 
 Deno.test("preparePlan: Chromium present means nothing to do, whoever runs it", () => {
   assert.deepEqual(preparePlan({ ...MISSING, hasChromium: true }), { kind: "ready" });
@@ -40,9 +61,64 @@ Deno.test("preparePlan: no way to install says what to run, never installs", () 
   if (noApt.kind === "blocked") assert.match(noApt.message, /no apt-get/);
 });
 
-Deno.test("machineFacts reads this machine: the suite's own run found Chromium in place", async () => {
-  // `deno task test` runs prepare.ts before the tests, so by now the browser is there.
+Deno.test("preparePlan: a missing Claude Code is installed with npm at the pinned version, staged then moved in", () => {
+  const plan = preparePlan(NO_CLAUDE);
+  assert.equal(plan.kind, "install");
+  if (plan.kind !== "install") return;
+  const staging = `${CLAUDE_DIR}.partial-42`;
+  assert.deepEqual(plan.commands, [
+    [
+      "npm",
+      "install",
+      "--prefix",
+      staging,
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      `${CLAUDE_CODE_PACKAGE}@${CLAUDE_CODE_VERSION}`,
+    ],
+    ["mv", "-T", staging, CLAUDE_DIR],
+  ]);
+  assert.equal(plan.notes.length, 1);
+  assert.match(plan.notes[0], new RegExp(`Claude Code ${CLAUDE_CODE_VERSION} is missing`));
+  // It needs neither root nor apt: npm installs into the user's cache.
+  assert.equal(preparePlan({ ...NO_CLAUDE, hasAptGet: false }).kind, "install");
+});
+
+Deno.test("preparePlan: the version is pinned exactly, and the install folder is per version", () => {
+  assert.match(CLAUDE_CODE_VERSION, /^\d+\.\d+\.\d+$/);
+  assert.equal(claudeCodeDir("/h"), `/h/.cache/kiro-learn-test/claude-code@${CLAUDE_CODE_VERSION}`);
+  assert.equal(claudeCodeBinary("/x"), "/x/node_modules/.bin/claude");
+  assert.throws(() => claudeCodeDir(""), /HOME is not set/);
+});
+
+Deno.test("preparePlan: both missing installs Chromium first, then Claude Code", () => {
+  const plan = preparePlan({ ...NO_CLAUDE, hasChromium: false, isRoot: true });
+  assert.equal(plan.kind, "install");
+  if (plan.kind !== "install") return;
+  assert.deepEqual(plan.commands.map((c) => c[0]), ["apt-get", "apt-get", "npm", "mv"]);
+  assert.equal(plan.notes.length, 2);
+});
+
+Deno.test("preparePlan: no npm says what to run; with Chromium blocked too, both reasons are told", () => {
+  const noNpm = preparePlan({ ...NO_CLAUDE, hasNpm: false });
+  assert.equal(noNpm.kind, "blocked");
+  if (noNpm.kind === "blocked") {
+    assert.match(noNpm.message, /npm is not on the PATH/);
+    assert.match(noNpm.message, new RegExp(`npm install --prefix ${CLAUDE_DIR}`));
+  }
+  const both = preparePlan({ ...NO_CLAUDE, hasNpm: false, hasChromium: false });
+  assert.equal(both.kind, "blocked");
+  if (both.kind === "blocked") {
+    assert.match(both.message, /Chromium is missing.*needs root/);
+    assert.match(both.message, /npm is not on the PATH/);
+  }
+});
+
+Deno.test("machineFacts reads this machine: the suite's own run found Chromium and Claude Code in place", async () => {
+  // `deno task test` runs prepare.ts before the tests, so by now both are there.
   const facts = await machineFacts();
   assert.equal(facts.hasChromium, true);
+  assert.equal(facts.hasClaudeCode, true, `no ${claudeCodeBinary()}: run \`deno task test\``);
   assert.deepEqual(preparePlan(facts), { kind: "ready" });
 });

@@ -1,0 +1,146 @@
+/**
+ * Claude Code overhead benchmark: what kiro-learn's hooks add to a real session, as a user pays
+ * it. Times whole `claude -p` runs of the real client (the version `prepare.ts` pins and
+ * installs), offline against the scripted model on loopback, each session one prompt, one Bash
+ * call (`echo hi`) and an answer: in a HOME without kiro-learn, and in a HOME where kiro-learn is
+ * installed by its own installer with a running collector (six hooks fire per session:
+ * SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, each a `deno run` of the shim).
+ * Runs alternate between the two so drift on a shared machine hits both alike.
+ *
+ * Not part of the default `deno task bench` run (it needs the client): run it with
+ * `deno task bench claude-code`, or `deno run -A collector/tooling/bench/claude_code_bench.ts
+ * [--quick] [--runs=N] [--out=<path>]`. Figures go to stdout and to `.bench/claude-code.json`.
+ *
+ * @module
+ */
+import { formatMs, summarize } from "@kiro-learn/core/testing";
+import {
+  CLAUDE_CODE_VERSION,
+  claudeSandbox,
+  outputText,
+  startScriptedModel,
+  toolThenText,
+} from "../testing/mod.ts";
+
+const quick = Deno.args.includes("--quick");
+const RUNS = Number(Deno.args.find((a) => a.startsWith("--runs="))?.slice(7) ?? (quick ? 5 : 20));
+const WARMUP = 1;
+const out = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ??
+  new URL(`../../../.bench/claude-code${quick ? "-quick" : ""}.json`, import.meta.url).pathname;
+const ANSWER = "It printed hi.";
+
+/** One measured configuration. */
+interface Figure {
+  runs: number;
+  median_ms: number;
+  p95_ms: number;
+  min_ms: number;
+  max_ms: number;
+}
+
+function figure(times: number[]): Figure {
+  const s = summarize(times);
+  return { runs: times.length, median_ms: s.p50, p95_ms: s.p95, min_ms: s.min, max_ms: s.max };
+}
+
+function line(label: string, f: Figure): string {
+  return `claude-code: ${label.padEnd(24)} median ${formatMs(f.median_ms).padStart(8)}  p95 ${
+    formatMs(f.p95_ms).padStart(8)
+  }  (min ${formatMs(f.min_ms)}, max ${formatMs(f.max_ms)}, ${f.runs} runs)`;
+}
+
+/** Runs the benchmark; returns the figures written to `out`. */
+export async function benchClaudeCode(): Promise<Record<string, unknown>> {
+  if (!Number.isInteger(RUNS) || RUNS < 1) {
+    throw new Error(`--runs must be a positive integer, got ${RUNS}: pass e.g. --runs=20`);
+  }
+  await using model = startScriptedModel(
+    toolThenText({ name: "Bash", input: { command: "echo hi", description: "Say hi" } }, ANSWER),
+  );
+  await using bare = await claudeSandbox();
+  await using hooked = await claudeSandbox();
+  const bareProject = await bare.project("app");
+  const hookedProject = await hooked.project("app");
+  for (const args of [["install"], ["start"]]) {
+    const done = await hooked.kiroLearn(args, hookedProject);
+    if (done.code !== 0) {
+      throw new Error(
+        `kiro-learn ${args[0]} failed in the benchmark's sandbox: ${outputText(done)}`,
+      );
+    }
+  }
+  const session = async (box: typeof bare, cwd: string): Promise<number> => {
+    const started = performance.now();
+    const run = await box.claude("Run echo hi and tell me what it printed", {
+      cwd,
+      modelUrl: model.url,
+    });
+    const ms = performance.now() - started;
+    if (run.code !== 0 || run.result !== ANSWER) {
+      throw new Error(
+        `a claude -p session failed (exit ${run.code}, result ${JSON.stringify(run.result)}): ` +
+          run.stderr + run.stdout.slice(0, 2000),
+      );
+    }
+    return ms;
+  };
+  const without: number[] = [];
+  const withHooks: number[] = [];
+  for (let i = -WARMUP; i < RUNS; i++) {
+    // Alternate which goes first, so neither always runs on a machine the other just warmed.
+    let bareMs: number;
+    let hookedMs: number;
+    if (i % 2 === 0) {
+      bareMs = await session(bare, bareProject);
+      hookedMs = await session(hooked, hookedProject);
+    } else {
+      hookedMs = await session(hooked, hookedProject);
+      bareMs = await session(bare, bareProject);
+    }
+    if (i < 0) continue;
+    without.push(bareMs);
+    withHooks.push(hookedMs);
+  }
+  // The hooks must have run: every hooked session's prompt reached the collector.
+  const token = (await Deno.readTextFile(`${hooked.dataDir}/token`)).trim();
+  const res = await fetch(`http://127.0.0.1:${hooked.port}/v1/events?limit=1000`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const prompts = ((await res.json()).items as { kind: string }[])
+    .filter((e) => e.kind === "prompt").length;
+  if (prompts !== RUNS + WARMUP) {
+    throw new Error(
+      `the collector holds ${prompts} prompts for ${RUNS + WARMUP} hooked sessions: the hooks ` +
+        "did not all run, so the figures would not measure them; check `kiro-learn doctor`",
+    );
+  }
+  console.log(`claude-code: ${prompts} hooked sessions, each prompt recorded by the collector`);
+  const a = figure(without);
+  const b = figure(withHooks);
+  console.log(line("without kiro-learn", a));
+  console.log(line("with kiro-learn hooks", b));
+  const diff = { median_ms: b.median_ms - a.median_ms, p95_ms: b.p95_ms - a.p95_ms };
+  console.log(
+    `claude-code: overhead per session: median +${formatMs(diff.median_ms)}, p95 +${
+      formatMs(diff.p95_ms)
+    }`,
+  );
+  return {
+    without_kiro_learn: a,
+    with_kiro_learn: b,
+    overhead: diff,
+    session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
+    claude_code: CLAUDE_CODE_VERSION,
+    runner: "deno run (no compiled shims)",
+    deno: Deno.version.deno,
+    quick,
+    at: new Date().toISOString(),
+  };
+}
+
+if (import.meta.main) {
+  const results = await benchClaudeCode();
+  await Deno.mkdir(new URL(".", `file://${out}`).pathname, { recursive: true });
+  await Deno.writeTextFile(out, JSON.stringify(results, null, 2) + "\n");
+  console.log(`claude-code: wrote ${out}`);
+}

@@ -1,0 +1,244 @@
+/**
+ * Test helper: the real Claude Code client (the version `prepare.ts` pins and installs), run
+ * offline in print mode (`claude -p`) against a scripted model (`scripted_model.ts`), in a
+ * sandbox of its own: a temporary HOME, a kiro-learn data dir in it with a free collector port,
+ * and project folders. kiro-learn is installed and started there with its own CLI, as a user
+ * would.
+ *
+ * @module
+ */
+import { CLAUDE_CODE_VERSION, claudeCodeBinary, claudeCodeDir } from "./prepare.ts";
+import { freePort } from "./daemon.ts";
+
+/** The Claude Code version these helpers run (pinned in prepare.ts). */
+export { CLAUDE_CODE_VERSION };
+
+const ROOT = new URL("../../../", import.meta.url).pathname;
+
+/** The hang guard of one `claude -p` run: far above its few seconds, it only turns a hang into a failure. */
+export const CLAUDE_RUN_LIMIT_MS = 120_000;
+
+/**
+ * The pinned `claude` executable; throws, saying how to install it, when it is missing (a test
+ * that needs the client fails without it, it never skips).
+ */
+export function requireClaudeCode(): string {
+  const binary = claudeCodeBinary(claudeCodeDir());
+  try {
+    if (Deno.statSync(binary).isFile) return binary;
+  } catch {
+    // Reported below.
+  }
+  throw new Error(
+    `Claude Code ${CLAUDE_CODE_VERSION} is not installed (no ${binary}): run \`deno task test\`, ` +
+      "whose first step (collector/tooling/testing/prepare.ts) installs it with npm, or run that " +
+      "script alone, then run this test again",
+  );
+}
+
+/** What one `claude -p` run did. */
+export interface ClaudeRun {
+  /** Exit code. */
+  code: number;
+  /** Standard output (the `--output-format json` result). */
+  stdout: string;
+  /** Standard error. */
+  stderr: string;
+  /** The `result` text of the JSON output, or null when there was none. */
+  result: string | null;
+}
+
+/** A temporary HOME with kiro-learn's data dir in it, and helpers to act in it. */
+export interface ClaudeSandbox {
+  /** The temporary folder holding everything. */
+  root: string;
+  /** The HOME the client and kiro-learn see. */
+  home: string;
+  /** The kiro-learn data dir (`<home>/.kiro-learn`). */
+  dataDir: string;
+  /** The collector port written into the data dir's settings.json. */
+  port: number;
+  /** The actor (USER) the hooks record under. */
+  actor: string;
+  /** Environment for every process run in the sandbox (the client, the CLI, hence the hooks). */
+  env: Record<string, string>;
+  /** Creates a project folder (a git repository root) named `name`; returns its path. */
+  project(name: string): Promise<string>;
+  /** Runs `deno task kiro-learn <args>` from `cwd`. */
+  kiroLearn(args: string[], cwd: string): Promise<Deno.CommandOutput>;
+  /** Runs `claude -p <prompt>` in `cwd` against `modelUrl`. */
+  claude(prompt: string, options: { cwd: string; modelUrl: string }): Promise<ClaudeRun>;
+  /** Stops the collector if it runs and removes the sandbox. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * The settings the sandbox starts with: quiet (no LLM agent, no model, no compaction), and
+ * patient hooks, so a machine loaded by the parallel test run does not turn a slow retrieval into
+ * a missing memory (the hooks stay within Claude Code's 10 s hook timeout).
+ */
+const QUIET_SETTINGS = {
+  shim: { timeoutMs: 3000 },
+  retrieval: { budgetMs: 2500 },
+  embedding: { backend: "off" },
+  extraction: { strategy: "heuristic", idleMs: 300_000, sizeThresholdBytes: 16_777_216 },
+  compaction: { enabled: false },
+  reconciliation: { enabled: false },
+};
+
+/** Output of a finished command as text. */
+export function outputText(output: Deno.CommandOutput): string {
+  const decoder = new TextDecoder();
+  return decoder.decode(output.stdout) + decoder.decode(output.stderr);
+}
+
+/**
+ * Makes a sandbox for the client. Nothing is installed yet: run `install` and `start` through
+ * {@linkcode ClaudeSandbox.kiroLearn} for a session with our hooks, or nothing for one without.
+ */
+export async function claudeSandbox(
+  options: { actor?: string; settings?: Record<string, unknown> } = {},
+): Promise<ClaudeSandbox> {
+  const binary = requireClaudeCode();
+  const root = await Deno.makeTempDir({ prefix: "kiro-learn-claude-" });
+  const home = `${root}/home`;
+  const dataDir = `${home}/.kiro-learn`;
+  await Deno.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await Deno.chmod(dataDir, 0o700);
+  const port = freePort();
+  // The port lives in settings.json, which install keeps and writes into the hooks' permissions.
+  await Deno.writeTextFile(
+    `${dataDir}/settings.json`,
+    JSON.stringify(
+      { ...QUIET_SETTINGS, ...options.settings, collector: { host: "127.0.0.1", port } },
+      null,
+      2,
+    ),
+  );
+  const actor = options.actor ?? "e2e-tester";
+  const env: Record<string, string> = {
+    HOME: home,
+    KIRO_LEARN_HOME: dataDir,
+    USER: actor,
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    // The hooks run `deno run --cached-only`: a user's HOME holds Deno's cache, this one does not.
+    DENO_DIR: await denoDir(),
+    LANG: "C.UTF-8",
+  };
+  const kiroLearn = (args: string[], cwd: string) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "--config", `${ROOT}deno.json`, "kiro-learn", ...args],
+      cwd,
+      env,
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+  return {
+    root,
+    home,
+    dataDir,
+    port,
+    actor,
+    env,
+    async project(name) {
+      const dir = `${root}/work/${name}`;
+      await Deno.mkdir(`${dir}/.git`, { recursive: true });
+      return dir;
+    },
+    kiroLearn,
+    claude: (prompt, { cwd, modelUrl }) => runClaude(binary, prompt, { cwd, env, modelUrl }),
+    async [Symbol.asyncDispose]() {
+      try {
+        await kiroLearn(["stop"], root);
+      } finally {
+        await Deno.remove(root, { recursive: true });
+      }
+    },
+  };
+}
+
+async function denoDir(): Promise<string> {
+  const fromEnv = Deno.env.get("DENO_DIR");
+  if (fromEnv) return fromEnv;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdin: "null",
+    stderr: "null",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
+}
+
+/**
+ * Runs the real client once in print mode: `claude -p <prompt> --output-format json`, the tools
+ * a session needs allowed (as root, `--dangerously-skip-permissions` is refused), against the
+ * model at `modelUrl`, with no other network traffic. Killed and reported after
+ * {@linkcode CLAUDE_RUN_LIMIT_MS} (a hang guard).
+ */
+export async function runClaude(
+  binary: string,
+  prompt: string,
+  options: { cwd: string; env: Record<string, string>; modelUrl: string },
+): Promise<ClaudeRun> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), CLAUDE_RUN_LIMIT_MS);
+  try {
+    const output = await new Deno.Command(binary, {
+      args: ["-p", prompt, "--output-format", "json", "--allowedTools", "Bash,Read,Edit,Write"],
+      cwd: options.cwd,
+      env: {
+        ...options.env,
+        ANTHROPIC_BASE_URL: options.modelUrl,
+        ANTHROPIC_API_KEY: "sk-ant-scripted-model",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+        // We run as root in CI; this tells the client it is sandboxed.
+        IS_SANDBOX: "1",
+      },
+      clearEnv: true,
+      stdin: "null",
+      signal: abort.signal,
+    }).output();
+    if (abort.signal.aborted) {
+      throw new Error(
+        `claude -p ${JSON.stringify(prompt)} hung: killed after ${CLAUDE_RUN_LIMIT_MS} ms ` +
+          `(in ${options.cwd}); its stderr: ${new TextDecoder().decode(output.stderr)}`,
+      );
+    }
+    const stdout = new TextDecoder().decode(output.stdout);
+    let result: string | null = null;
+    try {
+      const parsed = JSON.parse(stdout);
+      result = typeof parsed.result === "string" ? parsed.result : null;
+    } catch {
+      result = null;
+    }
+    return { code: output.code, stdout, stderr: new TextDecoder().decode(output.stderr), result };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Pids of live processes whose environment holds `NAME=value` (ours to read). */
+export function processesWithEnv(name: string, value: string): number[] {
+  const pids: number[] = [];
+  const wanted = `${name}=${value}`;
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const environ = Deno.readTextFileSync(`/proc/${entry.name}/environ`).split("\0");
+      if (environ.includes(wanted)) pids.push(Number(entry.name));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+/** The command line of a live process, or "" when it is gone. */
+export function commandLine(pid: number): string {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
+}

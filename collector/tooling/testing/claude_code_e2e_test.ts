@@ -1,0 +1,136 @@
+// The real Claude Code client, offline against a scripted model, with kiro-learn installed by its
+// own installer and a real collector: what the hooks record, and what memory reaches the model.
+import assert from "node:assert/strict";
+import { ROUTES } from "@kiro-learn/core/api/wire";
+import { resolveProject } from "@kiro-learn/core/project";
+import { makeRecord } from "@kiro-learn/core/testing";
+import {
+  claudeSandbox,
+  commandLine,
+  outputText,
+  processesWithEnv,
+  requestText,
+  startScriptedModel,
+  toolThenText,
+  waitFor,
+} from "./mod.ts";
+
+const MEMORY_TITLE = "Leap-year date parser fix";
+
+interface StoredEvent {
+  kind: string;
+  namespace: string;
+  session_id: string;
+  body: { content?: string; data?: Record<string, unknown> };
+  source: { surface: string; project_path?: string };
+}
+
+Deno.test("Claude Code (real client): a session is recorded, and project memory reaches the model only in its project", async () => {
+  await using box = await claudeSandbox();
+  await using model = startScriptedModel(
+    toolThenText(
+      { name: "Bash", input: { command: "false", description: "Run the failing check" } },
+      "The check failed: false always exits 1.",
+    ),
+  );
+  const alpha = await box.project("alpha");
+  const beta = await box.project("beta");
+
+  const installed = await box.kiroLearn(["install"], alpha);
+  assert.equal(installed.code, 0, outputText(installed));
+  assert.match(outputText(installed), /add Claude Code hooks/);
+  const started = await box.kiroLearn(["start"], alpha);
+  assert.equal(started.code, 0, outputText(started));
+  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${box.port}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    });
+
+  // Session 1 in alpha: a prompt, a failing Bash call, an answer.
+  const first = await box.claude("Run the check script and tell me why it fails", {
+    cwd: alpha,
+    modelUrl: model.url,
+  });
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  assert.equal(first.result, "The check failed: false always exits 1.");
+  const alphaNs = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
+  const events = await waitFor(async () => {
+    const res = await api(`${ROUTES.events}?limit=100`);
+    const items = (await res.json()).items as StoredEvent[];
+    const ours = items.filter((e) => e.namespace === alphaNs);
+    const hasTool = ours.some((e) => e.kind === "tool_use");
+    return hasTool && ours.some((e) => e.kind === "prompt") ? ours : undefined;
+  }, { timeoutMs: 60_000, what: "session 1's prompt and tool events in the collector" });
+  assert.ok(events.every((e) => e.source.surface === "claude-code"), JSON.stringify(events));
+  assert.ok(events.every((e) => e.source.project_path === alpha));
+  const prompt = events.find((e) => e.kind === "prompt")!;
+  assert.equal(prompt.body.content, "Run the check script and tell me why it fails");
+  const tool = events.find((e) => e.kind === "tool_use")!.body.data!;
+  assert.equal(tool.tool_name, "Bash");
+  assert.deepEqual(tool.tool_input, { command: "false", description: "Run the failing check" });
+  assert.equal(tool.failed, true, "Bash `false` fails: PostToolUseFailure must record that");
+  assert.equal(new Set(events.map((e) => e.session_id)).size, 1, "one session id");
+
+  // A memory of alpha's, then session 2 in alpha: the model must see it.
+  const record = makeRecord({
+    namespace: alphaNs,
+    title: MEMORY_TITLE,
+    summary: "The date parser check fails on leap years because February has 29 days.",
+    concepts: ["date parser", "leap year"],
+  });
+  const saved = await api(ROUTES.memories, { method: "POST", body: JSON.stringify(record) });
+  assert.ok(saved.ok, await saved.text());
+
+  const question = "Why does the date parser check fail on leap years?";
+  const seenBefore = model.requests.length;
+  const second = await box.claude(question, { cwd: alpha, modelUrl: model.url });
+  assert.equal(second.code, 0, second.stdout + second.stderr);
+  const secondRequests = model.requests.slice(seenBefore).filter((r) => r.body !== null);
+  assert.ok(secondRequests.length > 0, "session 2 reached the model");
+  const injected = requestText(secondRequests[0].body);
+  assert.ok(
+    injected.includes(MEMORY_TITLE),
+    `session 2's first model request lacks the memory "${MEMORY_TITLE}": the hooks' context ` +
+      `did not reach the model. Request: ${injected.slice(0, 4000)}`,
+  );
+  // Both hooks carry it: the session start's resume block and the prompt's retrieval.
+  assert.match(
+    injected,
+    /Where this project left off \(kiro-learn\)[^]{0,80}Leap-year date parser fix/,
+  );
+  assert.match(injected, /Prior observations from kiro-learn[^]{0,80}Leap-year date parser fix/);
+
+  // Session 3 in beta: the same question, no memory of alpha's.
+  const seenAlpha = model.requests.length;
+  const third = await box.claude(question, { cwd: beta, modelUrl: model.url });
+  assert.equal(third.code, 0, third.stdout + third.stderr);
+  const thirdRequests = model.requests.slice(seenAlpha).filter((r) => r.body !== null);
+  assert.ok(thirdRequests.length > 0, "session 3 reached the model");
+  for (const request of thirdRequests) {
+    assert.ok(
+      !requestText(request.body).includes(MEMORY_TITLE),
+      "a memory of project alpha reached the model in project beta",
+    );
+  }
+
+  // Nothing outlives the sessions but the collector; after stop, nothing at all.
+  const collector = (pid: number) => commandLine(pid).includes("collector/daemon/main.ts");
+  const strays = () =>
+    processesWithEnv("HOME", box.home).filter((pid) => !collector(pid)).map(commandLine)
+      .filter((c) => c !== "");
+  await waitFor(
+    () => Promise.resolve(strays().length === 0 ? true : undefined),
+    { timeoutMs: 30_000, what: "hooks and clients to exit (left: see strays)" },
+  ).catch((error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
+  });
+  assert.equal(processesWithEnv("HOME", box.home).filter(collector).length, 1, "one collector");
+  const stopped = await box.kiroLearn(["stop"], alpha);
+  assert.equal(stopped.code, 0, outputText(stopped));
+  await waitFor(
+    () => Promise.resolve(processesWithEnv("HOME", box.home).length === 0 ? true : undefined),
+    { timeoutMs: 30_000, what: "the collector to exit after stop" },
+  );
+});

@@ -1,0 +1,232 @@
+/**
+ * Test helper: a scripted Anthropic Messages API on loopback, so a real Claude Code client runs
+ * offline. `POST /v1/messages` answers from a per-test script, streamed as Server-Sent Events
+ * (`message_start`, `content_block_start`/`_delta`/`_stop`, `message_delta`, `message_stop`) or
+ * as one JSON message when the request does not stream; `count_tokens` and any probe get a
+ * sensible answer. Every request is recorded, so a test can read what the client sent the model
+ * (the system prompt and messages carry what hooks injected).
+ *
+ * @module
+ */
+
+/** One content block the scripted model answers with. */
+export type ScriptedBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; name: string; input: Record<string, unknown> };
+
+/** A request as the server received it. */
+export interface ModelRequest {
+  /** HTTP method. */
+  method: string;
+  /** Path and query. */
+  path: string;
+  /** Parsed JSON body, or null when there was none. */
+  body: Record<string, unknown> | null;
+}
+
+/** Picks the reply to a `POST /v1/messages` body. */
+export type ModelScript = (body: Record<string, unknown>) => ScriptedBlock[];
+
+/** A running scripted model. */
+export interface ScriptedModel {
+  /** Base URL for `ANTHROPIC_BASE_URL`. */
+  url: string;
+  /** Every request received so far, in order. */
+  requests: ModelRequest[];
+  /** Replaces the script for the requests to come. */
+  setScript(script: ModelScript): void;
+  /** Closes the server. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** The whole text of a request (system prompt and every message), to search for injected context. */
+export function requestText(body: Record<string, unknown> | null): string {
+  if (body === null) return "";
+  return JSON.stringify({ system: body.system ?? null, messages: body.messages ?? [] });
+}
+
+/** True when the last message of a request carries a tool result (the model's tool call ran). */
+export function answersToolCall(body: Record<string, unknown>): boolean {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const last = messages.at(-1) as { role?: string; content?: unknown } | undefined;
+  return last?.role === "user" && Array.isArray(last.content) &&
+    last.content.some((c) => (c as { type?: string })?.type === "tool_result");
+}
+
+/** True when a request offers the model tools (the agent's own loop, not a side request). */
+export function offersTools(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.tools) && body.tools.length > 0;
+}
+
+/**
+ * A one-tool session: the agent's loop asks for `tool` first and ends with `text` once the tool
+ * result comes back; side requests without tools (titles, summaries) get `text` too.
+ */
+export function toolThenText(
+  tool: { name: string; input: Record<string, unknown> },
+  text: string,
+): ModelScript {
+  return (body) =>
+    offersTools(body) && !answersToolCall(body)
+      ? [{ type: "text", text: "Let me check." }, { type: "tool_use", ...tool }]
+      : [{ type: "text", text }];
+}
+
+let counter = 0;
+function id(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}${(counter++).toString(36).padStart(6, "0")}`;
+}
+
+function contentOf(blocks: ScriptedBlock[]): Record<string, unknown>[] {
+  return blocks.map((b) =>
+    b.type === "text"
+      ? { type: "text", text: b.text }
+      : { type: "tool_use", id: id("toolu"), name: b.name, input: b.input }
+  );
+}
+
+function roughTokens(body: Record<string, unknown> | null): number {
+  return Math.max(1, Math.ceil(requestText(body).length / 4));
+}
+
+/** The SSE events of one streamed message, in the order the Messages API sends them. */
+export function messageEvents(
+  blocks: ScriptedBlock[],
+  options: { model: string; inputTokens: number },
+): { event: string; data: Record<string, unknown> }[] {
+  const content = contentOf(blocks);
+  const stopReason = content.some((c) => c.type === "tool_use") ? "tool_use" : "end_turn";
+  const events: { event: string; data: Record<string, unknown> }[] = [{
+    event: "message_start",
+    data: {
+      type: "message_start",
+      message: {
+        id: id("msg"),
+        type: "message",
+        role: "assistant",
+        model: options.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: options.inputTokens, output_tokens: 1 },
+      },
+    },
+  }];
+  content.forEach((block, index) => {
+    if (block.type === "text") {
+      events.push({
+        event: "content_block_start",
+        data: { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+      });
+      events.push({
+        event: "content_block_delta",
+        data: {
+          type: "content_block_delta",
+          index,
+          delta: { type: "text_delta", text: block.text },
+        },
+      });
+    } else {
+      events.push({
+        event: "content_block_start",
+        data: {
+          type: "content_block_start",
+          index,
+          content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+        },
+      });
+      // The input arrives as JSON text in pieces, as the real API sends it.
+      const json = JSON.stringify(block.input);
+      const cut = Math.floor(json.length / 2);
+      for (const part of [json.slice(0, cut), json.slice(cut)]) {
+        events.push({
+          event: "content_block_delta",
+          data: {
+            type: "content_block_delta",
+            index,
+            delta: { type: "input_json_delta", partial_json: part },
+          },
+        });
+      }
+    }
+    events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
+  });
+  events.push({
+    event: "message_delta",
+    data: {
+      type: "message_delta",
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: 10 },
+    },
+  });
+  events.push({ event: "message_stop", data: { type: "message_stop" } });
+  return events;
+}
+
+async function handle(
+  req: Request,
+  script: () => ModelScript,
+  requests: ModelRequest[],
+): Promise<Response> {
+  const url = new URL(req.url);
+  const text = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
+  let body: Record<string, unknown> | null = null;
+  try {
+    body = text === "" ? null : JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  requests.push({ method: req.method, path: url.pathname + url.search, body });
+  if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
+    return Response.json({ input_tokens: roughTokens(body) });
+  }
+  if (req.method === "POST" && url.pathname === "/v1/messages" && body !== null) {
+    const blocks = script()(body);
+    const model = typeof body.model === "string" ? body.model : "claude-scripted";
+    if (body.stream !== true) {
+      const content = contentOf(blocks);
+      return Response.json({
+        id: id("msg"),
+        type: "message",
+        role: "assistant",
+        model,
+        content,
+        stop_reason: content.some((c) => c.type === "tool_use") ? "tool_use" : "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: roughTokens(body), output_tokens: 10 },
+      });
+    }
+    const sse = messageEvents(blocks, { model, inputTokens: roughTokens(body) })
+      .map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`).join("");
+    return new Response(sse, {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
+  }
+  if (req.method === "HEAD" || (req.method === "GET" && url.pathname === "/")) {
+    return new Response(null, { status: 200 });
+  }
+  return Response.json(
+    { type: "error", error: { type: "not_found_error", message: `no ${url.pathname} here` } },
+    { status: 404 },
+  );
+}
+
+/** Starts the scripted model on `127.0.0.1` and a free port. */
+export function startScriptedModel(script: ModelScript): ScriptedModel {
+  let current = script;
+  const requests: ModelRequest[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) => handle(req, () => current, requests),
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    requests,
+    setScript(next) {
+      current = next;
+    },
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+    },
+  };
+}
