@@ -162,7 +162,10 @@ Deno.test("kiro_cli shim as a process against a real collector", async (t) => {
     "agentSpawn stores the start note and the prompt; never prints a session banner",
     async () => {
       const before = await count();
-      const result = await run(fixtureText("kiro_cli/agent_spawn.json", project));
+      // A new agent process is a new session (the earlier steps shared this test's pid).
+      const result = await run(fixtureText("kiro_cli/agent_spawn.json", project), {
+        KIRO_SESSION_ID: "spawned-agent-session",
+      });
       assert.equal(result.code, 0, result.stderr);
       assert.doesNotMatch(result.stdout, /kiro-learn session/);
       assert.match(result.stdout, /February 29/);

@@ -36,6 +36,22 @@ export async function logRetrieval(
   });
 }
 
+/** See `Storage.injectedInSession`. */
+export async function injectedInSession(
+  c: Connection,
+  namespace: string,
+  sessionId: string,
+): Promise<string[]> {
+  await Promise.resolve();
+  const rows = c.stmt(
+    `SELECT DISTINCT rr.record_id FROM events e
+    JOIN retrievals r ON r.event_id = e.event_id
+    JOIN retrieval_records rr ON rr.retrieval_id = r.id
+    WHERE e.session_id = ? AND e.namespace = ?`,
+  ).all(sessionId, namespace) as Row[];
+  return rows.map((row) => row.record_id as string);
+}
+
 /** See `Storage.listRetrievals`. */
 export async function listRetrievals(
   c: Connection,

@@ -230,6 +230,13 @@ END;
 CREATE VIRTUAL TABLE memory_records_fts_vocab USING fts5vocab(memory_records_fts, row);
 INSERT INTO memory_records_fts(memory_records_fts) VALUES ('rebuild');`,
   },
+  {
+    version: 6,
+    name: "retrievals_event",
+    // "What has this session been shown already?" goes from a session's events to their
+    // retrievals: one record is injected once per session, not in every block.
+    sql: `CREATE INDEX retrievals_event ON retrievals(event_id);`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

@@ -29,6 +29,7 @@ import type {
 import { DatabaseSync } from "node:sqlite";
 import {
   addLlmUsage,
+  injectedInSession,
   listRetrievals,
   listRuns,
   llmUsage,
@@ -310,6 +311,11 @@ export class SqliteStorage implements Storage {
   /** See `Storage.logRetrieval`. */
   logRetrieval(log: RetrievalLog): Promise<number> {
     return logRetrieval(this.#c, log);
+  }
+
+  /** See `Storage.injectedInSession`. */
+  injectedInSession(namespace: string, sessionId: string): Promise<string[]> {
+    return injectedInSession(this.#c, namespace, sessionId);
   }
 
   /** See `Storage.listRetrievals`. */

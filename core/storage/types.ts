@@ -362,6 +362,11 @@ export interface Storage {
 
   /** Writes one injection to the audit table; returns its id. */
   logRetrieval(log: RetrievalLog): Promise<number>;
+  /**
+   * Ids of the records already injected into a session (through any event of it in the
+   * namespace): the context it holds, which later blocks need not repeat.
+   */
+  injectedInSession(namespace: string, sessionId: string): Promise<string[]>;
   /** Newest injections first. */
   listRetrievals(options: { namespace?: string; limit: number }): Promise<RetrievalRow[]>;
 

@@ -75,10 +75,17 @@ export function createAssembler(
       const budget = new Promise<typeof TIMED_OUT>((resolve) => {
         timer = setTimeout(() => resolve(TIMED_OUT), options.budgetMs);
       });
-      const result = await Promise.race([
-        search(event.namespace, query, { limit: options.limit }),
-        budget,
-      ]);
+      // What this session was shown already is in its context: ask for more, keep the rest.
+      const ranked = (async () => {
+        const shown = new Set(
+          await options.storage.injectedInSession(event.namespace, event.session_id),
+        );
+        const found = await search(event.namespace, query, {
+          limit: options.limit + Math.min(shown.size, options.limit),
+        });
+        return found.filter((h) => !shown.has(h.record.record_id)).slice(0, options.limit);
+      })();
+      const result = await Promise.race([ranked, budget]);
       if (result === TIMED_OUT) outcome = "timeout";
       else hits = result;
     } catch (error) {

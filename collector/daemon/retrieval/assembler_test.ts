@@ -51,7 +51,7 @@ Deno.test("a search that throws, or an audit that fails, never throws out", asyn
     assert.equal((await storage.listRetrievals({ limit: 1 }))[0].outcome, "error");
     const record = makeRecord({ title: "the answer" });
     const brokenAudit = {
-      ...storage,
+      injectedInSession: () => Promise.resolve([]),
       logRetrieval: () => Promise.reject(new Error("disk full")),
     } as unknown as typeof storage;
     const ok = createAssembler({
@@ -89,4 +89,32 @@ Deno.test("an empty prompt searches nothing; the query comes from every body sha
     "y",
   );
   assert.equal(queryFromBody({ type: "json", data: { k: 1 } }), '{"k":1}');
+});
+
+Deno.test("a record is injected once per session: later prompts of it get the next ones", async () => {
+  await withStorage(async (storage) => {
+    const records = ["alpha", "beta", "gamma"].map((w) =>
+      makeRecord({ title: `parser ${w} fix`, summary: `the parser ${w} case` })
+    );
+    for (const r of records) await storage.putRecord(r);
+    const namespace = records[0].namespace;
+    const retrieve = createAssembler({ storage, budgetMs: 2000, limit: 2, tokenBudget: 2000 });
+    const ask = async (session: string) => {
+      const event = makeEvent({
+        namespace,
+        session_id: session,
+        body: { type: "text", content: "parser fix" },
+      });
+      await storage.ingestEvent(event, { project_id: "p", enqueue: false });
+      return (await retrieve(event)).records;
+    };
+    const first = await ask("session-1");
+    assert.equal(first.length, 2);
+    const second = await ask("session-1");
+    assert.equal(second.length, 1, "only the one not shown yet");
+    assert.ok(!first.includes(second[0]));
+    assert.deepEqual(await ask("session-1"), [], "everything relevant is already in context");
+    // Another session starts from nothing.
+    assert.deepEqual(await ask("session-2"), first);
+  });
 });

@@ -28,7 +28,12 @@ export function createResumeAssembler(
         limit: 5,
         types: ["decision", "error", "discovery", "pattern", "tool_use"],
       });
-      const records: MemoryRecord[] = [...summaries, ...others];
+      // A resumed session (same id) already holds what it was shown.
+      const shown = new Set(
+        await options.storage.injectedInSession(event.namespace, event.session_id),
+      );
+      const records: MemoryRecord[] = [...summaries, ...others]
+        .filter((r) => !shown.has(r.record_id));
       const formatted = formatContext(records, {
         tokenBudget: Math.min(options.tokenBudget, 1000),
         header: RESUME_HEADER,

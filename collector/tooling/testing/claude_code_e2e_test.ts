@@ -95,12 +95,13 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
     `session 2's first model request lacks the memory "${MEMORY_TITLE}": the hooks' context ` +
       `did not reach the model. Request: ${injected.slice(0, 4000)}`,
   );
-  // Both hooks carry it: the session start's resume block and the prompt's retrieval.
+  // The session start's resume block carries it, and the prompt's block does not repeat it:
+  // one record appears once per request.
   assert.match(
     injected,
     /Where this project left off \(kiro-learn\)[^]{0,80}Leap-year date parser fix/,
   );
-  assert.match(injected, /Prior observations from kiro-learn[^]{0,80}Leap-year date parser fix/);
+  assert.equal(injected.split(MEMORY_TITLE).length - 1, 1, "the memory appears exactly once");
 
   // Session 3 in beta: the same question, no memory of alpha's.
   const seenAlpha = model.requests.length;
