@@ -3,8 +3,9 @@
  * `session/prompt`, collect the reply text, kill the child.
  *
  * One process per call keeps model calls independent (no state leaks between extractions) and
- * makes cleanup deterministic: whatever goes wrong, the child is killed (SIGTERM, then SIGKILL)
- * and reaped before the call settles. The timeout is raced against the prompt and against the
+ * makes cleanup deterministic: the agent runs as the leader of a process group of its own, and
+ * whatever goes wrong, the whole group (the agent and whatever it started: a model process, MCP
+ * servers) is signalled (SIGTERM, then SIGKILL) and the agent reaped before the call settles. The timeout is raced against the prompt and against the
  * child's exit, so a crash mid-turn surfaces at once with its exit code and stderr tail.
  *
  * @module
@@ -44,6 +45,12 @@ export interface AcpOptions {
 
 /** Default wait between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 2000;
+
+/**
+ * The command that signals an agent's process group when this process may not (`Deno.kill`
+ * needs an unrestricted `--allow-run`; the collector holds `--allow-run` for this command).
+ */
+export const KILL_COMMAND = "kill";
 
 const STDERR_TAIL_BYTES = 4096;
 // After the child exits, how long its already-written stdout may still be processed before the
@@ -239,6 +246,9 @@ async function spawn(
       args: command.slice(1),
       cwd,
       env: { ...env, [INTERNAL_ENV_VAR]: "1" },
+      // A process group of its own (on Unix the child calls setsid), so that the agent's own
+      // children can be signalled with it, and a Ctrl-C meant for the collector skips it.
+      detached: true,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -368,7 +378,11 @@ function exitError(
   );
 }
 
-/** SIGTERM, then SIGKILL after the grace period; always waits for the exit so no zombie stays. */
+/**
+ * SIGTERM to the agent's whole process group, then SIGKILL to the group once the agent exited or
+ * the grace period passed (its children may outlive it); always waits for the agent's exit so no
+ * zombie stays.
+ */
 async function terminate(
   child: Deno.ChildProcess,
   exited: Promise<Deno.CommandStatus>,
@@ -378,12 +392,46 @@ async function terminate(
   let done = false;
   exited.then(() => done = true, () => done = true);
   await timers.delay(0);
-  if (!done) {
-    signalChild(child, "SIGTERM");
-    await Promise.race([exited, timers.delay(graceMs)]);
-    if (!done) signalChild(child, "SIGKILL");
-  }
+  // Even when the agent is already gone: what it started may still be running in its group.
+  await signalGroup(child, "SIGTERM");
+  if (!done) await Promise.race([exited, timers.delay(graceMs)]);
+  await signalGroup(child, "SIGKILL");
   await exited;
+}
+
+/**
+ * Signals the process group the agent leads. `Deno.kill` on a negative pid needs an unrestricted
+ * `--allow-run`; the collector runs with a narrow one that includes {@linkcode KILL_COMMAND}, so
+ * that is the fallback. Without either, only the agent itself is signalled.
+ */
+async function signalGroup(child: Deno.ChildProcess, signal: Deno.Signal): Promise<void> {
+  if (Deno.build.os === "windows") return signalChild(child, signal);
+  try {
+    Deno.kill(-child.pid, signal);
+    return;
+  } catch (error) {
+    // ESRCH: nobody is left in the group.
+    if (error instanceof Deno.errors.NotFound) return;
+    if (
+      !(error instanceof Deno.errors.NotCapable) &&
+      !(error instanceof Deno.errors.PermissionDenied)
+    ) {
+      return signalChild(child, signal);
+    }
+  }
+  try {
+    const { code } = await new Deno.Command(KILL_COMMAND, {
+      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    // 1: no such process group (already empty), which is success here.
+    if (code === 0 || code === 1) return;
+  } catch {
+    // Not allowed to run it, or not installed.
+  }
+  signalChild(child, signal);
 }
 
 function signalChild(child: Deno.ChildProcess, signal: Deno.Signal): void {

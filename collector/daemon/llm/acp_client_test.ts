@@ -75,6 +75,37 @@ function processExists(pid: number): boolean {
   }
 }
 
+/**
+ * Live (non-zombie) processes whose process group is `pgid`, read from /proc. A zombie counts
+ * as gone: it holds no memory and runs nothing, and in a container nobody may reap it.
+ */
+function liveGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+    } catch {
+      continue; // exited while we looked
+    }
+    // Fields after the command name (which may hold spaces): state, ppid, pgrp, ...
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") members.push(Number(entry.name));
+  }
+  return members;
+}
+
+/** True while `pid` runs (exists and is not a zombie). */
+function processLives(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 Deno.test("a reply streamed in many chunks is collected whole, and noise is ignored", async () => {
   using script = new Script([{ reply: "<memory_record>".repeat(40), chunks: 200, noise: true }]);
   const result = await runAcpPrompt(COMMAND, "frame <xml> & more", script.options());
@@ -174,6 +205,35 @@ Deno.test("a child that ignores SIGTERM is killed with SIGKILL after the grace p
   const [pid] = script.pids();
   assert.ok(!processExists(pid), `pid ${pid} still exists`);
   assert.ok(script.log().some((line) => line.type === "sigterm_ignored"));
+});
+
+Deno.test("a timeout ends the agent's whole process group, its own children too", async () => {
+  using script = new Script([{ hang: true, grandchild: true }]);
+  await assert.rejects(
+    runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1500, killGraceMs: 500 })),
+    (error) => error instanceof AcpTimeoutError && error.phase === "session/prompt",
+  );
+  const [pid] = script.pids();
+  const grandchild = script.log().find((line) => line.type === "grandchild")?.pid as number;
+  assert.ok(grandchild > 0, "the agent started its child before the timeout");
+  // The agent led its own group (it is gone now, so its group id is its pid).
+  assert.deepEqual(liveGroupMembers(pid), [], "processes of the agent's group survived");
+  assert.ok(!processLives(grandchild), `the agent's child ${grandchild} survived the timeout`);
+});
+
+Deno.test("aborting the signal ends the agent's children too", async () => {
+  using script = new Script([{ hang: true, grandchild: true }]);
+  const controller = new AbortController();
+  const call = runAcpPrompt(COMMAND, "x", script.options({ signal: controller.signal }));
+  while (!script.log().some((line) => line.type === "grandchild")) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  controller.abort(new Error("shutting down"));
+  await assert.rejects(call, /shutting down/);
+  const [pid] = script.pids();
+  const grandchild = script.log().find((line) => line.type === "grandchild")?.pid as number;
+  assert.deepEqual(liveGroupMembers(pid), []);
+  assert.ok(!processLives(grandchild), `the agent's child ${grandchild} survived the abort`);
 });
 
 Deno.test("aborting the signal rejects with its reason and kills the child", async () => {

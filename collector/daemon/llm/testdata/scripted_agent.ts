@@ -42,6 +42,11 @@ export type Step =
     hang: true;
     /** Also ignore SIGTERM, so only SIGKILL ends the process. */
     ignoreSigterm?: boolean;
+    /**
+     * First start a child of its own (`sleep 300`, logged as a `grandchild` line with its pid),
+     * as a real agent starts its model process and MCP servers.
+     */
+    grandchild?: boolean;
   }
   | {
     /** Exit(3) at once, before reading anything. */
@@ -157,6 +162,15 @@ async function main(): Promise<void> {
         Deno.exit(1);
       }
       if ("hang" in step) {
+        if (step.grandchild) {
+          const sleeper = new Deno.Command("sleep", {
+            args: ["300"],
+            stdin: "null",
+            stdout: "null",
+            stderr: "null",
+          }).spawn();
+          log({ type: "grandchild", pid: sleeper.pid });
+        }
         await new Promise(() => {});
       }
       if (!("reply" in step)) throw acp.RequestError.internalError(undefined, "bad step");
