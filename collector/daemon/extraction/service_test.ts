@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { Event } from "@kiro-learn/core/schemas";
 import {
+  liveProcessGroup,
   postJson,
+  processLives,
   scriptedAgent,
   startTestDaemon,
   type TestDaemon,
@@ -190,6 +192,50 @@ Deno.test("an agent crash or timeout leaves the queue intact", async () => {
   const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
   assert.equal(runs.items[0].outcome, "failed");
   assert.match(runs.items[0].error, /extraction failed after 3 attempts/);
+});
+
+Deno.test("a timeout in the collector ends the agent and the children it started", async () => {
+  // The collector runs with its own narrow permissions here (no Deno.kill on a group), so this
+  // also proves the fallback through the kill command.
+  const agent = await scriptedAgent([{ hang: true, grandchild: true }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { timeoutMs: 5000, maxAttempts: 1 }),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const { agents: [pid], children: [child] } = await agent.processes();
+  assert.ok(pid > 0 && child > 0, "the agent started and started its own child");
+  assert.deepEqual(liveProcessGroup(pid), [], "processes of the agent's group survived");
+  assert.ok(!processLives(child), `the agent's child ${child} survived the timeout`);
+  assert.equal(await queueRows(daemon), 1, "the batch stays queued");
+});
+
+Deno.test("collector shutdown ends a running agent and its children at once", async () => {
+  // A timeout far away: the collector must not wait it out, and must not leave the agent behind.
+  const agent = await scriptedAgent([{ hang: true, grandchild: true }]);
+  const daemon = await startTestDaemon({
+    settings: settingsFor(agent, { timeoutMs: 60_000, maxAttempts: 1 }),
+    env: agent.env,
+  });
+  let pid = 0;
+  let child = 0;
+  try {
+    await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+    const running = daemon.fetch(`/v1/extraction/flush?project_id=${PROJECT}`, { method: "POST" })
+      .then((r) => r.body?.cancel(), () => {});
+    ({ agents: [pid], children: [child] } = await waitFor(async () => {
+      const p = await agent.processes();
+      return p.children.length > 0 ? p : undefined;
+    }, { what: "the agent's child" }));
+    // SIGTERM, and wait until the collector has exited.
+    await daemon[Symbol.asyncDispose]();
+    await running;
+  } finally {
+    await daemon[Symbol.asyncDispose]().catch(() => {});
+  }
+  assert.deepEqual(liveProcessGroup(pid), [], "processes of the agent's group survived");
+  assert.ok(!processLives(child), `the agent's child ${child} survived the shutdown`);
 });
 
 Deno.test("SIGKILL during a run, then restart: every event extracted exactly once", async () => {

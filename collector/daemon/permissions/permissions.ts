@@ -11,7 +11,6 @@ import { resolveCommand } from "@kiro-learn/core/launch";
 export { resolveCommand };
 import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
 import { USE_LITE_WORKER, useLiteReadPaths, WORKSPACE_CONFIG } from "./model_paths.ts";
-import { KILL_COMMAND } from "../llm/mod.ts";
 
 /** Environment variables the collector reads, and no others. */
 export const COLLECTOR_ENV_VARS: readonly string[] = [
@@ -122,9 +121,9 @@ export function daemonArgs(settings: Settings, options: { detached?: boolean } =
     settings.extraction.agentCommand[0],
     settings.reconciliation.agentCommand[0],
     settings.compaction.agentCommand[0],
-    // Signals an agent's whole process group on timeout, cancel and shutdown (Deno.kill would
-    // need an unrestricted --allow-run).
-    KILL_COMMAND,
+    // llm's KILL_COMMAND: signals an agent's whole process group on timeout, cancel and
+    // shutdown (Deno.kill on a group would need an unrestricted --allow-run).
+    "kill",
   ]
     .map((c) => resolveCommand(c))
     .filter((c): c is string => c !== null);
