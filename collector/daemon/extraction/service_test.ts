@@ -11,6 +11,10 @@ import {
   type TestDaemon,
   waitFor,
 } from "../../tooling/testing/mod.ts";
+import { extractionPrompt } from "./llm_extractor.ts";
+
+// Characters every extraction prompt carries besides its observations (the instructions).
+const PROMPT_OVERHEAD = extractionPrompt("").length;
 
 const PROJECT = TEST_NAMESPACE.split("/")[4];
 
@@ -359,7 +363,10 @@ Deno.test("with no agent installed, the heuristic extractor makes searchable rec
 Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristic extractor", async () => {
   const agent = await scriptedAgent([{ reply: VALID }]);
   await using daemon = await startTestDaemon({
-    settings: settingsFor(agent, { dailyBudgetChars: 6000, promptCapBytes: 4096 }),
+    settings: settingsFor(agent, {
+      dailyBudgetChars: PROMPT_OVERHEAD + 6000,
+      promptCapBytes: 4096,
+    }),
     env: agent.env,
   });
   for (let i = 0; i < 12; i++) {
@@ -371,7 +378,10 @@ Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristi
   const stats = await (await daemon.fetch("/v1/stats")).json();
   const spent = stats.extraction.llm_today;
   assert.ok(spent.chars_sent > 0, "the first chunk used the model");
-  assert.ok(spent.chars_sent <= 6000, `spent ${spent.chars_sent} of a 6000 cap`);
+  assert.ok(
+    spent.chars_sent <= PROMPT_OVERHEAD + 6000,
+    `spent ${spent.chars_sent} of a ${PROMPT_OVERHEAD + 6000} cap`,
+  );
   assert.equal(spent.budget_limited, true);
   const strategies = new Set((await memories(daemon)).items.map((r) => r.strategy));
   assert.deepEqual(strategies, new Set(["llm-summary", "heuristic"]));
@@ -383,18 +393,22 @@ Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristi
 Deno.test("a garbage retry that would pass the cap is never started; the chunk goes heuristic", async () => {
   const agent = await scriptedAgent([{ reply: GARBAGE }]);
   await using daemon = await startTestDaemon({
-    settings: settingsFor(agent, { dailyBudgetChars: 2500, sizeThresholdBytes: 16_777_216 }),
+    settings: settingsFor(agent, {
+      dailyBudgetChars: PROMPT_OVERHEAD + 2500,
+      sizeThresholdBytes: 16_777_216,
+    }),
     env: agent.env,
   });
-  // One prompt of ~1,900 characters fits a 2,500 cap; a second would not.
+  // One prompt of ~1,900 characters (besides the instructions) fits the cap; a second would not.
   const big = toolEvent(1, "q".repeat(1500));
   await postJson(daemon, "/v1/events", big).then((r) => r.body?.cancel());
   await flush(daemon);
   const prompts = await agent.prompts();
-  assert.ok(prompts[0].text.length > 1250 && prompts[0].text.length <= 2500);
+  const observations = prompts[0].text.length - PROMPT_OVERHEAD;
+  assert.ok(observations > 1250 && observations <= 2500, `${observations} characters`);
   assert.equal(prompts.length, 1, "only the session that fit the cap was started");
   const spent = (await (await daemon.fetch("/v1/stats")).json()).extraction.llm_today;
-  assert.ok(spent.chars_sent <= 2500, `spent ${spent.chars_sent}`);
+  assert.ok(spent.chars_sent <= PROMPT_OVERHEAD + 2500, `spent ${spent.chars_sent}`);
   assert.equal(spent.budget_limited, true);
   const page = await memories(daemon);
   assert.ok(page.total > 0);

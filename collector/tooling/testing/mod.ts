@@ -5,6 +5,8 @@
  */
 export * from "./daemon.ts";
 export * from "./scripted_agent.ts";
+export * from "./scripted_model.ts";
+export { CLAUDE_CODE_ACP, npmToolBin } from "./prepare.ts";
 export * from "./tiny_onnx.ts";
 export * from "./agent_command.ts";
 export { drainSpool } from "@kiro-learn/core/spool";

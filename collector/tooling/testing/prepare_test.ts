@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { CHROMIUM_PACKAGE, machineFacts, preparePlan } from "./prepare.ts";
+import {
+  CHROMIUM_PACKAGE,
+  CLAUDE_CODE_ACP,
+  machineFacts,
+  NPM_TOOLS,
+  npmInstallCommand,
+  npmToolBin,
+  preparePlan,
+} from "./prepare.ts";
 
 const MISSING = { hasChromium: false, hasAptGet: true, isRoot: false, hasPasswordlessSudo: false };
 
@@ -45,4 +53,28 @@ Deno.test("machineFacts reads this machine: the suite's own run found Chromium i
   const facts = await machineFacts();
   assert.equal(facts.hasChromium, true);
   assert.deepEqual(preparePlan(facts), { kind: "ready" });
+});
+
+Deno.test("npm tools: each pinned to an exact version, in a folder of its own", () => {
+  assert.ok(NPM_TOOLS.includes(CLAUDE_CODE_ACP));
+  for (const tool of NPM_TOOLS) assert.match(tool.version, /^\d+\.\d+\.\d+$/);
+  assert.equal(
+    npmToolBin(CLAUDE_CODE_ACP, { home: "/h" }),
+    "/h/.cache/kiro-learn-test/npm/@zed-industries+claude-code-acp@0.16.2/node_modules/.bin/" +
+      "claude-code-acp",
+  );
+  const command = npmInstallCommand(CLAUDE_CODE_ACP, { home: "/h" });
+  assert.deepEqual(command.slice(0, 4), [
+    "npm",
+    "install",
+    "--prefix",
+    "/h/.cache/kiro-learn-test/npm/@zed-industries+claude-code-acp@0.16.2",
+  ]);
+  assert.equal(command.at(-1), "@zed-industries/claude-code-acp@0.16.2");
+});
+
+Deno.test("the suite's own run installed every npm tool", () => {
+  for (const tool of NPM_TOOLS) {
+    assert.ok(Deno.statSync(npmToolBin(tool)).isFile, `${tool.name} is missing`);
+  }
 });
