@@ -242,6 +242,23 @@ Deno.test("collector shutdown ends a running agent and its children at once", as
   assert.ok(!processLives(child), `the agent's child ${child} survived the shutdown`);
 });
 
+Deno.test("a missing agent binary is reported as such in the run record", async () => {
+  const missing = "/nonexistent/kiro-learn/agent-bin";
+  await using daemon = await startTestDaemon({
+    settings: settingsFor({ command: [missing, "acp"] }, { maxAttempts: 1 }),
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  assert.equal(runs.items[0].outcome, "failed");
+  assert.match(
+    runs.items[0].error,
+    /agent command not found: \/nonexistent\/kiro-learn\/agent-bin/,
+  );
+  assert.doesNotMatch(runs.items[0].error, /working directory/);
+  assert.equal(await queueRows(daemon), 1);
+});
+
 Deno.test("SIGKILL during a run, then restart: every event extracted exactly once", async () => {
   const agent = await scriptedAgent([{ reply: VALID, chunks: 4, delayMs: 1500 }, { reply: VALID }]);
   await using daemon = await startTestDaemon({

@@ -82,12 +82,18 @@ export class AcpTimeoutError extends AcpError {
   readonly timeoutMs: number;
   /** The request in flight when it expired (`initialize`, `session/new`, `session/prompt`). */
   readonly phase: string;
+  /** The last few KiB the agent wrote to stderr before it was killed. */
+  readonly stderrTail: string;
   /** Creates the error. */
-  constructor(timeoutMs: number, phase: string) {
-    super(`agent did not answer within ${timeoutMs} ms (waiting on ${phase})`);
+  constructor(timeoutMs: number, phase: string, stderrTail = "") {
+    super(
+      `agent did not answer within ${timeoutMs} ms (waiting on ${phase})` +
+        (stderrTail ? `; stderr: ${stderrTail}` : ""),
+    );
     this.name = "AcpTimeoutError";
     this.timeoutMs = timeoutMs;
     this.phase = phase;
+    this.stderrTail = stderrTail;
   }
 }
 
@@ -123,11 +129,21 @@ export class AcpExitError extends AcpError {
 export class AcpProtocolError extends AcpError {
   /** The JSON-RPC error code, when the agent answered with an error. */
   readonly code: number | undefined;
+  /** The JSON-RPC error's `data` (where agents put the real cause), when there was one. */
+  readonly data: unknown;
+  /** The last few KiB the agent wrote to stderr. */
+  readonly stderrTail: string;
   /** Creates the error. */
-  constructor(message: string, code?: number, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    code?: number,
+    options?: ErrorOptions & { data?: unknown; stderrTail?: string },
+  ) {
     super(message, options);
     this.name = "AcpProtocolError";
     this.code = code;
+    this.data = options?.data;
+    this.stderrTail = options?.stderrTail ?? "";
   }
 }
 
@@ -153,7 +169,7 @@ export async function runAcpPrompt(
   }
   const started = performance.now();
   const cwd = resolve(options.cwd ?? Deno.cwd());
-  const child = await spawn(command, cwd, options.env);
+  const child = spawn(command, cwd, options.env);
   const stderr = collectTail(child.stderr, STDERR_TAIL_BYTES);
   let exitStatus: Deno.CommandStatus | undefined;
   const exited = child.status.then((status) => {
@@ -235,11 +251,11 @@ export async function runAcpPrompt(
 const NO_EXIT: AcpExitDetails = { exitCode: null, exitSignal: null, stderrTail: "" };
 const NEVER = new Promise<never>(() => {});
 
-async function spawn(
+function spawn(
   command: readonly string[],
   cwd: string,
   env: Record<string, string> | undefined,
-): Promise<Deno.ChildProcess> {
+): Deno.ChildProcess {
   const program = command[0];
   try {
     return new Deno.Command(program, {
@@ -254,21 +270,31 @@ async function spawn(
       stderr: "piped",
     }).spawn();
   } catch (error) {
+    const notFound =
+      `agent command not found: ${program} — install it or set extraction.agentCommand ` +
+      "(a full path, or a name on the collector's PATH)";
     if (error instanceof Deno.errors.NotFound) {
-      if (!(await isDirectory(cwd))) {
+      // The program or the working directory: the program is the likelier, so it is checked
+      // first; only a directory known to be missing is blamed.
+      if (programExists(program, cwd) === false) {
+        throw new AcpExitError(notFound, NO_EXIT, { cause: error });
+      }
+      if (pathMissing(cwd)) {
         throw new AcpExitError(`agent working directory not found: ${cwd}`, NO_EXIT, {
           cause: error,
         });
       }
-      throw new AcpExitError(
-        `agent command not found: ${program} — install it or set extraction.agentCommand`,
-        NO_EXIT,
-        { cause: error },
-      );
+      throw new AcpExitError(notFound, NO_EXIT, { cause: error });
     }
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      // The collector may run only the agent commands its launcher found when it started.
+      const exists = programExists(program, cwd);
+      const missing = exists === false ? `${notFound}; ` : "";
       throw new AcpExitError(
-        `not allowed to run the agent command ${program}: ${messageOf(error)}`,
+        `${missing}not allowed to run the agent command ${program}: the collector may run only ` +
+          "the agent commands it found when it started — install the agent or fix " +
+          "extraction.agentCommand, then restart the collector (kiro-learn stop; kiro-learn " +
+          `start) (${messageOf(error)})`,
         NO_EXIT,
         { cause: error },
       );
@@ -280,6 +306,44 @@ async function spawn(
         cause: error,
       },
     );
+  }
+}
+
+/**
+ * Whether `program` exists, as the spawn would look for it: a path (relative to `cwd`) or a
+ * name on PATH. `undefined` when this process may not look (the collector's narrow permissions).
+ */
+function programExists(program: string, cwd: string): boolean | undefined {
+  if (program.includes("/")) {
+    const missing = pathMissing(resolve(cwd, program));
+    return missing === undefined ? undefined : !missing;
+  }
+  let path: string | undefined;
+  try {
+    path = Deno.env.get("PATH");
+  } catch {
+    return undefined;
+  }
+  let unknown = false;
+  for (const dir of (path ?? "").split(":")) {
+    if (dir === "") continue;
+    const missing = pathMissing(`${dir}/${program}`);
+    if (missing === false) return true;
+    if (missing === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
+}
+
+/** True when nothing is at `path`, false when something is, undefined when we may not look. */
+function pathMissing(path: string): boolean | undefined {
+  try {
+    Deno.statSync(path);
+    return false;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return true;
+    }
+    return undefined;
   }
 }
 
@@ -327,12 +391,18 @@ interface ClassifyContext {
 
 /** Turns whatever ended the race into one of the typed errors. */
 async function classify(error: unknown, context: ClassifyContext): Promise<unknown> {
+  if (error instanceof AcpTimeoutError) {
+    return new AcpTimeoutError(error.timeoutMs, error.phase, context.stderr.now());
+  }
   if (error instanceof AcpError) return error;
   if (error instanceof acp.RequestError) {
+    const stderrTail = context.stderr.now();
+    const data = error.data === undefined ? "" : `; details: ${clip(jsonOf(error.data), 2000)}`;
+    const tail = stderrTail ? `; stderr: ${stderrTail}` : "";
     return new AcpProtocolError(
-      `agent rejected ${context.phase}: ${error.message} (code ${error.code})`,
+      `agent rejected ${context.phase}: ${error.message} (code ${error.code})${data}${tail}`,
       error.code,
-      { cause: error },
+      { cause: error, data: error.data, stderrTail },
     );
   }
   // An abort passes its reason through untouched, as fetch and the streams API do.
@@ -453,6 +523,8 @@ async function closeQuietly(stream: WritableStream<Uint8Array>): Promise<void> {
 interface TailCollector {
   /** The tail so far, once stderr ended or `waitMs` passed. */
   text(waitMs: number, timers: Timers): Promise<string>;
+  /** The tail so far, without waiting. */
+  now(): string;
   /** Stops reading (a grandchild may hold stderr open after the child is gone). */
   stop(): Promise<void>;
 }
@@ -480,6 +552,7 @@ function collectTail(stream: ReadableStream<Uint8Array>, maxBytes: number): Tail
       await Promise.race([done, timers.delay(waitMs)]);
       return new TextDecoder().decode(buffer).trim();
     },
+    now: () => new TextDecoder().decode(buffer).trim(),
     async stop() {
       await reader.cancel().catch(() => {});
       await done;
@@ -514,12 +587,16 @@ class Timers {
   }
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+function jsonOf(value: unknown): string {
   try {
-    return (await Deno.stat(path)).isDirectory;
+    return typeof value === "string" ? value : JSON.stringify(value);
   } catch {
-    return false;
+    return String(value);
   }
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function messageOf(error: unknown): string {

@@ -7,7 +7,7 @@ import {
   AcpTimeoutError,
   runAcpPrompt,
 } from "./acp_client.ts";
-import type { Step } from "./testdata/scripted_agent.ts";
+import type { StepWithStderr as Step } from "./testdata/scripted_agent.ts";
 
 const AGENT = fileURLToPath(new URL("./testdata/scripted_agent.ts", import.meta.url));
 const COMMAND = [Deno.execPath(), "run", "-A", AGENT];
@@ -196,6 +196,33 @@ Deno.test("a hang times out, and the child is gone afterwards", async () => {
   assert.ok(!processExists(pid), `pid ${pid} still exists`);
 });
 
+Deno.test("a rejected request keeps the JSON-RPC error's data and the agent's stderr", async () => {
+  using script = new Script([{
+    rejectSessionNew: { details: "model claude-x is not available to this account" },
+    stderr: "[agent] loading settings from ~/.claude: permission denied",
+  }]);
+  const error = await runAcpPrompt(COMMAND, "x", script.options()).then(
+    () => assert.fail("expected a rejection"),
+    (e) => e,
+  );
+  assert.ok(error instanceof AcpProtocolError, String(error));
+  assert.match(error.message, /^agent rejected session\/new: Internal error/);
+  assert.match(error.message, /details: .*model claude-x is not available to this account/);
+  assert.match(error.message, /stderr: .*loading settings from ~\/\.claude: permission denied/);
+  assert.deepEqual(error.data, { details: "model claude-x is not available to this account" });
+});
+
+Deno.test("a timeout keeps what the agent wrote to stderr", async () => {
+  using script = new Script([{ hang: true, stderr: "[agent] retrying the model: ECONNREFUSED" }]);
+  const error = await runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1500 })).then(
+    () => assert.fail("expected a rejection"),
+    (e) => e,
+  );
+  assert.ok(error instanceof AcpTimeoutError, String(error));
+  assert.match(error.message, /did not answer within 1500 ms \(waiting on session\/prompt\)/);
+  assert.match(error.message, /stderr: \[agent\] retrying the model: ECONNREFUSED/);
+});
+
 Deno.test("a child that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
   using script = new Script([{ hang: true, ignoreSigterm: true }]);
   await assert.rejects(
@@ -265,9 +292,20 @@ Deno.test("a command that does not exist is an exit error with a clear message",
   assert.ok(error instanceof AcpExitError);
   assert.equal(
     error.message,
-    "agent command not found: kiro-cli-does-not-exist-here — install it or set extraction.agentCommand",
+    "agent command not found: kiro-cli-does-not-exist-here — install it or set " +
+      "extraction.agentCommand (a full path, or a name on the collector's PATH)",
   );
   assert.equal(error.exitCode, null);
+});
+
+Deno.test("a missing agent binary is reported as missing, even with a missing directory", async () => {
+  // Both missing: the binary is what the user has to fix first.
+  const error = await runAcpPrompt(["/nonexistent/kiro-learn/agent-bin"], "x", {
+    timeoutMs: 5000,
+    cwd: "/nonexistent/kiro-learn/dir",
+  }).then(() => assert.fail("expected a rejection"), (e) => e);
+  assert.ok(error instanceof AcpExitError);
+  assert.match(error.message, /^agent command not found: \/nonexistent\/kiro-learn\/agent-bin/);
 });
 
 Deno.test("an empty command is an exit error", async () => {

@@ -125,7 +125,9 @@ export function daemonArgs(settings: Settings, options: { detached?: boolean } =
     // shutdown (Deno.kill on a group would need an unrestricted --allow-run).
     "kill",
   ]
-    .map((c) => resolveCommand(c))
+    // An absolute path is granted even when nothing is there yet: the spawn then fails with
+    // "not found", which the ACP client reports as such, instead of a permission error.
+    .map((c) => resolveCommand(c) ?? (c.startsWith("/") ? c : null))
     .filter((c): c is string => c !== null);
   const permissions = collectorPermissions(settings, { agentCommands: [...new Set(agents)] });
   return [

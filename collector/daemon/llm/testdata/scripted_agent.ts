@@ -51,7 +51,14 @@ export type Step =
   | {
     /** Exit(3) at once, before reading anything. */
     exitBeforeInitialize: true;
+  }
+  | {
+    /** Reject `session/new` with an internal error carrying this `data` (the real cause). */
+    rejectSessionNew: unknown;
   };
+
+/** Every step may also write this to stderr when the process starts. */
+export type StepWithStderr = Step & { stderr?: string };
 
 const env = (name: string) => Deno.env.get(name);
 
@@ -110,10 +117,11 @@ async function main(): Promise<void> {
     console.error("scripted agent: SCRIPTED_AGENT_SCRIPT and SCRIPTED_AGENT_STATE are required");
     Deno.exit(2);
   }
-  const steps = JSON.parse(Deno.readTextFileSync(scriptPath)) as Step[];
+  const steps = JSON.parse(Deno.readTextFileSync(scriptPath)) as StepWithStderr[];
   const index = await takeStepIndex(statePath);
   const step = steps[Math.min(index, steps.length - 1)];
   log({ type: "start", pid: Deno.pid, step: index });
+  if (step.stderr) console.error(step.stderr);
 
   if ("exitBeforeInitialize" in step) {
     console.error("scripted agent: exiting before initialize, as scripted");
@@ -131,6 +139,7 @@ async function main(): Promise<void> {
       agentInfo: { name: "scripted-agent", version: "1.0.0" },
     }))
     .onRequest(acp.methods.agent.session.new, ({ params }) => {
+      if ("rejectSessionNew" in step) throw acp.RequestError.internalError(step.rejectSessionNew);
       // The SDK's schema already requires these; checked again so the fake stays strict even
       // if a future SDK loosens its parsing.
       if (!Array.isArray(params.mcpServers)) {
