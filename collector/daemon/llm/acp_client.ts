@@ -5,8 +5,9 @@
  * One process per call keeps model calls independent (no state leaks between extractions) and
  * makes cleanup deterministic: the agent runs as the leader of a process group of its own, and
  * whatever goes wrong, the whole group (the agent and whatever it started: a model process, MCP
- * servers) is signalled (SIGTERM, then SIGKILL) and the agent reaped before the call settles. The timeout is raced against the prompt and against the
- * child's exit, so a crash mid-turn surfaces at once with its exit code and stderr tail.
+ * servers) is signalled (SIGTERM, then SIGKILL) and the agent reaped before the call settles.
+ * The timeout is raced against the prompt and against the child's exit, so a crash mid-turn
+ * surfaces at once with its exit code and stderr tail.
  *
  * @module
  */
