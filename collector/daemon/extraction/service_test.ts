@@ -259,6 +259,33 @@ Deno.test("a missing agent binary is reported as such in the run record", async 
   assert.equal(await queueRows(daemon), 1);
 });
 
+Deno.test("a rejected session keeps the agent's error details and stderr in the run and the log", async () => {
+  const agent = await scriptedAgent([{
+    rejectSessionNew: { details: "model claude-x is not available to this account" },
+    stderr: "[agent] could not read settings: permission denied",
+  }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { maxAttempts: 1 }),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  const error: string = runs.items[0].error;
+  assert.match(error, /agent rejected session\/new: Internal error \(code -32603\)/);
+  assert.match(error, /model claude-x is not available to this account/);
+  assert.match(error, /could not read settings: permission denied/);
+  // The collector's log holds the same run, at warn, with the same error.
+  let log = "";
+  for await (const entry of Deno.readDir(daemon.settings.paths.logs)) {
+    log += await Deno.readTextFile(`${daemon.settings.paths.logs}/${entry.name}`);
+  }
+  const line = log.split("\n").filter(Boolean).map((l) => JSON.parse(l))
+    .find((l) => l.msg === "extraction-run");
+  assert.equal(line?.level, "warn");
+  assert.equal(line?.error, error);
+});
+
 Deno.test("SIGKILL during a run, then restart: every event extracted exactly once", async () => {
   const agent = await scriptedAgent([{ reply: VALID, chunks: 4, delayMs: 1500 }, { reply: VALID }]);
   await using daemon = await startTestDaemon({

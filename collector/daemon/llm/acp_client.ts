@@ -392,6 +392,8 @@ interface ClassifyContext {
 
 /** Turns whatever ended the race into one of the typed errors. */
 async function classify(error: unknown, context: ClassifyContext): Promise<unknown> {
+  // One macrotask, so stderr the agent wrote before it answered has been read.
+  await context.timers.delay(0);
   if (error instanceof AcpTimeoutError) {
     return new AcpTimeoutError(error.timeoutMs, error.phase, context.stderr.now());
   }
