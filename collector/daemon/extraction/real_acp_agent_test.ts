@@ -7,6 +7,7 @@ import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { Event } from "@kiro-learn/core/schemas";
 import {
   CLAUDE_CODE_ACP,
+  freePort,
   type ModelStep,
   npmToolBin,
   postJson,
@@ -44,7 +45,11 @@ function toolEvent(n: number): Event {
 }
 
 /** A scripted model, a collector whose extraction agent is claude-code-acp, and a marker. */
-async function setUp(steps: ModelStep[], extraction: Record<string, unknown> = {}) {
+async function setUp(
+  steps: ModelStep[],
+  extraction: Record<string, unknown> = {},
+  options: { modelDown?: boolean } = {},
+) {
   try {
     Deno.statSync(AGENT);
   } catch {
@@ -71,7 +76,13 @@ async function setUp(steps: ModelStep[], extraction: Record<string, unknown> = {
       compaction: { enabled: false },
       reconciliation: { enabled: false },
     },
-    env: { ...model.env, HOME: home, [marker.split("=")[0]]: marker.split("=")[1] },
+    env: {
+      ...model.env,
+      // A loopback port nobody listens on: the model is down.
+      ...(options.modelDown ? { ANTHROPIC_BASE_URL: `http://127.0.0.1:${freePort()}` } : {}),
+      HOME: home,
+      [marker.split("=")[0]]: marker.split("=")[1],
+    },
   });
   return {
     model,
@@ -155,6 +166,18 @@ Deno.test("real ACP agent: a model that hangs times out, and nothing of the agen
   assert.match(run.error, /did not answer within 30000 ms/);
   assert.equal(await queueRows(env.daemon), 1);
   // Claude Code's own process (and anything else the agent started) went with it.
+  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the timeout");
+});
+
+Deno.test("real ACP agent: with the model down it times out, the batch stays queued, nothing is left", async () => {
+  await using env = await setUp([{ text: VALID }], { timeoutMs: 30_000 }, { modelDown: true });
+  await post(env.daemon, [toolEvent(1)]);
+  await flush(env.daemon);
+  const run = await lastRun(env.daemon);
+  assert.equal(run.outcome, "failed");
+  // The handshake worked; Claude Code kept retrying the model until our deadline.
+  assert.match(run.error, /did not answer within 30000 ms \(waiting on session\/prompt\)/);
+  assert.equal(await queueRows(env.daemon), 1);
   assert.deepEqual(env.agentProcesses(), [], "agent processes left after the timeout");
 });
 
