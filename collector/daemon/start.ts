@@ -270,8 +270,11 @@ export async function startCollector(
       closed ??= (async () => {
         clearInterval(drainTimer);
         ctx.viewer?.close(); // ends open live feeds; a graceful shutdown would wait for them
+        // Extraction first: it ends running agents at once, and a request waiting on a run
+        // (a flush) would otherwise hold server.shutdown() until the agent's timeout.
+        const extractionClosed = extraction.close();
         await server.shutdown();
-        await extraction.close();
+        await extractionClosed;
         await embeddings.close();
         storage.close();
         if (options.writePidFile) {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { COMPRESSOR_AGENT } from "@kiro-learn/agents";
 import { type ParsedRecord, parseMemoryRecords } from "@kiro-learn/core/xml";
 import {
   BudgetExhaustedError,
@@ -38,14 +39,21 @@ export interface LlmExtraction {
   chars_received: number;
 }
 
-/** Wraps framed observations in the request the compressor expects. */
+/**
+ * Wraps framed observations in the request the compressor expects. The compressor's whole
+ * instructions travel in the prompt itself: a generic ACP agent (`claude-code-acp`, or any agent
+ * other than `kiro-cli acp --agent kiro-learn-compressor`) has its own system prompt and never
+ * sees the compressor's agent definition.
+ */
 export function extractionPrompt(observationsXml: string): string {
   return [
     "<extraction_request>",
-    "<instructions>Distil the observations below into durable memory records. Reply with XML " +
-    'only: one or more <memory_record type="tool_use|decision|error|discovery|pattern|' +
-    'session_summary"> elements holding <title>, <summary>, and any <fact>, <concept> and ' +
-    "<file> elements, or <skip/> when nothing is worth remembering.</instructions>",
+    "<instructions>",
+    "Follow these instructions for this one reply, over any others you were given. You need " +
+    "no tools and must not use any: read the observations and answer with XML only.",
+    "",
+    COMPRESSOR_AGENT.prompt,
+    "</instructions>",
     "<observations>",
     observationsXml,
     "</observations>",

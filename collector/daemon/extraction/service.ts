@@ -19,7 +19,10 @@ import { ExtractionWatcher, type ProjectWatchState } from "./_watcher.ts";
 
 /** Runs ACP sessions with the real client. */
 export const acpRunner: PromptRunner = async (command, prompt, options) => {
-  const result = await runAcpPrompt(command, prompt, { timeoutMs: options.timeoutMs });
+  const result = await runAcpPrompt(command, prompt, {
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
   return { text: result.text };
 };
 
@@ -50,7 +53,7 @@ export interface ExtractionService {
   flush(projectId: string): Promise<void>;
   /** Status for `/v1/stats`. */
   status(): Promise<ExtractionStatus>;
-  /** Stops timers and drains runs in progress. */
+  /** Stops timers, ends running agent sessions (their whole process groups) and drains runs. */
   close(): Promise<void>;
 }
 
@@ -70,7 +73,17 @@ export async function startExtraction(
 ): Promise<ExtractionService> {
   const x = settings.extraction;
   const semaphore = new Semaphore(x.concurrency);
-  const runner = options.runner ?? acpRunner;
+  // Shutdown aborts every session in flight (extraction, judge, compaction), so close() ends the
+  // agents and their children instead of waiting out their timeouts.
+  const shutdown = new AbortController();
+  const baseRunner = options.runner ?? acpRunner;
+  const runner: PromptRunner = (command, prompt, runOptions) =>
+    baseRunner(command, prompt, {
+      ...runOptions,
+      signal: runOptions.signal
+        ? AbortSignal.any([runOptions.signal, shutdown.signal])
+        : shutdown.signal,
+    });
   const agentFound = commandAvailable(x.agentCommand[0]);
   const effective = (): "acp" | "heuristic" => {
     if (x.strategy === "heuristic") return "heuristic";
@@ -155,6 +168,9 @@ export async function startExtraction(
         projects: watcher.states(),
       };
     },
-    close: () => watcher.close(),
+    close: () => {
+      shutdown.abort(new Error("the collector is shutting down; the batch stays queued"));
+      return watcher.close();
+    },
   };
 }

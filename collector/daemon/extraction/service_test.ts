@@ -3,12 +3,18 @@ import assert from "node:assert/strict";
 import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { Event } from "@kiro-learn/core/schemas";
 import {
+  liveProcessGroup,
   postJson,
+  processLives,
   scriptedAgent,
   startTestDaemon,
   type TestDaemon,
   waitFor,
 } from "../../tooling/testing/mod.ts";
+import { extractionPrompt } from "./llm_extractor.ts";
+
+// Characters every extraction prompt carries besides its observations (the instructions).
+const PROMPT_OVERHEAD = extractionPrompt("").length;
 
 const PROJECT = TEST_NAMESPACE.split("/")[4];
 
@@ -192,6 +198,94 @@ Deno.test("an agent crash or timeout leaves the queue intact", async () => {
   assert.match(runs.items[0].error, /extraction failed after 3 attempts/);
 });
 
+Deno.test("a timeout in the collector ends the agent and the children it started", async () => {
+  // The collector runs with its own narrow permissions here (no Deno.kill on a group), so this
+  // also proves the fallback through the kill command.
+  const agent = await scriptedAgent([{ hang: true, grandchild: true }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { timeoutMs: 5000, maxAttempts: 1 }),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const { agents: [pid], children: [child] } = await agent.processes();
+  assert.ok(pid > 0 && child > 0, "the agent started and started its own child");
+  assert.deepEqual(liveProcessGroup(pid), [], "processes of the agent's group survived");
+  assert.ok(!processLives(child), `the agent's child ${child} survived the timeout`);
+  assert.equal(await queueRows(daemon), 1, "the batch stays queued");
+});
+
+Deno.test("collector shutdown ends a running agent and its children at once", async () => {
+  // A timeout far away: the collector must not wait it out, and must not leave the agent behind.
+  const agent = await scriptedAgent([{ hang: true, grandchild: true }]);
+  const daemon = await startTestDaemon({
+    settings: settingsFor(agent, { timeoutMs: 60_000, maxAttempts: 1 }),
+    env: agent.env,
+  });
+  let pid = 0;
+  let child = 0;
+  try {
+    await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+    const running = daemon.fetch(`/v1/extraction/flush?project_id=${PROJECT}`, { method: "POST" })
+      .then((r) => r.body?.cancel(), () => {});
+    ({ agents: [pid], children: [child] } = await waitFor(async () => {
+      const p = await agent.processes();
+      return p.children.length > 0 ? p : undefined;
+    }, { what: "the agent's child" }));
+    // SIGTERM, and wait until the collector has exited.
+    await daemon[Symbol.asyncDispose]();
+    await running;
+  } finally {
+    await daemon[Symbol.asyncDispose]().catch(() => {});
+  }
+  assert.deepEqual(liveProcessGroup(pid), [], "processes of the agent's group survived");
+  assert.ok(!processLives(child), `the agent's child ${child} survived the shutdown`);
+});
+
+Deno.test("a missing agent binary is reported as such in the run record", async () => {
+  const missing = "/nonexistent/kiro-learn/agent-bin";
+  await using daemon = await startTestDaemon({
+    settings: settingsFor({ command: [missing, "acp"] }, { maxAttempts: 1 }),
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  assert.equal(runs.items[0].outcome, "failed");
+  assert.match(
+    runs.items[0].error,
+    /agent command not found: \/nonexistent\/kiro-learn\/agent-bin/,
+  );
+  assert.doesNotMatch(runs.items[0].error, /working directory/);
+  assert.equal(await queueRows(daemon), 1);
+});
+
+Deno.test("a rejected session keeps the agent's error details and stderr in the run and the log", async () => {
+  const agent = await scriptedAgent([{
+    rejectSessionNew: { details: "model claude-x is not available to this account" },
+    stderr: "[agent] could not read settings: permission denied",
+  }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { maxAttempts: 1 }),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  const error: string = runs.items[0].error;
+  assert.match(error, /agent rejected session\/new: Internal error \(code -32603\)/);
+  assert.match(error, /model claude-x is not available to this account/);
+  assert.match(error, /could not read settings: permission denied/);
+  // The collector's log holds the same run, at warn, with the same error.
+  let log = "";
+  for await (const entry of Deno.readDir(daemon.settings.paths.logs)) {
+    log += await Deno.readTextFile(`${daemon.settings.paths.logs}/${entry.name}`);
+  }
+  const line = log.split("\n").filter(Boolean).map((l) => JSON.parse(l))
+    .find((l) => l.msg === "extraction-run");
+  assert.equal(line?.level, "warn");
+  assert.equal(line?.error, error);
+});
+
 Deno.test("SIGKILL during a run, then restart: every event extracted exactly once", async () => {
   const agent = await scriptedAgent([{ reply: VALID, chunks: 4, delayMs: 1500 }, { reply: VALID }]);
   await using daemon = await startTestDaemon({
@@ -313,7 +407,10 @@ Deno.test("with no agent installed, the heuristic extractor makes searchable rec
 Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristic extractor", async () => {
   const agent = await scriptedAgent([{ reply: VALID }]);
   await using daemon = await startTestDaemon({
-    settings: settingsFor(agent, { dailyBudgetChars: 6000, promptCapBytes: 4096 }),
+    settings: settingsFor(agent, {
+      dailyBudgetChars: PROMPT_OVERHEAD + 6000,
+      promptCapBytes: 4096,
+    }),
     env: agent.env,
   });
   for (let i = 0; i < 12; i++) {
@@ -325,7 +422,10 @@ Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristi
   const stats = await (await daemon.fetch("/v1/stats")).json();
   const spent = stats.extraction.llm_today;
   assert.ok(spent.chars_sent > 0, "the first chunk used the model");
-  assert.ok(spent.chars_sent <= 6000, `spent ${spent.chars_sent} of a 6000 cap`);
+  assert.ok(
+    spent.chars_sent <= PROMPT_OVERHEAD + 6000,
+    `spent ${spent.chars_sent} of a ${PROMPT_OVERHEAD + 6000} cap`,
+  );
   assert.equal(spent.budget_limited, true);
   const strategies = new Set((await memories(daemon)).items.map((r) => r.strategy));
   assert.deepEqual(strategies, new Set(["llm-summary", "heuristic"]));
@@ -337,18 +437,22 @@ Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristi
 Deno.test("a garbage retry that would pass the cap is never started; the chunk goes heuristic", async () => {
   const agent = await scriptedAgent([{ reply: GARBAGE }]);
   await using daemon = await startTestDaemon({
-    settings: settingsFor(agent, { dailyBudgetChars: 2500, sizeThresholdBytes: 16_777_216 }),
+    settings: settingsFor(agent, {
+      dailyBudgetChars: PROMPT_OVERHEAD + 2500,
+      sizeThresholdBytes: 16_777_216,
+    }),
     env: agent.env,
   });
-  // One prompt of ~1,900 characters fits a 2,500 cap; a second would not.
+  // One prompt of ~1,900 characters (besides the instructions) fits the cap; a second would not.
   const big = toolEvent(1, "q".repeat(1500));
   await postJson(daemon, "/v1/events", big).then((r) => r.body?.cancel());
   await flush(daemon);
   const prompts = await agent.prompts();
-  assert.ok(prompts[0].text.length > 1250 && prompts[0].text.length <= 2500);
+  const observations = prompts[0].text.length - PROMPT_OVERHEAD;
+  assert.ok(observations > 1250 && observations <= 2500, `${observations} characters`);
   assert.equal(prompts.length, 1, "only the session that fit the cap was started");
   const spent = (await (await daemon.fetch("/v1/stats")).json()).extraction.llm_today;
-  assert.ok(spent.chars_sent <= 2500, `spent ${spent.chars_sent}`);
+  assert.ok(spent.chars_sent <= PROMPT_OVERHEAD + 2500, `spent ${spent.chars_sent}`);
   assert.equal(spent.budget_limited, true);
   const page = await memories(daemon);
   assert.ok(page.total > 0);

@@ -3,9 +3,11 @@
  * `session/prompt`, collect the reply text, kill the child.
  *
  * One process per call keeps model calls independent (no state leaks between extractions) and
- * makes cleanup deterministic: whatever goes wrong, the child is killed (SIGTERM, then SIGKILL)
- * and reaped before the call settles. The timeout is raced against the prompt and against the
- * child's exit, so a crash mid-turn surfaces at once with its exit code and stderr tail.
+ * makes cleanup deterministic: the agent runs as the leader of a process group of its own, and
+ * whatever goes wrong, the whole group (the agent and whatever it started: a model process, MCP
+ * servers) is signalled (SIGTERM, then SIGKILL) and the agent reaped before the call settles.
+ * The timeout is raced against the prompt and against the child's exit, so a crash mid-turn
+ * surfaces at once with its exit code and stderr tail.
  *
  * @module
  */
@@ -45,6 +47,12 @@ export interface AcpOptions {
 /** Default wait between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 2000;
 
+/**
+ * The command that signals an agent's process group when this process may not (`Deno.kill`
+ * needs an unrestricted `--allow-run`; the collector holds `--allow-run` for this command).
+ */
+export const KILL_COMMAND = "kill";
+
 const STDERR_TAIL_BYTES = 4096;
 // After the child exits, how long its already-written stdout may still be processed before the
 // exit is reported as the outcome (a reply written just before a clean exit must still count).
@@ -75,12 +83,18 @@ export class AcpTimeoutError extends AcpError {
   readonly timeoutMs: number;
   /** The request in flight when it expired (`initialize`, `session/new`, `session/prompt`). */
   readonly phase: string;
+  /** The last few KiB the agent wrote to stderr before it was killed. */
+  readonly stderrTail: string;
   /** Creates the error. */
-  constructor(timeoutMs: number, phase: string) {
-    super(`agent did not answer within ${timeoutMs} ms (waiting on ${phase})`);
+  constructor(timeoutMs: number, phase: string, stderrTail = "") {
+    super(
+      `agent did not answer within ${timeoutMs} ms (waiting on ${phase})` +
+        (stderrTail ? `; stderr: ${stderrTail}` : ""),
+    );
     this.name = "AcpTimeoutError";
     this.timeoutMs = timeoutMs;
     this.phase = phase;
+    this.stderrTail = stderrTail;
   }
 }
 
@@ -116,11 +130,21 @@ export class AcpExitError extends AcpError {
 export class AcpProtocolError extends AcpError {
   /** The JSON-RPC error code, when the agent answered with an error. */
   readonly code: number | undefined;
+  /** The JSON-RPC error's `data` (where agents put the real cause), when there was one. */
+  readonly data: unknown;
+  /** The last few KiB the agent wrote to stderr. */
+  readonly stderrTail: string;
   /** Creates the error. */
-  constructor(message: string, code?: number, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    code?: number,
+    options?: ErrorOptions & { data?: unknown; stderrTail?: string },
+  ) {
     super(message, options);
     this.name = "AcpProtocolError";
     this.code = code;
+    this.data = options?.data;
+    this.stderrTail = options?.stderrTail ?? "";
   }
 }
 
@@ -146,7 +170,7 @@ export async function runAcpPrompt(
   }
   const started = performance.now();
   const cwd = resolve(options.cwd ?? Deno.cwd());
-  const child = await spawn(command, cwd, options.env);
+  const child = spawn(command, cwd, options.env);
   const stderr = collectTail(child.stderr, STDERR_TAIL_BYTES);
   let exitStatus: Deno.CommandStatus | undefined;
   const exited = child.status.then((status) => {
@@ -228,37 +252,50 @@ export async function runAcpPrompt(
 const NO_EXIT: AcpExitDetails = { exitCode: null, exitSignal: null, stderrTail: "" };
 const NEVER = new Promise<never>(() => {});
 
-async function spawn(
+function spawn(
   command: readonly string[],
   cwd: string,
   env: Record<string, string> | undefined,
-): Promise<Deno.ChildProcess> {
+): Deno.ChildProcess {
   const program = command[0];
   try {
     return new Deno.Command(program, {
       args: command.slice(1),
       cwd,
       env: { ...env, [INTERNAL_ENV_VAR]: "1" },
+      // A process group of its own (on Unix the child calls setsid), so that the agent's own
+      // children can be signalled with it, and a Ctrl-C meant for the collector skips it.
+      detached: true,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
     }).spawn();
   } catch (error) {
+    const notFound =
+      `agent command not found: ${program} — install it or set extraction.agentCommand ` +
+      "(a full path, or a name on the collector's PATH)";
     if (error instanceof Deno.errors.NotFound) {
-      if (!(await isDirectory(cwd))) {
+      // The program or the working directory: the program is the likelier, so it is checked
+      // first; only a directory known to be missing is blamed.
+      if (programExists(program, cwd) === false) {
+        throw new AcpExitError(notFound, NO_EXIT, { cause: error });
+      }
+      if (pathMissing(cwd)) {
         throw new AcpExitError(`agent working directory not found: ${cwd}`, NO_EXIT, {
           cause: error,
         });
       }
-      throw new AcpExitError(
-        `agent command not found: ${program} — install it or set extraction.agentCommand`,
-        NO_EXIT,
-        { cause: error },
-      );
+      throw new AcpExitError(notFound, NO_EXIT, { cause: error });
     }
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      // The collector may run only the agent commands its launcher found when it started.
+      const exists = programExists(program, cwd);
+      const missing = exists === false ? `${notFound}; ` : "";
       throw new AcpExitError(
-        `not allowed to run the agent command ${program}: ${messageOf(error)}`,
+        `${missing}not allowed to run the agent command ${program}: the collector may run only ` +
+          "the agent commands it found when it started — install the agent or fix " +
+          "extraction.agentCommand, then restart the collector (kiro-learn stop; kiro-learn " +
+          `start) (${messageOf(error)})`,
         NO_EXIT,
         { cause: error },
       );
@@ -270,6 +307,44 @@ async function spawn(
         cause: error,
       },
     );
+  }
+}
+
+/**
+ * Whether `program` exists, as the spawn would look for it: a path (relative to `cwd`) or a
+ * name on PATH. `undefined` when this process may not look (the collector's narrow permissions).
+ */
+function programExists(program: string, cwd: string): boolean | undefined {
+  if (program.includes("/")) {
+    const missing = pathMissing(resolve(cwd, program));
+    return missing === undefined ? undefined : !missing;
+  }
+  let path: string | undefined;
+  try {
+    path = Deno.env.get("PATH");
+  } catch {
+    return undefined;
+  }
+  let unknown = false;
+  for (const dir of (path ?? "").split(":")) {
+    if (dir === "") continue;
+    const missing = pathMissing(`${dir}/${program}`);
+    if (missing === false) return true;
+    if (missing === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
+}
+
+/** True when nothing is at `path`, false when something is, undefined when we may not look. */
+function pathMissing(path: string): boolean | undefined {
+  try {
+    Deno.statSync(path);
+    return false;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return true;
+    }
+    return undefined;
   }
 }
 
@@ -317,12 +392,20 @@ interface ClassifyContext {
 
 /** Turns whatever ended the race into one of the typed errors. */
 async function classify(error: unknown, context: ClassifyContext): Promise<unknown> {
+  // One macrotask, so stderr the agent wrote before it answered has been read.
+  await context.timers.delay(0);
+  if (error instanceof AcpTimeoutError) {
+    return new AcpTimeoutError(error.timeoutMs, error.phase, context.stderr.now());
+  }
   if (error instanceof AcpError) return error;
   if (error instanceof acp.RequestError) {
+    const stderrTail = context.stderr.now();
+    const data = error.data === undefined ? "" : `; details: ${clip(jsonOf(error.data), 2000)}`;
+    const tail = stderrTail ? `; stderr: ${stderrTail}` : "";
     return new AcpProtocolError(
-      `agent rejected ${context.phase}: ${error.message} (code ${error.code})`,
+      `agent rejected ${context.phase}: ${error.message} (code ${error.code})${data}${tail}`,
       error.code,
-      { cause: error },
+      { cause: error, data: error.data, stderrTail },
     );
   }
   // An abort passes its reason through untouched, as fetch and the streams API do.
@@ -368,7 +451,11 @@ function exitError(
   );
 }
 
-/** SIGTERM, then SIGKILL after the grace period; always waits for the exit so no zombie stays. */
+/**
+ * SIGTERM to the agent's whole process group, then SIGKILL to the group once the agent exited or
+ * the grace period passed (its children may outlive it); always waits for the agent's exit so no
+ * zombie stays.
+ */
 async function terminate(
   child: Deno.ChildProcess,
   exited: Promise<Deno.CommandStatus>,
@@ -378,12 +465,46 @@ async function terminate(
   let done = false;
   exited.then(() => done = true, () => done = true);
   await timers.delay(0);
-  if (!done) {
-    signalChild(child, "SIGTERM");
-    await Promise.race([exited, timers.delay(graceMs)]);
-    if (!done) signalChild(child, "SIGKILL");
-  }
+  // Even when the agent is already gone: what it started may still be running in its group.
+  await signalGroup(child, "SIGTERM");
+  if (!done) await Promise.race([exited, timers.delay(graceMs)]);
+  await signalGroup(child, "SIGKILL");
   await exited;
+}
+
+/**
+ * Signals the process group the agent leads. `Deno.kill` on a negative pid needs an unrestricted
+ * `--allow-run`; the collector runs with a narrow one that includes {@linkcode KILL_COMMAND}, so
+ * that is the fallback. Without either, only the agent itself is signalled.
+ */
+async function signalGroup(child: Deno.ChildProcess, signal: Deno.Signal): Promise<void> {
+  if (Deno.build.os === "windows") return signalChild(child, signal);
+  try {
+    Deno.kill(-child.pid, signal);
+    return;
+  } catch (error) {
+    // ESRCH: nobody is left in the group.
+    if (error instanceof Deno.errors.NotFound) return;
+    if (
+      !(error instanceof Deno.errors.NotCapable) &&
+      !(error instanceof Deno.errors.PermissionDenied)
+    ) {
+      return signalChild(child, signal);
+    }
+  }
+  try {
+    const { code } = await new Deno.Command(KILL_COMMAND, {
+      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    // 1: no such process group (already empty), which is success here.
+    if (code === 0 || code === 1) return;
+  } catch {
+    // Not allowed to run it, or not installed.
+  }
+  signalChild(child, signal);
 }
 
 function signalChild(child: Deno.ChildProcess, signal: Deno.Signal): void {
@@ -405,6 +526,8 @@ async function closeQuietly(stream: WritableStream<Uint8Array>): Promise<void> {
 interface TailCollector {
   /** The tail so far, once stderr ended or `waitMs` passed. */
   text(waitMs: number, timers: Timers): Promise<string>;
+  /** The tail so far, without waiting. */
+  now(): string;
   /** Stops reading (a grandchild may hold stderr open after the child is gone). */
   stop(): Promise<void>;
 }
@@ -432,6 +555,7 @@ function collectTail(stream: ReadableStream<Uint8Array>, maxBytes: number): Tail
       await Promise.race([done, timers.delay(waitMs)]);
       return new TextDecoder().decode(buffer).trim();
     },
+    now: () => new TextDecoder().decode(buffer).trim(),
     async stop() {
       await reader.cancel().catch(() => {});
       await done;
@@ -466,12 +590,16 @@ class Timers {
   }
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+function jsonOf(value: unknown): string {
   try {
-    return (await Deno.stat(path)).isDirectory;
+    return typeof value === "string" ? value : JSON.stringify(value);
   } catch {
-    return false;
+    return String(value);
   }
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function messageOf(error: unknown): string {

@@ -7,7 +7,7 @@ import {
   AcpTimeoutError,
   runAcpPrompt,
 } from "./acp_client.ts";
-import type { Step } from "./testdata/scripted_agent.ts";
+import type { StepWithStderr as Step } from "./testdata/scripted_agent.ts";
 
 const AGENT = fileURLToPath(new URL("./testdata/scripted_agent.ts", import.meta.url));
 const COMMAND = [Deno.execPath(), "run", "-A", AGENT];
@@ -70,6 +70,37 @@ function processExists(pid: number): boolean {
   try {
     Deno.statSync(`/proc/${pid}`);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Live (non-zombie) processes whose process group is `pgid`, read from /proc. A zombie counts
+ * as gone: it holds no memory and runs nothing, and in a container nobody may reap it.
+ */
+function liveGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+    } catch {
+      continue; // exited while we looked
+    }
+    // Fields after the command name (which may hold spaces): state, ppid, pgrp, ...
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") members.push(Number(entry.name));
+  }
+  return members;
+}
+
+/** True while `pid` runs (exists and is not a zombie). */
+function processLives(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
     return false;
   }
@@ -165,6 +196,33 @@ Deno.test("a hang times out, and the child is gone afterwards", async () => {
   assert.ok(!processExists(pid), `pid ${pid} still exists`);
 });
 
+Deno.test("a rejected request keeps the JSON-RPC error's data and the agent's stderr", async () => {
+  using script = new Script([{
+    rejectSessionNew: { details: "model claude-x is not available to this account" },
+    stderr: "[agent] loading settings from ~/.claude: permission denied",
+  }]);
+  const error = await runAcpPrompt(COMMAND, "x", script.options()).then(
+    () => assert.fail("expected a rejection"),
+    (e) => e,
+  );
+  assert.ok(error instanceof AcpProtocolError, String(error));
+  assert.match(error.message, /^agent rejected session\/new: Internal error/);
+  assert.match(error.message, /details: .*model claude-x is not available to this account/);
+  assert.match(error.message, /stderr: .*loading settings from ~\/\.claude: permission denied/);
+  assert.deepEqual(error.data, { details: "model claude-x is not available to this account" });
+});
+
+Deno.test("a timeout keeps what the agent wrote to stderr", async () => {
+  using script = new Script([{ hang: true, stderr: "[agent] retrying the model: ECONNREFUSED" }]);
+  const error = await runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1500 })).then(
+    () => assert.fail("expected a rejection"),
+    (e) => e,
+  );
+  assert.ok(error instanceof AcpTimeoutError, String(error));
+  assert.match(error.message, /did not answer within 1500 ms \(waiting on session\/prompt\)/);
+  assert.match(error.message, /stderr: \[agent\] retrying the model: ECONNREFUSED/);
+});
+
 Deno.test("a child that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
   using script = new Script([{ hang: true, ignoreSigterm: true }]);
   await assert.rejects(
@@ -174,6 +232,35 @@ Deno.test("a child that ignores SIGTERM is killed with SIGKILL after the grace p
   const [pid] = script.pids();
   assert.ok(!processExists(pid), `pid ${pid} still exists`);
   assert.ok(script.log().some((line) => line.type === "sigterm_ignored"));
+});
+
+Deno.test("a timeout ends the agent's whole process group, its own children too", async () => {
+  using script = new Script([{ hang: true, grandchild: true }]);
+  await assert.rejects(
+    runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1500, killGraceMs: 500 })),
+    (error) => error instanceof AcpTimeoutError && error.phase === "session/prompt",
+  );
+  const [pid] = script.pids();
+  const grandchild = script.log().find((line) => line.type === "grandchild")?.pid as number;
+  assert.ok(grandchild > 0, "the agent started its child before the timeout");
+  // The agent led its own group (it is gone now, so its group id is its pid).
+  assert.deepEqual(liveGroupMembers(pid), [], "processes of the agent's group survived");
+  assert.ok(!processLives(grandchild), `the agent's child ${grandchild} survived the timeout`);
+});
+
+Deno.test("aborting the signal ends the agent's children too", async () => {
+  using script = new Script([{ hang: true, grandchild: true }]);
+  const controller = new AbortController();
+  const call = runAcpPrompt(COMMAND, "x", script.options({ signal: controller.signal }));
+  while (!script.log().some((line) => line.type === "grandchild")) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  controller.abort(new Error("shutting down"));
+  await assert.rejects(call, /shutting down/);
+  const [pid] = script.pids();
+  const grandchild = script.log().find((line) => line.type === "grandchild")?.pid as number;
+  assert.deepEqual(liveGroupMembers(pid), []);
+  assert.ok(!processLives(grandchild), `the agent's child ${grandchild} survived the abort`);
 });
 
 Deno.test("aborting the signal rejects with its reason and kills the child", async () => {
@@ -205,9 +292,20 @@ Deno.test("a command that does not exist is an exit error with a clear message",
   assert.ok(error instanceof AcpExitError);
   assert.equal(
     error.message,
-    "agent command not found: kiro-cli-does-not-exist-here — install it or set extraction.agentCommand",
+    "agent command not found: kiro-cli-does-not-exist-here — install it or set " +
+      "extraction.agentCommand (a full path, or a name on the collector's PATH)",
   );
   assert.equal(error.exitCode, null);
+});
+
+Deno.test("a missing agent binary is reported as missing, even with a missing directory", async () => {
+  // Both missing: the binary is what the user has to fix first.
+  const error = await runAcpPrompt(["/nonexistent/kiro-learn/agent-bin"], "x", {
+    timeoutMs: 5000,
+    cwd: "/nonexistent/kiro-learn/dir",
+  }).then(() => assert.fail("expected a rejection"), (e) => e);
+  assert.ok(error instanceof AcpExitError);
+  assert.match(error.message, /^agent command not found: \/nonexistent\/kiro-learn\/agent-bin/);
 });
 
 Deno.test("an empty command is an exit error", async () => {

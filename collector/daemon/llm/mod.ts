@@ -12,6 +12,7 @@ export {
   type AcpResult,
   AcpTimeoutError,
   DEFAULT_KILL_GRACE_MS,
+  KILL_COMMAND,
   runAcpPrompt,
 } from "./acp_client.ts";
 export * from "./budget.ts";

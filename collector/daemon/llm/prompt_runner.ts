@@ -9,5 +9,9 @@
 export type PromptRunner = (
   command: string[],
   prompt: string,
-  options: { timeoutMs: number },
+  options: {
+    timeoutMs: number;
+    /** Aborting ends the session at once and kills the agent's whole process group. */
+    signal?: AbortSignal;
+  },
 ) => Promise<{ text: string }>;

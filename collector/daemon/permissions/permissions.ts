@@ -121,8 +121,13 @@ export function daemonArgs(settings: Settings, options: { detached?: boolean } =
     settings.extraction.agentCommand[0],
     settings.reconciliation.agentCommand[0],
     settings.compaction.agentCommand[0],
+    // llm's KILL_COMMAND: signals an agent's whole process group on timeout, cancel and
+    // shutdown (Deno.kill on a group would need an unrestricted --allow-run).
+    "kill",
   ]
-    .map((c) => resolveCommand(c))
+    // An absolute path is granted even when nothing is there yet: the spawn then fails with
+    // "not found", which the ACP client reports as such, instead of a permission error.
+    .map((c) => resolveCommand(c) ?? (c.startsWith("/") ? c : null))
     .filter((c): c is string => c !== null);
   const permissions = collectorPermissions(settings, { agentCommands: [...new Set(agents)] });
   return [

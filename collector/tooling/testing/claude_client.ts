@@ -218,13 +218,16 @@ export async function runClaude(
   }
 }
 
-/** Pids of live processes whose environment holds `NAME=value` (ours to read). */
+/** Pids of live (not zombie) processes but this one whose environment holds `NAME=value`. */
 export function processesWithEnv(name: string, value: string): number[] {
   const pids: number[] = [];
   const wanted = `${name}=${value}`;
   for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
+    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
     try {
+      // A zombie has exited; it only waits for its parent to reap it.
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
       const environ = Deno.readTextFileSync(`/proc/${entry.name}/environ`).split("\0");
       if (environ.includes(wanted)) pids.push(Number(entry.name));
     } catch {

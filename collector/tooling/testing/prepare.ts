@@ -13,6 +13,10 @@
  * Otherwise the run stops with the command that fixes it. A test that needs either never skips:
  * a missing dependency is a failure, said once, here, clearly.
  *
+ * The real clients the end-to-end tests drive are npm packages ({@linkcode NPM_TOOLS}), each
+ * installed at its pinned version with `npm` into a folder of its own under
+ * `$HOME/.cache/kiro-learn-test/npm/` (see {@linkcode npmToolBin}).
+ *
  * ```sh
  * deno run --allow-run --allow-read --allow-env=HOME --allow-sys=uid collector/tooling/testing/prepare.ts
  * ```
@@ -43,6 +47,51 @@ export function claudeCodeDir(home: string = Deno.env.get("HOME") ?? ""): string
 /** The `claude` executable inside an install folder made by {@linkcode preparePlan}. */
 export function claudeCodeBinary(dir: string = claudeCodeDir()): string {
   return `${dir}/node_modules/.bin/claude`;
+}
+
+/** An npm package the tests run, pinned to an exact version. */
+export interface NpmTool {
+  /** The package name. */
+  name: string;
+  /** The exact version to install. */
+  version: string;
+  /** The executable it provides (in `node_modules/.bin`). */
+  bin: string;
+}
+
+/** `claude-code-acp`: Claude Code behind the Agent Client Protocol (the real extraction agent). */
+export const CLAUDE_CODE_ACP: NpmTool = {
+  name: "@zed-industries/claude-code-acp",
+  version: "0.16.2",
+  bin: "claude-code-acp",
+};
+
+/** The npm tools prepare installs; one entry per tool. */
+export const NPM_TOOLS: readonly NpmTool[] = [CLAUDE_CODE_ACP];
+
+/** The folder a pinned npm tool is installed in (its own, so versions never mix). */
+export function npmToolDir(tool: NpmTool, options: { home?: string } = {}): string {
+  const home = options.home ?? Deno.env.get("HOME") ?? "/tmp";
+  return `${home}/.cache/kiro-learn-test/npm/${tool.name.replace("/", "+")}@${tool.version}`;
+}
+
+/** The path of a pinned npm tool's executable. */
+export function npmToolBin(tool: NpmTool, options: { home?: string } = {}): string {
+  return `${npmToolDir(tool, options)}/node_modules/.bin/${tool.bin}`;
+}
+
+/** The command that installs `tool` at its pinned version into {@linkcode npmToolDir}. */
+export function npmInstallCommand(tool: NpmTool, options: { home?: string } = {}): string[] {
+  return [
+    "npm",
+    "install",
+    "--prefix",
+    npmToolDir(tool, options),
+    "--no-audit",
+    "--no-fund",
+    "--save-exact",
+    `${tool.name}@${tool.version}`,
+  ];
 }
 
 /** What the machine offers for installing a package. */
@@ -173,7 +222,36 @@ export async function machineFacts(): Promise<MachineFacts> {
   };
 }
 
+/** Installs every missing {@linkcode NPM_TOOLS} entry; returns a non-zero code on failure. */
+async function installNpmTools(): Promise<number> {
+  for (const tool of NPM_TOOLS) {
+    if (fileExists(npmToolBin(tool))) continue;
+    const [command, ...args] = npmInstallCommand(tool);
+    console.error(`[prepare] installing ${tool.name}@${tool.version} for the real-client tests`);
+    let code: number;
+    try {
+      ({ code } = await new Deno.Command(command, { args, stdin: "null" }).spawn().status);
+    } catch (error) {
+      console.error(
+        `[prepare] could not run npm (${error instanceof Error ? error.message : error}): ` +
+          "install Node.js with npm, then run the tests again",
+      );
+      return 1;
+    }
+    if (code !== 0 || !fileExists(npmToolBin(tool))) {
+      console.error(
+        `[prepare] \`${[command, ...args].join(" ")}\` failed (exit ${code}): fix npm's error ` +
+          "above, then run the tests again",
+      );
+      return code || 1;
+    }
+  }
+  return 0;
+}
+
 async function main(): Promise<number> {
+  const npmCode = await installNpmTools();
+  if (npmCode !== 0) return npmCode;
   const facts = await machineFacts();
   const plan = preparePlan(facts);
   if (plan.kind === "ready") return 0;

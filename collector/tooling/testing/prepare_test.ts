@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
 import {
   CHROMIUM_PACKAGE,
+  CLAUDE_CODE_ACP,
   CLAUDE_CODE_PACKAGE,
   CLAUDE_CODE_VERSION,
   claudeCodeBinary,
   claudeCodeDir,
   machineFacts,
+  NPM_TOOLS,
+  npmInstallCommand,
+  npmToolBin,
   preparePlan,
 } from "./prepare.ts";
 
@@ -121,4 +125,28 @@ Deno.test("machineFacts reads this machine: the suite's own run found Chromium a
   assert.equal(facts.hasChromium, true);
   assert.equal(facts.hasClaudeCode, true, `no ${claudeCodeBinary()}: run \`deno task test\``);
   assert.deepEqual(preparePlan(facts), { kind: "ready" });
+});
+
+Deno.test("npm tools: each pinned to an exact version, in a folder of its own", () => {
+  assert.ok(NPM_TOOLS.includes(CLAUDE_CODE_ACP));
+  for (const tool of NPM_TOOLS) assert.match(tool.version, /^\d+\.\d+\.\d+$/);
+  assert.equal(
+    npmToolBin(CLAUDE_CODE_ACP, { home: "/h" }),
+    "/h/.cache/kiro-learn-test/npm/@zed-industries+claude-code-acp@0.16.2/node_modules/.bin/" +
+      "claude-code-acp",
+  );
+  const command = npmInstallCommand(CLAUDE_CODE_ACP, { home: "/h" });
+  assert.deepEqual(command.slice(0, 4), [
+    "npm",
+    "install",
+    "--prefix",
+    "/h/.cache/kiro-learn-test/npm/@zed-industries+claude-code-acp@0.16.2",
+  ]);
+  assert.equal(command.at(-1), "@zed-industries/claude-code-acp@0.16.2");
+});
+
+Deno.test("the suite's own run installed every npm tool", () => {
+  for (const tool of NPM_TOOLS) {
+    assert.ok(Deno.statSync(npmToolBin(tool)).isFile, `${tool.name} is missing`);
+  }
 });

@@ -15,6 +15,8 @@ export interface ScriptedAgent {
   env: Record<string, string>;
   /** Prompts the agent received so far. */
   prompts(): Promise<{ text: string; internal: string | null }[]>;
+  /** Pids of the agent processes started so far, and of the children they started. */
+  processes(): Promise<{ agents: number[]; children: number[] }>;
   /** Replaces the script; the step counter keeps counting. */
   setScript(steps: ScriptStep[]): Promise<void>;
 }
@@ -47,10 +49,53 @@ export async function scriptedAgent(steps: ScriptStep[]): Promise<ScriptedAgent>
           internal: e.internal ?? e.KIRO_LEARN_INTERNAL ?? null,
         }));
     },
+    async processes() {
+      let text = "";
+      try {
+        text = await Deno.readTextFile(`${dir}/log.ndjson`);
+      } catch {
+        return { agents: [], children: [] };
+      }
+      const lines = text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+      const pids = (type: string) =>
+        lines.filter((e) => e.type === type).map((e) => e.pid as number);
+      return { agents: pids("start"), children: pids("grandchild") };
+    },
     async setScript(next) {
       await Deno.writeTextFile(script, JSON.stringify(next));
     },
   };
+}
+
+/**
+ * Live (non-zombie) processes in process group `pgid`, read from /proc (Linux). A zombie counts
+ * as gone: it runs nothing and holds no memory, and in a container nobody may reap it.
+ */
+export function liveProcessGroup(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+    } catch {
+      continue; // exited while we looked
+    }
+    // The fields after the command name (which may hold spaces): state, ppid, pgrp, ...
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") members.push(Number(entry.name));
+  }
+  return members;
+}
+
+/** True while `pid` runs (exists and is not a zombie; Linux). */
+export function processLives(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */

@@ -42,11 +42,23 @@ export type Step =
     hang: true;
     /** Also ignore SIGTERM, so only SIGKILL ends the process. */
     ignoreSigterm?: boolean;
+    /**
+     * First start a child of its own (`sleep 300`, logged as a `grandchild` line with its pid),
+     * as a real agent starts its model process and MCP servers.
+     */
+    grandchild?: boolean;
   }
   | {
     /** Exit(3) at once, before reading anything. */
     exitBeforeInitialize: true;
+  }
+  | {
+    /** Reject `session/new` with an internal error carrying this `data` (the real cause). */
+    rejectSessionNew: unknown;
   };
+
+/** Every step may also write this to stderr when the process starts. */
+export type StepWithStderr = Step & { stderr?: string };
 
 const env = (name: string) => Deno.env.get(name);
 
@@ -105,10 +117,11 @@ async function main(): Promise<void> {
     console.error("scripted agent: SCRIPTED_AGENT_SCRIPT and SCRIPTED_AGENT_STATE are required");
     Deno.exit(2);
   }
-  const steps = JSON.parse(Deno.readTextFileSync(scriptPath)) as Step[];
+  const steps = JSON.parse(Deno.readTextFileSync(scriptPath)) as StepWithStderr[];
   const index = await takeStepIndex(statePath);
   const step = steps[Math.min(index, steps.length - 1)];
   log({ type: "start", pid: Deno.pid, step: index });
+  if (step.stderr) console.error(step.stderr);
 
   if ("exitBeforeInitialize" in step) {
     console.error("scripted agent: exiting before initialize, as scripted");
@@ -126,6 +139,7 @@ async function main(): Promise<void> {
       agentInfo: { name: "scripted-agent", version: "1.0.0" },
     }))
     .onRequest(acp.methods.agent.session.new, ({ params }) => {
+      if ("rejectSessionNew" in step) throw acp.RequestError.internalError(step.rejectSessionNew);
       // The SDK's schema already requires these; checked again so the fake stays strict even
       // if a future SDK loosens its parsing.
       if (!Array.isArray(params.mcpServers)) {
@@ -157,6 +171,15 @@ async function main(): Promise<void> {
         Deno.exit(1);
       }
       if ("hang" in step) {
+        if (step.grandchild) {
+          const sleeper = new Deno.Command("sleep", {
+            args: ["300"],
+            stdin: "null",
+            stdout: "null",
+            stderr: "null",
+          }).spawn();
+          log({ type: "grandchild", pid: sleeper.pid });
+        }
         await new Promise(() => {});
       }
       if (!("reply" in step)) throw acp.RequestError.internalError(undefined, "bad step");

@@ -1,0 +1,212 @@
+// Extraction through the real collector with a REAL ACP agent: `claude-code-acp` (Claude Code
+// behind the Agent Client Protocol, installed at its pinned version by prepare.ts), its model a
+// scripted Anthropic Messages API server on loopback. The scripted stand-in agent covers fault
+// injection (service_test.ts); this is the evidence that a real agent works end to end.
+import assert from "node:assert/strict";
+import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import type { Event } from "@kiro-learn/core/schemas";
+import {
+  CLAUDE_CODE_ACP,
+  type ExtractionModelStep,
+  freePort,
+  npmToolBin,
+  postJson,
+  processesWithEnv,
+  type ScriptedExtractionModel,
+  scriptedExtractionModel,
+  startTestDaemon,
+  type TestDaemon,
+  waitFor,
+} from "../../tooling/testing/mod.ts";
+
+const PROJECT = TEST_NAMESPACE.split("/")[4];
+const AGENT = npmToolBin(CLAUDE_CODE_ACP);
+
+const VALID = `<memory_record type="decision">
+<title>Queue lives in SQLite</title>
+<summary>The extraction queue is a table so snapshots and commits are atomic.</summary>
+<facts><fact>commit and delete share one transaction</fact></facts>
+<concepts><concept>queue</concept></concepts>
+<files><file>core/storage/sqlite.ts</file></files>
+</memory_record>`;
+
+function toolEvent(n: number): Event {
+  return makeEvent({
+    kind: "tool_use",
+    body: {
+      type: "json",
+      data: {
+        tool_name: "fs_write",
+        tool_input: { command: "create", path: `src/file_${n}.ts`, file_text: "x".repeat(200) },
+        tool_response: { success: true, result: [""] },
+      },
+    },
+  });
+}
+
+/** A scripted model, a collector whose extraction agent is claude-code-acp, and a marker. */
+async function setUp(
+  steps: ExtractionModelStep[],
+  extraction: Record<string, unknown> = {},
+  options: { modelDown?: boolean } = {},
+) {
+  try {
+    Deno.statSync(AGENT);
+  } catch {
+    throw new Error(
+      `the real ACP agent is missing at ${AGENT}: run \`deno task test\` (its prepare step ` +
+        `installs ${CLAUDE_CODE_ACP.name}@${CLAUDE_CODE_ACP.version} with npm)`,
+    );
+  }
+  const model = scriptedExtractionModel(steps);
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-claude-home-" });
+  // Every process the agent starts inherits this, so /proc tells what is left of it.
+  const marker = `KIRO_LEARN_TEST_AGENT=${crypto.randomUUID()}`;
+  const daemon = await startTestDaemon({
+    settings: {
+      extraction: {
+        strategy: "acp",
+        agentCommand: [AGENT],
+        idleMs: 60_000,
+        sizeThresholdBytes: 16_777_216,
+        maxAttempts: 1,
+        timeoutMs: 60_000,
+        ...extraction,
+      },
+      compaction: { enabled: false },
+      reconciliation: { enabled: false },
+    },
+    env: {
+      ...model.env,
+      // A loopback port nobody listens on: the model is down.
+      ...(options.modelDown ? { ANTHROPIC_BASE_URL: `http://127.0.0.1:${freePort()}` } : {}),
+      HOME: home,
+      [marker.split("=")[0]]: marker.split("=")[1],
+    },
+  });
+  return {
+    model,
+    daemon,
+    /** Live processes of the agent (the collector carries the marker too, and is left out). */
+    agentProcesses: () =>
+      processesWithEnv(...markerEntry(marker)).filter((pid) => pid !== daemon.pid()),
+    async [Symbol.asyncDispose]() {
+      await daemon[Symbol.asyncDispose]();
+      await model[Symbol.asyncDispose]();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+async function post(daemon: TestDaemon, events: Event[]): Promise<void> {
+  for (const e of events) await postJson(daemon, "/v1/events", e).then((r) => r.body?.cancel());
+}
+
+async function flush(daemon: TestDaemon): Promise<void> {
+  const res = await daemon.fetch(`/v1/extraction/flush?project_id=${PROJECT}`, { method: "POST" });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+}
+
+async function lastRun(daemon: TestDaemon) {
+  return (await (await daemon.fetch("/v1/runs?limit=1")).json()).items[0];
+}
+
+async function queueRows(daemon: TestDaemon): Promise<number> {
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  return (stats.queue as { rows: number }[]).reduce((n, q) => n + q.rows, 0);
+}
+
+async function memoryTitles(daemon: TestDaemon): Promise<string[]> {
+  const page = await (await daemon.fetch("/v1/memories?limit=50")).json();
+  return page.items.map((r: { title: string; strategy: string }) => `${r.strategy}: ${r.title}`);
+}
+
+/** `NAME=value` as the two arguments of `processesWithEnv`. */
+function markerEntry(marker: string): [string, string] {
+  const at = marker.indexOf("=");
+  return [marker.slice(0, at), marker.slice(at + 1)];
+}
+
+function extractionRequests(model: ScriptedExtractionModel) {
+  return model.requests().filter((r) => r.scripted);
+}
+
+Deno.test("real ACP agent: a batch of events becomes records, and the compressor's instructions reach the model", async () => {
+  await using env = await setUp([{ text: VALID }]);
+  await post(env.daemon, [toolEvent(1), toolEvent(2), toolEvent(3)]);
+  await flush(env.daemon);
+  const run = await lastRun(env.daemon);
+  assert.equal(run.outcome, "ok", `run: ${JSON.stringify(run)}`);
+  assert.deepEqual(await memoryTitles(env.daemon), ["llm-summary: Queue lives in SQLite"]);
+  assert.equal(await queueRows(env.daemon), 0);
+  // What crossed the wire: Claude Code's own system prompt and tools, and, in the user turn, our
+  // compressor's instructions with the observations.
+  const [request] = extractionRequests(env.model);
+  assert.ok(request, "the model received the extraction request");
+  const body = JSON.stringify(request.body);
+  assert.match(body, /You are kiro-learn-compressor/, "the compressor's instructions");
+  assert.match(body, /src\/file_2\.ts/, "the observations");
+  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the run");
+});
+
+Deno.test("real ACP agent: a garbage reply keeps the batch queued and fails the run with the reason", async () => {
+  await using env = await setUp([{ text: "Sure! I looked at the files and they seem fine." }]);
+  await post(env.daemon, [toolEvent(1), toolEvent(2)]);
+  await flush(env.daemon);
+  const run = await lastRun(env.daemon);
+  assert.equal(run.outcome, "failed");
+  assert.equal(run.strategy, "acp");
+  assert.match(run.error, /garbage reply/);
+  assert.equal(await queueRows(env.daemon), 2, "no event consumed for nothing");
+  assert.deepEqual(await memoryTitles(env.daemon), []);
+  assert.deepEqual(env.agentProcesses(), []);
+});
+
+Deno.test("real ACP agent: a model that hangs times out, and nothing of the agent is left", async () => {
+  await using env = await setUp([{ hang: true }], { timeoutMs: 30_000 });
+  await post(env.daemon, [toolEvent(1)]);
+  await flush(env.daemon);
+  assert.equal(extractionRequests(env.model).length, 1, "the agent reached the model");
+  const run = await lastRun(env.daemon);
+  assert.equal(run.outcome, "failed");
+  assert.match(run.error, /did not answer within 30000 ms/);
+  assert.equal(await queueRows(env.daemon), 1);
+  // Claude Code's own process (and anything else the agent started) went with it.
+  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the timeout");
+});
+
+Deno.test("real ACP agent: with the model down it times out, the batch stays queued, nothing is left", async () => {
+  await using env = await setUp([{ text: VALID }], { timeoutMs: 30_000 }, { modelDown: true });
+  await post(env.daemon, [toolEvent(1)]);
+  await flush(env.daemon);
+  const run = await lastRun(env.daemon);
+  assert.equal(run.outcome, "failed");
+  // The handshake worked; Claude Code kept retrying the model until our deadline.
+  assert.match(run.error, /did not answer within 30000 ms \(waiting on session\/prompt\)/);
+  assert.equal(await queueRows(env.daemon), 1);
+  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the timeout");
+});
+
+Deno.test("real ACP agent: an agent that dies mid-turn fails the run with the reason", async () => {
+  await using env = await setUp([{ hang: true }]);
+  await post(env.daemon, [toolEvent(1)]);
+  const flushed = flush(env.daemon);
+  await waitFor(() => Promise.resolve(extractionRequests(env.model).length > 0 || undefined), {
+    timeoutMs: 60_000,
+    what: "the agent's request to the model",
+  });
+  // The agent is the collector's child that carries the marker; kill it as a crash would.
+  const agent = env.agentProcesses().find((pid) => {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === env.daemon.pid();
+  });
+  assert.ok(agent, "the agent process");
+  Deno.kill(agent, "SIGKILL");
+  await flushed;
+  const run = await lastRun(env.daemon);
+  assert.equal(run.outcome, "failed");
+  assert.match(run.error, /was killed by SIGKILL before answering/);
+  assert.equal(await queueRows(env.daemon), 1);
+  assert.deepEqual(env.agentProcesses(), [], "the dead agent's children were left");
+});
