@@ -167,7 +167,31 @@ function parseLine(raw: string, project: string): ReplayLine | string {
       env[key] = val;
     }
   }
-  return { surface: line.surface as ShimSurface, hook: line.hook, payload: line.payload, env };
+  return {
+    surface: line.surface as ShimSurface,
+    hook: line.hook,
+    payload: intoProject(line.payload, project),
+    env,
+  };
+}
+
+/**
+ * The payload as if the hook fired in `project`: a recorded session names the directory it was
+ * recorded in (`cwd`, and each deferred Kiro tool event's `cwd`), and the replay says it files
+ * its events under the replay's project.
+ */
+export function intoProject(payload: unknown, project: string): unknown {
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) return payload;
+  const out: Record<string, unknown> = { ...payload };
+  if (typeof out.cwd === "string") out.cwd = project;
+  if (Array.isArray(out.hook_events)) {
+    out.hook_events = out.hook_events.map((e) =>
+      e !== null && typeof e === "object" && !Array.isArray(e) && typeof e.cwd === "string"
+        ? { ...e, cwd: project }
+        : e
+    );
+  }
+  return out;
 }
 
 function substitute(value: unknown, project: string): unknown {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import { startTestDaemon } from "@kiro-learn/collector/testing";
-import { formatResult, replay } from "./replay.ts";
+import { formatResult, intoProject, replay } from "./replay.ts";
 import { dataOf, makeProject, storedEvents, TEST_ACTOR, TESTDATA } from "./testing.ts";
 
 Deno.test("replaying the sample bug-fix session stores the expected events", async () => {
@@ -177,4 +177,16 @@ Deno.test("replay.ts as a command prints one line per firing and fails on a bad 
     }),
     "line 1: kiro-cli userPromptSubmit exit 0 in 5 ms\n    ctx\n    more",
   );
+});
+
+Deno.test("a recorded session's own directory is replaced by the replay's project", () => {
+  assert.deepEqual(
+    intoProject({ hook_event_name: "Stop", cwd: "/home/dev/recorded-app", prompt: "x" }, "/p"),
+    { hook_event_name: "Stop", cwd: "/p", prompt: "x" },
+  );
+  assert.deepEqual(
+    intoProject({ cwd: "/r", hook_events: [{ tool_name: "fs_read", cwd: "/r" }, "odd"] }, "/p"),
+    { cwd: "/p", hook_events: [{ tool_name: "fs_read", cwd: "/p" }, "odd"] },
+  );
+  assert.equal(intoProject("USER_PROMPT text", "/p"), "USER_PROMPT text");
 });

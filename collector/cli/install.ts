@@ -51,6 +51,7 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
     commands: installCommands(settings),
     dryRun: options.dryRun,
     agents: options.agents,
+    collector: { host: settings.collector.host, port: settings.collector.port },
   });
   if (!options.dryRun) {
     console.log("next: `kiro-learn start`, then `kiro-learn doctor` to check the wiring");

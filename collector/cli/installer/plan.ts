@@ -98,6 +98,21 @@ export interface InstallOptions {
   denoPath?: string;
   /** The agents to wire (default: all); the others' files are left as they are. */
   agents?: readonly InstallAgent[];
+  /** Where the collector the hooks post to listens (the effective settings, env included). */
+  collector?: { host: string; port: number };
+}
+
+// The host and port a settings.json file holds, defaults filling what it leaves out.
+function savedCollector(text: string): { host: string; port: number } {
+  try {
+    const saved = JSON.parse(text)?.collector ?? {};
+    return {
+      host: typeof saved.host === "string" ? saved.host : DEFAULTS.collector.host,
+      port: typeof saved.port === "number" ? saved.port : DEFAULTS.collector.port,
+    };
+  } catch {
+    return DEFAULTS.collector;
+  }
 }
 
 /** Options of {@linkcode planUninstall}. */
@@ -338,15 +353,32 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   }
 
   const settingsPath = join(dataDir, SETTINGS_FILE);
-  if (readOrProblem(settingsPath, problems) === null && problems.length === 0) {
+  const settingsText = readOrProblem(settingsPath, problems);
+  // The hooks are written for this host and port: settings.json must say the same, or the
+  // collector would listen elsewhere (KIRO_LEARN_PORT at install time is not there at start).
+  const collector = { ...DEFAULTS.collector, ...options.collector };
+  if (settingsText === null && problems.length === 0) {
+    const changed = collector.host !== DEFAULTS.collector.host ||
+      collector.port !== DEFAULTS.collector.port;
     actions.push({
       kind: "write",
       path: settingsPath,
-      description: "add kiro-learn settings (all defaults)",
-      content: JSON.stringify(DEFAULTS, null, 2) + "\n",
+      description: changed
+        ? `add kiro-learn settings (defaults, collector at ${collector.host}:${collector.port})`
+        : "add kiro-learn settings (all defaults)",
+      content: JSON.stringify({ ...DEFAULTS, collector }, null, 2) + "\n",
       expected: null,
       private: true,
     });
+  } else if (settingsText !== null && options.collector !== undefined) {
+    const saved = savedCollector(settingsText);
+    if (saved.host !== collector.host || saved.port !== collector.port) {
+      warnings.push(
+        `the hooks are written for ${collector.host}:${collector.port} (KIRO_LEARN_HOST/PORT), ` +
+          `but ${settingsPath} says ${saved.host}:${saved.port}: put the same in settings.json ` +
+          "so the collector listens where the hooks post",
+      );
+    }
   }
   // The scripts hooks run: their launchers, and the one that starts a collector that is down.
   const scripts = [

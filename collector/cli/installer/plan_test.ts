@@ -216,3 +216,23 @@ Deno.test("when every chosen agent has an unparsable file, install stops and wri
     assert.deepEqual(snapshot(world.root), before);
   });
 });
+
+Deno.test("install writes the port the hooks use into a new settings.json, and warns on a mismatch", async () => {
+  await withWorld(async (world) => {
+    const collector = { host: "127.0.0.1", port: 23456 };
+    apply(await planInstall(optionsFor(world, { collector })));
+    const written = readJson(world, "home/.kiro-learn/settings.json") as {
+      collector: { port: number };
+    };
+    assert.equal(written.collector.port, 23456, "one source for the port");
+    const again = await planInstall(
+      optionsFor(world, { collector: { ...collector, port: 24000 } }),
+    );
+    assert.ok(
+      again.warnings.some((w) => /written for 127\.0\.0\.1:24000.*says 127\.0\.0\.1:23456/.test(w)),
+      again.warnings.join("\n"),
+    );
+    const same = await planInstall(optionsFor(world, { collector }));
+    assert.ok(!same.warnings.some((w) => /written for/.test(w)));
+  });
+});
