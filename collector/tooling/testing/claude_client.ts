@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { CLAUDE_CODE_VERSION, claudeCodeBinary, claudeCodeDir } from "./prepare.ts";
+import { CLAUDE_CODE_VERSION, claudeCodeBinary } from "./prepare.ts";
 import { freePort } from "./daemon.ts";
 
 /** The Claude Code version these helpers run (pinned in prepare.ts). */
@@ -23,7 +23,7 @@ export const CLAUDE_RUN_LIMIT_MS = 120_000;
  * that needs the client fails without it, it never skips).
  */
 export function requireClaudeCode(): string {
-  const binary = claudeCodeBinary(claudeCodeDir());
+  const binary = claudeCodeBinary();
   try {
     if (Deno.statSync(binary).isFile) return binary;
   } catch {

@@ -2,20 +2,16 @@
  * Prepares a machine for the test suite: `deno task test` runs this first, so the README's test
  * command works on a fresh machine and not only under `.ci/run`.
  *
- * Two things the tests drive are not part of the workspace:
+ * What the tests drive that is not part of the workspace:
  *
  * - Debian's headless Chromium (the viewer's end-to-end test drives it). When it is missing and
  *   we may install packages (root, or password-less sudo), it is installed with `apt-get`;
- * - the real Claude Code client, pinned at {@linkcode CLAUDE_CODE_VERSION} (the end-to-end test
- *   of our hooks runs it), installed with `npm` into {@linkcode claudeCodeDir} (a cache outside
- *   the repository, shared by every checkout) when that version is not there yet.
+ * - the real clients the end-to-end tests drive, npm packages ({@linkcode NPM_TOOLS}: Claude
+ *   Code and the ACP agent `claude-code-acp`), each installed at its pinned version with `npm`
+ *   into a folder of its own under `~/.cache/kiro-learn-test/npm/` when it is not there yet.
  *
- * Otherwise the run stops with the command that fixes it. A test that needs either never skips:
- * a missing dependency is a failure, said once, here, clearly.
- *
- * The real clients the end-to-end tests drive are npm packages ({@linkcode NPM_TOOLS}), each
- * installed at its pinned version with `npm` into a folder of its own under
- * `$HOME/.cache/kiro-learn-test/npm/` (see {@linkcode npmToolBin}).
+ * Otherwise the run stops with the command that fixes it. A test that needs any of them never
+ * skips: a missing dependency is a failure, said once, here, clearly.
  *
  * ```sh
  * deno run --allow-run --allow-read --allow-env=HOME --allow-sys=uid collector/tooling/testing/prepare.ts
@@ -30,48 +26,49 @@ export const CHROMIUM_PATH = "/usr/bin/chromium";
 /** The Debian package that provides {@linkcode CHROMIUM_PATH}. */
 export const CHROMIUM_PACKAGE = "chromium";
 
-/** The npm package of the Claude Code client the end-to-end test runs. */
-export const CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code";
-
-/** The exact Claude Code version the end-to-end test runs (pinned: the client changes weekly). */
-export const CLAUDE_CODE_VERSION = "2.1.332";
-
-/** Where the pinned Claude Code is installed: `~/.cache/kiro-learn-test/claude-code@<version>`. */
-export function claudeCodeDir(home: string = Deno.env.get("HOME") ?? ""): string {
-  if (home === "") {
-    throw new Error("HOME is not set: the Claude Code test client lives under ~/.cache; set HOME");
-  }
-  return `${home}/.cache/kiro-learn-test/claude-code@${CLAUDE_CODE_VERSION}`;
-}
-
-/** The `claude` executable inside an install folder made by {@linkcode preparePlan}. */
-export function claudeCodeBinary(dir: string = claudeCodeDir()): string {
-  return `${dir}/node_modules/.bin/claude`;
-}
-
 /** An npm package the tests run, pinned to an exact version. */
 export interface NpmTool {
   /** The package name. */
   name: string;
-  /** The exact version to install. */
+  /** The exact version to install (pinned: these clients change weekly). */
   version: string;
   /** The executable it provides (in `node_modules/.bin`). */
   bin: string;
+  /** What it is for, in the progress line. */
+  purpose: string;
 }
+
+/** The real Claude Code client (the end-to-end test of our hooks runs it). */
+export const CLAUDE_CODE: NpmTool = {
+  name: "@anthropic-ai/claude-code",
+  version: "2.1.332",
+  bin: "claude",
+  purpose: "the end-to-end test of our hooks (about 400 MB, once)",
+};
 
 /** `claude-code-acp`: Claude Code behind the Agent Client Protocol (the real extraction agent). */
 export const CLAUDE_CODE_ACP: NpmTool = {
   name: "@zed-industries/claude-code-acp",
   version: "0.16.2",
   bin: "claude-code-acp",
+  purpose: "the real extraction agent's tests",
 };
 
 /** The npm tools prepare installs; one entry per tool. */
-export const NPM_TOOLS: readonly NpmTool[] = [CLAUDE_CODE_ACP];
+export const NPM_TOOLS: readonly NpmTool[] = [CLAUDE_CODE, CLAUDE_CODE_ACP];
 
-/** The folder a pinned npm tool is installed in (its own, so versions never mix). */
+/** The pinned Claude Code version (for messages and benchmark records). */
+export const CLAUDE_CODE_VERSION: string = CLAUDE_CODE.version;
+
+/**
+ * The folder a pinned npm tool is installed in: its own, under
+ * `~/.cache/kiro-learn-test/npm/` (outside the repository, shared by every checkout).
+ */
 export function npmToolDir(tool: NpmTool, options: { home?: string } = {}): string {
-  const home = options.home ?? Deno.env.get("HOME") ?? "/tmp";
+  const home = options.home ?? Deno.env.get("HOME") ?? "";
+  if (home === "") {
+    throw new Error("HOME is not set: the tests' npm tools live under ~/.cache; set HOME");
+  }
   return `${home}/.cache/kiro-learn-test/npm/${tool.name.replace("/", "+")}@${tool.version}`;
 }
 
@@ -80,30 +77,21 @@ export function npmToolBin(tool: NpmTool, options: { home?: string } = {}): stri
   return `${npmToolDir(tool, options)}/node_modules/.bin/${tool.bin}`;
 }
 
-/** The command that installs `tool` at its pinned version into {@linkcode npmToolDir}. */
-export function npmInstallCommand(tool: NpmTool, options: { home?: string } = {}): string[] {
-  return [
-    "npm",
-    "install",
-    "--prefix",
-    npmToolDir(tool, options),
-    "--no-audit",
-    "--no-fund",
-    "--save-exact",
-    `${tool.name}@${tool.version}`,
-  ];
+/** The `claude` executable of the pinned Claude Code. */
+export function claudeCodeBinary(options: { home?: string } = {}): string {
+  return npmToolBin(CLAUDE_CODE, options);
 }
 
 /** What the machine offers for installing a package. */
 export interface MachineFacts {
   /** Chromium is already at {@linkcode CHROMIUM_PATH}. */
   hasChromium: boolean;
-  /** The pinned Claude Code is installed (its `claude` is in {@linkcode claudeCodeDir}). */
-  hasClaudeCode: boolean;
+  /** The {@linkcode NPM_TOOLS} whose executable is not installed yet. */
+  missingTools: readonly NpmTool[];
   /** `npm` is on the PATH. */
   hasNpm: boolean;
-  /** Where Claude Code goes ({@linkcode claudeCodeDir}). */
-  claudeCodeDir: string;
+  /** The home folder the tools go under (see {@linkcode npmToolDir}). */
+  home: string;
   /** A process-unique suffix for the folder npm installs into before it is moved in place. */
   stagingSuffix: string;
   /** `apt-get` is on the machine. */
@@ -147,33 +135,32 @@ function chromiumPart(facts: MachineFacts): Part {
   };
 }
 
-function claudeCodePart(facts: MachineFacts): Part {
-  if (facts.hasClaudeCode) return null;
-  const spec = `${CLAUDE_CODE_PACKAGE}@${CLAUDE_CODE_VERSION}`;
+function npmToolPart(tool: NpmTool, facts: MachineFacts): Part {
+  const spec = `${tool.name}@${tool.version}`;
+  const dir = npmToolDir(tool, { home: facts.home });
   if (!facts.hasNpm) {
     return {
-      blocked: `Claude Code ${CLAUDE_CODE_VERSION} is missing (${facts.claudeCodeDir}) and npm ` +
-        `is not on the PATH: install Node.js and npm (\`sudo apt-get install -y npm\`), or run ` +
-        `\`npm install --prefix ${facts.claudeCodeDir} ${spec}\` elsewhere and copy the folder, ` +
-        "then run the tests again",
+      blocked: `${spec} is missing (${dir}) and npm is not on the PATH: install Node.js and npm ` +
+        `(\`sudo apt-get install -y npm\`), or run \`npm install --prefix ${dir} ${spec}\` ` +
+        "elsewhere and copy the folder, then run the tests again",
     };
   }
   // npm fills a folder of its own, moved in place when complete: an interrupted install, or two
-  // checkouts preparing at once, never leave a half-installed client where the test looks.
-  const staging = `${facts.claudeCodeDir}.partial-${facts.stagingSuffix}`;
+  // checkouts preparing at once, never leave a half-installed tool where the tests look.
+  const staging = `${dir}.partial-${facts.stagingSuffix}`;
   return {
     commands: [
       ["npm", "install", "--prefix", staging, "--no-audit", "--no-fund", "--loglevel=error", spec],
-      ["mv", "-T", staging, facts.claudeCodeDir],
+      ["mv", "-T", staging, dir],
     ],
-    note: `Claude Code ${CLAUDE_CODE_VERSION} is missing; installing ${spec} with npm into ` +
-      `${facts.claudeCodeDir} for the end-to-end test of our hooks (about 400 MB, once)`,
+    note: `${spec} is missing; installing it with npm into ${dir} for ${tool.purpose}`,
   };
 }
 
-/** Decides how to get Chromium and the pinned Claude Code onto the machine from what it offers. */
+/** Decides how to get Chromium and the pinned npm tools onto the machine from what it offers. */
 export function preparePlan(facts: MachineFacts): PreparePlan {
-  const parts = [chromiumPart(facts), claudeCodePart(facts)].filter((p) => p !== null);
+  const parts = [chromiumPart(facts), ...facts.missingTools.map((t) => npmToolPart(t, facts))]
+    .filter((p) => p !== null);
   const blocked = parts.flatMap((p) => "blocked" in p ? [p.blocked] : []);
   if (blocked.length > 0) return { kind: "blocked", message: blocked.join("; and ") };
   if (parts.length === 0) return { kind: "ready" };
@@ -209,12 +196,12 @@ async function succeeds(command: string, args: string[]): Promise<boolean> {
 /** Reads the facts {@linkcode preparePlan} needs off this machine. */
 export async function machineFacts(): Promise<MachineFacts> {
   const isRoot = Deno.uid() === 0;
-  const dir = claudeCodeDir();
+  const home = Deno.env.get("HOME") ?? "";
   return {
     hasChromium: fileExists(CHROMIUM_PATH),
-    hasClaudeCode: fileExists(claudeCodeBinary(dir)),
+    missingTools: NPM_TOOLS.filter((tool) => !fileExists(npmToolBin(tool, { home }))),
     hasNpm: await succeeds("npm", ["--version"]),
-    claudeCodeDir: dir,
+    home,
     stagingSuffix: String(Deno.pid),
     hasAptGet: fileExists("/usr/bin/apt-get"),
     isRoot,
@@ -222,36 +209,7 @@ export async function machineFacts(): Promise<MachineFacts> {
   };
 }
 
-/** Installs every missing {@linkcode NPM_TOOLS} entry; returns a non-zero code on failure. */
-async function installNpmTools(): Promise<number> {
-  for (const tool of NPM_TOOLS) {
-    if (fileExists(npmToolBin(tool))) continue;
-    const [command, ...args] = npmInstallCommand(tool);
-    console.error(`[prepare] installing ${tool.name}@${tool.version} for the real-client tests`);
-    let code: number;
-    try {
-      ({ code } = await new Deno.Command(command, { args, stdin: "null" }).spawn().status);
-    } catch (error) {
-      console.error(
-        `[prepare] could not run npm (${error instanceof Error ? error.message : error}): ` +
-          "install Node.js with npm, then run the tests again",
-      );
-      return 1;
-    }
-    if (code !== 0 || !fileExists(npmToolBin(tool))) {
-      console.error(
-        `[prepare] \`${[command, ...args].join(" ")}\` failed (exit ${code}): fix npm's error ` +
-          "above, then run the tests again",
-      );
-      return code || 1;
-    }
-  }
-  return 0;
-}
-
 async function main(): Promise<number> {
-  const npmCode = await installNpmTools();
-  if (npmCode !== 0) return npmCode;
   const facts = await machineFacts();
   const plan = preparePlan(facts);
   if (plan.kind === "ready") return 0;
@@ -265,7 +223,7 @@ async function main(): Promise<number> {
     const { code } = await new Deno.Command(command, { args, stdin: "null" }).spawn().status;
     if (code !== 0) {
       // Another checkout preparing at the same time may have moved its copy in first.
-      if (command === "mv" && fileExists(claudeCodeBinary(facts.claudeCodeDir))) continue;
+      if (command === "mv" && fileExists(`${args.at(-1)}/node_modules/.bin`)) continue;
       console.error(
         `[prepare] \`${[command, ...args].join(" ")}\` failed (exit ${code}): fix the error ` +
           "above, or install the missing dependency yourself, then run the tests again",
@@ -281,12 +239,13 @@ async function main(): Promise<number> {
     console.error(`[prepare] apt-get installed ${CHROMIUM_PACKAGE} but ${CHROMIUM_PATH} is absent`);
     return 1;
   }
-  if (!fileExists(claudeCodeBinary(facts.claudeCodeDir))) {
+  for (const tool of facts.missingTools) {
+    const bin = npmToolBin(tool, { home: facts.home });
+    if (fileExists(bin)) continue;
     console.error(
-      `[prepare] npm installed ${CLAUDE_CODE_PACKAGE} but ${
-        claudeCodeBinary(facts.claudeCodeDir)
-      } is absent: its native binary comes from an optional dependency; check that npm does ` +
-        "not skip optional dependencies (omit=optional in .npmrc)",
+      `[prepare] npm installed ${tool.name} but ${bin} is absent: a native binary may come ` +
+        "from an optional dependency; check that npm does not skip optional dependencies " +
+        "(omit=optional in .npmrc)",
     );
     return 1;
   }

@@ -1,32 +1,31 @@
 import assert from "node:assert/strict";
 import {
   CHROMIUM_PACKAGE,
+  CLAUDE_CODE,
   CLAUDE_CODE_ACP,
-  CLAUDE_CODE_PACKAGE,
   CLAUDE_CODE_VERSION,
   claudeCodeBinary,
-  claudeCodeDir,
   machineFacts,
   NPM_TOOLS,
-  npmInstallCommand,
   npmToolBin,
+  npmToolDir,
   preparePlan,
 } from "./prepare.ts";
 
-const CLAUDE_DIR = "/home/u/.cache/kiro-learn-test/claude-code@" + CLAUDE_CODE_VERSION;
-/** Chromium missing, Claude Code present: the Chromium cases below. */
+const CLAUDE_DIR = npmToolDir(CLAUDE_CODE, { home: "/home/u" });
+/** Chromium missing, every npm tool present: the Chromium cases below. */
 const MISSING = {
   hasChromium: false,
   hasAptGet: true,
   isRoot: false,
   hasPasswordlessSudo: false,
-  hasClaudeCode: true,
+  missingTools: [],
   hasNpm: true,
-  claudeCodeDir: CLAUDE_DIR,
+  home: "/home/u",
   stagingSuffix: "42",
 };
 /** Everything present but Claude Code. */
-const NO_CLAUDE = { ...MISSING, hasChromium: true, hasClaudeCode: false };
+const NO_CLAUDE = { ...MISSING, hasChromium: true, missingTools: [CLAUDE_CODE] };
 
 Deno.test("preparePlan: Chromium present means nothing to do, whoever runs it", () => {
   assert.deepEqual(preparePlan({ ...MISSING, hasChromium: true }), { kind: "ready" });
@@ -79,21 +78,24 @@ Deno.test("preparePlan: a missing Claude Code is installed with npm at the pinne
       "--no-audit",
       "--no-fund",
       "--loglevel=error",
-      `${CLAUDE_CODE_PACKAGE}@${CLAUDE_CODE_VERSION}`,
+      `${CLAUDE_CODE.name}@${CLAUDE_CODE_VERSION}`,
     ],
     ["mv", "-T", staging, CLAUDE_DIR],
   ]);
   assert.equal(plan.notes.length, 1);
-  assert.match(plan.notes[0], new RegExp(`Claude Code ${CLAUDE_CODE_VERSION} is missing`));
+  assert.match(plan.notes[0], new RegExp(`claude-code@${CLAUDE_CODE_VERSION} is missing`));
   // It needs neither root nor apt: npm installs into the user's cache.
   assert.equal(preparePlan({ ...NO_CLAUDE, hasAptGet: false }).kind, "install");
 });
 
 Deno.test("preparePlan: the version is pinned exactly, and the install folder is per version", () => {
   assert.match(CLAUDE_CODE_VERSION, /^\d+\.\d+\.\d+$/);
-  assert.equal(claudeCodeDir("/h"), `/h/.cache/kiro-learn-test/claude-code@${CLAUDE_CODE_VERSION}`);
-  assert.equal(claudeCodeBinary("/x"), "/x/node_modules/.bin/claude");
-  assert.throws(() => claudeCodeDir(""), /HOME is not set/);
+  assert.equal(
+    claudeCodeBinary({ home: "/h" }),
+    `/h/.cache/kiro-learn-test/npm/@anthropic-ai+claude-code@${CLAUDE_CODE_VERSION}` +
+      "/node_modules/.bin/claude",
+  );
+  assert.throws(() => npmToolDir(CLAUDE_CODE, { home: "" }), /HOME is not set/);
 });
 
 Deno.test("preparePlan: both missing installs Chromium first, then Claude Code", () => {
@@ -109,7 +111,7 @@ Deno.test("preparePlan: no npm says what to run; with Chromium blocked too, both
   assert.equal(noNpm.kind, "blocked");
   if (noNpm.kind === "blocked") {
     assert.match(noNpm.message, /npm is not on the PATH/);
-    assert.match(noNpm.message, new RegExp(`npm install --prefix ${CLAUDE_DIR}`));
+    assert.ok(noNpm.message.includes(`npm install --prefix ${CLAUDE_DIR}`), noNpm.message);
   }
   const both = preparePlan({ ...NO_CLAUDE, hasNpm: false, hasChromium: false });
   assert.equal(both.kind, "blocked");
@@ -123,26 +125,23 @@ Deno.test("machineFacts reads this machine: the suite's own run found Chromium a
   // `deno task test` runs prepare.ts before the tests, so by now both are there.
   const facts = await machineFacts();
   assert.equal(facts.hasChromium, true);
-  assert.equal(facts.hasClaudeCode, true, `no ${claudeCodeBinary()}: run \`deno task test\``);
+  assert.deepEqual(facts.missingTools, [], "every npm tool is installed: run `deno task test`");
   assert.deepEqual(preparePlan(facts), { kind: "ready" });
 });
 
-Deno.test("npm tools: each pinned to an exact version, in a folder of its own", () => {
-  assert.ok(NPM_TOOLS.includes(CLAUDE_CODE_ACP));
+Deno.test("npm tools: each pinned to an exact version, in a folder of its own, installed the same way", () => {
+  assert.deepEqual(NPM_TOOLS, [CLAUDE_CODE, CLAUDE_CODE_ACP]);
   for (const tool of NPM_TOOLS) assert.match(tool.version, /^\d+\.\d+\.\d+$/);
   assert.equal(
     npmToolBin(CLAUDE_CODE_ACP, { home: "/h" }),
     "/h/.cache/kiro-learn-test/npm/@zed-industries+claude-code-acp@0.16.2/node_modules/.bin/" +
       "claude-code-acp",
   );
-  const command = npmInstallCommand(CLAUDE_CODE_ACP, { home: "/h" });
-  assert.deepEqual(command.slice(0, 4), [
-    "npm",
-    "install",
-    "--prefix",
-    "/h/.cache/kiro-learn-test/npm/@zed-industries+claude-code-acp@0.16.2",
-  ]);
-  assert.equal(command.at(-1), "@zed-industries/claude-code-acp@0.16.2");
+  const plan = preparePlan({ ...MISSING, hasChromium: true, missingTools: [...NPM_TOOLS] });
+  assert.equal(plan.kind, "install");
+  if (plan.kind !== "install") return;
+  assert.deepEqual(plan.commands.map((c) => c[0]), ["npm", "mv", "npm", "mv"]);
+  assert.equal(plan.commands[2].at(-1), "@zed-industries/claude-code-acp@0.16.2");
 });
 
 Deno.test("the suite's own run installed every npm tool", () => {
