@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { makeEvent } from "@kiro-learn/core/testing";
-import { DAEMON_ENTRY, daemonArgs } from "./permissions/mod.ts";
+import { agentRunPaths, DAEMON_ENTRY, daemonArgs } from "./permissions/mod.ts";
 import { freePort, postJson, startTestDaemon } from "../tooling/testing/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -26,6 +26,8 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-serve-" });
   const port = freePort();
   const env = { KIRO_LEARN_HOME: home, KIRO_LEARN_PORT: String(port) };
+  const settingsText = JSON.stringify({ extraction: { agentCommand: ["kiro-cli", "acp"] } });
+  await Deno.writeTextFile(`${home}/settings.json`, settingsText);
   const task = new Deno.Command(Deno.execPath(), {
     args: ["task", "serve"],
     cwd: ROOT,
@@ -42,6 +44,7 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     }
     assert.ok(cmdline.includes(`--allow-net=127.0.0.1:${port}`));
     assert.ok(cmdline.includes(`--allow-write=${home}`));
+    assert.ok(cmdline.includes(`--deny-write=${home}/settings.json,${home}/bin`));
     assert.ok(!cmdline.some((a) => a.startsWith("--allow-ffi") || a.startsWith("--allow-sys")));
 
     // The same flags, around a probe instead of the daemon entry.
@@ -58,6 +61,11 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     const report = JSON.parse(new TextDecoder().decode(probe.stdout));
     assert.deepEqual(report, {
       write_data_dir: "allowed",
+      write_settings: "denied",
+      rename_over_settings: "denied",
+      remove_settings: "denied",
+      write_starter: "denied",
+      move_starter_dir: "denied",
       write_outside: "denied",
       read_outside: "denied",
       net_non_loopback: "denied",
@@ -67,9 +75,37 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
       ffi: "prompt",
     });
     await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
+    assert.equal(await Deno.readTextFile(`${home}/settings.json`), settingsText);
+    await assert.rejects(Deno.stat(`${home}/bin`), Deno.errors.NotFound);
   } finally {
     task.kill("SIGTERM");
     await task.status;
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("an agent command the daemon could rewrite is never granted --allow-run", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-escalate-" });
+  try {
+    // A file in the writable data dir, and a symlink elsewhere naming it.
+    const planted = `${home}/spool/agent.sh`;
+    await Deno.mkdir(`${home}/spool`);
+    await Deno.writeTextFile(planted, "#!/bin/sh\n", { mode: 0o755 });
+    const link = `${await Deno.makeTempDir()}/agent`;
+    await Deno.symlink(planted, link);
+    await Deno.writeTextFile(
+      `${home}/settings.json`,
+      JSON.stringify({
+        extraction: { agentCommand: [planted] },
+        reconciliation: { agentCommand: [link] },
+        compaction: { agentCommand: ["/bin/sh"] },
+      }),
+    );
+    const settings = loadSettings({ env: { KIRO_LEARN_HOME: home } });
+    assert.deepEqual(agentRunPaths(settings), ["/bin/sh"], "only the command it cannot rewrite");
+    const run = daemonArgs(settings).filter((a) => a.startsWith("--allow-run="));
+    assert.deepEqual(run, ["--allow-run=/bin/sh"]);
+  } finally {
     await Deno.remove(home, { recursive: true });
   }
 });
