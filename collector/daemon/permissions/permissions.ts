@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { resolveCommand } from "@kiro-learn/core/launch";
+import { LOCAL_MODULES_ONLY, resolveCommand } from "@kiro-learn/core/launch";
 
 export { resolveCommand };
 import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
@@ -178,6 +178,8 @@ export function daemonArgs(settings: Settings, options: { detached?: boolean } =
     "run",
     "--config",
     WORKSPACE_CONFIG,
+    // No dynamic import() from deno.land, jsr.io, esm.sh… nor npm beyond the local cache.
+    ...LOCAL_MODULES_ONLY,
     ...permissionFlags(permissions),
     DAEMON_ENTRY,
     ...(options.detached ? ["--detached"] : []),
