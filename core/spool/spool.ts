@@ -18,7 +18,7 @@
  */
 import type { EventQuery } from "../api/wire.ts";
 import { writeFileAtomic } from "../fs/mod.ts";
-import { ULID_PATTERN } from "../ids.ts";
+import { ULID_PATTERN, ULID_SOURCE } from "../ids.ts";
 import type { Event } from "../schemas/mod.ts";
 import { DEFAULTS } from "../settings/mod.ts";
 
@@ -72,7 +72,7 @@ export const DROPPED_LOG_MAX_BYTES = 64 * 1024;
 export const SPOOL_SUFFIX = ".json";
 
 /** The name of a spool record: `<ULID>.json`. Anything else ending in `.json` is rejected. */
-export const SPOOL_FILE_PATTERN: RegExp = /^[0-9A-HJKMNP-TV-Z]{26}\.json$/;
+export const SPOOL_FILE_PATTERN: RegExp = new RegExp(`^${ULID_SOURCE}\\.json$`);
 
 /** Subfolder where the collector moves files it could not ingest (never deleted). */
 export const REJECTED_DIR = "rejected";

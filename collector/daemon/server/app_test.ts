@@ -38,6 +38,34 @@ Deno.test("routes answer with the documented codes and shapes", async (t) => {
     assert.deepEqual(again, { event_id: event.event_id, stored: false });
   });
 
+  await t.step("ids outside the ULID spec get a clear 400 and change nothing", async () => {
+    for (const event_id of ["8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "01ARZ3NDEKTSV4RRFFQ69G5FAI"]) {
+      const res = await postJson(daemon, "/v1/events", { ...makeEvent(), event_id });
+      assert.equal(res.status, 400, event_id);
+      const body = await json(res);
+      assert.match(JSON.stringify(body.details), /must be a ULID: 26 characters .* first one 0-7/);
+    }
+    const record = makeRecord({ record_id: "mr_ZZZZZZZZZZZZZZZZZZZZZZZZZZ" });
+    const saved = await postJson(daemon, "/v1/memories", record);
+    assert.equal(saved.status, 400);
+    assert.match(JSON.stringify((await json(saved)).details), /mr_ followed by a ULID/);
+    const bad = "mr_8ZZZZZZZZZZZZZZZZZZZZZZZZZ";
+    for (const method of ["GET", "PATCH", "DELETE"]) {
+      const res = await daemon.fetch(`/v1/memories/${bad}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: method === "PATCH" ? JSON.stringify({ title: "x" }) : undefined,
+      });
+      assert.equal(res.status, 400, method);
+      const body = await json(res);
+      assert.equal(body.error, "invalid record id");
+      assert.match(String(body.details), /first one 0-7/);
+    }
+    const listed = await json(await daemon.fetch("/v1/events?limit=200"));
+    const items = listed.items as { event_id: string }[];
+    assert.ok(!items.some((e) => e.event_id.startsWith("8")), "nothing was stored");
+  });
+
   await t.step("POST /v1/events refuses invalid input with 400/413/415", async () => {
     const invalid = await postJson(daemon, "/v1/events", { ...event, kind: "bogus" });
     assert.equal(invalid.status, 400);
