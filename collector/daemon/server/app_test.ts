@@ -3,8 +3,9 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { EventSchema, MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
-import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { failOnHang, makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon } from "../../tooling/testing/mod.ts";
+import { BODY_READ_TIMEOUT_MS } from "../http/mod.ts";
 
 // fetch() will not send a forged Host header, so DNS-rebinding requests are written by hand.
 async function rawRequest(port: number, host: string, token: string): Promise<string> {
@@ -343,6 +344,38 @@ Deno.test("a collector configured on another 127.x address answers its own Host"
   });
   assert.equal(res.status, 200);
   await res.body?.cancel();
+});
+
+Deno.test("a client that sends headers and then nothing gets 408 (the default timeout)", async () => {
+  await using daemon = await startTestDaemon();
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: daemon.port });
+  let text = "";
+  try {
+    await conn.write(
+      new TextEncoder().encode(
+        `POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1:${daemon.port}\r\n` +
+          `Authorization: Bearer ${daemon.token}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: 5000\r\n\r\n{"event_id":`,
+      ),
+    );
+    const buf = new Uint8Array(4096);
+    const read = async () => {
+      while (!/"error":"request body timeout"/.test(text)) {
+        const n = await conn.read(buf);
+        if (n === null) return;
+        text += new TextDecoder().decode(buf.subarray(0, n));
+      }
+    };
+    await failOnHang(read(), "the stalled request");
+  } finally {
+    conn.close();
+  }
+  assert.match(text, /^HTTP\/1\.1 408 /);
+  assert.match(text, new RegExp(`within ${BODY_READ_TIMEOUT_MS / 1000} s`));
+  // The collector still answers everyone else.
+  const health = await daemon.fetch("/healthz");
+  assert.equal(health.status, 200);
+  await health.body?.cancel();
 });
 
 Deno.test("every response says nosniff, refusals included", async () => {
