@@ -14,11 +14,23 @@
  * @module
  */
 
-/** Crockford base32 ULID: 26 characters, no I, L, O or U. */
-export const ULID_PATTERN: RegExp = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+/**
+ * A ULID as the spec defines it, as a regular-expression source: 26 Crockford base32
+ * characters (no I, L, O or U), the first 0–7, since 10 characters hold 50 bits and the time
+ * has 48 (`7ZZZZZZZZZZZZZZZZZZZZZZZZZ` is the largest ULID). Uppercase, as ids are minted.
+ */
+export const ULID_SOURCE = "[0-7][0-9A-HJKMNP-TV-Z]{25}";
+
+/** A ULID, to the spec (see {@linkcode ULID_SOURCE}). */
+export const ULID_PATTERN: RegExp = new RegExp(`^${ULID_SOURCE}$`);
 
 /** Memory record id: `mr_` followed by a ULID. */
-export const RECORD_ID_PATTERN: RegExp = /^mr_[0-9A-HJKMNP-TV-Z]{26}$/;
+export const RECORD_ID_PATTERN: RegExp = new RegExp(`^mr_${ULID_SOURCE}$`);
+
+/** What a valid ULID looks like, for error messages. */
+export const ULID_RULE =
+  "a ULID: 26 characters of Crockford base32 (0-9 and A-Z without I, L, O and U, uppercase), " +
+  "the first one 0-7";
 
 /** Prefix of every memory record id. */
 export const RECORD_ID_PREFIX = "mr_";

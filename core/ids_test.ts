@@ -78,8 +78,37 @@ Deno.test("ids decode to the time they were minted at", () => {
   assert.equal(ulidTime("01ARZ3NDEKTSV4RRFFQ69G5FAV"), 1469922850259);
   assert.equal(createUlidGenerator({ now: () => 1469918176385 })().slice(0, 10), "01ARYZ6S41");
   assert.equal(ulidTime("7ZZZZZZZZZ" + "0".repeat(16)), ULID_MAX_TIME);
-  assert.throws(() => ulidTime("8ZZZZZZZZZ" + "0".repeat(16)), RangeError);
+  assert.throws(() => ulidTime("8ZZZZZZZZZ" + "0".repeat(16)), TypeError, "past the spec's range");
   assert.throws(() => ulidTime("not-a-ulid"), TypeError);
+});
+
+Deno.test("the patterns accept ULIDs to the spec and nothing else", () => {
+  const valid = [
+    "00000000000000000000000000",
+    "7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+    "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+  ];
+  for (const id of valid) {
+    assert.match(id, ULID_PATTERN);
+    assert.match(RECORD_ID_PREFIX + id, RECORD_ID_PATTERN);
+  }
+  const invalid = [
+    "80000000000000000000000000", // time past 2^48 - 1: would sort after every real id
+    "ZZZZZZZZZZZZZZZZZZZZZZZZZZ",
+    "01ARZ3NDEKTSV4RRFFQ69G5FA", // 25 characters
+    "01ARZ3NDEKTSV4RRFFQ69G5FAVX", // 27
+    "01ARZ3NDEKTSV4RRFFQ69G5FAI", // I, L, O, U are not Crockford digits
+    "01ARZ3NDEKTSV4RRFFQ69G5FAL",
+    "01ARZ3NDEKTSV4RRFFQ69G5FAO",
+    "01ARZ3NDEKTSV4RRFFQ69G5FAU",
+    "01arz3ndektsv4rrffq69g5fav", // ids are minted uppercase
+    "01ARZ3NDEKTSV4RRFFQ69G5FA\n",
+    "",
+  ];
+  for (const id of invalid) {
+    assert.ok(!ULID_PATTERN.test(id), JSON.stringify(id));
+    assert.ok(!RECORD_ID_PATTERN.test(RECORD_ID_PREFIX + id), JSON.stringify(id));
+  }
 });
 
 Deno.test("times outside 0–2^48-1 are refused", () => {

@@ -1,9 +1,11 @@
 // The daemon as a user runs it: the real serve task, its permissions, SIGKILL under load, the CLI.
 import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
+import { LOCAL_MODULES_ONLY } from "@kiro-learn/core/launch";
+import { fromFileUrl } from "@kiro-learn/core/path";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { makeEvent } from "@kiro-learn/core/testing";
-import { DAEMON_ENTRY, daemonArgs } from "./permissions/mod.ts";
+import { agentRunPaths, DAEMON_ENTRY, daemonArgs, resolveCommand } from "./permissions/mod.ts";
 import { freePort, postJson, startTestDaemon } from "../tooling/testing/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -26,6 +28,8 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-serve-" });
   const port = freePort();
   const env = { KIRO_LEARN_HOME: home, KIRO_LEARN_PORT: String(port) };
+  const settingsText = JSON.stringify({ extraction: { agentCommand: ["kiro-cli", "acp"] } });
+  await Deno.writeTextFile(`${home}/settings.json`, settingsText);
   const task = new Deno.Command(Deno.execPath(), {
     args: ["task", "serve"],
     cwd: ROOT,
@@ -42,6 +46,7 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     }
     assert.ok(cmdline.includes(`--allow-net=127.0.0.1:${port}`));
     assert.ok(cmdline.includes(`--allow-write=${home}`));
+    assert.ok(cmdline.includes(`--deny-write=${home}/settings.json,${home}/bin`));
     assert.ok(!cmdline.some((a) => a.startsWith("--allow-ffi") || a.startsWith("--allow-sys")));
 
     // The same flags, around a probe instead of the daemon entry.
@@ -58,6 +63,11 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     const report = JSON.parse(new TextDecoder().decode(probe.stdout));
     assert.deepEqual(report, {
       write_data_dir: "allowed",
+      write_settings: "denied",
+      rename_over_settings: "denied",
+      remove_settings: "denied",
+      write_starter: "denied",
+      move_starter_dir: "denied",
       write_outside: "denied",
       read_outside: "denied",
       net_non_loopback: "denied",
@@ -67,9 +77,98 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
       ffi: "prompt",
     });
     await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
+    assert.equal(await Deno.readTextFile(`${home}/settings.json`), settingsText);
+    await assert.rejects(Deno.stat(`${home}/bin`), Deno.errors.NotFound);
   } finally {
     task.kill("SIGTERM");
     await task.status;
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("an agent command the daemon could rewrite is never granted --allow-run", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-escalate-" });
+  try {
+    // A file in the writable data dir, and a symlink elsewhere naming it.
+    const planted = `${home}/spool/agent.sh`;
+    await Deno.mkdir(`${home}/spool`);
+    await Deno.writeTextFile(planted, "#!/bin/sh\n", { mode: 0o755 });
+    const link = `${await Deno.makeTempDir()}/agent`;
+    await Deno.symlink(planted, link);
+    await Deno.writeTextFile(
+      `${home}/settings.json`,
+      JSON.stringify({
+        extraction: { agentCommand: [planted] },
+        reconciliation: { agentCommand: [link] },
+        compaction: { agentCommand: ["/bin/sh"] },
+      }),
+    );
+    const settings = loadSettings({ env: { KIRO_LEARN_HOME: home } });
+    // `kill` is always there: it ends an agent's whole process group.
+    const kill = resolveCommand("kill")!;
+    assert.deepEqual(
+      agentRunPaths(settings),
+      ["/bin/sh", kill],
+      "only the command it cannot rewrite",
+    );
+    const run = daemonArgs(settings).filter((a) => a.startsWith("--allow-run="));
+    assert.deepEqual(run, [`--allow-run=/bin/sh,${kill}`]);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("the daemon's flags refuse a remote import() before any connection", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-import-" });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const proxy = `http://127.0.0.1:${listener.addr.port}`;
+  let connections = 0;
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      connections++;
+      conn.close();
+    }
+  })();
+  try {
+    const settings = loadSettings({ env: { KIRO_LEARN_HOME: home } });
+    const args = daemonArgs(settings);
+    for (const flag of LOCAL_MODULES_ONLY) assert.ok(args.includes(flag), flag);
+    const probe = fromFileUrl(
+      new URL("../../core/launch/testdata/remote_import_probe.ts", import.meta.url),
+    );
+    const run = async (argv: string[]) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: argv.map((a) => a === DAEMON_ENTRY ? probe : a),
+        env: {
+          KIRO_LEARN_HOME: home,
+          HTTPS_PROXY: proxy,
+          HTTP_PROXY: proxy,
+          https_proxy: proxy,
+          http_proxy: proxy,
+          NO_PROXY: "",
+          no_proxy: "",
+          NPM_CONFIG_REGISTRY: `${proxy}/`,
+        },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout);
+      assert.ok(text.trim() !== "", new TextDecoder().decode(out.stderr));
+      return JSON.parse(text) as Record<string, string>;
+    };
+    // The control: the same permissions without the flags fetch from deno.land and friends
+    // (--allow-net=127.0.0.1:PORT does not cover imports), through the proxy.
+    await run(args.filter((a) => !LOCAL_MODULES_ONLY.includes(a)));
+    assert.ok(connections > 0, "the probe's proxy was never used: the test proves nothing");
+    connections = 0;
+    const outcome = await run(args);
+    for (const [specifier, result] of Object.entries(outcome)) {
+      assert.match(result, /^refused: /, specifier);
+    }
+    assert.equal(connections, 0, "a remote import reached the network");
+  } finally {
+    listener.close();
+    await accepting.catch(() => {});
     await Deno.remove(home, { recursive: true });
   }
 });

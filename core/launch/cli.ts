@@ -4,15 +4,17 @@
  *
  * @module
  */
-import { CLI_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
+import { CLI_ENTRY, LOCAL_MODULES_ONLY, WORKSPACE_CONFIG } from "./layout.ts";
 import { shellQuote } from "./shim.ts";
 
 /**
  * The `kiro-learn` CLI's permissions (`deno task kiro-learn` uses the same; a test pins it):
  * a short-lived tool run by the user, which edits agents' config files, launches the collector
- * and `git`, and talks to the collector on loopback.
+ * and `git`, and talks to the collector on loopback. `--no-remote` is not a permission: no
+ * remote module is ever resolved (the task may still fetch npm packages on a first run).
  */
 export const CLI_RUN_FLAGS: readonly string[] = Object.freeze([
+  "--no-remote",
   "--allow-read",
   "--allow-write",
   "--allow-env",
@@ -21,16 +23,16 @@ export const CLI_RUN_FLAGS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * The argv that runs the CLI (arguments to append). `--cached-only`: it never waits on the
- * registry, and works offline, once the checkout has been set up.
+ * The argv that runs the CLI (arguments to append). {@linkcode LOCAL_MODULES_ONLY}: it never
+ * waits on the registry, and works offline, once the checkout has been set up.
  */
 export function cliArgv(options: { denoPath?: string } = {}): string[] {
   return [
     options.denoPath ?? Deno.execPath(),
     "run",
-    "--cached-only",
+    ...LOCAL_MODULES_ONLY,
     "--no-prompt",
-    ...CLI_RUN_FLAGS,
+    ...CLI_RUN_FLAGS.filter((flag) => !LOCAL_MODULES_ONLY.includes(flag)),
     "--config",
     WORKSPACE_CONFIG,
     CLI_ENTRY,

@@ -12,8 +12,8 @@ Deno.test("the launcher runs the CLI offline with its permissions and passes eve
   assert.deepEqual(cliArgv({ denoPath: "/opt/deno" }).slice(0, 4), [
     "/opt/deno",
     "run",
+    "--no-remote",
     "--cached-only",
-    "--no-prompt",
   ]);
   assert.equal(cliArgv().at(-1), CLI_ENTRY);
   const text = cliLauncherScript({ denoPath: "/opt/my deno/deno" });

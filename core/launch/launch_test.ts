@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { loadSettings } from "../settings/mod.ts";
+import { fromFileUrl } from "../path.ts";
 import {
   AGENT_PID_ARG,
+  CLI_ENTRY,
+  cliArgv,
   hookCommandLine,
+  LOCAL_MODULES_ONLY,
   MCP_ENTRY,
   MCP_ENV_VARS,
   mcpCommand,
@@ -202,6 +206,7 @@ Deno.test("mcpCommand runs main.ts under the repo's config with narrow permissio
     Deno.execPath(),
     "run",
     "--no-prompt",
+    "--no-remote",
     "--cached-only",
     "--allow-net=127.0.0.1:21100",
     "--allow-read",
@@ -236,4 +241,79 @@ Deno.test("MCP_ENV_VARS lists exactly what the server reads", () => {
     "USERNAME",
     "USERPROFILE",
   ]);
+});
+
+// --- no remote imports ----------------------------------------------------------------------
+
+const REMOTE_IMPORT_PROBE = fromFileUrl(
+  new URL("./testdata/remote_import_probe.ts", import.meta.url),
+);
+
+/**
+ * Runs the remote-import probe as `argv` (its entry replaced by the probe) with every proxy
+ * variable pointing at a local listener, and counts the connections that listener receives: a
+ * module fetch from any host, or a registry request, would arrive there.
+ */
+async function probeRemoteImports(
+  argv: string[],
+  entry: string,
+): Promise<{ outcome: Record<string, string>; connections: number }> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const proxy = `http://127.0.0.1:${listener.addr.port}`;
+  let connections = 0;
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      connections++;
+      conn.close();
+    }
+  })();
+  try {
+    const args = argv.slice(1).map((a) => a === entry ? REMOTE_IMPORT_PROBE : a);
+    assert.ok(args.includes(REMOTE_IMPORT_PROBE), "the entry was replaced by the probe");
+    const out = await new Deno.Command(argv[0], {
+      args,
+      env: {
+        HTTPS_PROXY: proxy,
+        HTTP_PROXY: proxy,
+        https_proxy: proxy,
+        http_proxy: proxy,
+        NO_PROXY: "",
+        no_proxy: "",
+        NPM_CONFIG_REGISTRY: `${proxy}/`,
+        KIRO_LEARN_HOME: "/nonexistent/kiro-learn",
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.ok(text.trim() !== "", new TextDecoder().decode(out.stderr));
+    return { outcome: JSON.parse(text), connections };
+  } finally {
+    listener.close();
+    await accepting.catch(() => {});
+  }
+}
+
+Deno.test("no process we launch may import() a remote module: refused before any connection", async () => {
+  // The control: plain `deno run` fetches from its default import hosts (through the proxy).
+  const control = await probeRemoteImports([Deno.execPath(), "run", "--no-prompt", "x"], "x");
+  assert.ok(control.connections > 0, "the probe's proxy was never used: the test proves nothing");
+
+  const shim = shimCommand("claude-code", { settings, preferCompiled: false });
+  const mcp = mcpCommand({ host: "127.0.0.1", port: 21234 });
+  const cli = cliArgv();
+  for (
+    const [name, argv, entry] of [
+      ["shim", shim, shimEntryPath("claude-code")],
+      ["MCP server", mcp, MCP_ENTRY],
+      ["kiro-learn CLI", cli, CLI_ENTRY],
+    ] as const
+  ) {
+    for (const flag of LOCAL_MODULES_ONLY) assert.ok(argv.includes(flag), `${name}: ${flag}`);
+    const { outcome, connections } = await probeRemoteImports([...argv], entry);
+    for (const [specifier, result] of Object.entries(outcome)) {
+      assert.match(result, /^refused: /, `${name}: ${specifier}`);
+    }
+    assert.equal(connections, 0, `${name}: a remote import reached the network`);
+  }
 });

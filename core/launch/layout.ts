@@ -30,6 +30,19 @@ export const REPO_ROOT: string = fromFileUrl(new URL("../../", HERE)).replace(/[
 /** The workspace config (import map, lock) every `deno run` / `deno compile` of an entry uses. */
 export const WORKSPACE_CONFIG: string = fromFileUrl(new URL("../../deno.json", HERE));
 
+/**
+ * Flags of every `deno run` kiro-learn starts (collector, onnx child, shims, MCP server, the
+ * CLI's launcher): no remote module (`https:`, `jsr:`) is ever resolved, and npm packages come
+ * from the local cache only. Without them a dynamic `import()` may fetch from Deno's default
+ * import hosts (deno.land, jsr.io, esm.sh, cdn.jsdelivr.net, raw.githubusercontent.com, …)
+ * whatever `--allow-net` says, and an npm specifier from the registry. Every module kiro-learn
+ * runs is local or a cached npm package, so this costs nothing.
+ */
+export const LOCAL_MODULES_ONLY: readonly string[] = Object.freeze([
+  "--no-remote",
+  "--cached-only",
+]);
+
 /** Where compiled shims live (with a trailing separator). */
 export const SHIM_BIN_DIR: string = fromFileUrl(new URL("../../shims/bin/", HERE));
 

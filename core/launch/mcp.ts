@@ -6,7 +6,7 @@
  */
 import { join } from "../path.ts";
 import { ENV_OVERRIDES } from "../settings/mod.ts";
-import { MCP_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
+import { LOCAL_MODULES_ONLY, MCP_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
 
 /**
  * Environment variables the server reads, and no others: the data dir and settings overrides
@@ -40,7 +40,8 @@ export interface McpCommandOptions {
  * The argv that starts the MCP server:
  * `<deno> run <flags> --config <repo>/deno.json <repo>/mcp/main.ts`.
  *
- * `--cached-only`: it works offline and never waits on the registry at an agent's start.
+ * {@linkcode LOCAL_MODULES_ONLY}: it works offline, never waits on the registry at an agent's
+ * start, and no dynamic `import()` reaches the network.
  * Permissions: net only to the collector's `host:port`; read everywhere, because project
  * detection stats marker files in every ancestor of the cwd (besides reading settings.json
  * and the token); env only {@linkcode MCP_ENV_VARS}; no write, run, ffi or sys.
@@ -53,8 +54,9 @@ export function mcpCommand(options: McpCommandOptions): string[] {
     "run",
     "--no-prompt",
     // Started by the agent for every session: never contact the registry to re-resolve npm
-    // packages (the MCP SDK and zod come from the local cache the checkout was set up with).
-    "--cached-only",
+    // packages (the MCP SDK and zod come from the local cache the checkout was set up with),
+    // and never resolve a remote module.
+    ...LOCAL_MODULES_ONLY,
     `--allow-net=${host}:${options.port}`,
     "--allow-read",
     `--allow-env=${MCP_ENV_VARS.join(",")}`,

@@ -8,6 +8,7 @@
  */
 export {
   CLI_ENTRY,
+  LOCAL_MODULES_ONLY,
   MCP_ENTRY,
   REPO_ROOT,
   SHIM_BIN_DIR,

@@ -24,6 +24,7 @@ import { INTERNAL_ENV_VAR } from "../api/wire.ts";
 import type { Settings } from "../settings/mod.ts";
 import { ENV_OVERRIDES } from "../settings/mod.ts";
 import {
+  LOCAL_MODULES_ONLY,
   SHIM_BIN_DIR,
   SHIM_ENTRIES,
   shimEntryPath,
@@ -62,7 +63,8 @@ export const AGENT_PID_ARG = "--agent-pid=$PPID";
  * Flags of every `deno run` of a shim entry besides its permissions:
  * - `--config <repo>/deno.json`: the workspace import map (`@kiro-learn/core/...`), whatever
  *   folder (and whatever `deno.json` of the user's project) the hook fires in;
- * - `--cached-only`: a hook never downloads or re-resolves anything at run time. The shim
+ * - {@linkcode LOCAL_MODULES_ONLY} (`--no-remote --cached-only`): a hook never downloads or
+ *   re-resolves anything at run time, and no dynamic `import()` reaches the network. The shim
  *   graph is local files only (no npm, jsr, node: or remote module: a boundary test enforces
  *   it), so this costs nothing; it turns a regression into a loud failure instead of a
  *   network fetch inside the agent's hook.
@@ -75,7 +77,7 @@ export const AGENT_PID_ARG = "--agent-pid=$PPID";
 export const SHIM_RUN_FLAGS: readonly string[] = Object.freeze([
   "--config",
   WORKSPACE_CONFIG,
-  "--cached-only",
+  ...LOCAL_MODULES_ONLY,
 ]);
 
 /** A shim's permissions. */

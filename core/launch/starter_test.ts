@@ -9,7 +9,7 @@ Deno.test("the starter pins the data dir and runs `kiro-learn start`, ignoring a
   assert.ok(lines.includes(`KIRO_LEARN_HOME='/home/o'\\''neil/.kiro-learn'`), text);
   const exec = lines.find((l) => l.startsWith("exec "));
   assert.ok(exec);
-  assert.ok(exec.startsWith("exec /opt/deno run --cached-only --no-prompt"), exec);
+  assert.ok(exec.startsWith("exec /opt/deno run --no-remote --cached-only --no-prompt"), exec);
   assert.ok(exec.includes(`${CLI_ENTRY} start >/dev/null 2>&1 </dev/null`), exec);
   assert.ok(exec.includes(`--config ${WORKSPACE_CONFIG}`), exec);
   // No "$@" or "$1": whoever runs it can only start the collector.

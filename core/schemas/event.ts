@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { ULID_PATTERN } from "../ids.ts";
+import { ULID_PATTERN, ULID_RULE } from "../ids.ts";
 import {
   MAX_EVENT_BODY_CHARS,
   MAX_NAMESPACE,
@@ -27,7 +27,7 @@ export const NamespaceSchema = z.string().max(MAX_NAMESPACE).regex(NAMESPACE_PAT
 });
 
 /** A ULID string. */
-export const UlidSchema = z.string().regex(ULID_PATTERN, { message: "must be a ULID" });
+export const UlidSchema = z.string().regex(ULID_PATTERN, { message: `must be ${ULID_RULE}` });
 
 /** Plain text body. */
 export const TextBodySchema = z.object({

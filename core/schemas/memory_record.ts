@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { RECORD_ID_PATTERN } from "../ids.ts";
+import { RECORD_ID_PATTERN, ULID_RULE } from "../ids.ts";
 import { NamespaceSchema, UlidSchema } from "./event.ts";
 import { RECORD_LIMITS } from "./limits.ts";
 
@@ -33,7 +33,9 @@ export const STRATEGIES = [
 
 /** A memory record as it travels over HTTP and is stored. */
 export const MemoryRecordSchema = z.object({
-  record_id: z.string().regex(RECORD_ID_PATTERN, { message: "must be mr_ followed by a ULID" }),
+  record_id: z.string().regex(RECORD_ID_PATTERN, {
+    message: `must be mr_ followed by ${ULID_RULE}`,
+  }),
   namespace: NamespaceSchema,
   strategy: z.enum(STRATEGIES),
   title: z.string().min(1).max(RECORD_LIMITS.title),

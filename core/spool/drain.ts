@@ -7,12 +7,18 @@
  * Guarantees: files are ingested oldest first (ULID order); a file is deleted only after its
  * event was ingested, and ingest is idempotent on `event_id`, so a crash mid-drain stores
  * nothing twice; a file that cannot be ingested (unreadable, not JSON, invalid event) is moved
- * to `spool/rejected/`, never deleted; a failing ingest (storage down) stops the drain and
+ * to `spool/rejected/`, which keeps the newest {@linkcode REJECTED_MAX_FILES} files up to
+ * {@linkcode REJECTED_MAX_BYTES} (older ones are deleted, with a log line); a failing ingest (storage down) stops the drain and
  * leaves the rest for the next one.
  *
  * @module
  */
-import { REJECTED_DIR, SPOOL_FILE_PATTERN } from "./spool.ts";
+import {
+  REJECTED_DIR,
+  REJECTED_MAX_BYTES,
+  REJECTED_MAX_FILES,
+  SPOOL_FILE_PATTERN,
+} from "./spool.ts";
 
 /** Where the drain reports. */
 export interface SpoolDrainLogger {
@@ -33,6 +39,10 @@ export interface DrainSpoolOptions {
   tmpMaxAgeMs?: number;
   /** Clock in ms (default `Date.now`). */
   now?: () => number;
+  /** Most files `rejected/` keeps (default {@linkcode REJECTED_MAX_FILES}). */
+  rejectedMaxFiles?: number;
+  /** Most bytes `rejected/` keeps (default {@linkcode REJECTED_MAX_BYTES}). */
+  rejectedMaxBytes?: number;
 }
 
 /** What one drain did. */
@@ -43,6 +53,8 @@ export interface DrainSpoolResult {
   rejected: number;
   /** Files left for a later drain because ingest failed. */
   remaining: number;
+  /** Old files deleted from `rejected/` to keep it within its bounds. */
+  pruned: number;
 }
 
 const running = new Map<string, Promise<DrainSpoolResult>>();
@@ -68,7 +80,7 @@ async function drainOnce(
   ingest: SpoolIngest,
   options: DrainSpoolOptions,
 ): Promise<DrainSpoolResult> {
-  const result: DrainSpoolResult = { ingested: 0, rejected: 0, remaining: 0 };
+  const result: DrainSpoolResult = { ingested: 0, rejected: 0, remaining: 0, pruned: 0 };
   const logger = options.logger;
   const names: string[] = [];
   try {
@@ -135,10 +147,64 @@ async function drainOnce(
     }
     result.ingested++;
   }
+  result.pruned = await pruneRejected(`${spoolDir}/${REJECTED_DIR}`, options);
   if (result.ingested > 0 || result.rejected > 0) {
     logger?.info("spool drained", { ...result });
   }
   return result;
+}
+
+/**
+ * Deletes the oldest files of `dir` (by modification time, then name) until at most
+ * `rejectedMaxFiles` files and `rejectedMaxBytes` bytes remain; returns how many went.
+ */
+async function pruneRejected(dir: string, options: DrainSpoolOptions): Promise<number> {
+  const maxFiles = options.rejectedMaxFiles ?? REJECTED_MAX_FILES;
+  const maxBytes = options.rejectedMaxBytes ?? REJECTED_MAX_BYTES;
+  const files: { name: string; size: number; mtime: number }[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile) continue;
+      try {
+        const info = await Deno.stat(`${dir}/${entry.name}`);
+        files.push({ name: entry.name, size: info.size, mtime: info.mtime?.getTime() ?? 0 });
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  } catch {
+    return 0; // No rejected/ yet.
+  }
+  let bytes = files.reduce((sum, f) => sum + f.size, 0);
+  let count = files.length;
+  if (count <= maxFiles && bytes <= maxBytes) return 0;
+  files.sort((a, b) => a.mtime - b.mtime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let pruned = 0;
+  let prunedBytes = 0;
+  for (const file of files) {
+    if (count <= maxFiles && bytes <= maxBytes) break;
+    try {
+      await Deno.remove(`${dir}/${file.name}`);
+      pruned++;
+      prunedBytes += file.size;
+    } catch {
+      // Gone meanwhile: it no longer counts either way.
+    }
+    count--;
+    bytes -= file.size;
+  }
+  if (pruned > 0) {
+    options.logger?.warn("spool: deleted the oldest rejected files to keep rejected/ bounded", {
+      dir,
+      deleted: pruned,
+      deleted_bytes: prunedBytes,
+      kept: count,
+      kept_bytes: bytes,
+      max_files: maxFiles,
+      max_bytes: maxBytes,
+    });
+  }
+  return pruned;
 }
 
 function eventOf(text: string): unknown {

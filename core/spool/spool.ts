@@ -9,7 +9,9 @@
  *   collector drains these oldest-first (ULID order) and deletes each after ingesting it.
  * - `.<uuid>.tmp`: a file being written; renamed into place only once it is on disk.
  * - `dropped.log`: one line per event refused because the spool was full (itself bounded).
- * - `rejected/`: files the collector could not ingest (moved there by the collector).
+ * - `rejected/`: files the collector could not ingest (moved there by the collector), kept for
+ *   a look, bounded by {@linkcode REJECTED_MAX_FILES} and {@linkcode REJECTED_MAX_BYTES}
+ *   (the oldest go first).
  *
  * Shims load this on every hook, so it imports no npm or node module (and only types from
  * the zod schemas).
@@ -18,7 +20,7 @@
  */
 import type { EventQuery } from "../api/wire.ts";
 import { writeFileAtomic } from "../fs/mod.ts";
-import { ULID_PATTERN } from "../ids.ts";
+import { ULID_PATTERN, ULID_SOURCE } from "../ids.ts";
 import type { Event } from "../schemas/mod.ts";
 import { DEFAULTS } from "../settings/mod.ts";
 
@@ -72,10 +74,19 @@ export const DROPPED_LOG_MAX_BYTES = 64 * 1024;
 export const SPOOL_SUFFIX = ".json";
 
 /** The name of a spool record: `<ULID>.json`. Anything else ending in `.json` is rejected. */
-export const SPOOL_FILE_PATTERN: RegExp = /^[0-9A-HJKMNP-TV-Z]{26}\.json$/;
+export const SPOOL_FILE_PATTERN: RegExp = new RegExp(`^${ULID_SOURCE}\\.json$`);
 
 /** Subfolder where the collector moves files it could not ingest (never deleted). */
 export const REJECTED_DIR = "rejected";
+
+/**
+ * Most files `rejected/` keeps: past it (or past {@linkcode REJECTED_MAX_BYTES}) the drain
+ * deletes the oldest, with a log line, so a stream of bad files cannot fill the disk.
+ */
+export const REJECTED_MAX_FILES = 1000;
+
+/** Most bytes `rejected/` keeps (see {@linkcode REJECTED_MAX_FILES}). */
+export const REJECTED_MAX_BYTES = 16 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 

@@ -13,6 +13,7 @@
 import { type Embedder, withTimeout } from "./embedder.ts";
 import type { OnnxReply } from "./onnx_child.ts";
 import { ONNX_CHILD, onnxRuntimeBinDir, WORKSPACE_CONFIG } from "../permissions/mod.ts";
+import { LOCAL_MODULES_ONLY } from "@kiro-learn/core/launch";
 import { isFiniteVector } from "@kiro-learn/core/search";
 
 /** Options for {@linkcode createOnnxEmbedder}. */
@@ -36,7 +37,7 @@ export function onnxChildArgs(modelDir: string): string[] {
     "--config",
     WORKSPACE_CONFIG,
     "--no-prompt",
-    "--cached-only",
+    ...LOCAL_MODULES_ONLY,
     `--allow-read=${modelDir}`,
     `--allow-ffi=${onnxRuntimeBinDir()}`,
     ONNX_CHILD,

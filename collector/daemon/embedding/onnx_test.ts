@@ -13,6 +13,7 @@ Deno.test("the child's flags: read of the model folder, FFI of onnxruntime's fol
     `--allow-ffi=${onnxRuntimeBinDir()}`,
   ]);
   assert.ok(args.includes("--no-prompt") && args.includes("--cached-only"));
+  assert.ok(args.includes("--no-remote"), "no remote import() from the FFI process");
   assert.equal(args.at(-2), ONNX_CHILD);
   assert.match(onnxRuntimeBinDir(), /onnxruntime-node\/bin\/napi-v6\/\w+\/\w+$/);
 });

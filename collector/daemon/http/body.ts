@@ -10,10 +10,29 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; response: R
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads and parses a JSON body of at most `maxBytes`. */
+/**
+ * Longest a request body may take to arrive, from the first read to the last byte. Deno.serve
+ * has no read timeout of its own, so a client that sends its headers and then stalls (or
+ * trickles) would otherwise hold a handler, and the connection, for ever. Loopback clients send
+ * the largest body the API takes (2 MiB) in milliseconds.
+ */
+export const BODY_READ_TIMEOUT_MS = 10_000;
+
+/** Options for {@linkcode readJsonBody}. */
+export interface ReadJsonBodyOptions {
+  /** Largest body accepted, bytes (more gets 413). */
+  maxBytes: number;
+  /** Longest the whole body may take to arrive (default {@linkcode BODY_READ_TIMEOUT_MS}). */
+  timeoutMs?: number;
+}
+
+/**
+ * Reads and parses a JSON body of at most `maxBytes`. A body that has not fully arrived within
+ * the timeout gets 408 with `Connection: close`, and the connection is dropped.
+ */
 export async function readJsonBody(
   request: Request,
-  options: { maxBytes: number },
+  options: ReadJsonBodyOptions,
 ): Promise<BodyResult> {
   const type = request.headers.get("content-type");
   if (type !== null && !type.toLowerCase().startsWith("application/json")) {
@@ -37,16 +56,38 @@ export async function readJsonBody(
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
+  const timeoutMs = options.timeoutMs ?? BODY_READ_TIMEOUT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
+  const reader = request.body?.getReader();
   try {
-    if (request.body) {
-      for await (const chunk of request.body) {
-        size += chunk.byteLength;
-        if (size > options.maxBytes) return tooLarge();
-        chunks.push(chunk);
+    while (reader) {
+      const next = await Promise.race([reader.read(), timedOut]);
+      if (next === "timeout") {
+        reader.cancel().catch(() => {});
+        return {
+          ok: false,
+          response: errorResponse(408, "request body timeout", {
+            details: `the body did not arrive within ${timeoutMs / 1000} s; send it whole, ` +
+              "at once, with a correct Content-Length",
+            headers: { connection: "close" },
+          }),
+        };
       }
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > options.maxBytes) {
+        reader.cancel().catch(() => {});
+        return tooLarge();
+      }
+      chunks.push(next.value);
     }
   } catch {
     return { ok: false, response: errorResponse(400, "request read error") };
+  } finally {
+    clearTimeout(timer);
   }
   const bytes = new Uint8Array(size);
   let offset = 0;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { failOnHang } from "@kiro-learn/core/testing";
 import { badString, MAX_JSON_DEPTH, nestingExceeds, readJsonBody } from "./body.ts";
 
 function post(body: string, type = "application/json"): Request {
@@ -48,4 +49,57 @@ Deno.test("NUL and lone surrogates are refused, never silently changed", async (
   assert.match(lone.body.error, /surrogate/);
   assert.equal(badString({ k: ["fine", { "ok😀": "😀" }] }), null);
   assert.match(badString({ ["k\u0000"]: 1 }) ?? "", /NUL/);
+});
+
+/**
+ * Sends a request's headers and `partialBody` on a raw connection, then nothing; returns the
+ * response once it has arrived whole (its Content-Length), and closes the connection.
+ */
+async function stallingClient(port: number, partialBody: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(
+      new TextEncoder().encode(
+        `POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${partialBody.length + 1000}\r\n\r\n` +
+          partialBody,
+      ),
+    );
+    let text = "";
+    const buf = new Uint8Array(4096);
+    while (true) {
+      const n = await conn.read(buf);
+      if (n === null) return text;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+      const end = text.indexOf("\r\n\r\n");
+      const length = /\r\ncontent-length: (\d+)\r\n/i.exec(text);
+      if (end >= 0 && length && text.length >= end + 4 + Number(length[1])) return text;
+    }
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("a body that stalls gets 408 and frees its handler (raw TCP client)", async () => {
+  let handled = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const result = await readJsonBody(req, { maxBytes: 4096, timeoutMs: 200 });
+    handled++;
+    return result.ok ? Response.json(result.value) : result.response;
+  });
+  try {
+    for (const partial of ["", '{"kind":"prompt","padding":"abc']) {
+      const raw = await failOnHang(
+        stallingClient(server.addr.port, partial),
+        "a stalled request body",
+      );
+      assert.match(raw, /^HTTP\/1\.1 408 /, JSON.stringify(partial));
+      assert.match(raw, /\r\nconnection: close\r\n/i);
+      assert.match(raw, /"error":"request body timeout"/);
+      assert.match(raw, /within 0\.2 s/);
+    }
+    assert.equal(handled, 2, "both handlers returned");
+  } finally {
+    await server.shutdown();
+  }
 });

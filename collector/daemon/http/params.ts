@@ -4,6 +4,7 @@
  * @module
  */
 import { MAX_NAMESPACE, NAMESPACE_PATTERN } from "@kiro-learn/core/schemas";
+import { RECORD_ID_PATTERN, ULID_RULE } from "@kiro-learn/core/ids";
 import { errorResponse } from "./errors.ts";
 
 /** A parsed parameter or the error response to send. */
@@ -49,4 +50,16 @@ export function namespaceParam(
     };
   }
   return { ok: true, value: raw };
+}
+
+/** A memory record id in the path: `mr_` + a ULID to the spec, else a 400 saying so. */
+export function recordIdParam(raw: string): ParamResult<string> {
+  if (RECORD_ID_PATTERN.test(raw)) return { ok: true, value: raw };
+  return {
+    ok: false,
+    response: errorResponse(400, "invalid record id", {
+      details:
+        `a record id is mr_ followed by ${ULID_RULE}, for example mr_01JD3QZ5V8N2K7M4P6R9T0W1XY`,
+    }),
+  };
 }

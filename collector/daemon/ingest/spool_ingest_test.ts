@@ -49,14 +49,19 @@ Deno.test("drains oldest first into a real pipeline, deletes each file, re-drain
       order.push((event as Event).event_id);
       return ingest(event);
     });
-    assert.deepEqual(result, { ingested: 3, rejected: 0, remaining: 0 });
+    assert.deepEqual(result, { ingested: 3, rejected: 0, remaining: 0, pruned: 0 });
     assert.deepEqual(order, events.map((e) => e.event_id));
     assert.deepEqual(names(spool), []);
     assert.equal((await storage.listEvents({ limit: 10 })).total, 3);
 
     // A crash between ingest and delete leaves the file: draining it again stores nothing new.
     await spoolWrite(spool, events[1]);
-    assert.deepEqual(await drainSpool(spool, ingest), { ingested: 1, rejected: 0, remaining: 0 });
+    assert.deepEqual(await drainSpool(spool, ingest), {
+      ingested: 1,
+      rejected: 0,
+      remaining: 0,
+      pruned: 0,
+    });
     assert.equal((await storage.listEvents({ limit: 10 })).total, 3);
   } finally {
     storage.close();
@@ -79,7 +84,7 @@ Deno.test("invalid files are moved to rejected/, never deleted", async () => {
     await Deno.writeTextFile(`${spool}/stray.json`, "{}");
     await Deno.writeTextFile(`${spool}/dropped.log`, "a line\n");
     const result = await drainSpool(spool, ingest);
-    assert.deepEqual(result, { ingested: 1, rejected: 4, remaining: 0 });
+    assert.deepEqual(result, { ingested: 1, rejected: 4, remaining: 0, pruned: 0 });
     assert.deepEqual(names(spool), ["dropped.log", REJECTED_DIR]);
     assert.equal(names(`${spool}/${REJECTED_DIR}`).length, 4);
     assert.equal(
@@ -104,7 +109,7 @@ Deno.test("a failing ingest stops the drain and leaves the rest for later", asyn
       if (calls === 2) return Promise.reject(new Error("database is locked"));
       return Promise.resolve({ ok: true });
     }, { logger: { warn: (msg) => warnings.push(msg), info: () => {} } });
-    assert.deepEqual(result, { ingested: 1, rejected: 0, remaining: 2 });
+    assert.deepEqual(result, { ingested: 1, rejected: 0, remaining: 2, pruned: 0 });
     assert.deepEqual(names(spool), events.slice(1).map((e) => `${e.event_id}.json`));
     assert.match(warnings[0], /ingest failed/);
   } finally {
@@ -152,6 +157,7 @@ Deno.test("a missing spool dir drains nothing", async () => {
       ingested: 0,
       rejected: 0,
       remaining: 0,
+      pruned: 0,
     },
   );
 });

@@ -5,6 +5,7 @@
  * @module
  */
 export {
+  agentRunPaths,
   COLLECTOR_ASSET_DIRS,
   COLLECTOR_ENV_VARS,
   type CollectorPermissions,
@@ -13,6 +14,7 @@ export {
   DAEMON_ENTRY,
   daemonArgs,
   embeddingPermissions,
+  permissionFiles,
   permissionFlags,
   resolveCommand,
 } from "./permissions.ts";

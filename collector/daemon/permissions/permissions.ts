@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { resolveCommand } from "@kiro-learn/core/launch";
+import { LOCAL_MODULES_ONLY, resolveCommand } from "@kiro-learn/core/launch";
 
 export { resolveCommand };
 import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
+import { dirname } from "@kiro-learn/core/path";
 import { USE_LITE_WORKER, useLiteReadPaths, WORKSPACE_CONFIG } from "./model_paths.ts";
 
 /** Environment variables the collector reads, and no others. */
@@ -54,10 +55,68 @@ export interface CollectorPermissions {
   read: string[];
   /** Paths it may write. */
   write: string[];
+  /**
+   * Paths inside `write` it may not write (`--deny-write`, which wins over `--allow-write`):
+   * the files that decide what the next start grants it, `settings.json` (agent commands,
+   * embedding backend, port) and `bin/` (the starter hooks run). The daemon reads them; only
+   * the user changes them.
+   */
+  denyWrite: string[];
   /** Commands it may run (the configured ACP agents), resolved; empty when none is installed. */
   run: string[];
   /** Environment variables it may read. */
   env: readonly string[];
+}
+
+/**
+ * The files in the data dir that decide the daemon's permissions at its next start, which it
+ * must therefore not write: `settings.json` and the `bin/` folder holding the starter.
+ */
+export function permissionFiles(settings: Pick<Settings, "paths">): string[] {
+  return [settings.paths.settings, dirname(settings.paths.starter)];
+}
+
+/**
+ * The agent commands the daemon may run: each configured command resolved on PATH, minus any
+ * whose file (or the file a symlink names) the daemon could rewrite, i.e. one inside its
+ * writable data dir but outside {@linkcode permissionFiles}. Granting `--allow-run` on a file
+ * the daemon may write would let it run anything at all.
+ */
+export function agentRunPaths(settings: Settings): string[] {
+  const commands = [
+    settings.extraction.agentCommand[0],
+    settings.reconciliation.agentCommand[0],
+    settings.compaction.agentCommand[0],
+    // llm's KILL_COMMAND: signals an agent's whole process group on timeout, cancel and
+    // shutdown (Deno.kill on a group would need an unrestricted --allow-run).
+    "kill",
+  ];
+  const granted: string[] = [];
+  for (const command of commands) {
+    // An absolute path is granted even when nothing is there yet: the spawn then fails with
+    // "not found", which the ACP client reports as such, instead of a permission error.
+    const path = resolveCommand(command) ?? (command.startsWith("/") ? command : null);
+    if (path === null || granted.includes(path)) continue;
+    if (daemonMayWrite(path, settings) || daemonMayWrite(realPath(path), settings)) continue;
+    granted.push(path);
+  }
+  return granted;
+}
+
+function daemonMayWrite(path: string, settings: Settings): boolean {
+  const inside = (dir: string) => path === dir || path.startsWith(dir.replace(/\/+$/, "") + "/");
+  const dataDirs = [settings.dataDir, realPath(settings.dataDir)];
+  if (!dataDirs.some(inside)) return false;
+  const protectedPaths = permissionFiles(settings).flatMap((p) => [p, realPath(p)]);
+  return !protectedPaths.some(inside);
+}
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** Computes the daemon's permissions from the settings. */
@@ -78,6 +137,7 @@ export function collectorPermissions(
       ...(options.extraRead ?? []),
     ],
     write: [settings.dataDir],
+    denyWrite: permissionFiles(settings),
     run: [...(options.agentCommands ?? []), ...embedding.run],
     env: COLLECTOR_ENV_VARS,
   };
@@ -93,6 +153,7 @@ export function permissionFlags(permissions: CollectorPermissions): string[] {
     `--allow-net=${permissions.net}`,
     `--allow-read=${permissions.read.join(",")}`,
     `--allow-write=${permissions.write.join(",")}`,
+    `--deny-write=${permissions.denyWrite.join(",")}`,
     `--allow-env=${permissions.env.join(",")}`,
   ];
   if (permissions.run.length > 0) flags.push(`--allow-run=${permissions.run.join(",")}`);
@@ -117,23 +178,13 @@ export function commandAvailable(command: string): boolean {
  * (`kiro-learn serve` and `start`, and the tests that run the real daemon).
  */
 export function daemonArgs(settings: Settings, options: { detached?: boolean } = {}): string[] {
-  const agents = [
-    settings.extraction.agentCommand[0],
-    settings.reconciliation.agentCommand[0],
-    settings.compaction.agentCommand[0],
-    // llm's KILL_COMMAND: signals an agent's whole process group on timeout, cancel and
-    // shutdown (Deno.kill on a group would need an unrestricted --allow-run).
-    "kill",
-  ]
-    // An absolute path is granted even when nothing is there yet: the spawn then fails with
-    // "not found", which the ACP client reports as such, instead of a permission error.
-    .map((c) => resolveCommand(c) ?? (c.startsWith("/") ? c : null))
-    .filter((c): c is string => c !== null);
-  const permissions = collectorPermissions(settings, { agentCommands: [...new Set(agents)] });
+  const permissions = collectorPermissions(settings, { agentCommands: agentRunPaths(settings) });
   return [
     "run",
     "--config",
     WORKSPACE_CONFIG,
+    // No dynamic import() from deno.land, jsr.io, esm.sh… nor npm beyond the local cache.
+    ...LOCAL_MODULES_ONLY,
     ...permissionFlags(permissions),
     DAEMON_ENTRY,
     ...(options.detached ? ["--detached"] : []),

@@ -3,8 +3,9 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { EventSchema, MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
-import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { failOnHang, makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon } from "../../tooling/testing/mod.ts";
+import { BODY_READ_TIMEOUT_MS } from "../http/mod.ts";
 
 // fetch() will not send a forged Host header, so DNS-rebinding requests are written by hand.
 async function rawRequest(port: number, host: string, token: string): Promise<string> {
@@ -36,6 +37,34 @@ Deno.test("routes answer with the documented codes and shapes", async (t) => {
     assert.deepEqual(first, { event_id: event.event_id, stored: true });
     const again = await json(await postJson(daemon, "/v1/events", event));
     assert.deepEqual(again, { event_id: event.event_id, stored: false });
+  });
+
+  await t.step("ids outside the ULID spec get a clear 400 and change nothing", async () => {
+    for (const event_id of ["8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "01ARZ3NDEKTSV4RRFFQ69G5FAI"]) {
+      const res = await postJson(daemon, "/v1/events", { ...makeEvent(), event_id });
+      assert.equal(res.status, 400, event_id);
+      const body = await json(res);
+      assert.match(JSON.stringify(body.details), /must be a ULID: 26 characters .* first one 0-7/);
+    }
+    const record = makeRecord({ record_id: "mr_ZZZZZZZZZZZZZZZZZZZZZZZZZZ" });
+    const saved = await postJson(daemon, "/v1/memories", record);
+    assert.equal(saved.status, 400);
+    assert.match(JSON.stringify((await json(saved)).details), /mr_ followed by a ULID/);
+    const bad = "mr_8ZZZZZZZZZZZZZZZZZZZZZZZZZ";
+    for (const method of ["GET", "PATCH", "DELETE"]) {
+      const res = await daemon.fetch(`/v1/memories/${bad}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: method === "PATCH" ? JSON.stringify({ title: "x" }) : undefined,
+      });
+      assert.equal(res.status, 400, method);
+      const body = await json(res);
+      assert.equal(body.error, "invalid record id");
+      assert.match(String(body.details), /first one 0-7/);
+    }
+    const listed = await json(await daemon.fetch("/v1/events?limit=200"));
+    const items = listed.items as { event_id: string }[];
+    assert.ok(!items.some((e) => e.event_id.startsWith("8")), "nothing was stored");
   });
 
   await t.step("POST /v1/events refuses invalid input with 400/413/415", async () => {
@@ -315,6 +344,38 @@ Deno.test("a collector configured on another 127.x address answers its own Host"
   });
   assert.equal(res.status, 200);
   await res.body?.cancel();
+});
+
+Deno.test("a client that sends headers and then nothing gets 408 (the default timeout)", async () => {
+  await using daemon = await startTestDaemon();
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: daemon.port });
+  let text = "";
+  try {
+    await conn.write(
+      new TextEncoder().encode(
+        `POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1:${daemon.port}\r\n` +
+          `Authorization: Bearer ${daemon.token}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: 5000\r\n\r\n{"event_id":`,
+      ),
+    );
+    const buf = new Uint8Array(4096);
+    const read = async () => {
+      while (!/"error":"request body timeout"/.test(text)) {
+        const n = await conn.read(buf);
+        if (n === null) return;
+        text += new TextDecoder().decode(buf.subarray(0, n));
+      }
+    };
+    await failOnHang(read(), "the stalled request");
+  } finally {
+    conn.close();
+  }
+  assert.match(text, /^HTTP\/1\.1 408 /);
+  assert.match(text, new RegExp(`within ${BODY_READ_TIMEOUT_MS / 1000} s`));
+  // The collector still answers everyone else.
+  const health = await daemon.fetch("/healthz");
+  assert.equal(health.status, 200);
+  await health.body?.cancel();
 });
 
 Deno.test("every response says nosniff, refusals included", async () => {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon, type TestDaemon } from "../../tooling/testing/mod.ts";
-import { sessionCookieName } from "../viewer/mod.ts";
+import { SESSION_KEY, sessionCookieName } from "../viewer/mod.ts";
 
 interface Route {
   method: "GET" | "POST" | "PATCH" | "DELETE";
@@ -133,4 +133,65 @@ Deno.test("every /v1 route answers 401 without the right token, and changes noth
       );
     }
   });
+});
+
+/** Logs a viewer in on the real daemon: the session cookie and the key its redirect carries. */
+async function viewerLogin(daemon: TestDaemon): Promise<{ cookie: string; key: string }> {
+  const minted = await daemon.fetch("/v1/ui/codes", { method: "POST" });
+  const { path } = await minted.json();
+  const login = await fetch(daemon.url + path, { redirect: "manual" });
+  await login.body?.cancel();
+  assert.equal(login.status, 303);
+  const cookie = login.headers.get("set-cookie")!.split(";")[0];
+  const fragment = new URL(login.headers.get("location")!, daemon.url).hash.slice(1);
+  const key = new URLSearchParams(fragment).get(SESSION_KEY.fragment);
+  assert.ok(key, "the login redirect carries the session key in its fragment");
+  return { cookie, key };
+}
+
+Deno.test("a live viewer cookie replayed alone opens no /v1 route, the feed included", async (t) => {
+  await using daemon = await startTestDaemon();
+  const record = makeRecord({ title: "the record a replayed cookie aims at" });
+  const saved = await postJson(daemon, "/v1/memories", record);
+  await saved.body?.cancel();
+  const { cookie, key } = await viewerLogin(daemon);
+  // What another local server receives from the browser, replayed with a forged Origin.
+  const replay = { cookie, origin: daemon.url };
+
+  await t.step("the cookie alone: 403 on every route", async () => {
+    for (const route of ROUTES) {
+      const res = await request(daemon, route, record.record_id, replay);
+      const text = await res.text();
+      assert.equal(res.status, 403, `${route.method} ${route.route}: ${res.status} ${text}`);
+      assert.match(JSON.parse(text).details, /kiro-learn open/);
+    }
+    const feed = await fetch(`${daemon.url}/v1/feed?${SESSION_KEY.query}=wrong`, {
+      headers: { cookie },
+    });
+    assert.equal(feed.status, 403);
+    await feed.body?.cancel();
+    const got = await (await daemon.fetch(`/v1/memories/${record.record_id}`)).json();
+    assert.equal(got.record.title, record.title, "nothing was changed");
+  });
+
+  await t.step(
+    "the cookie with the session's key reaches every route a session may use",
+    async () => {
+      for (const route of ROUTES) {
+        const res = await request(daemon, route, record.record_id, {
+          ...replay,
+          [SESSION_KEY.header]: key,
+        });
+        await res.body?.cancel();
+        // Minting codes takes the bearer token: a session must not extend itself.
+        const expected = route.route === "/v1/ui/codes" ? 401 : 200;
+        assert.equal(res.status, expected, `${route.method} ${route.route}`);
+      }
+      const feed = await fetch(`${daemon.url}/v1/feed?${SESSION_KEY.query}=${key}`, {
+        headers: { cookie },
+      });
+      assert.equal(feed.status, 200);
+      await feed.body?.cancel();
+    },
+  );
 });

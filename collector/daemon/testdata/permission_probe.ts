@@ -14,6 +14,23 @@ async function attempt(fn: () => Promise<unknown> | unknown): Promise<string> {
 
 const report = {
   write_data_dir: await attempt(() => Deno.writeTextFile(`${dataDir}/probe.txt`, "ok")),
+  // What decides the next start's permissions (agent commands, the starter hooks run).
+  write_settings: await attempt(() =>
+    Deno.writeTextFile(
+      `${dataDir}/settings.json`,
+      JSON.stringify({ extraction: { agentCommand: ["/bin/sh"] } }),
+    )
+  ),
+  rename_over_settings: await attempt(async () => {
+    await Deno.writeTextFile(`${dataDir}/settings.tmp`, "{}");
+    await Deno.rename(`${dataDir}/settings.tmp`, `${dataDir}/settings.json`);
+  }),
+  remove_settings: await attempt(() => Deno.remove(`${dataDir}/settings.json`)),
+  write_starter: await attempt(async () => {
+    await Deno.mkdir(`${dataDir}/bin`, { recursive: true });
+    await Deno.writeTextFile(`${dataDir}/bin/start-collector`, "#!/bin/sh\nexec sh\n");
+  }),
+  move_starter_dir: await attempt(() => Deno.rename(`${dataDir}/bin`, `${dataDir}/bin.old`)),
   write_outside: await attempt(() => Deno.writeTextFile(outside, "should not exist")),
   read_outside: await attempt(() => Deno.readTextFile("/etc/hostname")),
   // The permission check comes before any DNS lookup or socket, so nothing leaves the machine.

@@ -15,6 +15,7 @@ import type { RetrievalLog } from "@kiro-learn/core/storage";
 import type { BusMessage } from "../runtime/mod.ts";
 import type { PageName } from "./_pages.tsx";
 import { STATIC_ROOT } from "./_static.ts";
+import { SESSION_KEY } from "./sessions.ts";
 
 /** Where the generated module lives, relative to the static root. */
 export const ENUMS_ASSET = "js/enums.js";
@@ -58,6 +59,16 @@ export const CLIENT_ENUMS: Readonly<Record<string, { doc: string; values: readon
   },
 };
 
+/** Single constants `enums.js` exports (frozen objects of strings), by export name. */
+export const CLIENT_CONSTANTS: Readonly<
+  Record<string, { doc: string; value: Readonly<Record<string, string>> }>
+> = {
+  SESSION_KEY: {
+    doc: "Where the viewer session's key travels and is kept (see the collector's sessions.ts).",
+    value: SESSION_KEY,
+  },
+};
+
 /** The source of `enums.js`: one `as const` array per enum, so the client check sees literals. */
 export function enumsModule(): string {
   const lines = [
@@ -71,6 +82,15 @@ export function enumsModule(): string {
       `export const ${name} = /** @type {const} */ ([`,
       ...values.map((v) => `  ${JSON.stringify(v)},`),
       "]);",
+    );
+  }
+  for (const [name, { doc, value }] of Object.entries(CLIENT_CONSTANTS)) {
+    lines.push(
+      "",
+      `/** ${doc} */`,
+      `export const ${name} = /** @type {const} */ ({`,
+      ...Object.entries(value).map(([k, v]) => `  ${k}: ${JSON.stringify(v)},`),
+      "});",
     );
   }
   return lines.join("\n") + "\n";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { OBSERVATION_TYPES, STRATEGIES } from "@kiro-learn/core/schemas";
 import { type BusMessage, EventBus } from "../runtime/mod.ts";
 import { FeedHub } from "./sse.ts";
-import { CLIENT_ENUMS, ENUMS_ASSET, enumsModule } from "./_enums.ts";
+import { CLIENT_CONSTANTS, CLIENT_ENUMS, ENUMS_ASSET, enumsModule } from "./_enums.ts";
 import { STATIC_ROOT } from "./_static.ts";
 
 /** The module the browser loads. */
@@ -12,7 +12,13 @@ async function load(): Promise<Record<string, unknown>> {
 
 Deno.test("enums.js exports core's lists, unchanged and in order", async () => {
   const mod = await load();
-  assert.deepEqual(Object.keys(mod).sort(), Object.keys(CLIENT_ENUMS).sort());
+  assert.deepEqual(
+    Object.keys(mod).sort(),
+    [...Object.keys(CLIENT_ENUMS), ...Object.keys(CLIENT_CONSTANTS)].sort(),
+  );
+  for (const [name, { value }] of Object.entries(CLIENT_CONSTANTS)) {
+    assert.deepEqual(mod[name], { ...value }, name);
+  }
   assert.deepEqual(mod.OBSERVATION_TYPES, [...OBSERVATION_TYPES]);
   assert.deepEqual(mod.STRATEGIES, [...STRATEGIES]);
   assert.deepEqual(mod.RETRIEVAL_OUTCOMES, ["ok", "empty", "timeout", "error"]);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { checkSession, type SessionAccess, sessionOf } from "./auth.ts";
-import { sessionCookieName, SessionStore } from "./sessions.ts";
+import { SESSION_KEY, sessionCookieName, SessionStore } from "./sessions.ts";
 
 const PORT = 47_123;
 const ORIGIN = `http://127.0.0.1:${PORT}`;
@@ -56,6 +56,46 @@ Deno.test("a session is refused cross-site and, for changes, without our Origin"
   for (const [name, init, expected] of cases) {
     assert.equal(outcome(check(init)), expected, name);
   }
+});
+
+Deno.test("on /v1 a cookie alone is refused: the session's key must come with it", () => {
+  const { sessions, session, cookie } = setup();
+  const key = sessions.keyOf(session)!;
+  assert.match(key, /^[A-Za-z0-9_-]{43}$/);
+  assert.notEqual(key, session);
+  const access: SessionAccess = { sessions, port: PORT, origins: new Set([ORIGIN]) };
+  const api = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
+    outcome(
+      checkSession(new Request(`${ORIGIN}${path}`, init), access, {
+        requireKey: true,
+        keyInQueryPath: "/v1/feed",
+      }),
+    );
+  assert.equal(api("/v1/stats", { headers: { cookie } }), 403, "replayed cookie");
+  assert.equal(api("/v1/stats", { headers: { cookie, [SESSION_KEY.header]: "" } }), 403);
+  assert.equal(api("/v1/stats", { headers: { cookie, [SESSION_KEY.header]: session } }), 403);
+  assert.equal(api("/v1/stats", { headers: { cookie, [SESSION_KEY.header]: key } }), "ok");
+  assert.equal(
+    api("/v1/memories/x", {
+      method: "DELETE",
+      headers: { cookie, origin: ORIGIN, [SESSION_KEY.header]: key },
+    }),
+    "ok",
+  );
+  assert.equal(api(`/v1/feed?${SESSION_KEY.query}=${key}`, { headers: { cookie } }), "ok");
+  assert.equal(api(`/v1/stats?${SESSION_KEY.query}=${key}`, { headers: { cookie } }), 403);
+  assert.equal(api("/v1/stats", { headers: { [SESSION_KEY.header]: key } }), "absent");
+  // Another session's key does not fit this cookie.
+  const other = sessions.redeem(sessions.createCode().code)!;
+  assert.equal(
+    api("/v1/stats", { headers: { cookie, [SESSION_KEY.header]: sessions.keyOf(other)! } }),
+    403,
+  );
+  // Pages (empty shells) need only the cookie.
+  assert.equal(
+    outcome(checkSession(new Request(`${ORIGIN}/ui`, { headers: { cookie } }), access)),
+    "ok",
+  );
 });
 
 Deno.test("a revoked session is absent; sessionOf still names it (for logout)", () => {

@@ -13,6 +13,7 @@ import type { Event } from "@kiro-learn/core/schemas";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon } from "../../tooling/testing/mod.ts";
 import { openViewer } from "../../cli/mod.ts";
+import { SESSION_KEY } from "./mod.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = decodeURIComponent(new URL("./screenshots", import.meta.url).pathname);
@@ -229,6 +230,7 @@ Deno.test({
       assert.equal(cookie.httpOnly, true);
       assert.equal(cookie.sameSite, "Strict");
       assert.equal(cookie.path, "/");
+      assert.equal(new URL(page.url()).hash, "", "the page took the key out of the URL");
 
       // A second browser without the cookie cannot reuse the link.
       const other = await browser.newContext();
@@ -242,6 +244,43 @@ Deno.test({
       await shoot(otherPage, "link-expired");
       await other.close();
     });
+
+    await t.step(
+      "the cookie replayed alone opens no /v1 route; with the page's key it does",
+      async () => {
+        const [cookie] = await context.cookies();
+        const header = `${cookie.name}=${cookie.value}`;
+        const key = (await context.storageState()).origins
+          .find((o) => o.origin === url)?.localStorage
+          .find((item) => item.name === SESSION_KEY.storage)?.value;
+        assert.ok(key, "the page keeps the session key in its origin's localStorage");
+        assert.notEqual(key, cookie.value);
+        const tries: [string, string, Record<string, string>][] = [
+          ["GET", "/v1/stats", { cookie: header }],
+          ["GET", "/v1/memories?limit=5", { cookie: header }],
+          ["GET", "/v1/events?limit=5", { cookie: header }],
+          ["GET", "/v1/feed", { cookie: header }],
+          ["POST", "/v1/extraction/flush", { cookie: header, origin: url }],
+        ];
+        for (const [method, path, headers] of tries) {
+          const alone = await fetch(url + path, { method, headers });
+          assert.equal(alone.status, 403, `${method} ${path} with the cookie alone`);
+          await alone.body?.cancel();
+        }
+        for (const path of ["/v1/stats", "/v1/memories?limit=5"]) {
+          const withKey: Response = await fetch(url + path, {
+            headers: { cookie: header, [SESSION_KEY.header]: key },
+          });
+          assert.equal(withKey.status, 200, `${path} with the page's key`);
+          await withKey.body?.cancel();
+        }
+        const feed = await fetch(`${url}/v1/feed?${SESSION_KEY.query}=${key}`, {
+          headers: { cookie: header },
+        });
+        assert.equal(feed.status, 200);
+        await feed.body?.cancel();
+      },
+    );
 
     await t.step("the overview shows the right counts", async () => {
       await page.goto(url + "/ui");

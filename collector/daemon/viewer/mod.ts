@@ -17,8 +17,9 @@
  *   and upgrade work than the DOM helpers it replaces.
  *
  * Access: a one-time code from `POST /v1/ui/codes` (bearer only; `kiro-learn open` asks for it)
- * becomes an HttpOnly, SameSite=Strict session cookie at `/ui/login`; `/v1` accepts that cookie
- * in place of the bearer, with the extra origin rules in auth.ts.
+ * becomes an HttpOnly, SameSite=Strict session cookie at `/ui/login`, and the session's key
+ * travels to the page in the redirect's URL fragment; `/v1` accepts that cookie together with
+ * the key in place of the bearer, with the extra origin rules in auth.ts.
  *
  * @module
  */
@@ -39,6 +40,7 @@ import {
 import {
   clearedSessionCookie,
   CODE_TTL_MS,
+  SESSION_KEY,
   sessionCookie,
   SessionStore,
   type SessionStoreOptions,
@@ -47,7 +49,7 @@ import { FeedHub, type FeedHubOptions } from "./sse.ts";
 import { serveStatic, STATIC_ROOT } from "./_static.ts";
 
 export { checkSession, type SessionCheck } from "./auth.ts";
-export { sessionCookieName } from "./sessions.ts";
+export { SESSION_KEY, sessionCookieName } from "./sessions.ts";
 export { SessionStore } from "./sessions.ts";
 export { FeedHub } from "./sse.ts";
 
@@ -57,7 +59,7 @@ export interface Viewer {
   api: Hono;
   /** Routes to mount under `/ui`: the pages, login, logout and static files. */
   pages: Hono;
-  /** Checks a request's viewer session (for the `/v1` auth middleware). */
+  /** Checks a request's viewer session and its key (for the `/v1` auth middleware). */
   checkSession(request: Request): SessionCheck;
   /** Login codes and sessions. */
   sessions: SessionStore;
@@ -78,6 +80,10 @@ export interface ViewerOptions {
   /** Static root (tests point it at a temp dir). */
   staticRoot?: string;
 }
+
+/** The live feed's route in `api`, and its path once mounted under `/v1`. */
+const FEED_ROUTE = "/feed";
+const FEED_PATH = `/v1${FEED_ROUTE}`;
 
 /** Headers for every HTML page: nothing but this origin may load, frame or be loaded. */
 const PAGE_HEADERS: Record<string, string> = {
@@ -129,7 +135,7 @@ export function createViewer(ctx: ViewerContext, options: ViewerOptions): Viewer
   const staticRoot = options.staticRoot ?? STATIC_ROOT;
 
   const api = new Hono();
-  api.get("/feed", (c) => feeds ? feeds.open(c.req.raw) : errorResponse(503, "no live feed"));
+  api.get(FEED_ROUTE, (c) => feeds ? feeds.open(c.req.raw) : errorResponse(503, "no live feed"));
   api.post("/ui/codes", (c) => {
     // Only the token holder (the CLI) may mint codes; a session must not extend itself.
     const refused = checkBearer(c.req.raw, ctx.token);
@@ -159,10 +165,12 @@ export function createViewer(ctx: ViewerContext, options: ViewerOptions): Viewer
       if (checkSession(c.req.raw, access) === "ok") return c.redirect("/ui", 303);
       return page(linkExpiredPage({ version: VERSION }), 403);
     }
+    const key = sessions.keyOf(session)!;
     return new Response(null, {
       status: 303,
       headers: {
-        location: "/ui",
+        // The fragment never reaches a server; the page moves the key to localStorage.
+        location: `/ui#${SESSION_KEY.fragment}=${encodeURIComponent(key)}`,
         "set-cookie": sessionCookie(port, session),
         "cache-control": "no-store",
         "referrer-policy": "no-referrer",
@@ -200,7 +208,8 @@ export function createViewer(ctx: ViewerContext, options: ViewerOptions): Viewer
   return {
     api,
     pages,
-    checkSession: (request) => checkSession(request, access),
+    checkSession: (request) =>
+      checkSession(request, access, { requireKey: true, keyInQueryPath: FEED_PATH }),
     sessions,
     feeds,
     close: () => feeds?.closeAll(),

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { EventBus } from "../runtime/mod.ts";
-import { createViewer } from "./mod.ts";
+import { createViewer, SESSION_KEY } from "./mod.ts";
 
 const PORT = 47_123;
 const ORIGIN = `http://127.0.0.1:${PORT}`;
@@ -30,6 +30,13 @@ function setup() {
 }
 
 async function login(call: ReturnType<typeof setup>["call"]): Promise<string> {
+  return (await loginWithKey(call)).cookie;
+}
+
+/** Logs in; returns the cookie and the session key the redirect's fragment carries. */
+async function loginWithKey(
+  call: ReturnType<typeof setup>["call"],
+): Promise<{ cookie: string; key: string }> {
   const res = await call("/v1/ui/codes", {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}` },
@@ -41,13 +48,16 @@ async function login(call: ReturnType<typeof setup>["call"]): Promise<string> {
   assert.equal(body.path, `/ui/login?code=${body.code}`);
   const redirect = await call(body.path);
   assert.equal(redirect.status, 303);
-  assert.equal(redirect.headers.get("location"), "/ui");
+  const location = redirect.headers.get("location")!;
+  const fragment = new RegExp(`^/ui#${SESSION_KEY.fragment}=([A-Za-z0-9_-]{43})$`).exec(location);
+  assert.ok(fragment, `the key travels in the fragment: ${location}`);
   const cookie = redirect.headers.get("set-cookie")!;
   assert.match(
     cookie,
     new RegExp(`^kiro_learn_session_${PORT}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
   );
-  return cookie.split(";")[0];
+  assert.ok(!cookie.includes(fragment[1]), "the key is not the cookie");
+  return { cookie: cookie.split(";")[0], key: fragment[1] };
 }
 
 Deno.test("without a session every /ui page explains how to open the viewer", async () => {
@@ -73,13 +83,21 @@ Deno.test("without a session every /ui page explains how to open the viewer", as
 
 Deno.test("the one-time link grants a session that the UI and /v1 accept", async () => {
   const { call, viewer } = setup();
-  const cookie = await login(call);
-  const fromViewer = { cookie, "sec-fetch-site": "same-origin" };
-  assert.equal(
-    viewer.checkSession(new Request(`${ORIGIN}/v1/stats`, { headers: fromViewer })),
-    "ok",
-  );
-  assert.equal(viewer.checkSession(new Request(`${ORIGIN}/v1/stats`)), "absent");
+  const { cookie, key } = await loginWithKey(call);
+  const fromViewer = { cookie, "sec-fetch-site": "same-origin", [SESSION_KEY.header]: key };
+  const status = (path: string, headers: Record<string, string>) => {
+    const checked = viewer.checkSession(new Request(`${ORIGIN}${path}`, { headers }));
+    return checked instanceof Response ? checked.status : checked;
+  };
+  assert.equal(status("/v1/stats", fromViewer), "ok");
+  assert.equal(status("/v1/stats", {}), "absent");
+  // The cookie alone (replayed by whoever received it on another port) opens nothing.
+  assert.equal(status("/v1/stats", { cookie }), 403);
+  assert.equal(status("/v1/stats", { cookie, [SESSION_KEY.header]: "x".repeat(43) }), 403);
+  assert.equal(status("/v1/feed", { cookie }), 403);
+  // EventSource cannot send headers: the feed, and only the feed, takes the key in its query.
+  assert.equal(status(`/v1/feed?${SESSION_KEY.query}=${key}`, { cookie }), "ok");
+  assert.equal(status(`/v1/stats?${SESSION_KEY.query}=${key}`, { cookie }), 403);
   const page = await call("/ui/memories", { headers: { cookie } });
   assert.equal(page.status, 200);
   assert.match(await page.text(), /data-page="memories"/);

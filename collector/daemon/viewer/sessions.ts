@@ -21,6 +21,25 @@ export const MAX_CODES = 64;
 /** Live sessions kept at most (the least recently used are dropped first). */
 export const MAX_SESSIONS = 256;
 
+/**
+ * The session key's names on the wire and in the browser. A session is a cookie *and* a key:
+ * browsers send `127.0.0.1` cookies to every port, so a cookie alone proves nothing about who
+ * presents it. The key is handed to the viewer's page once, in the login redirect's URL
+ * fragment (never sent to a server), kept in the origin's `localStorage` (which, unlike a
+ * cookie, is per port), and sent back in a header (or, by `EventSource`, which cannot set
+ * headers, in the live feed's query).
+ */
+export const SESSION_KEY = Object.freeze({
+  /** Request header carrying the key on `/v1` calls. */
+  header: "x-kiro-learn-session-key",
+  /** Query parameter carrying the key on `GET /v1/feed` only. */
+  query: "session_key",
+  /** URL fragment parameter of the login redirect. */
+  fragment: "session_key",
+  /** `localStorage` item the viewer keeps it in. */
+  storage: "kiro-learn.session-key",
+});
+
 /** Options for {@linkcode SessionStore}. */
 export interface SessionStoreOptions {
   /** Clock in ms (tests substitute a fake one). */
@@ -43,7 +62,7 @@ export interface LoginCode {
 export class SessionStore {
   // Maps keep insertion order, which doubles as age order for eviction.
   #codes = new Map<string, number>();
-  #sessions = new Map<string, number>();
+  #sessions = new Map<string, { seen: number; key: string }>();
   #now: () => number;
   #codeTtlMs: number;
   #idleMs: number;
@@ -78,19 +97,27 @@ export class SessionStore {
       this.#sessions.delete(this.#sessions.keys().next().value!);
     }
     const session = randomToken();
-    this.#sessions.set(session, this.#now());
+    this.#sessions.set(session, { seen: this.#now(), key: randomToken() });
     return session;
+  }
+
+  /**
+   * The key bound to `session` (which `/v1` requires besides the cookie), or null when the
+   * session is unknown. Does not restart the idle clock.
+   */
+  keyOf(session: string): string | null {
+    return this.#sessions.get(session)?.key ?? null;
   }
 
   /** True when `session` is live; a live session's idle clock restarts. */
   touch(session: string): boolean {
-    const seen = this.#sessions.get(session);
-    if (seen === undefined) return false;
+    const entry = this.#sessions.get(session);
+    if (entry === undefined) return false;
     const now = this.#now();
     this.#sessions.delete(session);
-    if (now - seen >= this.#idleMs) return false;
+    if (now - entry.seen >= this.#idleMs) return false;
     // Re-inserting moves it to the young end, so eviction drops the least recently used.
-    this.#sessions.set(session, now);
+    this.#sessions.set(session, { seen: now, key: entry.key });
     return true;
   }
 
@@ -103,7 +130,7 @@ export class SessionStore {
   get size(): { codes: number; sessions: number } {
     this.#pruneCodes();
     const now = this.#now();
-    for (const [id, seen] of this.#sessions) {
+    for (const [id, { seen }] of this.#sessions) {
       if (now - seen >= this.#idleMs) this.#sessions.delete(id);
     }
     return { codes: this.#codes.size, sessions: this.#sessions.size };

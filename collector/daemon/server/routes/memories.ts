@@ -19,7 +19,7 @@ import { DEFAULT_SEARCH_MODE, isSearchMode, SEARCH_MODES } from "../../retrieval
 import { readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
 import { errorResponse } from "../../http/mod.ts";
-import { intParam, namespaceParam, offsetParam } from "../../http/mod.ts";
+import { intParam, namespaceParam, offsetParam, recordIdParam } from "../../http/mod.ts";
 
 const EditSchema = z.object({
   title: z.string().min(1).max(RECORD_LIMITS.title).optional(),
@@ -126,13 +126,17 @@ export function memoryRoutes(
   });
 
   app.get("/memories/:id", async (c) => {
-    const [record] = await ctx.storage.getRecords([c.req.param("id")]);
+    const id = recordIdParam(c.req.param("id"));
+    if (!id.ok) return id.response;
+    const [record] = await ctx.storage.getRecords([id.value]);
     if (!record) return errorResponse(404, "memory not found");
     const source_events = await ctx.storage.getEvents(record.source_event_ids.slice(0, 100));
     return c.json({ record, source_events });
   });
 
   app.patch("/memories/:id", async (c) => {
+    const id = recordIdParam(c.req.param("id"));
+    if (!id.ok) return id.response;
     const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
     if (!body.ok) return body.response;
     const parsed = EditSchema.safeParse(body.value);
@@ -140,7 +144,7 @@ export function memoryRoutes(
       return errorResponse(400, "validation failed", { details: parsed.error.issues });
     }
     const patch = parsed.data;
-    const updated = await ctx.storage.updateRecord(c.req.param("id"), {
+    const updated = await ctx.storage.updateRecord(id.value, {
       title: patch.title === undefined ? undefined : scrubCapped(patch.title, RECORD_LIMITS.title),
       summary: patch.summary === undefined
         ? undefined
@@ -154,7 +158,9 @@ export function memoryRoutes(
   });
 
   app.delete("/memories/:id", async (c) => {
-    const id = c.req.param("id");
+    const param = recordIdParam(c.req.param("id"));
+    if (!param.ok) return param.response;
+    const id = param.value;
     const withSources = c.req.query("with_sources") === "true";
     const forgotten = await ctx.storage.forgetRecords([id], { withSources });
     if (forgotten.records === 0) return errorResponse(404, "memory not found");

@@ -1,7 +1,8 @@
-// The collector's JSON API, called with the session cookie. All requests go to this origin; the
-// browser adds the Origin header the collector requires for changes.
+// The collector's JSON API, called with the session cookie and the session's key. All requests go
+// to this origin; the browser adds the Origin header the collector requires for changes.
 import { h } from "./dom.js";
 import { shortNamespace } from "./format.js";
+import { sessionHeaders } from "./session.js";
 
 /** @typedef {import("./types.js").Project} Project */
 
@@ -20,7 +21,7 @@ export class ApiError extends Error {
 }
 
 /**
- * Calls the collector with the session cookie. A 401 means the session ended: reloading shows
+ * Calls the collector with the session cookie and key. A 401 means the session ended: reloading shows
  * the server's "how to open the viewer" page.
  * @param {string} path
  * @param {RequestInit & {json?: unknown}} [init]
@@ -28,10 +29,15 @@ export class ApiError extends Error {
  */
 export async function api(path, init = {}) {
   const { json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (json !== undefined) headers.set("content-type", "application/json");
+  if (path.startsWith("/v1/")) {
+    for (const [name, value] of Object.entries(sessionHeaders())) headers.set(name, value);
+  }
   const response = await fetch(path, {
     ...rest,
     credentials: "same-origin",
-    headers: json === undefined ? rest.headers : { "content-type": "application/json" },
+    headers,
     body: json === undefined ? rest.body : JSON.stringify(json),
   });
   if (response.status === 401 && path.startsWith("/v1/")) {

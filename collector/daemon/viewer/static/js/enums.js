@@ -47,3 +47,11 @@ export const RETRIEVAL_OUTCOMES = /** @type {const} */ ([
   "timeout",
   "error",
 ]);
+
+/** Where the viewer session's key travels and is kept (see the collector's sessions.ts). */
+export const SESSION_KEY = /** @type {const} */ ({
+  header: "x-kiro-learn-session-key",
+  query: "session_key",
+  fragment: "session_key",
+  storage: "kiro-learn.session-key",
+});

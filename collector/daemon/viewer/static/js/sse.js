@@ -1,6 +1,7 @@
 // The live feed (server-sent events from `/v1/feed`) and the debounce pages use to reload on it.
 import { api } from "./api.js";
 import { FEED_TYPES } from "./enums.js";
+import { feedUrl } from "./session.js";
 
 /**
  * Subscribes to `/v1/feed`. EventSource reconnects by itself after network errors; a refused
@@ -13,7 +14,7 @@ export function openFeed(onMessage, onState = () => {}) {
   /** @type {EventSource | null} */
   let source = null;
   const connect = () => {
-    source = new EventSource("/v1/feed");
+    source = new EventSource(feedUrl());
     for (const type of FEED_TYPES) {
       source.addEventListener(type, (e) => {
         try {
