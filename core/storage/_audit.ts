@@ -39,16 +39,16 @@ export async function logRetrieval(
 /** See `Storage.injectedInSession`. */
 export async function injectedInSession(
   c: Connection,
-  namespace: string,
-  sessionId: string,
+  target: { namespace: string; sessionId: string },
+  options: { query?: string } = {},
 ): Promise<string[]> {
   await Promise.resolve();
   const rows = c.stmt(
     `SELECT DISTINCT rr.record_id FROM events e
     JOIN retrievals r ON r.event_id = e.event_id
     JOIN retrieval_records rr ON rr.retrieval_id = r.id
-    WHERE e.session_id = ? AND e.namespace = ?`,
-  ).all(sessionId, namespace) as Row[];
+    WHERE e.session_id = ? AND e.namespace = ? AND (? IS NULL OR r.query = ?)`,
+  ).all(target.sessionId, target.namespace, options.query ?? null, options.query ?? null) as Row[];
   return rows.map((row) => row.record_id as string);
 }
 

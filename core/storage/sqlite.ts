@@ -314,8 +314,12 @@ export class SqliteStorage implements Storage {
   }
 
   /** See `Storage.injectedInSession`. */
-  injectedInSession(namespace: string, sessionId: string): Promise<string[]> {
-    return injectedInSession(this.#c, namespace, sessionId);
+  injectedInSession(
+    namespace: string,
+    sessionId: string,
+    options: { query?: string } = {},
+  ): Promise<string[]> {
+    return injectedInSession(this.#c, { namespace, sessionId }, options);
   }
 
   /** See `Storage.listRetrievals`. */

@@ -364,9 +364,14 @@ export interface Storage {
   logRetrieval(log: RetrievalLog): Promise<number>;
   /**
    * Ids of the records already injected into a session (through any event of it in the
-   * namespace): the context it holds, which later blocks need not repeat.
+   * namespace), optionally only by retrievals logged with the query `options.query` (the
+   * session-start block's): the context it holds, which later blocks need not repeat.
    */
-  injectedInSession(namespace: string, sessionId: string): Promise<string[]>;
+  injectedInSession(
+    namespace: string,
+    sessionId: string,
+    options?: { query?: string },
+  ): Promise<string[]>;
   /** Newest injections first. */
   listRetrievals(options: { namespace?: string; limit: number }): Promise<RetrievalRow[]>;
 

@@ -8,6 +8,7 @@ import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { formatContext } from "@kiro-learn/core/search";
 import type { ScoredRecord, Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
+import { SESSION_START_QUERY } from "./resume.ts";
 
 /** What the shim gets back. */
 export interface RetrievalResult {
@@ -75,10 +76,14 @@ export function createAssembler(
       const budget = new Promise<typeof TIMED_OUT>((resolve) => {
         timer = setTimeout(() => resolve(TIMED_OUT), options.budgetMs);
       });
-      // What this session was shown already is in its context: ask for more, keep the rest.
+      // What the session's start block showed is in the same request as the first prompt's
+      // block (and stays in the conversation): ask for more, keep the rest. Only that block:
+      // prompts are answered on their own, as a search would answer them.
       const ranked = (async () => {
         const shown = new Set(
-          await options.storage.injectedInSession(event.namespace, event.session_id),
+          await options.storage.injectedInSession(event.namespace, event.session_id, {
+            query: SESSION_START_QUERY,
+          }),
         );
         const found = await search(event.namespace, query, {
           limit: options.limit + Math.min(shown.size, options.limit),

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { failOnHang, makeEvent, makeRecord } from "@kiro-learn/core/testing";
 import { createAssembler, queryFromBody, type Searcher } from "./assembler.ts";
+import { createResumeAssembler } from "./resume.ts";
 
 async function withStorage<T>(fn: (s: ReturnType<typeof openSqliteStorage>) => Promise<T>) {
   const dir = await Deno.makeTempDir();
@@ -91,30 +92,32 @@ Deno.test("an empty prompt searches nothing; the query comes from every body sha
   assert.equal(queryFromBody({ type: "json", data: { k: 1 } }), '{"k":1}');
 });
 
-Deno.test("a record is injected once per session: later prompts of it get the next ones", async () => {
+Deno.test("a record the session's start block showed is not repeated by its prompts' blocks", async () => {
   await withStorage(async (storage) => {
     const records = ["alpha", "beta", "gamma"].map((w) =>
       makeRecord({ title: `parser ${w} fix`, summary: `the parser ${w} case` })
     );
     for (const r of records) await storage.putRecord(r);
     const namespace = records[0].namespace;
-    const retrieve = createAssembler({ storage, budgetMs: 2000, limit: 2, tokenBudget: 2000 });
-    const ask = async (session: string) => {
+    const retrieve = createAssembler({ storage, budgetMs: 2000, limit: 3, tokenBudget: 2000 });
+    const resume = createResumeAssembler({ storage, tokenBudget: 2000 });
+    const fire = async (session: string, kind: "note" | "prompt", text: string) => {
       const event = makeEvent({
         namespace,
         session_id: session,
-        body: { type: "text", content: "parser fix" },
+        kind,
+        body: { type: "text", content: text },
       });
       await storage.ingestEvent(event, { project_id: "p", enqueue: false });
-      return (await retrieve(event)).records;
+      return (await (kind === "note" ? resume : retrieve)(event)).records;
     };
-    const first = await ask("session-1");
-    assert.equal(first.length, 2);
-    const second = await ask("session-1");
-    assert.equal(second.length, 1, "only the one not shown yet");
-    assert.ok(!first.includes(second[0]));
-    assert.deepEqual(await ask("session-1"), [], "everything relevant is already in context");
-    // Another session starts from nothing.
-    assert.deepEqual(await ask("session-2"), first);
+    const shown = await fire("session-1", "note", "session started");
+    assert.ok(shown.length > 0, "the start block shows the project's recent records");
+    const first = await fire("session-1", "prompt", "parser fix");
+    assert.ok(first.every((id) => !shown.includes(id)), "no record twice in one request");
+    // Prompts are answered on their own: asking again gives the same answer.
+    assert.deepEqual(await fire("session-1", "prompt", "parser fix"), first);
+    // Another session has not been shown anything yet.
+    assert.equal((await fire("session-2", "prompt", "parser fix")).length, 3);
   });
 });

@@ -10,6 +10,9 @@ import type { Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import type { RetrievalResult } from "./assembler.ts";
 
+/** The query the resume block is logged with (what a session was shown when it started). */
+export const SESSION_START_QUERY = "(session start)";
+
 /** Header of the resume block. */
 export const RESUME_HEADER = "## Where this project left off (kiro-learn)";
 
@@ -30,7 +33,9 @@ export function createResumeAssembler(
       });
       // A resumed session (same id) already holds what it was shown.
       const shown = new Set(
-        await options.storage.injectedInSession(event.namespace, event.session_id),
+        await options.storage.injectedInSession(event.namespace, event.session_id, {
+          query: SESSION_START_QUERY,
+        }),
       );
       const records: MemoryRecord[] = [...summaries, ...others]
         .filter((r) => !shown.has(r.record_id));
@@ -42,7 +47,7 @@ export function createResumeAssembler(
       await options.storage.logRetrieval({
         event_id: event.event_id,
         namespace: event.namespace,
-        query: "(session start)",
+        query: SESSION_START_QUERY,
         results: formatted.record_ids.map((id) => ({ record_id: id, score: 0 })),
         latency_ms: latency,
         tokens: formatted.tokens,
