@@ -55,6 +55,33 @@ export interface ShimConfig {
   spoolMaxBytes: number;
   /** The collector's starter, run when the collector is down (`<dataDir>/bin/start-collector`). */
   starter: string;
+  /** The token file (read again once a collector the hook started is up). */
+  tokenFile: string;
+}
+
+/**
+ * Waits until a collector accepts connections on the configured port and its token file exists,
+ * or `deadline` passes; returns the token, or null. Polls every 50 ms: a start takes ~1 s.
+ */
+export async function waitForCollector(
+  config: ShimConfig,
+  options: { deadline: number },
+): Promise<string | null> {
+  while (Date.now() < options.deadline) {
+    try {
+      const conn = await Deno.connect({
+        hostname: config.collectorHost,
+        port: config.collectorPort,
+      });
+      conn.close();
+      const token = tokenOrNull(config.tokenFile);
+      if (token !== null) return token;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
 }
 
 /** Posts that do not retrieve wait at most this long: they only store. */
@@ -100,6 +127,7 @@ export function loadShimConfig(options: { env?: EnvLike } = {}): ShimConfig | nu
     spoolDir: paths.spool,
     spoolMaxBytes: values.spool.maxBytes,
     starter: paths.starter,
+    tokenFile: paths.token,
   };
 }
 
@@ -328,9 +356,10 @@ export interface DeliverOptions {
  */
 export async function deliver(
   items: readonly Delivery[],
-  config: ShimConfig,
+  shimConfig: ShimConfig,
   options: DeliverOptions,
 ): Promise<DeliveryResult[]> {
+  let config = shimConfig;
   const results: DeliveryResult[] = [];
   const deadline = Date.now() + 2 * options.timeoutMs;
   let down: string | null = null;
@@ -353,6 +382,28 @@ export async function deliver(
       }
       down = result.message;
       const started = result.down && options.onDown ? options.onDown() : null;
+      // A hook that asks for context waits, within its budget, for the collector it started:
+      // the first session after a reboot then gets memory, not only the next prompt.
+      if (started?.status === "started" && item.query !== "") {
+        const token = await waitForCollector(config, { deadline });
+        if (token !== null) {
+          const retry = await postEvent(item.event, { ...config, token }, {
+            query: item.query,
+            timeoutMs: Math.max(1, deadline - Date.now()),
+          });
+          if (retry.status === "ok") {
+            note(`${down}; started it`);
+            results.push({
+              event_id: item.event.event_id,
+              outcome: "posted",
+              context: retry.context,
+            });
+            config = { ...config, token };
+            down = null;
+            continue;
+          }
+        }
+      }
       note(
         started?.status === "started"
           ? `${down}; starting it in the background; spooling`

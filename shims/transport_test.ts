@@ -17,6 +17,7 @@ function config(port: number, spoolDir = "/nonexistent/spool"): ShimConfig {
     spoolDir,
     spoolMaxBytes: 1 << 20,
     starter: "/nonexistent/bin/start-collector",
+    tokenFile: "/nonexistent/token",
   };
 }
 
