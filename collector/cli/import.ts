@@ -23,10 +23,30 @@ export interface ImportReport {
   added: number;
   /** Records already there (an earlier import). */
   present: number;
+  /** Records forgotten since an earlier import: not brought back. */
+  forgotten: number;
   /** Records the collector refused, with the reason. */
   rejected: { id: string; reason: string }[];
   /** Seconds it took. */
   seconds: number;
+}
+
+// Counts one save's answer: 200 added, 409 already there, 410 forgotten, anything else refused.
+function tally(
+  report: ImportReport,
+  res: { status: number; body: unknown },
+  options: { id: string },
+): void {
+  if (res.status === 200) report.added++;
+  else if (res.status === 409) report.present++;
+  else if (res.status === 410) report.forgotten++;
+  else {
+    const body = res.body as { error?: string; details?: unknown };
+    report.rejected.push({
+      id: options.id,
+      reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
+    });
+  }
 }
 
 /** Options of {@linkcode importGit}. */
@@ -90,7 +110,7 @@ export async function importGit(
     await client.request("GET", ROUTES.stats);
   }
   const progress = options.progress ?? defaultProgress();
-  const report: ImportReport = { added: 0, present: 0, rejected: [], seconds: 0 };
+  const report: ImportReport = { added: 0, present: 0, forgotten: 0, rejected: [], seconds: 0 };
   const started = performance.now();
   let seen = 0;
   let lastShown = 0;
@@ -105,16 +125,9 @@ export async function importGit(
     );
   };
   const save = async (record: MemoryRecord) => {
-    const res = await client.request("POST", ROUTES.memories, { body: record });
-    if (res.status === 200) report.added++;
-    else if (res.status === 409) report.present++;
-    else {
-      const body = res.body as { error?: string; details?: unknown };
-      report.rejected.push({
-        id: record.record_id,
-        reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
-      });
-    }
+    tally(report, await client.request("POST", ROUTES.memories, { body: record }), {
+      id: record.record_id,
+    });
     seen++;
     show();
   };
@@ -158,7 +171,7 @@ export async function importGit(
 export async function importJsonl(settings: Settings, file: string): Promise<ImportReport> {
   const started = performance.now();
   const client = clientFor(settings);
-  const report: ImportReport = { added: 0, present: 0, rejected: [], seconds: 0 };
+  const report: ImportReport = { added: 0, present: 0, forgotten: 0, rejected: [], seconds: 0 };
   let text: string;
   try {
     text = await Deno.readTextFile(file);
@@ -181,16 +194,9 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
       report.rejected.push({ id: `line ${i + 1}`, reason: `unknown line type ${parsed.type}` });
       continue;
     }
-    const res = await client.request("POST", ROUTES.memories, { body: parsed.record });
-    if (res.status === 200) report.added++;
-    else if (res.status === 409) report.present++;
-    else {
-      const body = res.body as { error?: string; details?: unknown };
-      report.rejected.push({
-        id: `line ${i + 1}`,
-        reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
-      });
-    }
+    tally(report, await client.request("POST", ROUTES.memories, { body: parsed.record }), {
+      id: `line ${i + 1}`,
+    });
   }
   report.seconds = Math.round((performance.now() - started) / 100) / 10;
   return report;
@@ -238,6 +244,7 @@ function printReport(source: string, report: ImportReport, json: boolean): void 
   }
   console.log(
     `imported ${source}: ${report.added} added, ${report.present} already present, ` +
+      (report.forgotten > 0 ? `${report.forgotten} forgotten (not brought back), ` : "") +
       `${report.rejected.length} rejected, in ${report.seconds} s`,
   );
   for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);

@@ -288,6 +288,11 @@ Deno.test("CLI: import git adds one record per commit, scrubbed, and a second im
     assert.deepEqual(records[0].files_touched, ["b.ts"]);
     assert.ok(!JSON.stringify(records).includes("ghp_abcdef"), "the token was scrubbed");
     assert.ok(!records[0].summary.includes("Signed-off-by"));
+    // Forget one commit's record: importing the history again does not bring it back.
+    assert.equal((await cli(["forget", records[0].record_id], daemon.env)).code, 0);
+    const afterForget = await cli(["import", "git", repo], daemon.env);
+    assert.equal(afterForget.code, 0, text(afterForget));
+    assert.match(text(afterForget), /0 added, 2 already present, 1 forgotten \(not brought back\)/);
     const bad = await cli(["import", "git", "/"], daemon.env);
     assert.equal(bad.code, 2);
     assert.match(text(bad), /not inside a git repository/);
