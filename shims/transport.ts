@@ -243,7 +243,7 @@ export async function postEvent(
           path: helloPath(challenge.nonce),
           approve: (hello) =>
             hello.status === 200 &&
-            checkCollectorProof(token, challenge, readHelloProof(hello.body)),
+            checkCollectorProof(token, { ...challenge, proof: readHelloProof(hello.body) }),
         },
         headers: {
           "Authorization": `Bearer ${config.token}`,

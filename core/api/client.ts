@@ -237,7 +237,10 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
     // Read whole (bounded by the signal) but never shown: it may come from anyone.
     const text = await response.text();
     const hello = response.status === 200 ? HelloSchema.safeParse(parseJson(text)) : null;
-    if (!hello?.success || !(await checkCollectorProof(token, challenge, hello.data.proof))) {
+    if (
+      !hello?.success ||
+      !(await checkCollectorProof(token, { ...challenge, proof: hello.data.proof }))
+    ) {
       throw new CollectorImpostorError(url);
     }
   }

@@ -130,14 +130,14 @@ export async function collectorProof(
   return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message))));
 }
 
-/** True when `proof` is what our collector answers to this challenge with `token`. */
+/** True when `hello.proof` is what our collector answers to this port and nonce with `token`. */
 export async function checkCollectorProof(
   token: string,
-  challenge: { port: number; nonce: string },
-  proof: unknown,
+  hello: { port: number; nonce: string; proof: unknown },
 ): Promise<boolean> {
+  const proof = hello.proof;
   if (typeof proof !== "string" || !/^[0-9a-f]{64}$/.test(proof)) return false;
-  const expected = await collectorProof(token, challenge);
+  const expected = await collectorProof(token, { port: hello.port, nonce: hello.nonce });
   let diff = 0;
   for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ proof.charCodeAt(i);
   return diff === 0;

@@ -77,7 +77,7 @@ Deno.test("the hello: a fresh nonce, an HMAC of label, port and nonce, checked i
   );
   const challenge = { port: 21100, nonce };
   const proof = await collectorProof("tok", challenge);
-  assert.equal(await checkCollectorProof("tok", challenge, proof), true);
+  assert.equal(await checkCollectorProof("tok", { ...challenge, proof }), true);
   for (
     const [token, other, answer] of [
       ["other", challenge, proof],
@@ -88,7 +88,11 @@ Deno.test("the hello: a fresh nonce, an HMAC of label, port and nonce, checked i
       ["tok", challenge, null],
     ] as const
   ) {
-    assert.equal(await checkCollectorProof(token, other, answer), false, `${token} ${answer}`);
+    assert.equal(
+      await checkCollectorProof(token, { ...other, proof: answer }),
+      false,
+      `${token} ${answer}`,
+    );
   }
   assert.equal(readHelloProof(`{"proof":"${proof}"}`), proof);
   assert.equal(readHelloProof({ proof }), proof);

@@ -11,8 +11,11 @@ Deno.test("withCollectorProof answers the hello for its token and passes the res
     const port = server.addr.port;
     const nonce = newHelloNonce();
     const hello = await (await fetch(`http://127.0.0.1:${port}${helloPath(nonce)}`)).json();
-    assert.equal(await checkCollectorProof("the-token", { port, nonce }, hello.proof), true);
-    assert.equal(await checkCollectorProof("other-token", { port, nonce }, hello.proof), false);
+    assert.equal(await checkCollectorProof("the-token", { port, nonce, proof: hello.proof }), true);
+    assert.equal(
+      await checkCollectorProof("other-token", { port, nonce, proof: hello.proof }),
+      false,
+    );
     assert.equal(await (await fetch(`http://127.0.0.1:${port}/v1/stats`)).text(), "scripted");
   } finally {
     await server.shutdown();
