@@ -2,9 +2,14 @@
  * The transport every shim shares: settings and token, building an event, capping its body,
  * posting it with a timeout, and spooling it when the collector cannot take it.
  *
+ * Before the token or the event leaves, the process on the collector's port must prove on the
+ * same connection that it holds this data dir's token (the hello, `core/api/wire.ts`); one that
+ * cannot is sent nothing, and nothing it says is printed.
+ *
  * Failure policy (an event that reached a shim is never lost, and a hook never fails):
  * - connection refused, timeout, 5xx, 401/403 (a token or host mismatch), a missing token
- *   file (the collector never ran), a net permission refusal → the event is spooled;
+ *   file (the collector never ran), a net permission refusal, a listener that fails the
+ *   hello (not our collector) → the event is spooled;
  * - 400/413/415/422 (the collector says the event itself is invalid) → a stderr note, since
  *   spooling it would only get it rejected again;
  * - nothing here throws.
@@ -24,13 +29,18 @@ import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { spoolEvent, type SpoolQuery } from "@kiro-learn/core/spool";
 import { VERSION } from "@kiro-learn/core/version";
 import {
+  checkCollectorProof,
   collectorBaseUrl,
   eventQueryString,
+  helloPath,
+  impostorMessage,
+  newHelloNonce,
+  readHelloProof,
   readRetrievalContext,
   readToken,
   ROUTES,
 } from "@kiro-learn/core/api/wire";
-import { httpPost, HttpTimeoutError } from "./http.ts";
+import { HttpNotApprovedError, httpPost, HttpTimeoutError } from "./http.ts";
 import { note } from "./_stderr.ts";
 import { truncateBody } from "./truncate.ts";
 import type { AutoStartOutcome } from "./_autostart.ts";
@@ -250,11 +260,19 @@ export async function postEvent(
       down: true,
     };
   }
+  const token = config.token;
+  const challenge = { port: config.collectorPort, nonce: newHelloNonce() };
   try {
     const response = await httpPost(
       { hostname: config.collectorHost, port: config.collectorPort },
       ROUTES.events + eventQueryString(options.query),
       {
+        before: {
+          path: helloPath(challenge.nonce),
+          approve: (hello) =>
+            hello.status === 200 &&
+            checkCollectorProof(token, { ...challenge, proof: readHelloProof(hello.body) }),
+        },
         headers: {
           "Authorization": `Bearer ${config.token}`,
           "Content-Type": "application/json",
@@ -306,6 +324,7 @@ function errorFrom(text: string): string {
 }
 
 function describeFailure(error: unknown, config: ShimConfig, timeoutMs: number): string {
+  if (error instanceof HttpNotApprovedError) return impostorMessage(config.collectorAddress);
   if (error instanceof HttpTimeoutError) {
     return `collector at ${config.collectorAddress} did not answer within ${timeoutMs} ms`;
   }
