@@ -642,14 +642,17 @@ Deno.test("a collector address outside --allow-net is explained, not fatal", SAN
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-mcp-perm-" });
   const projectDir = await makeProject();
   await Deno.writeTextFile(join(home, "token"), "some-token\n");
+  // Registered for one port while settings.json now names another (never the same number).
+  const registered = freePort();
+  let configured = freePort();
+  while (configured === registered) configured = freePort();
   await Deno.writeTextFile(
     join(home, "settings.json"),
-    JSON.stringify({ collector: { host: "127.0.0.1", port: freePort() } }),
+    JSON.stringify({ collector: { host: "127.0.0.1", port: configured } }),
   );
   try {
-    // Registered for one port while settings.json now names another.
     await using session = await connect({
-      port: freePort(),
+      port: registered,
       env: { KIRO_LEARN_HOME: home },
       cwd: projectDir,
     });

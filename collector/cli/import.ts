@@ -16,6 +16,8 @@ import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { clientFor } from "./_client.ts";
 import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
 import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
+import { importClaudeCode } from "./_claude_transcripts.ts";
+import { homeDir } from "./_install_context.ts";
 
 /** What an import did. */
 export interface ImportReport {
@@ -205,8 +207,10 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
 /** The `import` command. */
 export const importCommand: Command = {
   name: "import",
-  usage: "kiro-learn import git [DIR] [--since DATE] [--max N] [--json] | import jsonl FILE",
-  summary: "give memory a head start from a git history, or read back an export (idempotent)",
+  usage:
+    "kiro-learn import git [DIR] [--since DATE] [--max N] [--json] | import claude-code | import jsonl FILE",
+  summary:
+    "give memory a head start from a git history or past Claude Code sessions, or read back an export (idempotent)",
   options: { since: { type: "string" }, max: { type: "string" }, json: { type: "boolean" } },
   run: async (args) => {
     const [source, dirArg, ...extra] = args.positionals;
@@ -216,9 +220,35 @@ export const importCommand: Command = {
       printReport(dirArg, report, flag(args, "json"));
       return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;
     }
+    if (source === "claude-code") {
+      if (dirArg !== undefined) {
+        throw new UsageError("import claude-code takes no folder: use --project DIR");
+      }
+      const root = resolveProject(invocationDir()).project_root;
+      const report = await importClaudeCode(loadSettings(), root, {
+        home: homeDir(),
+        progress: Deno.stderr.isTerminal()
+          ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${line}`))
+          : undefined,
+      });
+      if (flag(args, "json")) {
+        console.log(JSON.stringify(report, null, 2));
+      } else if (report.sessions === 0) {
+        console.log(`no Claude Code sessions of ${root} in ${report.dir}`);
+      } else {
+        const skipped = Object.entries(report.skipped).map(([t, n]) => `${n} ${t}`).join(", ");
+        console.log(
+          `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.events} ` +
+            `events, ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
+            (skipped ? `; transcript lines skipped: ${skipped}` : ""),
+        );
+      }
+      return report.failed > 0 ? 1 : 0;
+    }
     if (source !== "git" || extra.length > 0) {
       throw new UsageError(
-        "import needs `git [DIR]` (the project of the current directory by default) or `jsonl FILE`",
+        "import needs `git [DIR]` (the project of the current directory by default), " +
+          "`claude-code` or `jsonl FILE`",
       );
     }
     const rawMax = stringOption(args, "max");
