@@ -17,6 +17,7 @@ import { clientFor } from "./_client.ts";
 import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
 import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
 import { importClaudeCode } from "./_claude_transcripts.ts";
+import { importNodeKiroLearn } from "./_node_kiro_learn.ts";
 import { homeDir } from "./_install_context.ts";
 
 /** What an import did. */
@@ -208,7 +209,7 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
 export const importCommand: Command = {
   name: "import",
   usage:
-    "kiro-learn import git [DIR] [--since DATE] [--max N] [--json] | import claude-code | import jsonl FILE",
+    "kiro-learn import git [DIR] [--since DATE] [--max N] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE",
   summary:
     "give memory a head start from a git history or past Claude Code sessions, or read back an export (idempotent)",
   options: { since: { type: "string" }, max: { type: "string" }, json: { type: "boolean" } },
@@ -219,6 +220,27 @@ export const importCommand: Command = {
       const report = await importJsonl(loadSettings(), dirArg);
       printReport(dirArg, report, flag(args, "json"));
       return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;
+    }
+    if (source === "kiro-learn") {
+      if (extra.length > 0) throw new UsageError("import kiro-learn takes one PATH");
+      const path = dirArg ?? `${homeDir()}/.kiro-learn/kiro-learn.db`;
+      const report = await importNodeKiroLearn(loadSettings(), path);
+      if (flag(args, "json")) {
+        console.log(JSON.stringify(report, null, 2));
+      } else {
+        for (const [what, c] of Object.entries(report)) {
+          console.log(
+            `imported ${what} of ${path}: ${c.added} added, ${c.present} already present, ` +
+              `${c.forgotten} forgotten (not brought back), ${c.rejected.length} rejected`,
+          );
+          for (const r of c.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
+        }
+      }
+      const { records, events } = report;
+      return records.rejected.length + events.rejected.length > 0 &&
+          records.added + records.present + events.added + events.present === 0
+        ? 1
+        : 0;
     }
     if (source === "claude-code") {
       if (dirArg !== undefined) {
@@ -248,7 +270,7 @@ export const importCommand: Command = {
     if (source !== "git" || extra.length > 0) {
       throw new UsageError(
         "import needs `git [DIR]` (the project of the current directory by default), " +
-          "`claude-code` or `jsonl FILE`",
+          "`claude-code`, `kiro-learn [PATH]` or `jsonl FILE`",
       );
     }
     const rawMax = stringOption(args, "max");

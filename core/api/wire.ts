@@ -34,13 +34,18 @@ export function memoryPath(recordId: string): string {
   return `${ROUTES.memories}/${encodeURIComponent(recordId)}`;
 }
 
-/** What an ingest asks back: nothing, the prompt's context, or the session-start block. */
-export type EventQuery = "retrieve" | "resume" | "";
+/**
+ * What an ingest asks: the prompt's context, the session-start block, nothing, or (`history`,
+ * for imports of past events whose memory already exists) to store it without queueing it for
+ * extraction.
+ */
+export type EventQuery = "retrieve" | "resume" | "history" | "";
 
 /** The query string of an ingest (`?retrieve=true`, `?context=resume` or nothing). */
 export function eventQueryString(query: EventQuery): string {
   if (query === "retrieve") return "?retrieve=true";
   if (query === "resume") return "?context=resume";
+  if (query === "history") return "?history=true";
   return "";
 }
 
@@ -48,6 +53,7 @@ export function eventQueryString(query: EventQuery): string {
 export function eventQueryOf(params: { get(name: string): string | null }): EventQuery {
   if (params.get("retrieve") === "true") return "retrieve";
   if (params.get("context") === "resume") return "resume";
+  if (params.get("history") === "true") return "history";
   return "";
 }
 

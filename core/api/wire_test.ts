@@ -18,7 +18,7 @@ import {
 } from "./wire.ts";
 
 Deno.test("the ingest flags round-trip between the client and the server", () => {
-  for (const query of ["retrieve", "resume", ""] as EventQuery[]) {
+  for (const query of ["retrieve", "resume", "history", ""] as EventQuery[]) {
     const url = new URL(`http://x${ROUTES.events}${eventQueryString(query)}`);
     assert.equal(url.pathname, "/v1/events");
     assert.equal(eventQueryOf(url.searchParams), query);

@@ -66,7 +66,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
     } else {
       await next();
       if (c.req.method === "POST" && c.req.path === ROUTES.events && c.res.status === 200) {
-        const retrieval = eventQueryOf(new URL(c.req.url).searchParams) !== "";
+        const query = eventQueryOf({ get: (name) => c.req.query(name) ?? null });
+        const retrieval = query === "retrieve" || query === "resume";
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
       }
     }
