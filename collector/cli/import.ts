@@ -10,6 +10,7 @@
  * @module
  */
 import { ROUTES } from "@kiro-learn/core/api";
+import { cliArgv, shellQuote } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
@@ -75,6 +76,58 @@ async function git(args: string[]): Promise<{ ok: boolean; out: string; err: str
     }
     throw error;
   }
+}
+
+const HOOK_BEGIN = "# >>> kiro-learn: new commits into memory >>>";
+const HOOK_END = "# <<< kiro-learn <<<";
+
+/**
+ * The post-commit hook text with our block in it: `existing` (another tool's hook) is kept,
+ * an older block of ours replaced. The block imports the newest commits in the background, so
+ * a commit never waits on it; `import git` is idempotent, so that costs a few requests.
+ */
+export function postCommitHook(
+  existing: string | null,
+  options: { command: readonly string[]; dataDir: string },
+): string {
+  const block = [
+    HOOK_BEGIN,
+    `KIRO_LEARN_HOME=${shellQuote(options.dataDir)} ${
+      options.command.map(shellQuote).join(" ")
+    } >/dev/null 2>&1 </dev/null &`,
+    HOOK_END,
+  ].join("\n");
+  if (existing === null || existing.trim() === "") return `#!/bin/sh\n${block}\n`;
+  const start = existing.indexOf(HOOK_BEGIN);
+  const end = existing.indexOf(HOOK_END);
+  if (start >= 0 && end > start) {
+    return existing.slice(0, start) + block + existing.slice(end + HOOK_END.length);
+  }
+  return `${existing.replace(/\n*$/, "\n")}${block}\n`;
+}
+
+/** Adds (or refreshes) the post-commit hook of the repository at `root`; returns its path. */
+export async function installPostCommitHook(
+  root: string,
+  options: { dataDir: string },
+): Promise<string> {
+  const hooks = await git(["-C", root, "rev-parse", "--git-path", "hooks"]);
+  if (!hooks.ok) throw new UsageError(`cannot find the git hooks folder of ${root} (${hooks.err})`);
+  const dir = hooks.out.startsWith("/") ? hooks.out : `${root}/${hooks.out}`;
+  const path = `${dir}/post-commit`;
+  let existing: string | null = null;
+  try {
+    existing = await Deno.readTextFile(path);
+  } catch {
+    // No hook yet.
+  }
+  await Deno.mkdir(dir, { recursive: true });
+  const command = [...cliArgv(), "import", "git", root, "--max", "20"];
+  await Deno.writeTextFile(path, postCommitHook(existing, { command, dataDir: options.dataDir }), {
+    mode: 0o755,
+  });
+  await Deno.chmod(path, 0o755);
+  return path;
 }
 
 function defaultProgress(): (line: string) => void {
@@ -209,10 +262,15 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
 export const importCommand: Command = {
   name: "import",
   usage:
-    "kiro-learn import git [DIR] [--since DATE] [--max N] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE",
+    "kiro-learn import git [DIR] [--since DATE] [--max N] [--git-hook] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE",
   summary:
     "give memory a head start from a git history or past Claude Code sessions, or read back an export (idempotent)",
-  options: { since: { type: "string" }, max: { type: "string" }, json: { type: "boolean" } },
+  options: {
+    since: { type: "string" },
+    max: { type: "string" },
+    json: { type: "boolean" },
+    "git-hook": { type: "boolean" },
+  },
   run: async (args) => {
     const [source, dirArg, ...extra] = args.positionals;
     if (source === "jsonl") {
@@ -279,6 +337,12 @@ export const importCommand: Command = {
       throw new UsageError("--max must be a positive integer");
     }
     const dir = dirArg ?? resolveProject(invocationDir()).project_root;
+    if (flag(args, "git-hook")) {
+      const top = await git(["-C", dir, "rev-parse", "--show-toplevel"]);
+      if (!top.ok) throw new UsageError(`${dir} is not inside a git repository (${top.err})`);
+      const hook = await installPostCommitHook(top.out, { dataDir: loadSettings().dataDir });
+      console.log(`added the post-commit hook ${hook}: new commits come into memory by themselves`);
+    }
     const report = await importGit(loadSettings(), dir, {
       since: stringOption(args, "since"),
       max,

@@ -2,7 +2,14 @@
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import { freePort, postJson, startTestDaemon, writeTinyModel } from "../tooling/testing/mod.ts";
+import {
+  freePort,
+  postJson,
+  startTestDaemon,
+  waitFor,
+  writeTinyModel,
+} from "../tooling/testing/mod.ts";
+import { postCommitHook } from "./mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -293,12 +300,38 @@ Deno.test("CLI: import git adds one record per commit, scrubbed, and a second im
     const afterForget = await cli(["import", "git", repo], daemon.env);
     assert.equal(afterForget.code, 0, text(afterForget));
     assert.match(text(afterForget), /0 added, 2 already present, 1 forgotten \(not brought back\)/);
+    // The post-commit hook brings new commits in by themselves (in the background).
+    const hooked = await cli(["import", "git", repo, "--git-hook"], daemon.env);
+    assert.equal(hooked.code, 0, text(hooked));
+    assert.match(text(hooked), /added the post-commit hook/);
+    await Deno.writeTextFile(`${repo}/d.ts`, "d");
+    await git("add", "d.ts");
+    await git("commit", "-q", "-m", "parser: handle the year 2100 (not a leap year)");
+    await waitFor(async () => {
+      const res = await cli(["search", "year 2100 leap", "--json"], daemon.env, repo);
+      const found = JSON.parse(new TextDecoder().decode(res.stdout));
+      return found.some((r: { title: string }) => r.title.includes("year 2100")) || undefined;
+    }, { timeoutMs: 60_000, what: "the commit brought in by the post-commit hook" });
     const bad = await cli(["import", "git", "/"], daemon.env);
     assert.equal(bad.code, 2);
     assert.match(text(bad), /not inside a git repository/);
   } finally {
     await Deno.remove(repo, { recursive: true });
   }
+});
+
+Deno.test("postCommitHook keeps another tool's hook and replaces only its own block", () => {
+  const options = { command: ["/opt/deno", "run", "x.ts"], dataDir: "/home/u/.kiro-learn" };
+  const fresh = postCommitHook(null, options);
+  assert.match(fresh, /^#!\/bin\/sh\n# >>> kiro-learn/);
+  assert.match(fresh, /KIRO_LEARN_HOME=\/home\/u\/\.kiro-learn \/opt\/deno run x\.ts .*&\n/);
+  const theirs = "#!/bin/sh\nmake lint\n";
+  const merged = postCommitHook(theirs, options);
+  assert.ok(merged.startsWith(theirs), "their hook stays first, as it was");
+  const again = postCommitHook(merged, { ...options, command: ["/opt/deno2", "run", "x.ts"] });
+  assert.equal(again.split("kiro-learn: new commits").length - 1, 1, "one block, refreshed");
+  assert.match(again, /\/opt\/deno2/);
+  assert.ok(again.startsWith(theirs));
 });
 
 Deno.test("CLI: export, then import jsonl into another collector, round-trips exactly", async () => {
