@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { currentActor, resolveProject } from "@kiro-learn/core/project";
-import { startTestDaemon } from "../tooling/testing/mod.ts";
+import { processText, runKiroLearn, startTestDaemon } from "../tooling/testing/mod.ts";
 import { transcriptsDir } from "./_claude_transcripts.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -25,22 +25,8 @@ Deno.test("kiro-learn import claude-code: a project's past sessions become event
   const text = (await Deno.readTextFile(TRANSCRIPT)).replaceAll("${PROJECT}", project);
   await Deno.writeTextFile(`${dir}/${SESSION}.jsonl`, text);
   const run = (args: string[]) =>
-    new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        "--allow-run",
-        "--allow-net=127.0.0.1,localhost",
-        `${ROOT}collector/main.ts`,
-        ...args,
-      ],
-      cwd: project,
-      env: { ...daemon.env, HOME: home },
-    }).output();
-  const out = (o: Deno.CommandOutput) =>
-    new TextDecoder().decode(o.stdout) + new TextDecoder().decode(o.stderr);
+    runKiroLearn(args, { env: { ...daemon.env, HOME: home }, cwd: project });
+  const out = processText;
   try {
     const first = await run(["import", "claude-code"]);
     assert.equal(first.code, 0, out(first));

@@ -3,10 +3,8 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
-import { startTestDaemon } from "../tooling/testing/mod.ts";
+import { processText, runKiroLearn, startTestDaemon } from "../tooling/testing/mod.ts";
 import { eventFromNodeRow, recordFromNodeRow } from "./_node_kiro_learn.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
 
 function nodeDatabase(path: string) {
   const db = new DatabaseSync(path);
@@ -105,22 +103,8 @@ Deno.test("kiro-learn import kiro-learn: records and events of a Node database, 
   }
   db.close();
   const before = await (await daemon.fetch("/v1/stats")).json();
-  const run = (args: string[]) =>
-    new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        "--allow-run",
-        "--allow-net=127.0.0.1,localhost",
-        `${ROOT}collector/main.ts`,
-        ...args,
-      ],
-      env: daemon.env,
-    }).output();
-  const out = (o: Deno.CommandOutput) =>
-    new TextDecoder().decode(o.stdout) + new TextDecoder().decode(o.stderr);
+  const run = (args: string[]) => runKiroLearn(args, { env: daemon.env });
+  const out = processText;
   try {
     const first = await run(["import", "kiro-learn", path]);
     assert.equal(first.code, 0, out(first));

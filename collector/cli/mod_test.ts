@@ -5,6 +5,7 @@ import { makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import {
   freePort,
   postJson,
+  runKiroLearn,
   startTestDaemon,
   waitFor,
   writeTinyModel,
@@ -14,20 +15,7 @@ import { postCommitHook } from "./mod.ts";
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 function cli(args: string[], env: Record<string, string>, cwd = ROOT) {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-run",
-      "--allow-net=127.0.0.1,localhost",
-      `${ROOT}collector/main.ts`,
-      ...args,
-    ],
-    cwd,
-    env,
-  }).output();
+  return runKiroLearn(args, { env, cwd });
 }
 
 function text(output: Deno.CommandOutput): string {

@@ -5,8 +5,12 @@
  * commits are left out of the pool), and score the injected path and the lexical path.
  *
  * ```sh
- * deno run -A collector/tooling/quality/git_fixes_eval.ts <repo dir> [--max=5000]
+ * deno run -A collector/tooling/quality/git_fixes_eval.ts <repo dir> [--max=5000] [--backfill]
  * ```
+ *
+ * `--backfill` runs the collector with the default embedder (`use-lite`) and also reports how
+ * long the background backfill takes to embed the imported records, and the collector's peak
+ * RSS (VmHWM) over import and backfill.
  *
  * @module
  */
@@ -27,7 +31,7 @@ async function gitText(args: string[]): Promise<string> {
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
-    options: { max: { type: "string" } },
+    options: { max: { type: "string" }, backfill: { type: "boolean" } },
     allowPositionals: true,
   });
   const dir = positionals[0];
@@ -78,6 +82,7 @@ if (import.meta.main) {
     settings: {
       retrieval: { limit: 10, tokenBudget: 20_000 },
       extraction: { strategy: "heuristic", idleMs: 300_000, sizeThresholdBytes: 16_777_216 },
+      ...(values.backfill ? { embedding: { backend: "use-lite" } } : {}),
     },
   });
   const report = await importGit(daemon.settings, root, { max, progress: () => {} });
@@ -85,6 +90,24 @@ if (import.meta.main) {
     `imported ${report.added} commits of ${root} in ${report.seconds} s ` +
       `(${Math.round(report.added / Math.max(report.seconds, 0.1))}/s)`,
   );
+  if (values.backfill) {
+    const started = performance.now();
+    let missing = Number.POSITIVE_INFINITY;
+    while (missing > 0) {
+      await new Promise((r) => setTimeout(r, 2000));
+      const stats = await (await daemon.fetch(`/v1/stats?namespace=${namespace}`)).json() as {
+        embeddings_missing?: number;
+      };
+      missing = stats.embeddings_missing ?? 0;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const status = Deno.readTextFileSync(`/proc/${daemon.pid()}/status`);
+    const peak = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    console.log(
+      `backfill: ${report.added} records embedded (use-lite) in ${seconds.toFixed(0)} s ` +
+        `(${(report.added / seconds).toFixed(1)}/s); collector peak RSS ${peak.toFixed(0)} MiB`,
+    );
+  }
   // Fixing commits are not in the pool: the fix does not exist yet when the developer asks.
   let removed = 0;
   for (const sha of fixing) {

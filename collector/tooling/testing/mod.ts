@@ -12,3 +12,4 @@ export { drainSpool } from "@kiro-learn/core/spool";
 export * from "./scripted_model.ts";
 export * from "./scripted_extraction_model.ts";
 export * from "./claude_client.ts";
+export * from "./cli_process.ts";
