@@ -108,6 +108,25 @@ Deno.test("plan: v1 hook files — CLI 3.x is kiro-cli, IDE 1.x (session_id) is 
   assert.equal(forced.surface, "kiro-ide");
 });
 
+Deno.test("plan: Kiro CLI 3.x (KIRO_SESSION_ID in the environment) is kiro-cli despite a session_id", () => {
+  // Kiro CLI 3.x sends `session_id` on stdin like the IDE 1.x, and exports the same value as
+  // KIRO_SESSION_ID to every hook; the IDE exports nothing of the kind.
+  const payload = fixture("kiro_v1/cli3_user_prompt_submit.json");
+  const cli = kiroCliPlan(payload, {
+    ...opts,
+    env: { KIRO_SESSION_ID: "sess_c9b023e7-578f-46a6-8708-a4c8190fd613" },
+  })!;
+  assert.equal(cli.surface, "kiro-cli");
+  assert.equal(cli.sessionId, "sess_c9b023e7-578f-46a6-8708-a4c8190fd613");
+  assert.equal(kiroCliPlan(payload, opts)!.surface, "kiro-ide");
+  const forced = kiroCliPlan(payload, {
+    ...opts,
+    env: { KIRO_SESSION_ID: "sess_c9b023e7-578f-46a6-8708-a4c8190fd613" },
+    args: ["--surface=kiro-ide"],
+  })!;
+  assert.equal(forced.surface, "kiro-ide");
+});
+
 Deno.test("kiro_cli shim as a process against a real collector", async (t) => {
   await using daemon = await startTestDaemon();
   const project = await makeProject();
@@ -255,6 +274,20 @@ Deno.test("kiro_cli shim as a process against a real collector", async (t) => {
       assert.equal(latest.source.surface, "kiro-ide");
       assert.equal(latest.session_id, "0b7c6f0e-5f3a-4c1e-9d1a-2f0c4b8e9a11");
       assert.equal(dataOf(latest.body).failed, true);
+    },
+  );
+
+  await t.step(
+    "Kiro CLI 3.x payloads (session_id and KIRO_SESSION_ID) are stored as kiro-cli",
+    async () => {
+      const result = await run(fixtureText("kiro_v1/cli3_user_prompt_submit.json", project), {
+        KIRO_SESSION_ID: "sess_c9b023e7-578f-46a6-8708-a4c8190fd613",
+      });
+      assert.equal(result.code, 0, result.stderr);
+      const [latest] = await storedEvents(daemon);
+      assert.equal(latest.kind, "prompt");
+      assert.equal(latest.source.surface, "kiro-cli");
+      assert.equal(latest.session_id, "sess_c9b023e7-578f-46a6-8708-a4c8190fd613");
     },
   );
 
