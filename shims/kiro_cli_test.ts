@@ -195,6 +195,29 @@ Deno.test("kiro_cli shim as a process against a real collector", async (t) => {
     },
   );
 
+  await t.step(
+    "Kiro CLI 2.x first prompt: agentSpawn then userPromptSubmit store and print it once",
+    async () => {
+      const env = { KIRO_SESSION_ID: "kiro-2x-first-prompt" };
+      const spawn = await run(fixtureText("kiro_cli/agent_spawn.json", project), env);
+      assert.equal(spawn.code, 0, spawn.stderr);
+      assert.match(spawn.stdout, /February 29/);
+      const submit = await run(fixtureText("kiro_cli/user_prompt_submit_first.json", project), env);
+      assert.equal(submit.code, 0, submit.stderr);
+      assert.equal(submit.stdout, "", "the context was given by agentSpawn already");
+      const prompts = (await storedEvents(daemon)).filter((e) =>
+        e.session_id === "kiro-2x-first-prompt" && e.kind === "prompt"
+      );
+      assert.equal(prompts.length, 1);
+      // The user's next prompt is stored as usual.
+      const next = await run(fixtureText("kiro_cli/user_prompt_submit.json", project), env);
+      assert.equal(next.code, 0, next.stderr);
+      const [latest] = await storedEvents(daemon);
+      assert.equal(latest.kind, "prompt");
+      assert.equal(latest.session_id, "kiro-2x-first-prompt");
+    },
+  );
+
   await t.step("a failed execute_bash is stored with failed:true and its error line", async () => {
     const result = await run(fixtureText("kiro_cli/post_tool_use_bash_failed.json", project));
     assert.equal(result.code, 0, result.stderr);
