@@ -94,7 +94,7 @@ Deno.test("plan: v1 hook files — CLI 3.x is kiro-cli, IDE 1.x (session_id) is 
   const tool = kiroCliPlan(fixture("kiro_v1/ide_post_tool_use.json"), opts)!;
   const data = (tool.events[0].body as { data: Record<string, unknown> }).data;
   assert.equal(data.failed, true);
-  assert.equal(data.error, "parses a leap day ... FAILED");
+  assert.equal(data.error, "error: RangeError: bad day: 29");
   const edit = kiroCliPlan(fixture("kiro_v1/ide_post_tool_use_edit.json"), opts)!;
   assert.equal((edit.events[0].body as { data: Record<string, unknown> }).data.failed, undefined);
   assert.equal(
