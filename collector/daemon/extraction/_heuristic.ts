@@ -6,7 +6,7 @@
  * @module
  */
 import { type QueueEntry, RECORD_LIMITS } from "@kiro-learn/core/schemas";
-import type { ParsedRecord } from "@kiro-learn/core/xml";
+import { isTrivialEntry, type ParsedRecord } from "@kiro-learn/core/xml";
 import { tellingErrorLine } from "@kiro-learn/core/error_line";
 
 const EDIT_TOOL =
@@ -215,7 +215,7 @@ function splitTurns(entries: readonly QueueEntry[]): Turn[] {
       } else if (READ_TOOL.test(name)) {
         turn.reads.push(...pathsOf(call.input));
       }
-    } else if (entry.kind === "note" && bodyText(entry).trim() !== "") {
+    } else if (entry.kind === "note" && !isTrivialEntry(entry)) {
       turn.summary = [turn.summary, bodyText(entry)].filter(Boolean).join("\n\n");
     }
   }
@@ -241,11 +241,11 @@ function record(
 
 function turnRecords(turn: Turn): ParsedRecord[] {
   const out: ParsedRecord[] = [];
+  // The prompt itself is stored as an event and never repeated inside a record.
   const request = turn.prompt ? clip(turn.prompt, 200) : undefined;
   const editedPaths = [...new Set(turn.edits.map((e) => e.path))];
   const touched = [...new Set([...editedPaths, ...turn.reads])];
   const tags = concepts(turn);
-  const context = request ? ` While working on: "${request}".` : "";
 
   // A command the agent did not name (Kiro IDE 0.x sends no arguments) is told apart by its
   // error line; a later unnamed command that succeeds counts as the same run passing.
@@ -270,7 +270,7 @@ function turnRecords(turn: Turn): ParsedRecord[] {
         : `Command failed: ${clip(c.errorLine ?? `exit status ${c.exit ?? "non-zero"}`, 120)}`,
       summary: `${what} failed${c.exit ? ` with exit status ${c.exit}` : ""}${
         c.errorLine ? `: ${c.errorLine}` : "."
-      }${context}`,
+      }`,
       facts: [
         ...(named ? [`command: ${clip(command, 400)}`] : []),
         ...(c.errorLine ? [`error: ${c.errorLine}`] : []),
@@ -287,7 +287,7 @@ function turnRecords(turn: Turn): ParsedRecord[] {
           : `Failing command passes${changed}`,
         summary: `${what} failed${
           c.errorLine ? ` (${c.errorLine})` : ""
-        } and then passed${changed}.${context}`,
+        } and then passed${changed}.`,
         facts: turn.edits.map((e) => e.detail ?? `${e.op} ${e.path}`),
         concepts: tags,
         files_touched: editedPaths,
@@ -301,7 +301,7 @@ function turnRecords(turn: Turn): ParsedRecord[] {
       title: `${turn.edits.every((e) => e.op === "create") ? "Created" : "Edited"} ${
         listNames(editedPaths)
       }`,
-      summary: `Edited ${editedPaths.join(", ")} (${ops}).${context}${
+      summary: `Edited ${editedPaths.join(", ")} (${ops}).${
         turn.reads.length > 0 ? ` Read ${listNames(turn.reads, 6)} first.` : ""
       }`,
       facts: [
@@ -316,9 +316,8 @@ function turnRecords(turn: Turn): ParsedRecord[] {
     const firstSentence = turn.summary.trim().split(/(?<=[.!?])\s+|\n/)[0];
     out.push(record({
       observation_type: "session_summary",
-      title: request ? `Turn: ${clip(request, 180)}` : clip(firstSentence, 200),
-      summary: [request ? `Request: ${request}` : "", turn.summary.trim()]
-        .filter(Boolean).join("\n\n"),
+      title: clip(firstSentence, 200),
+      summary: turn.summary.trim(),
       facts: turn.commands.filter((c) => c.command !== "").map((c) =>
         `${c.failed ? "failed" : "ran"}: ${clip(c.command, 200)}`
       ),
@@ -329,7 +328,7 @@ function turnRecords(turn: Turn): ParsedRecord[] {
     out.push(record({
       observation_type: "tool_use",
       title: `Read ${listNames(turn.reads)}`,
-      summary: `Read ${turn.reads.join(", ")}.${context}`,
+      summary: `Read ${turn.reads.join(", ")}.`,
       concepts: tags,
       files_touched: turn.reads,
     }));

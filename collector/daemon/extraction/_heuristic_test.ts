@@ -56,7 +56,6 @@ Deno.test("a bug-fix turn yields error, fix, edit and summary records", () => {
   const [error] = byType("error");
   assert.equal(error.title, "Command failed: deno test");
   assert.match(error.summary, /AssertionError: expected 2024-02-29 to parse/);
-  assert.match(error.summary, /leap years/);
   const [fix] = byType("discovery");
   assert.equal(fix.title, "deno test passes after editing date_parser.ts");
   assert.deepEqual(fix.facts, ["Edit in src/date_parser.ts: `% 100` → `% 400`"]);
@@ -64,9 +63,31 @@ Deno.test("a bug-fix turn yields error, fix, edit and summary records", () => {
   assert.equal(edit.title, "Edited date_parser.ts");
   assert.deepEqual(edit.files_touched, ["src/date_parser.ts"]);
   const [summary] = byType("session_summary");
-  assert.equal(summary.title, "Turn: the date parser test fails on leap years");
+  assert.equal(summary.title, "Fixed the leap-year rule.");
   assert.match(summary.summary, /Fixed the leap-year rule/);
   assert.ok(summary.facts.includes("failed: deno test"));
+});
+
+Deno.test("no record repeats the prompt, and lifecycle notes never become memory", () => {
+  const records = extractHeuristic([
+    ...SESSION,
+    entry("note", { type: "text", content: "session ended (other)" }),
+    entry("note", { type: "text", content: "session started" }),
+  ]);
+  for (const r of records) {
+    const all = [r.title, r.summary, ...r.facts].join("\n");
+    assert.doesNotMatch(all, /the date parser test fails on leap years/, r.title);
+    assert.doesNotMatch(all, /session (?:ended|started)/, r.title);
+  }
+  // A session that only started and ended leaves nothing.
+  assert.deepEqual(
+    extractHeuristic([
+      entry("note", { type: "text", content: "session started" }),
+      entry("prompt", { type: "text", content: "hi" }),
+      entry("note", { type: "text", content: "session ended (other)" }),
+    ]),
+    [],
+  );
 });
 
 Deno.test("it is deterministic", () => {
