@@ -4,7 +4,7 @@
  * @module
  */
 import type { MemoryRecord } from "../schemas/mod.ts";
-import { isLifecycleNote } from "../xml/framing.ts";
+import { isLifecycleNote } from "../xml/mod.ts";
 
 /** First line of every context block. */
 export const CONTEXT_HEADER = "## Prior observations from kiro-learn";
