@@ -101,11 +101,15 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
     writeStarter(data.settings.paths.starter, { dataDir: data.dir });
     const start = await hook("session_start.json");
     assert.equal(start.code, 0);
-    assert.equal(start.stdout, "", "a collector being started needs no warning");
-    assert.match(start.stderr, /starting it in the background/);
+    assert.equal(
+      start.stdout,
+      "",
+      "a collector being started needs no warning (and has no memory)",
+    );
+    assert.match(start.stderr, /not set up yet.*started it/);
     await waitFor(() => healthy(port), "the hook-started collector");
 
-    // The started collector drained the spool (both session starts) and serves memory.
+    // The started collector drained the spool (the first session start) and serves memory.
     const token = Deno.readTextFileSync(data.settings.paths.token).trim();
     const namespace = resolveProject(project, { actor: TEST_ACTOR }).namespace;
     const saved = await fetch(collectorBaseUrl("127.0.0.1", port) + ROUTES.memories, {
@@ -128,6 +132,14 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
       const body = await res.json();
       return body.items?.length >= 3;
     }, "the spooled session starts to be drained");
+
+    // As after a reboot: the first hook of the first session starts it, waits for it (within
+    // its budget), and the session starts with its memory.
+    await stopCollector();
+    const reboot = await hook("session_start.json");
+    assert.equal(reboot.code, 0);
+    assert.match(reboot.stdout, /Leap-year date parser fix/, reboot.stderr);
+    assert.match(reboot.stderr, /not reachable.*started it/);
 
     // Stopped again: two hooks at once start exactly one collector.
     await stopCollector();

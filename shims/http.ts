@@ -2,7 +2,9 @@
  * A minimal HTTP/1.1 POST over `Deno.connect`, for one request per process. The first `fetch`
  * in a fresh Deno process costs about 9 ms more than this (it sets up a pooled client), which
  * is a tenth of a shim's whole run; the collector speaks plain HTTP/1.1 on loopback, so a
- * `Connection: close` request and a read to the end is all a shim needs.
+ * `Connection: close` request and a read to the end is all a shim needs. Optionally a GET goes
+ * first on the same connection and the POST is sent only if its answer is approved (the
+ * collector's hello: the server that proved itself is the one that gets the POST).
  *
  * @module
  */
@@ -25,6 +27,19 @@ export class HttpTimeoutError extends Error {
   }
 }
 
+/** The server's answer to the `before` request was not approved: the POST was not sent. */
+export class HttpNotApprovedError extends Error {
+  /** Status of the answer that was not approved. */
+  readonly status: number;
+
+  /** Creates the error. */
+  constructor(status: number) {
+    super(`the answer to the first request (HTTP ${status}) was not approved; nothing was posted`);
+    this.name = "HttpNotApprovedError";
+    this.status = status;
+  }
+}
+
 /** Options for {@linkcode httpPost}. */
 export interface HttpPostOptions {
   /** Request headers (Host, Content-Length and Connection are added). */
@@ -35,10 +50,18 @@ export interface HttpPostOptions {
   timeoutMs: number;
   /** Largest response read (default 4 MiB); beyond it the request fails. */
   maxResponseBytes?: number;
+  /**
+   * A GET sent first on the same (kept-alive) connection; the POST follows only when `approve`
+   * says yes to its answer, else the call rejects with {@linkcode HttpNotApprovedError}. The
+   * answer must be complete by its Content-Length (or chunked end) to be read.
+   */
+  before?: { path: string; approve(response: HttpResponse): boolean | Promise<boolean> };
 }
 
 const encoder = new TextEncoder();
 const HEADER_END = [13, 10, 13, 10];
+/** The last chunk of a chunked body with no trailers: `0\r\n\r\n`. */
+const CHUNKED_END = [48, 13, 10, 13, 10];
 
 /**
  * POSTs `body` to `http://<hostname>:<port><path>`. Rejects with {@linkcode HttpTimeoutError}
@@ -76,13 +99,28 @@ export async function httpPost(
 
   async function exchange(): Promise<HttpResponse> {
     conn = await Deno.connect({ hostname: target.hostname, port: target.port });
-    const body = encoder.encode(options.body);
     const host = target.hostname.includes(":") ? `[${target.hostname}]` : target.hostname;
+    const max = options.maxResponseBytes ?? 4 * 1024 * 1024;
+    if (options.before) {
+      const get = `GET ${options.before.path} HTTP/1.1\r\nHost: ${host}:${target.port}\r\n\r\n`;
+      await writeAll(conn, encoder.encode(get));
+      const first = await readResponse(conn, Math.min(max, 64 * 1024));
+      let answer: HttpResponse | null = null;
+      try {
+        answer = parseResponse(first);
+      } catch {
+        // Malformed: not approved.
+      }
+      if (answer === null || !(await options.before.approve(answer))) {
+        throw new HttpNotApprovedError(answer?.status ?? 0);
+      }
+    }
+    const body = encoder.encode(options.body);
     let head = `POST ${path} HTTP/1.1\r\nHost: ${host}:${target.port}\r\n`;
     for (const [name, value] of Object.entries(options.headers)) head += `${name}: ${value}\r\n`;
     head += `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
     await writeAll(conn, concat([encoder.encode(head), body]));
-    return parseResponse(await readResponse(conn, options.maxResponseBytes ?? 4 * 1024 * 1024));
+    return parseResponse(await readResponse(conn, max));
   }
 }
 
@@ -91,11 +129,15 @@ async function writeAll(conn: Deno.Conn, data: Uint8Array): Promise<void> {
   while (written < data.length) written += await conn.write(data.subarray(written));
 }
 
-/** Reads until EOF, or until a Content-Length body is complete (a server may keep it open). */
+/**
+ * Reads until EOF, or until a Content-Length or chunked body is complete (a server may keep the
+ * connection open).
+ */
 async function readResponse(conn: Deno.Conn, max: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   let expected: number | null = null;
+  let chunkedBody = false;
   const buffer = new Uint8Array(64 * 1024);
   while (true) {
     const n = await conn.read(buffer);
@@ -110,9 +152,11 @@ async function readResponse(conn: Deno.Conn, max: number): Promise<Uint8Array> {
         const length = /\r\ncontent-length:\s*(\d+)/i.exec(latin1(all.subarray(0, end)));
         const chunked = /\r\ntransfer-encoding:[^\r]*chunked/i.test(latin1(all.subarray(0, end)));
         expected = length && !chunked ? end + 4 + Number(length[1]) : -1;
+        chunkedBody = chunked;
       }
     }
     if (expected !== null && expected >= 0 && size >= expected) break;
+    if (chunkedBody && endsWith(chunks, CHUNKED_END)) break;
   }
   return concat(chunks);
 }
@@ -143,6 +187,15 @@ function dechunk(data: Uint8Array): Uint8Array {
     offset = lineEnd + 2 + size + 2;
   }
   return concat(parts);
+}
+
+function endsWith(chunks: Uint8Array[], tail: number[]): boolean {
+  let i = chunks.length;
+  let size = 0;
+  while (i > 0 && size < tail.length) size += chunks[--i].length;
+  const last = concat(chunks.slice(i));
+  if (last.length < tail.length) return false;
+  return tail.every((byte, j) => last[last.length - tail.length + j] === byte);
 }
 
 function indexOf(haystack: Uint8Array, needle: number[], from = 0): number {

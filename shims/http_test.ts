@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { httpPost, HttpTimeoutError, parseResponse } from "./http.ts";
+import { HttpNotApprovedError, httpPost, HttpTimeoutError, parseResponse } from "./http.ts";
 
 const enc = new TextEncoder();
 
@@ -101,4 +101,58 @@ Deno.test("property: parseResponse either parses or throws an Error, never anyth
       }
     }),
   );
+});
+
+Deno.test("httpPost before: the POST follows on the same connection only when approved", async () => {
+  const seen: { line: string; peer: number; auth: string | null; body: string }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (req, info) => {
+      const url = new URL(req.url);
+      seen.push({
+        line: `${req.method} ${url.pathname}${url.search}`,
+        peer: info.remoteAddr.port,
+        auth: req.headers.get("authorization"),
+        body: await req.text(),
+      });
+      if (url.pathname === "/first") return Response.json({ answer: url.search.slice(1) });
+      if (url.pathname === "/first-chunked") {
+        return new Response(
+          new ReadableStream({
+            start(c) {
+              c.enqueue(enc.encode('{"answer":'));
+              c.enqueue(enc.encode('"yes"}'));
+              c.close();
+            },
+          }),
+        );
+      }
+      return Response.json({ posted: true });
+    },
+  );
+  const target = { hostname: "127.0.0.1", port: server.addr.port };
+  const post = (first: string) =>
+    httpPost(target, "/post", {
+      headers: { Authorization: "Bearer secret" },
+      body: "event",
+      timeoutMs: 5000,
+      before: { path: first, approve: (r) => r.status === 200 && r.body.includes('"yes"') },
+    });
+  try {
+    for (const first of ["/first?yes", "/first-chunked"]) {
+      seen.length = 0;
+      const res = await post(first);
+      assert.deepEqual(JSON.parse(res.body), { posted: true });
+      assert.deepEqual(seen.map((s) => [s.line, s.auth, s.body]), [
+        [`GET ${first}`, null, ""],
+        ["POST /post", "Bearer secret", "event"],
+      ]);
+      assert.equal(seen[0].peer, seen[1].peer, "one connection for both requests");
+    }
+    seen.length = 0;
+    await assert.rejects(post("/first?no"), HttpNotApprovedError);
+    assert.deepEqual(seen.map((s) => [s.line, s.auth, s.body]), [["GET /first?no", null, ""]]);
+  } finally {
+    await server.shutdown();
+  }
 });

@@ -10,6 +10,14 @@
  * @module
  */
 export { claudeCodePlan, type ClaudePlanOptions } from "./claude_code.ts";
+export {
+  importTranscript,
+  transcriptEvents,
+  type TranscriptImport,
+  type TranscriptPayload,
+  type TranscriptPayloads,
+  transcriptPayloads,
+} from "./claude_import.ts";
 export { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 export { httpPost, type HttpPostOptions, type HttpResponse, HttpTimeoutError } from "./http.ts";
 export { kiroCliPlan, type KiroPlanOptions } from "./kiro_cli.ts";

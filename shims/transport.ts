@@ -2,9 +2,14 @@
  * The transport every shim shares: settings and token, building an event, capping its body,
  * posting it with a timeout, and spooling it when the collector cannot take it.
  *
+ * Before the token or the event leaves, the process on the collector's port must prove on the
+ * same connection that it holds this data dir's token (the hello, `core/api/wire.ts`); one that
+ * cannot is sent nothing, and nothing it says is printed.
+ *
  * Failure policy (an event that reached a shim is never lost, and a hook never fails):
  * - connection refused, timeout, 5xx, 401/403 (a token or host mismatch), a missing token
- *   file (the collector never ran), a net permission refusal → the event is spooled;
+ *   file (the collector never ran), a net permission refusal, a listener that fails the
+ *   hello (not our collector) → the event is spooled;
  * - 400/413/415/422 (the collector says the event itself is invalid) → a stderr note, since
  *   spooling it would only get it rejected again;
  * - nothing here throws.
@@ -24,13 +29,18 @@ import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { spoolEvent, type SpoolQuery } from "@kiro-learn/core/spool";
 import { VERSION } from "@kiro-learn/core/version";
 import {
+  checkCollectorProof,
   collectorBaseUrl,
   eventQueryString,
+  helloPath,
+  impostorMessage,
+  newHelloNonce,
+  readHelloProof,
   readRetrievalContext,
   readToken,
   ROUTES,
 } from "@kiro-learn/core/api/wire";
-import { httpPost, HttpTimeoutError } from "./http.ts";
+import { HttpNotApprovedError, httpPost, HttpTimeoutError } from "./http.ts";
 import { note } from "./_stderr.ts";
 import { truncateBody } from "./truncate.ts";
 import type { AutoStartOutcome } from "./_autostart.ts";
@@ -55,6 +65,33 @@ export interface ShimConfig {
   spoolMaxBytes: number;
   /** The collector's starter, run when the collector is down (`<dataDir>/bin/start-collector`). */
   starter: string;
+  /** The token file (read again once a collector the hook started is up). */
+  tokenFile: string;
+}
+
+/**
+ * Waits until a collector accepts connections on the configured port and its token file exists,
+ * or `deadline` passes; returns the token, or null. Polls every 50 ms: a start takes ~1 s.
+ */
+export async function waitForCollector(
+  config: ShimConfig,
+  options: { deadline: number },
+): Promise<string | null> {
+  while (Date.now() < options.deadline) {
+    try {
+      const conn = await Deno.connect({
+        hostname: config.collectorHost,
+        port: config.collectorPort,
+      });
+      conn.close();
+      const token = tokenOrNull(config.tokenFile);
+      if (token !== null) return token;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
 }
 
 /** Posts that do not retrieve wait at most this long: they only store. */
@@ -100,6 +137,7 @@ export function loadShimConfig(options: { env?: EnvLike } = {}): ShimConfig | nu
     spoolDir: paths.spool,
     spoolMaxBytes: values.spool.maxBytes,
     starter: paths.starter,
+    tokenFile: paths.token,
   };
 }
 
@@ -222,11 +260,19 @@ export async function postEvent(
       down: true,
     };
   }
+  const token = config.token;
+  const challenge = { port: config.collectorPort, nonce: newHelloNonce() };
   try {
     const response = await httpPost(
       { hostname: config.collectorHost, port: config.collectorPort },
       ROUTES.events + eventQueryString(options.query),
       {
+        before: {
+          path: helloPath(challenge.nonce),
+          approve: (hello) =>
+            hello.status === 200 &&
+            checkCollectorProof(token, { ...challenge, proof: readHelloProof(hello.body) }),
+        },
         headers: {
           "Authorization": `Bearer ${config.token}`,
           "Content-Type": "application/json",
@@ -278,6 +324,7 @@ function errorFrom(text: string): string {
 }
 
 function describeFailure(error: unknown, config: ShimConfig, timeoutMs: number): string {
+  if (error instanceof HttpNotApprovedError) return impostorMessage(config.collectorAddress);
   if (error instanceof HttpTimeoutError) {
     return `collector at ${config.collectorAddress} did not answer within ${timeoutMs} ms`;
   }
@@ -328,9 +375,10 @@ export interface DeliverOptions {
  */
 export async function deliver(
   items: readonly Delivery[],
-  config: ShimConfig,
+  shimConfig: ShimConfig,
   options: DeliverOptions,
 ): Promise<DeliveryResult[]> {
+  let config = shimConfig;
   const results: DeliveryResult[] = [];
   const deadline = Date.now() + 2 * options.timeoutMs;
   let down: string | null = null;
@@ -353,6 +401,28 @@ export async function deliver(
       }
       down = result.message;
       const started = result.down && options.onDown ? options.onDown() : null;
+      // A hook that asks for context waits, within its budget, for the collector it started:
+      // the first session after a reboot then gets memory, not only the next prompt.
+      if (started?.status === "started" && item.query !== "") {
+        const token = await waitForCollector(config, { deadline });
+        if (token !== null) {
+          const retry = await postEvent(item.event, { ...config, token }, {
+            query: item.query,
+            timeoutMs: Math.max(1, deadline - Date.now()),
+          });
+          if (retry.status === "ok") {
+            note(`${down}; started it`);
+            results.push({
+              event_id: item.event.event_id,
+              outcome: "posted",
+              context: retry.context,
+            });
+            config = { ...config, token };
+            down = null;
+            continue;
+          }
+        }
+      }
       note(
         started?.status === "started"
           ? `${down}; starting it in the background; spooling`

@@ -16,6 +16,9 @@ import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { clientFor } from "./_client.ts";
 import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
 import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
+import { importClaudeCode } from "./_claude_transcripts.ts";
+import { importNodeKiroLearn } from "./_node_kiro_learn.ts";
+import { homeDir } from "./_install_context.ts";
 
 /** What an import did. */
 export interface ImportReport {
@@ -23,10 +26,30 @@ export interface ImportReport {
   added: number;
   /** Records already there (an earlier import). */
   present: number;
+  /** Records forgotten since an earlier import: not brought back. */
+  forgotten: number;
   /** Records the collector refused, with the reason. */
   rejected: { id: string; reason: string }[];
   /** Seconds it took. */
   seconds: number;
+}
+
+// Counts one save's answer: 200 added, 409 already there, 410 forgotten, anything else refused.
+function tally(
+  report: ImportReport,
+  res: { status: number; body: unknown },
+  options: { id: string },
+): void {
+  if (res.status === 200) report.added++;
+  else if (res.status === 409) report.present++;
+  else if (res.status === 410) report.forgotten++;
+  else {
+    const body = res.body as { error?: string; details?: unknown };
+    report.rejected.push({
+      id: options.id,
+      reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
+    });
+  }
 }
 
 /** Options of {@linkcode importGit}. */
@@ -90,7 +113,7 @@ export async function importGit(
     await client.request("GET", ROUTES.stats);
   }
   const progress = options.progress ?? defaultProgress();
-  const report: ImportReport = { added: 0, present: 0, rejected: [], seconds: 0 };
+  const report: ImportReport = { added: 0, present: 0, forgotten: 0, rejected: [], seconds: 0 };
   const started = performance.now();
   let seen = 0;
   let lastShown = 0;
@@ -105,16 +128,9 @@ export async function importGit(
     );
   };
   const save = async (record: MemoryRecord) => {
-    const res = await client.request("POST", ROUTES.memories, { body: record });
-    if (res.status === 200) report.added++;
-    else if (res.status === 409) report.present++;
-    else {
-      const body = res.body as { error?: string; details?: unknown };
-      report.rejected.push({
-        id: record.record_id,
-        reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
-      });
-    }
+    tally(report, await client.request("POST", ROUTES.memories, { body: record }), {
+      id: record.record_id,
+    });
     seen++;
     show();
   };
@@ -158,7 +174,7 @@ export async function importGit(
 export async function importJsonl(settings: Settings, file: string): Promise<ImportReport> {
   const started = performance.now();
   const client = clientFor(settings);
-  const report: ImportReport = { added: 0, present: 0, rejected: [], seconds: 0 };
+  const report: ImportReport = { added: 0, present: 0, forgotten: 0, rejected: [], seconds: 0 };
   let text: string;
   try {
     text = await Deno.readTextFile(file);
@@ -181,16 +197,9 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
       report.rejected.push({ id: `line ${i + 1}`, reason: `unknown line type ${parsed.type}` });
       continue;
     }
-    const res = await client.request("POST", ROUTES.memories, { body: parsed.record });
-    if (res.status === 200) report.added++;
-    else if (res.status === 409) report.present++;
-    else {
-      const body = res.body as { error?: string; details?: unknown };
-      report.rejected.push({
-        id: `line ${i + 1}`,
-        reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
-      });
-    }
+    tally(report, await client.request("POST", ROUTES.memories, { body: parsed.record }), {
+      id: `line ${i + 1}`,
+    });
   }
   report.seconds = Math.round((performance.now() - started) / 100) / 10;
   return report;
@@ -199,8 +208,10 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
 /** The `import` command. */
 export const importCommand: Command = {
   name: "import",
-  usage: "kiro-learn import git [DIR] [--since DATE] [--max N] [--json] | import jsonl FILE",
-  summary: "give memory a head start from a git history, or read back an export (idempotent)",
+  usage:
+    "kiro-learn import git [DIR] [--since DATE] [--max N] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE",
+  summary:
+    "give memory a head start from a git history or past Claude Code sessions, or read back an export (idempotent)",
   options: { since: { type: "string" }, max: { type: "string" }, json: { type: "boolean" } },
   run: async (args) => {
     const [source, dirArg, ...extra] = args.positionals;
@@ -210,9 +221,56 @@ export const importCommand: Command = {
       printReport(dirArg, report, flag(args, "json"));
       return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;
     }
+    if (source === "kiro-learn") {
+      if (extra.length > 0) throw new UsageError("import kiro-learn takes one PATH");
+      const path = dirArg ?? `${homeDir()}/.kiro-learn/kiro-learn.db`;
+      const report = await importNodeKiroLearn(loadSettings(), path);
+      if (flag(args, "json")) {
+        console.log(JSON.stringify(report, null, 2));
+      } else {
+        for (const [what, c] of Object.entries(report)) {
+          console.log(
+            `imported ${what} of ${path}: ${c.added} added, ${c.present} already present, ` +
+              `${c.forgotten} forgotten (not brought back), ${c.rejected.length} rejected`,
+          );
+          for (const r of c.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
+        }
+      }
+      const { records, events } = report;
+      return records.rejected.length + events.rejected.length > 0 &&
+          records.added + records.present + events.added + events.present === 0
+        ? 1
+        : 0;
+    }
+    if (source === "claude-code") {
+      if (dirArg !== undefined) {
+        throw new UsageError("import claude-code takes no folder: use --project DIR");
+      }
+      const root = resolveProject(invocationDir()).project_root;
+      const report = await importClaudeCode(loadSettings(), root, {
+        home: homeDir(),
+        progress: Deno.stderr.isTerminal()
+          ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${line}`))
+          : undefined,
+      });
+      if (flag(args, "json")) {
+        console.log(JSON.stringify(report, null, 2));
+      } else if (report.sessions === 0) {
+        console.log(`no Claude Code sessions of ${root} in ${report.dir}`);
+      } else {
+        const skipped = Object.entries(report.skipped).map(([t, n]) => `${n} ${t}`).join(", ");
+        console.log(
+          `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.events} ` +
+            `events, ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
+            (skipped ? `; transcript lines skipped: ${skipped}` : ""),
+        );
+      }
+      return report.failed > 0 ? 1 : 0;
+    }
     if (source !== "git" || extra.length > 0) {
       throw new UsageError(
-        "import needs `git [DIR]` (the project of the current directory by default) or `jsonl FILE`",
+        "import needs `git [DIR]` (the project of the current directory by default), " +
+          "`claude-code`, `kiro-learn [PATH]` or `jsonl FILE`",
       );
     }
     const rawMax = stringOption(args, "max");
@@ -238,6 +296,7 @@ function printReport(source: string, report: ImportReport, json: boolean): void 
   }
   console.log(
     `imported ${source}: ${report.added} added, ${report.present} already present, ` +
+      (report.forgotten > 0 ? `${report.forgotten} forgotten (not brought back), ` : "") +
       `${report.rejected.length} rejected, in ${report.seconds} s`,
   );
   for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);

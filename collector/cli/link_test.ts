@@ -50,3 +50,24 @@ Deno.test("kiro-learn on PATH: install --dry-run from another folder plans for t
     await Deno.remove(project, { recursive: true });
   }
 });
+
+Deno.test("--project DIR acts on that project from anywhere; a missing folder is a usage error", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-home-" });
+  const project = await Deno.makeTempDir({ prefix: "kiro-learn-orders-" });
+  await Deno.mkdir(`${project}/.git`);
+  try {
+    const { path } = linkCli(`${home}/.local/bin`);
+    const env = { PATH: "/usr/bin:/bin", HOME: home, KIRO_LEARN_HOME: `${home}/.kiro-learn` };
+    const run = (args: string[]) =>
+      new Deno.Command(path, { args, cwd: home, clearEnv: true, env }).output();
+    const plan = await run(["install", "--dry-run", "--project", project]);
+    assert.equal(plan.code, 0, decode(plan));
+    assert.ok(decode(plan).includes(`${project}/.kiro/hooks/kiro-learn.json`), decode(plan));
+    const missing = await run(["install", "--dry-run", "--project", `${home}/nope`]);
+    assert.equal(missing.code, 2);
+    assert.match(decode(missing), /--project .*nope: no such folder/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});

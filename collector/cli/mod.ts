@@ -68,10 +68,24 @@ function helpText(): string {
   return [
     `kiro-learn ${VERSION}: durable project memory for AI coding agents`,
     "",
-    "usage: kiro-learn <command> [options]   (kiro-learn <command> --help for details)",
+    "usage: kiro-learn <command> [options] [--project DIR]   (kiro-learn <command> --help for details)",
+    "  every command acts on the project of the current folder, or of --project DIR",
     "",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
   ].join("\n");
+}
+
+function enterProject(dir: string): void {
+  let isDir = false;
+  try {
+    isDir = Deno.statSync(dir).isDirectory;
+  } catch {
+    // Reported below.
+  }
+  if (!isDir) {
+    throw new UsageError(`--project ${dir}: no such folder; name a folder of the project`);
+  }
+  Deno.chdir(dir);
 }
 
 /** Runs the CLI with `argv`; returns the exit code. */
@@ -93,13 +107,19 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   try {
     const { values, positionals } = parseArgs({
       args: rest,
-      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      options: {
+        ...command.options,
+        help: { type: "boolean", short: "h" },
+        project: { type: "string" },
+      },
       allowPositionals: true,
     });
     if (values.help) {
-      console.log(`usage: ${command.usage}\n\n${command.summary}`);
+      console.log(`usage: ${command.usage} [--project DIR]\n\n${command.summary}`);
       return 0;
     }
+    // Every command acts on the project of the folder it runs in; --project names another.
+    if (typeof values.project === "string") enterProject(values.project);
     return await command.run({ values, positionals });
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE")) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Settings } from "@kiro-learn/core/settings";
 import { CollectorUnavailableError } from "@kiro-learn/core/api";
+import { withCollectorProof } from "@kiro-learn/core/testing";
 import { browserCommand, openViewer, shouldLaunch } from "./open.ts";
 
 Deno.test("a browser is opened only for someone at a terminal, outside CI", () => {
@@ -30,12 +31,15 @@ async function stubSettings(port: number): Promise<{ settings: Settings; dir: st
 
 Deno.test("openViewer prints the link, launches it, and survives a failing opener", async () => {
   const seen: string[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
-    seen.push(`${req.method} ${new URL(req.url).pathname} ${req.headers.get("authorization")}`);
-    return Response.json({ code: "abc", expires_in_s: 60, path: "/ui/login?code=abc" }, {
-      status: 201,
-    });
-  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    withCollectorProof("secret-token", (req) => {
+      seen.push(`${req.method} ${new URL(req.url).pathname} ${req.headers.get("authorization")}`);
+      return Response.json({ code: "abc", expires_in_s: 60, path: "/ui/login?code=abc" }, {
+        status: 201,
+      });
+    }),
+  );
   const { settings, dir } = await stubSettings(server.addr.port);
   try {
     const lines: string[] = [];
@@ -69,7 +73,10 @@ Deno.test("openViewer prints the link, launches it, and survives a failing opene
 Deno.test("openViewer reports a refusal, and a stopped collector like the other commands", async () => {
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => Response.json({ error: "unauthorized" }, { status: 401 }),
+    withCollectorProof(
+      "secret-token",
+      () => Response.json({ error: "unauthorized" }, { status: 401 }),
+    ),
   );
   const { settings, dir } = await stubSettings(server.addr.port);
   try {

@@ -4,15 +4,22 @@
  * whose messages say what to do (how to start the collector).
  *
  * The token is read from `<dataDir>/token` on every call rather than once: the collector
- * creates it on its first start, which may come after the client started.
+ * creates it on its first start, which may come after the client started. Before every call
+ * that carries it, the collector must answer a fresh hello (`wire.ts`): a process on the port
+ * that cannot prove it holds the token gets neither the token nor the request, and the call
+ * throws {@linkcode CollectorImpostorError}.
  *
  * @module
  */
 import { z } from "zod";
 import { type MemoryRecord, MemoryRecordSchema, type ObservationType } from "../schemas/mod.ts";
 import {
+  checkCollectorProof,
   collectorBaseUrl,
+  helloPath,
+  impostorMessage,
   memoryPath,
+  newHelloNonce,
   readToken as readTokenFile,
   ROUTES,
   START_HINT,
@@ -72,6 +79,20 @@ export class CollectorPermissionError extends CollectorError {
         `matches settings.json.`,
     );
     this.name = "CollectorPermissionError";
+  }
+}
+
+/** Something listens at the collector's address but could not prove it is our collector. */
+export class CollectorImpostorError extends CollectorError {
+  /** The address that was tried. */
+  readonly url: string;
+
+  /** Create the error for `url`. */
+  constructor(url: string) {
+    const message = impostorMessage(url.replace(/^http:\/\//, ""));
+    super(`${message[0].toUpperCase()}${message.slice(1)}.`);
+    this.name = "CollectorImpostorError";
+    this.url = url;
   }
 }
 
@@ -168,6 +189,7 @@ export interface CollectorClientOptions {
 }
 
 const HealthSchema = z.object({ status: z.string(), version: z.string(), pid: z.number() });
+const HelloSchema = z.object({ proof: z.string() });
 const SaveResponseSchema = z.object({ record_id: z.string() });
 const PageSchema = z.object({ items: z.array(MemoryRecordSchema), total: z.number() });
 const WithSourcesSchema = z.object({
@@ -191,17 +213,35 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
     }
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
     if (body !== undefined) headers["content-type"] = "application/json";
+    // One budget for the hello and the call together.
+    const signal = AbortSignal.timeout(timeoutMs);
     try {
+      await proveCollector(token, signal);
       const response = await fetch(url + path, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal,
       });
       const text = await response.text();
       return { status: response.status, body: parseJson(text) };
     } catch (error) {
       throw translateFetchError(error, url, timeoutMs);
+    }
+  }
+
+  /** Throws {@linkcode CollectorImpostorError} unless the listener proves it holds `token`. */
+  async function proveCollector(token: string, signal: AbortSignal): Promise<void> {
+    const challenge = { port: options.port, nonce: newHelloNonce() };
+    const response = await fetch(url + helloPath(challenge.nonce), { signal });
+    // Read whole (bounded by the signal) but never shown: it may come from anyone.
+    const text = await response.text();
+    const hello = response.status === 200 ? HelloSchema.safeParse(parseJson(text)) : null;
+    if (
+      !hello?.success ||
+      !(await checkCollectorProof(token, { ...challenge, proof: hello.data.proof }))
+    ) {
+      throw new CollectorImpostorError(url);
     }
   }
 

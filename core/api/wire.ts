@@ -1,7 +1,7 @@
 /**
  * The collector's HTTP contract, the part every client shares and the shim can afford: routes,
- * query flags, the base URL, the token file, the internal-process marker, and a reader for the
- * one field the prompt hook needs. No npm and no `node:` modules: a hook loads this on every
+ * query flags, the base URL, the token file, the internal-process marker, a reader for the
+ * one field the prompt hook needs, and the hello by which the collector proves it is ours. No npm and no `node:` modules: a hook loads this on every
  * firing (`core/testing/boundaries_test.ts` checks it).
  *
  * @module
@@ -11,6 +11,12 @@
 export const ROUTES = {
   /** Liveness: `{status, version, pid}`, no token needed. */
   health: "/healthz",
+  /**
+   * The collector proves it holds the token, no token needed (so outside `/v1`): `GET
+   * ?nonce=<32 hex>` answers `{proof}` (see {@linkcode collectorProof}). Every client asks
+   * before it sends the token.
+   */
+  hello: "/hello",
   /** Ingest one event (`?retrieve=true` or `?context=resume` to get context back). */
   events: "/v1/events",
   /** Save (POST) and list (GET) memory records. */
@@ -28,13 +34,18 @@ export function memoryPath(recordId: string): string {
   return `${ROUTES.memories}/${encodeURIComponent(recordId)}`;
 }
 
-/** What an ingest asks back: nothing, the prompt's context, or the session-start block. */
-export type EventQuery = "retrieve" | "resume" | "";
+/**
+ * What an ingest asks: the prompt's context, the session-start block, nothing, or (`history`,
+ * for imports of past events whose memory already exists) to store it without queueing it for
+ * extraction.
+ */
+export type EventQuery = "retrieve" | "resume" | "history" | "";
 
 /** The query string of an ingest (`?retrieve=true`, `?context=resume` or nothing). */
 export function eventQueryString(query: EventQuery): string {
   if (query === "retrieve") return "?retrieve=true";
   if (query === "resume") return "?context=resume";
+  if (query === "history") return "?history=true";
   return "";
 }
 
@@ -42,6 +53,7 @@ export function eventQueryString(query: EventQuery): string {
 export function eventQueryOf(params: { get(name: string): string | null }): EventQuery {
   if (params.get("retrieve") === "true") return "retrieve";
   if (params.get("context") === "resume") return "resume";
+  if (params.get("history") === "true") return "history";
   return "";
 }
 
@@ -81,4 +93,96 @@ export function readRetrievalContext(body: unknown): string | null {
   if (retrieval === null || typeof retrieval !== "object") return null;
   const context = (retrieval as { context?: unknown }).context;
   return typeof context === "string" ? context : null;
+}
+
+/** The hello's query parameter: the client's fresh random nonce. */
+export const HELLO_NONCE_PARAM = "nonce";
+
+/** A hello nonce: 32 lowercase hex characters (128 random bits). */
+export const HELLO_NONCE_PATTERN: RegExp = /^[0-9a-f]{32}$/;
+
+/** What the collector's HMAC covers before the port and nonce: no other use of the token signs this. */
+export const HELLO_PROOF_LABEL = "kiro-learn-collector\n";
+
+/** A fresh hello nonce (32 hex characters from `crypto.getRandomValues`). */
+export function newHelloNonce(): string {
+  return toHex(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/** The path of a hello carrying `nonce`. */
+export function helloPath(nonce: string): string {
+  return `${ROUTES.hello}?${HELLO_NONCE_PARAM}=${encodeURIComponent(nonce)}`;
+}
+
+/**
+ * The collector's answer to a hello: hex `HMAC-SHA256(token, LABEL + port + "\n" + nonce)`.
+ * Only a process that holds the token can compute it, and the client never reveals the token
+ * to get it. The port is the one the collector serves (the one the client dialled): a proof
+ * obtained from our collector on another port does not pass for this one.
+ */
+export async function collectorProof(
+  token: string,
+  challenge: { port: number; nonce: string },
+): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(token),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const message = `${HELLO_PROOF_LABEL}${challenge.port}\n${challenge.nonce}`;
+  return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message))));
+}
+
+/** True when `hello.proof` is what our collector answers to this port and nonce with `token`. */
+export async function checkCollectorProof(
+  token: string,
+  hello: { port: number; nonce: string; proof: unknown },
+): Promise<boolean> {
+  const proof = hello.proof;
+  if (typeof proof !== "string" || !/^[0-9a-f]{64}$/.test(proof)) return false;
+  const expected = await collectorProof(token, { port: hello.port, nonce: hello.nonce });
+  let diff = 0;
+  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ proof.charCodeAt(i);
+  return diff === 0;
+}
+
+/**
+ * The `proof` of a hello response body (JSON text or parsed), or null when it has none.
+ * Hand-checked: the hook's path has no schema library.
+ */
+export function readHelloProof(body: unknown): string | null {
+  let value = body;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  if (value === null || typeof value !== "object") return null;
+  const proof = (value as { proof?: unknown }).proof;
+  return typeof proof === "string" ? proof : null;
+}
+
+/**
+ * What a client says when the process on the collector's port fails the hello: it names the
+ * address and what to do (no final period: callers append their own). Nothing was sent to that
+ * process (no token, no event).
+ */
+export function impostorMessage(address: string): string {
+  return `the process listening at ${address} could not prove it is this data dir's kiro-learn ` +
+    "collector, so it was sent nothing (no token, no event). Find it with " +
+    `\`lsof -i :${address.slice(address.lastIndexOf(":") + 1)}\` and stop it, or give ` +
+    'kiro-learn another port ("collector": {"port": …} in settings.json, then `kiro-learn ' +
+    "install`); if it is an older kiro-learn, restart it (`kiro-learn stop`, then `kiro-learn " +
+    "start`)";
+}
+
+function toHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex;
 }

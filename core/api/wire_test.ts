@@ -1,17 +1,24 @@
 import assert from "node:assert/strict";
 import {
+  checkCollectorProof,
   collectorBaseUrl,
+  collectorProof,
   type EventQuery,
   eventQueryOf,
   eventQueryString,
+  HELLO_NONCE_PATTERN,
+  helloPath,
+  impostorMessage,
   memoryPath,
+  newHelloNonce,
+  readHelloProof,
   readRetrievalContext,
   readToken,
   ROUTES,
 } from "./wire.ts";
 
 Deno.test("the ingest flags round-trip between the client and the server", () => {
-  for (const query of ["retrieve", "resume", ""] as EventQuery[]) {
+  for (const query of ["retrieve", "resume", "history", ""] as EventQuery[]) {
     const url = new URL(`http://x${ROUTES.events}${eventQueryString(query)}`);
     assert.equal(url.pathname, "/v1/events");
     assert.equal(eventQueryOf(url.searchParams), query);
@@ -42,4 +49,60 @@ Deno.test("readToken: the trimmed token, null when absent or empty", async () =>
   await Deno.writeTextFile(`${dir}/token`, "  \n");
   assert.equal(readToken(`${dir}/token`), null);
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("the hello: a fresh nonce, an HMAC of label, port and nonce, checked in full", async () => {
+  const nonce = newHelloNonce();
+  assert.match(nonce, HELLO_NONCE_PATTERN);
+  assert.notEqual(newHelloNonce(), nonce);
+  assert.equal(helloPath(nonce), `/hello?nonce=${nonce}`);
+  // HMAC-SHA256("tok", "kiro-learn-collector\n21100\n" + 32 zeros), computed independently.
+  const zeros = "0".repeat(32);
+  const known = await collectorProof("tok", { port: 21100, nonce: zeros });
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode("tok"),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    key,
+    new TextEncoder().encode(`kiro-learn-collector\n21100\n${zeros}`),
+  );
+  assert.equal(
+    known,
+    Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, "0")).join(""),
+  );
+  const challenge = { port: 21100, nonce };
+  const proof = await collectorProof("tok", challenge);
+  assert.equal(await checkCollectorProof("tok", { ...challenge, proof }), true);
+  for (
+    const [token, other, answer] of [
+      ["other", challenge, proof],
+      ["tok", { port: 21101, nonce }, proof],
+      ["tok", { port: 21100, nonce: newHelloNonce() }, proof],
+      ["tok", challenge, proof.slice(0, -1)],
+      ["tok", challenge, proof.toUpperCase()],
+      ["tok", challenge, null],
+    ] as const
+  ) {
+    assert.equal(
+      await checkCollectorProof(token, { ...other, proof: answer }),
+      false,
+      `${token} ${answer}`,
+    );
+  }
+  assert.equal(readHelloProof(`{"proof":"${proof}"}`), proof);
+  assert.equal(readHelloProof({ proof }), proof);
+  assert.equal(readHelloProof("not json"), null);
+  assert.equal(readHelloProof({ proof: 1 }), null);
+});
+
+Deno.test("impostorMessage names the address, the port to look up and what to do", () => {
+  const message = impostorMessage("127.0.0.1:21100");
+  assert.match(message, /127\.0\.0\.1:21100 could not prove/);
+  assert.match(message, /lsof -i :21100/);
+  assert.match(message, /kiro-learn install/);
 });

@@ -49,6 +49,11 @@ export const SHIM_BIN_DIR: string = fromFileUrl(new URL("../../shims/bin/", HERE
 /** The `kiro-learn` CLI's entry module. */
 export const CLI_ENTRY: string = fromFileUrl(new URL("../../collector/main.ts", HERE));
 
+/** The entry that imports past Claude Code sessions from their transcripts. */
+export const CLAUDE_IMPORT_ENTRY: string = fromFileUrl(
+  new URL("../../shims/claude_import.ts", HERE),
+);
+
 /** The MCP server's entry module. */
 export const MCP_ENTRY: string = fromFileUrl(new URL("../../mcp/main.ts", HERE));
 

@@ -7,6 +7,7 @@
  * @module
  */
 export {
+  CLAUDE_IMPORT_ENTRY,
   CLI_ENTRY,
   LOCAL_MODULES_ONLY,
   MCP_ENTRY,

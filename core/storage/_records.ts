@@ -7,7 +7,12 @@
 import { type MemoryRecord, MemoryRecordSchema } from "../schemas/mod.ts";
 import { SEARCH_TEXT_VERSION } from "../search/mod.ts";
 import { encodeEmbedding } from "./embedding_blob.ts";
-import { DuplicateRecordError, type RecordFilter, type StoredEmbedding } from "./types.ts";
+import {
+  DuplicateRecordError,
+  ForgottenRecordError,
+  type RecordFilter,
+  type StoredEmbedding,
+} from "./types.ts";
 import { RECORD_COLUMNS, recordFromRow, type Row, whereClause } from "./_rows.ts";
 import { searchText } from "./_search_text.ts";
 import type { Connection } from "./_connection.ts";
@@ -19,6 +24,9 @@ export function insertRecord(
   embedding?: StoredEmbedding | null,
 ): void {
   const text = searchText(record);
+  if (c.stmt("SELECT 1 FROM forgotten_records WHERE record_id = ?").get(record.record_id)) {
+    throw new ForgottenRecordError(record.record_id);
+  }
   try {
     c.stmt(
       `INSERT INTO memory_records (record_id, namespace, strategy, title, summary, facts_json,
@@ -134,16 +142,18 @@ export async function deleteRecords(
   ids: readonly string[],
 ): Promise<number> {
   await Promise.resolve();
-  return c.transaction(() => {
-    const del = c.stmt("DELETE FROM memory_records WHERE record_id = ?");
-    const history = c.stmt("DELETE FROM record_merges WHERE summary_id = ?");
-    let n = 0;
-    for (const id of ids) {
-      n += Number(del.run(id).changes);
-      history.run(id);
-    }
-    return n;
-  });
+  return c.transaction(() => deleteRecordsSync(c, ids));
+}
+
+function deleteRecordsSync(c: Connection, ids: readonly string[]): number {
+  const del = c.stmt("DELETE FROM memory_records WHERE record_id = ?");
+  const history = c.stmt("DELETE FROM record_merges WHERE summary_id = ?");
+  let n = 0;
+  for (const id of ids) {
+    n += Number(del.run(id).changes);
+    history.run(id);
+  }
+  return n;
 }
 
 /** See `Storage.forgetRecords`. */
@@ -156,7 +166,16 @@ export async function forgetRecords(
   const sources = options.withSources
     ? getRecordsSync(c, ids).flatMap((r) => r.source_event_ids)
     : [];
-  const records = await deleteRecords(c, ids);
+  // The ids stay as tombstones (no content): an import must not bring a forgotten record back.
+  const records = c.transaction(() => {
+    const n = deleteRecordsSync(c, ids);
+    const tomb = c.stmt(
+      "INSERT OR IGNORE INTO forgotten_records (record_id, forgotten_at) VALUES (?, ?)",
+    );
+    const now = new Date().toISOString();
+    for (const id of ids) tomb.run(id, now);
+    return n;
+  });
   let events = 0;
   if (sources.length > 0) {
     events = c.transaction(() => {

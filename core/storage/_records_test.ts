@@ -2,7 +2,7 @@
 // it came from) is left in the database file, its WAL or the full-text index.
 import assert from "node:assert/strict";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
-import { openSqliteStorage } from "./mod.ts";
+import { ForgottenRecordError, openSqliteStorage } from "./mod.ts";
 
 async function bytesContain(dir: string, marker: string): Promise<string[]> {
   const found: string[] = [];
@@ -42,6 +42,9 @@ Deno.test("a forgotten record and its sources leave no byte in the database, WAL
     assert.deepEqual(await bytesContain(dir, "zebraquartzsource"), []);
     // Everything else is still there and searchable.
     assert.equal((await storage.searchLexical(TEST_NAMESPACE, "ordinary", { limit: 5 })).length, 5);
+    // Gone for good: the same id is never stored again (an import must not bring it back).
+    await assert.rejects(storage.putRecord(secret), ForgottenRecordError);
+    assert.deepEqual(await bytesContain(dir, "zebraquartzmarker"), []);
   } finally {
     storage.close();
     await Deno.remove(dir, { recursive: true });

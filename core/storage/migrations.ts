@@ -237,6 +237,16 @@ INSERT INTO memory_records_fts(memory_records_fts) VALUES ('rebuild');`,
     // retrievals: one record is injected once per session, not in every block.
     sql: `CREATE INDEX retrievals_event ON retrievals(event_id);`,
   },
+  {
+    version: 7,
+    name: "forgotten_records",
+    // Forget means gone for good: the ids (nothing of the content) of forgotten records, so an
+    // import of the same commit or export line does not bring one back.
+    sql: `CREATE TABLE forgotten_records (
+  record_id TEXT PRIMARY KEY,
+  forgotten_at TEXT NOT NULL
+) STRICT;`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

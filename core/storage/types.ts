@@ -300,7 +300,10 @@ export interface Storage {
     options: { removeSeqs: readonly number[]; entries: NewQueueEntry[] },
   ): Promise<number[]>;
 
-  /** Stores one record (and its embedding). Throws `DuplicateRecordError` on an existing id. */
+  /**
+   * Stores one record (and its embedding). Throws `DuplicateRecordError` on an existing id and
+   * `ForgottenRecordError` on the id of a forgotten one.
+   */
   putRecord(record: MemoryRecord, options?: { embedding?: StoredEmbedding | null }): Promise<void>;
   /** Records by id, in the order asked. */
   getRecords(ids: readonly string[]): Promise<MemoryRecord[]>;
@@ -404,6 +407,15 @@ export interface Storage {
   stats(options?: { namespace?: string }): Promise<Stats>;
   /** Closes the database; idempotent. */
   close(): void;
+}
+
+/** A record with this id was forgotten (`forgetRecords`): saving it again is refused. */
+export class ForgottenRecordError extends Error {
+  /** Creates the error for `recordId`. */
+  constructor(recordId: string) {
+    super(`memory record ${recordId} was forgotten; it is not saved again`);
+    this.name = "ForgottenRecordError";
+  }
 }
 
 /** A record id that is already stored. */

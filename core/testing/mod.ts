@@ -9,3 +9,4 @@ export * from "./corpus.ts";
 export * from "./stats.ts";
 export * from "./hang_guard.ts";
 export * from "./workspace_rules.ts";
+export * from "./collector_stub.ts";

@@ -128,6 +128,17 @@ function markerEntry(marker: string): [string, string] {
   return [marker.slice(0, at), marker.slice(at + 1)];
 }
 
+/**
+ * Waits until no process of the agent is left: its group is signalled when the run ends, and
+ * the kernel takes a moment to reap it (a hang guard of 10 s, "gone within seconds").
+ */
+async function noAgentLeft(env: { agentProcesses(): number[] }, what: string): Promise<void> {
+  await waitFor(() => Promise.resolve(env.agentProcesses().length === 0 || undefined), {
+    timeoutMs: 10_000,
+    what: `${what} (left: ${env.agentProcesses().join(", ")})`,
+  });
+}
+
 function extractionRequests(model: ScriptedExtractionModel) {
   return model.requests().filter((r) => r.scripted);
 }
@@ -147,7 +158,7 @@ Deno.test("real ACP agent: a batch of events becomes records, and the compressor
   const body = JSON.stringify(request.body);
   assert.match(body, /You are kiro-learn-compressor/, "the compressor's instructions");
   assert.match(body, /src\/file_2\.ts/, "the observations");
-  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the run");
+  await noAgentLeft(env, "agent processes left after the run");
 });
 
 Deno.test("real ACP agent: a garbage reply keeps the batch queued and fails the run with the reason", async () => {
@@ -160,7 +171,7 @@ Deno.test("real ACP agent: a garbage reply keeps the batch queued and fails the 
   assert.match(run.error, /garbage reply/);
   assert.equal(await queueRows(env.daemon), 2, "no event consumed for nothing");
   assert.deepEqual(await memoryTitles(env.daemon), []);
-  assert.deepEqual(env.agentProcesses(), []);
+  await noAgentLeft(env, "agent processes left after the garbage reply");
 });
 
 Deno.test("real ACP agent: a model that hangs times out, and nothing of the agent is left", async () => {
@@ -173,7 +184,7 @@ Deno.test("real ACP agent: a model that hangs times out, and nothing of the agen
   assert.match(run.error, /did not answer within 30000 ms/);
   assert.equal(await queueRows(env.daemon), 1);
   // Claude Code's own process (and anything else the agent started) went with it.
-  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the timeout");
+  await noAgentLeft(env, "agent processes left after the timeout");
 });
 
 Deno.test("real ACP agent: with the model down it times out, the batch stays queued, nothing is left", async () => {
@@ -185,7 +196,7 @@ Deno.test("real ACP agent: with the model down it times out, the batch stays que
   // The handshake worked; Claude Code kept retrying the model until our deadline.
   assert.match(run.error, /did not answer within 30000 ms \(waiting on session\/prompt\)/);
   assert.equal(await queueRows(env.daemon), 1);
-  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the timeout");
+  await noAgentLeft(env, "agent processes left after the timeout");
 });
 
 Deno.test("real ACP agent: an agent that dies mid-turn fails the run with the reason", async () => {
@@ -208,5 +219,5 @@ Deno.test("real ACP agent: an agent that dies mid-turn fails the run with the re
   assert.equal(run.outcome, "failed");
   assert.match(run.error, /was killed by SIGKILL before answering/);
   assert.equal(await queueRows(env.daemon), 1);
-  assert.deepEqual(env.agentProcesses(), [], "the dead agent's children were left");
+  await noAgentLeft(env, "the dead agent's children were left");
 });

@@ -5,7 +5,7 @@
  */
 
 /** Status codes the API answers errors with. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 413 | 415 | 500 | 503;
 
 /** Builds a JSON error response. */
 export function errorResponse(

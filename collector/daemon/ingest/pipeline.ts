@@ -54,6 +54,7 @@ export type IngestOutcome<R = unknown> =
 interface PendingWrite {
   event: Event;
   project_id: string;
+  enqueue: boolean;
   resolve: (stored: boolean) => void;
   reject: (error: unknown) => void;
 }
@@ -97,7 +98,7 @@ export class IngestPipeline<R = unknown> {
    */
   async ingest(
     input: unknown,
-    options: { retrieve?: boolean; resume?: boolean } = {},
+    options: { retrieve?: boolean; resume?: boolean; history?: boolean } = {},
   ): Promise<IngestOutcome<R>> {
     const parsed = EventSchema.safeParse(input);
     if (!parsed.success) {
@@ -111,7 +112,7 @@ export class IngestPipeline<R = unknown> {
     }
     let stored = false;
     if (this.#recent.add(event.event_id)) {
-      const write = this.#write(event, projectId);
+      const write = this.#write(event, projectId, { enqueue: !options.history });
       this.#inFlight.set(event.event_id, write);
       try {
         stored = await write;
@@ -121,7 +122,7 @@ export class IngestPipeline<R = unknown> {
       } finally {
         this.#inFlight.delete(event.event_id);
       }
-      if (stored) {
+      if (stored && !options.history) {
         this.#options.onStored?.({
           project_id: projectId,
           namespace: event.namespace,
@@ -178,9 +179,15 @@ export class IngestPipeline<R = unknown> {
 
   // Group commit: requests that arrive while the loop is busy share one transaction, and each
   // is answered only after that transaction committed.
-  #write(event: Event, projectId: string): Promise<boolean> {
+  #write(event: Event, projectId: string, options: { enqueue: boolean }): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ event, project_id: projectId, resolve, reject });
+      this.#pending.push({
+        event,
+        project_id: projectId,
+        enqueue: options.enqueue,
+        resolve,
+        reject,
+      });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -194,7 +201,7 @@ export class IngestPipeline<R = unknown> {
     else this.#flushScheduled = false;
     try {
       const stored = await this.#options.storage.ingestEvents(
-        batch.map((p) => ({ event: p.event, project_id: p.project_id, enqueue: true })),
+        batch.map((p) => ({ event: p.event, project_id: p.project_id, enqueue: p.enqueue })),
       );
       batch.forEach((p, i) => p.resolve(stored[i]));
     } catch (error) {

@@ -4,7 +4,13 @@
  * @module
  */
 import { Hono } from "hono";
-import { eventQueryOf, ROUTES } from "@kiro-learn/core/api/wire";
+import {
+  collectorProof,
+  eventQueryOf,
+  HELLO_NONCE_PARAM,
+  HELLO_NONCE_PATTERN,
+  ROUTES,
+} from "@kiro-learn/core/api/wire";
 import { VERSION } from "@kiro-learn/core/version";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { createLatencies } from "../runtime/mod.ts";
@@ -19,6 +25,7 @@ import { allowedHosts, allowedOrigins, checkBearer, checkHostAndOrigin } from ".
 /** Methods each API path answers; anything else gets 405 with an `Allow` header. */
 const ALLOWED_METHODS: Record<string, string[]> = {
   "/healthz": ["GET"],
+  "/hello": ["GET"],
   "/v1/events": ["GET", "POST"],
   "/v1/memories": ["GET", "POST"],
   "/v1/memories/search": ["GET"],
@@ -59,7 +66,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
     } else {
       await next();
       if (c.req.method === "POST" && c.req.path === ROUTES.events && c.res.status === 200) {
-        const retrieval = eventQueryOf(new URL(c.req.url).searchParams) !== "";
+        const query = eventQueryOf({ get: (name) => c.req.query(name) ?? null });
+        const retrieval = query === "retrieve" || query === "resume";
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
       }
     }
@@ -87,6 +95,16 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
   });
 
   app.get("/healthz", (c) => c.json({ status: "ok", version: VERSION, pid: Deno.pid }));
+  app.get(ROUTES.hello, async (c) => {
+    const nonce = c.req.query(HELLO_NONCE_PARAM) ?? "";
+    if (!HELLO_NONCE_PATTERN.test(nonce)) {
+      return errorResponse(400, "bad nonce", {
+        details: `send ?${HELLO_NONCE_PARAM}= with 32 lowercase hex characters`,
+      });
+    }
+    const port = ctx.settings.collector.port;
+    return c.json({ proof: await collectorProof(ctx.token, { port, nonce }) });
+  });
   // A person who types the collector's address into a browser wants the viewer.
   app.get("/", (c) => c.redirect("/ui", 302));
   app.route("/v1", eventRoutes(ctx));

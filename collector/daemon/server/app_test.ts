@@ -6,6 +6,7 @@ import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { failOnHang, makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon } from "../../tooling/testing/mod.ts";
 import { BODY_READ_TIMEOUT_MS } from "../http/mod.ts";
+import { checkCollectorProof, helloPath, newHelloNonce } from "@kiro-learn/core/api/wire";
 
 // fetch() will not send a forged Host header, so DNS-rebinding requests are written by hand.
 async function rawRequest(port: number, host: string, token: string): Promise<string> {
@@ -29,6 +30,29 @@ Deno.test("routes answer with the documented codes and shapes", async (t) => {
     const res = await fetch(daemon.url + "/healthz");
     assert.equal(res.status, 200);
     assert.equal((await json(res)).status, "ok");
+  });
+
+  await t.step("GET /hello proves the token without one; a bad nonce is a 400", async () => {
+    const nonce = newHelloNonce();
+    const res = await fetch(daemon.url + helloPath(nonce));
+    assert.equal(res.status, 200);
+    const { proof } = await json(res);
+    assert.equal(
+      await checkCollectorProof(daemon.token, { port: daemon.port, nonce, proof }),
+      true,
+    );
+    assert.equal(
+      await checkCollectorProof("not-the-token", { port: daemon.port, nonce, proof }),
+      false,
+    );
+    for (const bad of ["", "abc", "0".repeat(31) + "G", "0".repeat(33), "A".repeat(32)]) {
+      const refused = await fetch(daemon.url + helloPath(bad));
+      assert.equal(refused.status, 400, bad);
+      assert.match(String((await json(refused)).details), /32 lowercase hex/);
+    }
+    const post = await fetch(daemon.url + helloPath(nonce), { method: "POST" });
+    assert.equal(post.status, 405);
+    await post.body?.cancel();
   });
 
   const event = makeEvent({ body: { type: "text", content: "first prompt about sqlite" } });

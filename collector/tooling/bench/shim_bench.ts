@@ -4,6 +4,8 @@
  *
  * - startup floor: empty stdin, so the shim loads, reads settings and exits without posting;
  * - tool-use hook: a Kiro CLI `postToolUse` (`fs_read`), store only;
+ * - the same through the launcher `install` writes (`<data dir>/bin/hook-kiro-cli`, a shell
+ *   script that finds the project root and execs the shim): what an installed hook costs;
  * - prompt hook: a Kiro CLI `userPromptSubmit` with inline retrieval, the project's namespace
  *   seeded with 10k memory records (1k with `--quick`).
  *
@@ -12,6 +14,7 @@
  *
  * @module
  */
+import { hookLauncherScript } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { formatMs, generateQueries, generateRecords, summarize } from "@kiro-learn/core/testing";
@@ -96,6 +99,31 @@ export async function benchShims(): Promise<Record<string, unknown>> {
     const toolUse = fixtureText("kiro_cli/post_tool_use_fs_read.json", project);
     const startup = await measure("startup floor (no post)", () => run(""));
     const tool = await measure("tool-use hook", () => run(toolUse));
+    const launcher = `${daemon.dataDir}/hook-kiro-cli`;
+    await Deno.writeTextFile(
+      launcher,
+      hookLauncherScript("kiro-cli", { settings: daemon.settings, preferCompiled: false }),
+      { mode: 0o700 },
+    );
+    const installed = await measure("tool-use hook, installed launcher", async () => {
+      const started = performance.now();
+      const child = new Deno.Command(launcher, {
+        cwd: project,
+        env: { ...daemon.env, USER: ACTOR },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "null",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(toolUse));
+      await writer.close();
+      const output = await child.output();
+      return {
+        code: output.code,
+        ms: Math.round(performance.now() - started),
+        stdout: new TextDecoder().decode(output.stdout),
+      };
+    });
     const prompt = await measure(
       `prompt hook, retrieval at ${RECORDS / 1000}k records`,
       (i) =>
@@ -109,6 +137,7 @@ export async function benchShims(): Promise<Record<string, unknown>> {
     return {
       startup_floor: startup,
       tool_use_hook: tool,
+      tool_use_hook_installed: installed,
       prompt_hook: { ...prompt, records: RECORDS },
       runner: "deno run (no compiled shims)",
       deno: Deno.version.deno,

@@ -17,10 +17,11 @@ export function eventRoutes(ctx: CollectorContext): Hono {
   app.post("/events", async (c) => {
     const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
     if (!body.ok) return body.response;
-    const query = eventQueryOf(new URL(c.req.url).searchParams);
+    const query = eventQueryOf({ get: (name) => c.req.query(name) ?? null });
     const outcome = await ctx.pipeline.ingest(body.value, {
       retrieve: query === "retrieve",
       resume: query === "resume",
+      history: query === "history",
     });
     if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
     const { ok: _ok, ...payload } = outcome;

@@ -14,7 +14,7 @@ import {
   RECORD_LIMITS,
   STRATEGIES,
 } from "@kiro-learn/core/schemas";
-import { DuplicateRecordError } from "@kiro-learn/core/storage";
+import { DuplicateRecordError, ForgottenRecordError } from "@kiro-learn/core/storage";
 import { DEFAULT_SEARCH_MODE, isSearchMode, SEARCH_MODES } from "../../retrieval/mod.ts";
 import { readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
@@ -65,6 +65,11 @@ export function memoryRoutes(
     } catch (error) {
       if (error instanceof DuplicateRecordError) {
         return errorResponse(409, "conflict", { details: "duplicate record_id" });
+      }
+      if (error instanceof ForgottenRecordError) {
+        return errorResponse(410, "gone", {
+          details: "this record_id was forgotten; it is not saved again",
+        });
       }
       throw error;
     }
