@@ -36,7 +36,7 @@ Deno.test("plan: every Claude Code hook maps to its event", () => {
   assert.equal(bash.failed, undefined);
   const failure = dataOf(plan("post_tool_use_failure.json")!.events[0].body);
   assert.equal(failure.failed, true);
-  assert.equal(failure.error, "parses a leap day ... FAILED");
+  assert.equal(failure.error, "error: RangeError: bad day: 29");
   assert.match(failure.tool_response.error, /^Exit code 1/);
   const stop = plan("stop.json")!;
   assert.equal(stop.events[0].kind, "session_summary");

@@ -6,9 +6,13 @@
  * - the v1 hook files shared by Kiro CLI 3.x and Kiro IDE 1.x (`.kiro/hooks/*.json`):
  *   `SessionStart`, `UserPromptSubmit`, `PostToolUse`, `Stop`.
  *
- * Surface rule: a v1 (PascalCase) hook name together with a payload `session_id` is the IDE
- * 1.x (which always sends one; CLI payloads carry none) → `kiro-ide`; everything else →
- * `kiro-cli`. `--surface=kiro-ide|kiro-cli` on the command line overrides the rule.
+ * Surface rule (both products read the same `.kiro/hooks/kiro-learn.json`, so the hook command
+ * cannot say which one runs it): `KIRO_SESSION_ID` in the hook's environment is Kiro CLI (2.x
+ * and 3.x export it to every hook; Kiro IDE sets no such variable) → `kiro-cli`; otherwise a v1
+ * (PascalCase) hook name together with a payload `session_id` is the IDE 1.x → `kiro-ide`; a
+ * payload `session_id` alone proves nothing, since Kiro CLI 3.x sends one too (`sess_…`, the
+ * same value as `KIRO_SESSION_ID`); everything else → `kiro-cli`.
+ * `--surface=kiro-ide|kiro-cli` on the command line overrides the rule.
  *
  * @module
  */
@@ -73,7 +77,7 @@ export function kiroCliPlan(
   }
   const isV1 = rawName in V1_NAMES;
   const name = V1_NAMES[rawName] ?? rawName;
-  const surface = surfaceOf(options.args ?? [], isV1, payload);
+  const surface = surfaceOf(options.args ?? [], isV1, payload, options.env);
   const sessionId = validSessionId(payload.session_id) ??
     (options.fallbackSessionId ??
       (() =>
@@ -153,11 +157,18 @@ function promptEvent(prompt: string): PlannedEvent {
   };
 }
 
-function surfaceOf(args: string[], isV1: boolean, payload: Record<string, unknown>): Surface {
+function surfaceOf(
+  args: string[],
+  isV1: boolean,
+  payload: Record<string, unknown>,
+  env: ShimEnv,
+): Surface {
   for (const arg of args) {
     if (arg === "--surface=kiro-ide") return "kiro-ide";
     if (arg === "--surface=kiro-cli") return "kiro-cli";
   }
+  // Kiro CLI exports its session id to hooks; the IDE does not.
+  if (validSessionId(env.KIRO_SESSION_ID) !== null) return "kiro-cli";
   return isV1 && validSessionId(payload.session_id) !== null ? "kiro-ide" : "kiro-cli";
 }
 

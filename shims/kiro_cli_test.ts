@@ -94,7 +94,7 @@ Deno.test("plan: v1 hook files — CLI 3.x is kiro-cli, IDE 1.x (session_id) is 
   const tool = kiroCliPlan(fixture("kiro_v1/ide_post_tool_use.json"), opts)!;
   const data = (tool.events[0].body as { data: Record<string, unknown> }).data;
   assert.equal(data.failed, true);
-  assert.equal(data.error, "parses a leap day ... FAILED");
+  assert.equal(data.error, "error: RangeError: bad day: 29");
   const edit = kiroCliPlan(fixture("kiro_v1/ide_post_tool_use_edit.json"), opts)!;
   assert.equal((edit.events[0].body as { data: Record<string, unknown> }).data.failed, undefined);
   assert.equal(
@@ -103,6 +103,25 @@ Deno.test("plan: v1 hook files — CLI 3.x is kiro-cli, IDE 1.x (session_id) is 
   );
   const forced = kiroCliPlan(fixture("kiro_v1/cli3_session_start.json"), {
     ...opts,
+    args: ["--surface=kiro-ide"],
+  })!;
+  assert.equal(forced.surface, "kiro-ide");
+});
+
+Deno.test("plan: Kiro CLI 3.x (KIRO_SESSION_ID in the environment) is kiro-cli despite a session_id", () => {
+  // Kiro CLI 3.x sends `session_id` on stdin like the IDE 1.x, and exports the same value as
+  // KIRO_SESSION_ID to every hook; the IDE exports nothing of the kind.
+  const payload = fixture("kiro_v1/cli3_user_prompt_submit.json");
+  const cli = kiroCliPlan(payload, {
+    ...opts,
+    env: { KIRO_SESSION_ID: "sess_c9b023e7-578f-46a6-8708-a4c8190fd613" },
+  })!;
+  assert.equal(cli.surface, "kiro-cli");
+  assert.equal(cli.sessionId, "sess_c9b023e7-578f-46a6-8708-a4c8190fd613");
+  assert.equal(kiroCliPlan(payload, opts)!.surface, "kiro-ide");
+  const forced = kiroCliPlan(payload, {
+    ...opts,
+    env: { KIRO_SESSION_ID: "sess_c9b023e7-578f-46a6-8708-a4c8190fd613" },
     args: ["--surface=kiro-ide"],
   })!;
   assert.equal(forced.surface, "kiro-ide");
@@ -173,6 +192,29 @@ Deno.test("kiro_cli shim as a process against a real collector", async (t) => {
       assert.equal(events.length, before + 2);
       assert.deepEqual(events.slice(0, 2).map((e) => e.kind).sort(), ["note", "prompt"]);
       assert.equal(events[0].session_id, events[1].session_id);
+    },
+  );
+
+  await t.step(
+    "Kiro CLI 2.x first prompt: agentSpawn then userPromptSubmit store and print it once",
+    async () => {
+      const env = { KIRO_SESSION_ID: "kiro-2x-first-prompt" };
+      const spawn = await run(fixtureText("kiro_cli/agent_spawn.json", project), env);
+      assert.equal(spawn.code, 0, spawn.stderr);
+      assert.match(spawn.stdout, /February 29/);
+      const submit = await run(fixtureText("kiro_cli/user_prompt_submit_first.json", project), env);
+      assert.equal(submit.code, 0, submit.stderr);
+      assert.equal(submit.stdout, "", "the context was given by agentSpawn already");
+      const prompts = (await storedEvents(daemon)).filter((e) =>
+        e.session_id === "kiro-2x-first-prompt" && e.kind === "prompt"
+      );
+      assert.equal(prompts.length, 1);
+      // The user's next prompt is stored as usual.
+      const next = await run(fixtureText("kiro_cli/user_prompt_submit.json", project), env);
+      assert.equal(next.code, 0, next.stderr);
+      const [latest] = await storedEvents(daemon);
+      assert.equal(latest.kind, "prompt");
+      assert.equal(latest.session_id, "kiro-2x-first-prompt");
     },
   );
 
@@ -255,6 +297,20 @@ Deno.test("kiro_cli shim as a process against a real collector", async (t) => {
       assert.equal(latest.source.surface, "kiro-ide");
       assert.equal(latest.session_id, "0b7c6f0e-5f3a-4c1e-9d1a-2f0c4b8e9a11");
       assert.equal(dataOf(latest.body).failed, true);
+    },
+  );
+
+  await t.step(
+    "Kiro CLI 3.x payloads (session_id and KIRO_SESSION_ID) are stored as kiro-cli",
+    async () => {
+      const result = await run(fixtureText("kiro_v1/cli3_user_prompt_submit.json", project), {
+        KIRO_SESSION_ID: "sess_c9b023e7-578f-46a6-8708-a4c8190fd613",
+      });
+      assert.equal(result.code, 0, result.stderr);
+      const [latest] = await storedEvents(daemon);
+      assert.equal(latest.kind, "prompt");
+      assert.equal(latest.source.surface, "kiro-cli");
+      assert.equal(latest.session_id, "sess_c9b023e7-578f-46a6-8708-a4c8190fd613");
     },
   );
 

@@ -62,7 +62,7 @@ Deno.test("plan: postToolUse maps camelCase and detects the prose exit code", ()
   assert.equal(data.tool_response.success, true);
   assert.match(data.tool_response.result, /Exit Code: 1/);
   assert.equal(data.failed, true);
-  assert.equal(data.error, "Output: parses a leap day ... FAILED");
+  assert.equal(data.error, "error: RangeError: bad day: 29");
   const edit = dataOf(planOf("post_tool_use_edit.json")!.events[0].body);
   assert.equal(edit.failed, undefined);
   const prose = dataOf(planOf("post_tool_use_prose.json")!.events[0].body);

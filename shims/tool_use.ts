@@ -7,6 +7,7 @@
  * @module
  */
 import type { EventBody } from "@kiro-learn/core/schemas";
+import { tellingErrorLine } from "@kiro-learn/core/error_line";
 
 /** A tool call as a hook reports it. */
 export interface ToolCall {
@@ -86,7 +87,7 @@ function bashFailure(value: unknown): { failed: true; error?: string } | null {
   if (status === undefined || status === null) return null;
   const code = String(status).trim();
   if (code === "0" || code === "") return null;
-  const line = firstErrorLine(textOf(record.stderr)) || firstErrorLine(textOf(record.stdout));
+  const line = firstErrorLine(`${textOf(record.stderr)}\n${textOf(record.stdout)}`);
   return { failed: true, error: line || `exit status ${code}` };
 }
 
@@ -98,17 +99,12 @@ function proseFailure(text: string): { failed: true; error?: string } | null {
   return { failed: true, error: firstErrorLine(before) || `exit code ${match[1]}` };
 }
 
-const ERROR_WORDS =
-  /\b(error|errors|fail|failed|failure|fails|exception|panic|panicked|assert\w*|cannot|denied|not found|traceback|fatal)\b/i;
-
 /**
- * The line of an error text that says most: the first mentioning an error, a failure or an
- * assertion, else the first non-empty one; cut to {@linkcode MAX_ERROR_LINE}.
+ * The line of an error text that says most (the assertion of a failed test run rather than the
+ * runner's summary; see {@linkcode tellingErrorLine}), cut to {@linkcode MAX_ERROR_LINE}.
  */
 export function firstErrorLine(text: string): string {
-  const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
-  const line = lines.find((l) => ERROR_WORDS.test(l) && !/^exit code:?\s*-?\d+$/i.test(l)) ??
-    lines[0] ?? "";
+  const line = tellingErrorLine(text);
   return line.length > MAX_ERROR_LINE ? line.slice(0, MAX_ERROR_LINE) : line;
 }
 

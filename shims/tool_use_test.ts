@@ -54,6 +54,44 @@ Deno.test("Kiro success:false with an error list is a failure", () => {
   });
 });
 
+Deno.test("a failed test run keeps the assertion line, not the runner's summary", () => {
+  const run = (stdout: string, stderr = "") =>
+    detectFailure({
+      tool_name: "execute_bash",
+      tool_input: { command: "npm test" },
+      tool_response: { success: true, result: [{ exit_status: "1", stdout, stderr }] },
+    }).error;
+  // Deno: the summary goes to stderr, the assertion to stdout.
+  assert.equal(
+    run(
+      "running 1 test from ./cart_test.ts\ntotal ... FAILED (2ms)\n\n ERRORS \n\ntotal => ./cart_test.ts:3:6\nerror: AssertionError: Values are not equal.\n\nFAILED | 0 passed | 1 failed (4ms)",
+      "error: Test failed",
+    ),
+    "error: AssertionError: Values are not equal.",
+  );
+  // Vitest / chai.
+  assert.equal(
+    run(
+      " FAIL  test/cart/total.test.ts > total > adds tax\nAssertionError: expected 3 to equal 4\n ❯ test/cart/total.test.ts:7:22\n Test Files  1 failed (1)\n      Tests  1 failed (1)",
+    ),
+    "AssertionError: expected 3 to equal 4",
+  );
+  // Jest: Expected and Received together.
+  assert.equal(
+    run(
+      "FAIL src/cart.test.js\n  ● total › adds tax\n    expect(received).toBe(expected) // Object.is equality\n    Expected: 4\n    Received: 3\nTests:       1 failed, 1 total",
+    ),
+    "Expected: 4 Received: 3",
+  );
+  // node:test with assert.equal.
+  assert.equal(
+    run(
+      "not ok 1 - total\n  ---\n  error: |-\n    Expected values to be strictly equal:\n\n    3 !== 4\n  code: 'ERR_ASSERTION'\n# fail 1",
+    ),
+    "Expected values to be strictly equal:",
+  );
+});
+
 Deno.test("IDE prose: a non-zero Exit Code is a failure, Exit Code 0 is not", () => {
   assert.deepEqual(
     detectFailure({
@@ -61,7 +99,8 @@ Deno.test("IDE prose: a non-zero Exit Code is a failure, Exit Code 0 is not", ()
       tool_input: {},
       tool_response: "Output: parses a leap day ... FAILED\nerror: bad day\nExit Code: 1",
     }),
-    { failed: true, error: "Output: parses a leap day ... FAILED" },
+    // The error, not the runner's "... FAILED" summary line.
+    { failed: true, error: "error: bad day" },
   );
   assert.equal(
     detectFailure({

@@ -4,6 +4,7 @@
  * @module
  */
 import type { MemoryRecord } from "../schemas/mod.ts";
+import { isLifecycleNote } from "../xml/mod.ts";
 
 /** First line of every context block. */
 export const CONTEXT_HEADER = "## Prior observations from kiro-learn";
@@ -39,16 +40,71 @@ export interface FormattedContext {
 }
 
 /**
+ * True for a record that only says a session started or ended ("session ended (other)", once
+ * made from a lifecycle note): noise, never injected.
+ */
+export function isLifecycleRecord(record: Pick<MemoryRecord, "title" | "summary">): boolean {
+  if (isLifecycleNote(record.title)) return true;
+  const paragraphs = record.summary.split(/\n\s*\n/).map((p) => p.trim())
+    .filter((p) => p !== "" && !/^Request:/.test(p));
+  return paragraphs.length > 0 && paragraphs.every(isLifecycleNote);
+}
+
+/**
+ * `text` with absolute paths under `root` written relative to it (`/srv/app/src/a.ts` →
+ * `src/a.ts`, the root itself → `.`). Paths elsewhere are left as they are.
+ */
+export function relativeToRoot(text: string, root: string | undefined): string {
+  if (root === undefined) return text;
+  const base = root.replace(/[\\/]+$/, "");
+  if (base === "" || !/^(?:\/|[A-Za-z]:[\\/])/.test(base)) return text;
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf(base); at >= 0; at = text.indexOf(base, at + base.length)) {
+    const before = at === 0 ? "" : text[at - 1];
+    const after = text[at + base.length] ?? "";
+    // Only a whole path: not the tail of a longer one, not a sibling such as /srv/app2.
+    if (/[\w.\/\\-]/.test(before) || /[\w.-]/.test(after)) continue;
+    out += text.slice(from, at);
+    if (after === "/" || after === "\\") {
+      from = at + base.length + 1;
+    } else {
+      out += ".";
+      from = at + base.length;
+    }
+  }
+  return out + text.slice(from);
+}
+
+/** Options of {@linkcode formatContext}. */
+export interface FormatContextOptions {
+  /** Token budget of the block (default {@linkcode DEFAULT_CONTEXT_TOKENS}). */
+  tokenBudget?: number;
+  /** First line (default {@linkcode CONTEXT_HEADER}). */
+  header?: string;
+  /** The project's root: paths under it are shown relative to it. */
+  projectRoot?: string;
+}
+
+/**
  * Formats records, best first, into the fixed block, keeping within `tokenBudget`. A record that
  * does not fit is skipped (a shorter one after it may still fit); when not even the first fits,
- * its summary is cut so the best match is never lost entirely.
+ * its summary is cut so the best match is never lost entirely. Lifecycle noise
+ * ({@linkcode isLifecycleRecord}) is left out; paths under `projectRoot` are made relative.
  */
 export function formatContext(
-  records: readonly MemoryRecord[],
-  options: { tokenBudget?: number; header?: string } = {},
+  all: readonly MemoryRecord[],
+  options: FormatContextOptions = {},
 ): FormattedContext {
   const budget = options.tokenBudget ?? DEFAULT_CONTEXT_TOKENS;
   const header = options.header ?? CONTEXT_HEADER;
+  const rel = (text: string) => relativeToRoot(text, options.projectRoot);
+  const records = all.filter((r) => !isLifecycleRecord(r)).map((r) => ({
+    ...r,
+    title: rel(r.title),
+    summary: rel(r.summary),
+    facts: r.facts.map(rel),
+  }));
   if (records.length === 0) return { context: "", record_ids: [], tokens: 0 };
   const parts = [header];
   const ids: string[] = [];

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { makeRecord, recordArb } from "../testing/mod.ts";
-import { CONTEXT_HEADER, estimateTokens, formatContext } from "./context_format.ts";
+import {
+  CONTEXT_HEADER,
+  estimateTokens,
+  formatContext,
+  isLifecycleRecord,
+  relativeToRoot,
+} from "./context_format.ts";
 
 Deno.test("the block has the seed's fixed format", () => {
   const a = makeRecord({ title: "Use WAL", summary: "SQLite runs in WAL mode.", facts: ["f1"] });
@@ -38,4 +44,30 @@ Deno.test("an oversized best record is cut rather than dropped", () => {
   assert.deepEqual(out.record_ids, [big.record_id]);
   assert.ok(out.tokens <= 200);
   assert.ok(out.context.endsWith("…"));
+});
+
+Deno.test("relativeToRoot: whole paths under the root only", () => {
+  assert.equal(
+    relativeToRoot("see /srv/app/src/a.ts and /srv/app", "/srv/app"),
+    "see src/a.ts and .",
+  );
+  assert.equal(
+    relativeToRoot("/srv/app2/x and /x/srv/app/y", "/srv/app/"),
+    "/srv/app2/x and /x/srv/app/y",
+  );
+  assert.equal(relativeToRoot("/srv/app/a", undefined), "/srv/app/a");
+  assert.equal(relativeToRoot("/srv/app/a", "relative/root"), "/srv/app/a");
+});
+
+Deno.test("isLifecycleRecord: lifecycle notes made into records, nothing else", () => {
+  assert.ok(
+    isLifecycleRecord({ title: "session ended (other)", summary: "session ended (other)" }),
+  );
+  assert.ok(isLifecycleRecord({ title: "Turn: hi", summary: "Request: hi\n\nsession started" }));
+  assert.ok(
+    !isLifecycleRecord({
+      title: "Session handling",
+      summary: "session ended early because of a bug",
+    }),
+  );
 });

@@ -64,12 +64,18 @@ export function isTrivialEntry(entry: QueueEntry): boolean {
     : typeof body.data === "string"
     ? body.data
     : undefined;
-  return text !== undefined && LIFECYCLE_NOTE.test(text.trim());
+  return text !== undefined && isLifecycleNote(text);
 }
 
-// Notes a shim writes on agent lifecycle hooks; bounded length so a real note is never dropped.
+// Notes a shim writes on agent lifecycle hooks ("session started", "session ended (other)");
+// bounded length so a real note is never dropped.
 const LIFECYCLE_NOTE =
-  /^(?:kiro-learn\s+)?(?:session|agent|conversation)\s+(?:started|start|spawned|resumed|ended|stopped|closed)\.?$/i;
+  /^(?:kiro-learn\s+)?(?:session|agent|conversation)\s+(?:started|start|spawned|resumed|ended|stopped|closed)(?:\s*\([^()\n]{0,100}\))?\.?$/i;
+
+/** True for a lifecycle note such as "session started" or "session ended (other)": not memory. */
+export function isLifecycleNote(text: string): boolean {
+  return LIFECYCLE_NOTE.test(text.trim());
+}
 
 /** Options for {@link chunkEntries}. */
 export interface ChunkOptions {

@@ -11,6 +11,7 @@ export {
   type ChunkOptions,
   frameEntry,
   frameToFit,
+  isLifecycleNote,
   isTrivialEntry,
   MAX_TOOL_NAME_CHARS,
   MIN_CHUNK_CAP_BYTES,

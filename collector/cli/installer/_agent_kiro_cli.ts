@@ -44,6 +44,16 @@ export const KIRO_V3_HOOKS: readonly { name: string; trigger: string; matcher?: 
 
 const KIRO_V3_TIMEOUT_SECONDS = 10;
 
+/**
+ * What a Kiro CLI 2.x user must do, since 2.x runs embedded hooks only in the agent that holds
+ * them: `install` prints it after writing that agent and `doctor` repeats it.
+ */
+export const KIRO_CLI_V2_SELECT_AGENT =
+  `Kiro CLI 2.x runs kiro-learn's hooks only in the \`${CHAT_AGENT_NAME}\` agent: start chats ` +
+  `with \`kiro-cli chat --agent ${CHAT_AGENT_NAME}\`, switch inside a chat with ` +
+  `\`/agent swap ${CHAT_AGENT_NAME}\`, or make it the default with ` +
+  `\`kiro-cli settings chat.defaultAgent ${CHAT_AGENT_NAME}\``;
+
 /** The path of each LLM agent file in `agentsDir`. */
 export function llmAgentPaths(agentsDir: string): string[] {
   return LLM_AGENTS.map((agent) => join(agentsDir, `${agent.name}.json`));

@@ -19,6 +19,7 @@ import { isPlainObject, type JsonObject, readJsonFile } from "./_json_file.ts";
 import type { InstallCommands } from "./plan.ts";
 import { quoteArgv, splitCommand } from "./shell.ts";
 import { AGENTS, type DoctorSource, installPaths, ourHookCommands } from "./_targets.ts";
+import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
 /** The outcome of one check. */
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -96,6 +97,13 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   for (const surface of surfaces) {
     // Memory works as long as one agent is captured; only "none at all" is a failure.
     if (surface.missing && none) surface.check.status = "fail";
+    // Kiro CLI 2.x hooks live in the kiro-learn agent and run only when it is the one chatting.
+    if (
+      surface.check.name === "hooks Kiro CLI" && surface.check.status !== "fail" &&
+      surface.check.message.includes(tilde(paths.chatAgent))
+    ) {
+      surface.check.message += `; ${KIRO_CLI_V2_SELECT_AGENT}`;
+    }
     checks.push(surface.check);
   }
   checks.push(found.mcp([

@@ -142,6 +142,23 @@ Deno.test("doctor warns when both Kiro CLI formats are installed", async () => {
   });
 });
 
+Deno.test("doctor tells a Kiro CLI 2.x user to select the kiro-learn agent", async () => {
+  await withWorld(async (world) => {
+    const { commands, path } = await realCommands(world);
+    await install({ ...optionsFor(world, { commands, kiroFormat: "v2" }), print: () => {} });
+    const report = await run(world, { commands, env: { PATH: path } });
+    const check = report.checks.find((c) => c.name === "hooks Kiro CLI")!;
+    assert.equal(check.status, "ok", formatCheck(check));
+    assert.match(check.message, /only in the `kiro-learn` agent/);
+    assert.match(check.message, /`kiro-cli chat --agent kiro-learn`/);
+    // The v3 hook file needs no agent: nothing is said.
+    await install({ ...optionsFor(world, { commands, kiroFormat: "v3" }), print: () => {} });
+    const v3 = (await run(world, { commands, env: { PATH: path } })).checks
+      .find((c) => c.name === "hooks Kiro CLI")!;
+    assert.doesNotMatch(v3.message, /--agent/);
+  });
+});
+
 Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spool", async () => {
   await withWorld(async (world) => {
     const { extra } = await healthy(world);

@@ -391,6 +391,22 @@ Deno.test("v2 without a seed writes the template agent and warns", async () => {
   });
 });
 
+Deno.test("install says a Kiro CLI 2.x user must select the kiro-learn agent, and only for v2", async () => {
+  await withWorld(async (world) => {
+    const v2 = collect();
+    await install({ ...optionsFor(world, { kiroFormat: "v2" }), print: v2.print });
+    const step = v2.lines.find((l) => l.startsWith("next: "));
+    assert.ok(step, v2.lines.join("\n"));
+    assert.match(step, /only in the `kiro-learn` agent/);
+    assert.match(step, /`kiro-cli chat --agent kiro-learn`/);
+    assert.match(step, /`\/agent swap kiro-learn`/);
+    assert.match(step, /`kiro-cli settings chat\.defaultAgent kiro-learn`/);
+    const v3 = collect();
+    await install({ ...optionsFor(world, { kiroFormat: "v3" }), print: v3.print });
+    assert.ok(!v3.lines.some((l) => /--agent kiro-learn/.test(l)), v3.lines.join("\n"));
+  });
+});
+
 Deno.test("switching the Claude Code scope moves the hooks and the MCP server", async () => {
   await withWorld(async (world) => {
     await writeFiles(world, FOREIGN);

@@ -57,6 +57,7 @@ import {
   type Target,
   type TargetKind,
 } from "./_targets.ts";
+import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
 /** The agent surfaces kiro-learn captures. */
 export type Surface = "kiro-cli" | "kiro-ide" | "claude-code";
@@ -599,6 +600,9 @@ export function formatPlan(plan: Plan, options: { dryRun?: boolean } = {}): stri
     lines.push(`  (${plan.unchanged.length} file(s) already up to date)`);
   }
   for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
+  if (plan.operation === "install" && plan.kiroFormat?.format === "v2") {
+    lines.push(`next: ${KIRO_CLI_V2_SELECT_AGENT}`);
+  }
   return lines.join("\n");
 }
 

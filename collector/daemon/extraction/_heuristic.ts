@@ -6,15 +6,32 @@
  * @module
  */
 import { type QueueEntry, RECORD_LIMITS } from "@kiro-learn/core/schemas";
-import type { ParsedRecord } from "@kiro-learn/core/xml";
+import { isTrivialEntry, type ParsedRecord } from "@kiro-learn/core/xml";
+import { tellingErrorLine } from "@kiro-learn/core/error_line";
 
 const EDIT_TOOL =
   /^(?:fs_write|fswrite|write|edit|multiedit|str_?replace|create|apply_?patch|notebookedit|edit_?file|write_?file|fs_append|insert)$/i;
 const READ_TOOL = /^(?:fs_read|fsread|read|read_?file|view|open_?file|cat)$/i;
 const SHELL_TOOL =
   /^(?:execute_?bash|bash|shell|execute_?pwsh|run_?terminal_?cmd|run_?command|execute_?command|terminal)$/i;
-const ERROR_LINE =
-  /\b(?:error|fail(?:ed|ure|s)?|panic|exception|assert(?:ion)?|cannot|denied|not found)\b/i;
+/**
+ * What Kiro IDE tools say in prose (their input is often empty): "Replaced text in src/a.ts",
+ * "Created the test/cart/total.test.ts file.", "Wrote to a.md", "Appended text to b.ts",
+ * "Edited c.ts", "Deleted the d.ts file.". Group 1 is the verb, group 2 the path.
+ */
+const PROSE_EDIT =
+  /\b(Replaced text in|Created|Wrote(?: to)?|Edited|Updated|Appended (?:text |content )?to|Deleted)\s+(?:the\s+)?(?:file\s+)?[`'"]?([^\s`'"]+?)[`'"]?(?:\s+file)?[.,;:]?(?=\s|$)/i;
+const PROSE_OPS: Readonly<Record<string, string>> = {
+  replaced: "str_replace",
+  created: "create",
+  wrote: "write",
+  edited: "edit",
+  updated: "edit",
+  appended: "append",
+  deleted: "delete",
+};
+/** Prose of a shell tool: "Output: … Exit Code: N" (Kiro IDE). */
+const PROSE_COMMAND = /(?:^|\n)\s*Output:|Exit Code:\s*-?\d+/i;
 
 interface ToolCall {
   tool: string;
@@ -22,6 +39,7 @@ interface ToolCall {
   response: unknown;
   failed: boolean;
   errorText?: string;
+  prose: string;
 }
 
 interface Turn {
@@ -62,13 +80,32 @@ function toolCall(entry: QueueEntry): ToolCall | null {
   const inner = Array.isArray(outer.result) ? asObject(outer.result[0]) : {};
   const res: Record<string, unknown> = { ...outer, ...inner };
   const exit = res.exit_status ?? res.exitCode ?? res.exit_code;
-  const prose = typeof response === "string" ? response : "";
+  const prose = proseOf(response);
   const proseExit = /Exit Code:\s*(-?\d+)/i.exec(prose)?.[1];
   const failed = data.failed === true || res.success === false || typeof data.error === "string" ||
     (exit !== undefined && String(exit) !== "0") || (proseExit !== undefined && proseExit !== "0");
-  const errorText = [data.error, res.error, res.stderr, res.stdout, outer.result, prose]
-    .map(text).find((t) => t.trim() !== "");
-  return { tool, input, response, failed, errorText };
+  // All the output, so the most telling line can be picked (the assertion, not the summary).
+  const errorText = [data.error, res.error, res.stderr, res.stdout, prose || outer.result]
+    .map(text).filter((t) => t.trim() !== "").join("\n");
+  return { tool, input, response, failed, errorText, prose };
+}
+
+/** The prose a tool answered with: the response itself, or its `result` (Kiro IDE 0.x). */
+function proseOf(response: unknown): string {
+  if (typeof response === "string") return response;
+  const result = asObject(response).result;
+  if (typeof result === "string") return result;
+  if (Array.isArray(result) && result.every((r) => typeof r === "string")) return result.join("\n");
+  return "";
+}
+
+/** The file a prose result names, when it looks like a path (has a `/` or an extension). */
+function proseEdit(prose: string): { path: string; op: string } | null {
+  const match = PROSE_EDIT.exec(prose);
+  if (match === null) return null;
+  const path = match[2].replace(/[.,;:]+$/, "");
+  if (!/[\\/]/.test(path) && !/\.\w{1,8}$/.test(path)) return null;
+  return { path, op: PROSE_OPS[match[1].split(/\s/)[0].toLowerCase()] ?? "edit" };
 }
 
 function pathsOf(input: Record<string, unknown>): string[] {
@@ -86,11 +123,10 @@ function pathsOf(input: Record<string, unknown>): string[] {
   return out;
 }
 
-function firstErrorLine(textValue: string | undefined): string | undefined {
+function errorLineOf(textValue: string | undefined): string | undefined {
   if (!textValue) return undefined;
-  const lines = textValue.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
-  const line = lines.find((l) => ERROR_LINE.test(l)) ?? lines[0];
-  return line?.slice(0, 300);
+  const line = tellingErrorLine(textValue.replace(/^\s*Output:\s*/i, ""));
+  return line === "" ? undefined : line.slice(0, 300);
 }
 
 function basename(path: string): string {
@@ -143,10 +179,13 @@ function splitTurns(entries: readonly QueueEntry[]): Turn[] {
       const call = toolCall(entry);
       if (!call) continue;
       const name = call.tool.replace(/^@[^/]+\//, "");
+      const fromProse = proseEdit(call.prose);
+      const command = text(call.input.command ?? call.input.cmd).trim();
       if (
         EDIT_TOOL.test(name) ||
         (typeof call.input.command === "string" && pathsOf(call.input).length > 0 &&
-          /create|str_replace|insert|append/.test(call.input.command))
+          /create|str_replace|insert|append/.test(call.input.command)) ||
+        (fromProse !== null && !SHELL_TOOL.test(name))
       ) {
         for (const path of pathsOf(call.input)) {
           const op = typeof call.input.command === "string" ? call.input.command : name;
@@ -157,25 +196,26 @@ function splitTurns(entries: readonly QueueEntry[]): Turn[] {
             : `${op} ${path}`;
           turn.edits.push({ path, op, detail });
         }
-        const prose = typeof call.response === "string" ? call.response : "";
-        const m = /(?:Replaced text in|Created|Wrote to|Edited)\s+(\S+)/i.exec(prose);
-        if (m && pathsOf(call.input).length === 0) turn.edits.push({ path: m[1], op: name });
-      } else if (SHELL_TOOL.test(name)) {
-        const command = text(call.input.command ?? call.input.cmd).trim();
-        if (command === "") continue;
+        if (fromProse !== null && pathsOf(call.input).length === 0) {
+          turn.edits.push({ ...fromProse, detail: `${fromProse.op} ${fromProse.path}` });
+        }
+      } else if (SHELL_TOOL.test(name) || PROSE_COMMAND.test(call.prose)) {
+        // Kiro IDE 0.x often sends no arguments: the command is then unknown, not absent.
+        if (command === "" && !call.failed && call.prose === "") continue;
         const outer = asObject(call.response);
         const inner = Array.isArray(outer.result) ? asObject(outer.result[0]) : {};
-        const exit = inner.exit_status ?? outer.exit_status ?? outer.exitCode;
+        const exit = inner.exit_status ?? outer.exit_status ?? outer.exitCode ??
+          /Exit Code:\s*(-?\d+)/i.exec(call.prose)?.[1];
         turn.commands.push({
           command,
           failed: call.failed,
           exit: exit === undefined ? undefined : String(exit),
-          errorLine: call.failed ? firstErrorLine(call.errorText) : undefined,
+          errorLine: call.failed ? errorLineOf(call.errorText) : undefined,
         });
       } else if (READ_TOOL.test(name)) {
         turn.reads.push(...pathsOf(call.input));
       }
-    } else if (entry.kind === "note" && bodyText(entry).trim() !== "") {
+    } else if (entry.kind === "note" && !isTrivialEntry(entry)) {
       turn.summary = [turn.summary, bodyText(entry)].filter(Boolean).join("\n\n");
     }
   }
@@ -201,37 +241,53 @@ function record(
 
 function turnRecords(turn: Turn): ParsedRecord[] {
   const out: ParsedRecord[] = [];
+  // The prompt itself is stored as an event and never repeated inside a record.
   const request = turn.prompt ? clip(turn.prompt, 200) : undefined;
   const editedPaths = [...new Set(turn.edits.map((e) => e.path))];
   const touched = [...new Set([...editedPaths, ...turn.reads])];
   const tags = concepts(turn);
-  const context = request ? ` While working on: "${request}".` : "";
 
+  // A command the agent did not name (Kiro IDE 0.x sends no arguments) is told apart by its
+  // error line; a later unnamed command that succeeds counts as the same run passing.
+  const keyOf = (c: (typeof turn.commands)[number]) =>
+    c.command !== "" ? c.command : c.failed ? `\u0000${c.errorLine ?? ""}` : "\u0000";
   const failures = new Map<string, (typeof turn.commands)[number]>();
   const fixed = new Set<string>();
   for (const c of turn.commands) {
-    if (c.failed) failures.set(c.command, c);
-    else if (failures.has(c.command)) fixed.add(c.command);
+    if (c.failed) failures.set(keyOf(c), c);
+    else if (c.command === "") {
+      for (const key of failures.keys()) if (key.startsWith("\u0000")) fixed.add(key);
+    } else if (failures.has(c.command)) fixed.add(c.command);
   }
-  for (const [command, c] of failures) {
+  for (const [key, c] of failures) {
+    const command = c.command;
+    const named = command !== "";
+    const what = named ? `\`${clip(command, 300)}\`` : "A shell command";
     out.push(record({
       observation_type: "error",
-      title: `Command failed: ${clip(command, 120)}`,
-      summary: `\`${clip(command, 300)}\` failed${c.exit ? ` with exit status ${c.exit}` : ""}${
+      title: named
+        ? `Command failed: ${clip(command, 120)}`
+        : `Command failed: ${clip(c.errorLine ?? `exit status ${c.exit ?? "non-zero"}`, 120)}`,
+      summary: `${what} failed${c.exit ? ` with exit status ${c.exit}` : ""}${
         c.errorLine ? `: ${c.errorLine}` : "."
-      }${context}`,
-      facts: [`command: ${clip(command, 400)}`, ...(c.errorLine ? [`error: ${c.errorLine}`] : [])],
+      }`,
+      facts: [
+        ...(named ? [`command: ${clip(command, 400)}`] : []),
+        ...(c.errorLine ? [`error: ${c.errorLine}`] : []),
+      ],
       concepts: tags,
       files_touched: editedPaths,
     }));
-    if (fixed.has(command)) {
+    if (fixed.has(key)) {
       const changed = editedPaths.length > 0 ? ` after editing ${listNames(editedPaths)}` : "";
       out.push(record({
         observation_type: "discovery",
-        title: `${clip(command, 100)} passes${changed}`,
-        summary: `\`${clip(command, 300)}\` failed${
+        title: named
+          ? `${clip(command, 100)} passes${changed}`
+          : `Failing command passes${changed}`,
+        summary: `${what} failed${
           c.errorLine ? ` (${c.errorLine})` : ""
-        } and then passed${changed}.${context}`,
+        } and then passed${changed}.`,
         facts: turn.edits.map((e) => e.detail ?? `${e.op} ${e.path}`),
         concepts: tags,
         files_touched: editedPaths,
@@ -242,8 +298,10 @@ function turnRecords(turn: Turn): ParsedRecord[] {
     const ops = [...new Set(turn.edits.map((e) => e.op))].join(", ");
     out.push(record({
       observation_type: "tool_use",
-      title: `Edited ${listNames(editedPaths)}`,
-      summary: `Edited ${editedPaths.join(", ")} (${ops}).${context}${
+      title: `${turn.edits.every((e) => e.op === "create") ? "Created" : "Edited"} ${
+        listNames(editedPaths)
+      }`,
+      summary: `Edited ${editedPaths.join(", ")} (${ops}).${
         turn.reads.length > 0 ? ` Read ${listNames(turn.reads, 6)} first.` : ""
       }`,
       facts: [
@@ -258,10 +316,11 @@ function turnRecords(turn: Turn): ParsedRecord[] {
     const firstSentence = turn.summary.trim().split(/(?<=[.!?])\s+|\n/)[0];
     out.push(record({
       observation_type: "session_summary",
-      title: request ? `Turn: ${clip(request, 180)}` : clip(firstSentence, 200),
-      summary: [request ? `Request: ${request}` : "", turn.summary.trim()]
-        .filter(Boolean).join("\n\n"),
-      facts: turn.commands.map((c) => `${c.failed ? "failed" : "ran"}: ${clip(c.command, 200)}`),
+      title: clip(firstSentence, 200),
+      summary: turn.summary.trim(),
+      facts: turn.commands.filter((c) => c.command !== "").map((c) =>
+        `${c.failed ? "failed" : "ran"}: ${clip(c.command, 200)}`
+      ),
       concepts: tags,
       files_touched: touched,
     }));
@@ -269,7 +328,7 @@ function turnRecords(turn: Turn): ParsedRecord[] {
     out.push(record({
       observation_type: "tool_use",
       title: `Read ${listNames(turn.reads)}`,
-      summary: `Read ${turn.reads.join(", ")}.${context}`,
+      summary: `Read ${turn.reads.join(", ")}.`,
       concepts: tags,
       files_touched: turn.reads,
     }));

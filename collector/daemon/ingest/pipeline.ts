@@ -2,6 +2,15 @@
  * The ingest pipeline: validate → dedup → scrub and redact → one transaction (event + queue row)
  * → notify the extraction watcher → inline retrieval for prompts.
  *
+ * One repeat is recognised: Kiro CLI 2.x hands the first prompt to `agentSpawn` (recorded as
+ * session start + prompt, with its retrieval) and then fires `userPromptSubmit` with the same
+ * prompt. In a session whose start this pipeline saw (an event ingested with `resume`), the
+ * second prompt, when it is the same text as the first and within
+ * {@linkcode PROMPT_REPEAT_WINDOW_MS} by the events' `valid_time`, is therefore not stored and gets
+ * no retrieval (its context was already given); the answer says `repeat_of`. Later identical
+ * prompts ("yes", "go on") are stored as usual. The shim cannot do this: each hook is a new
+ * process with no state.
+ *
  * @module
  */
 import { projectIdFromNamespace } from "@kiro-learn/core/project";
@@ -39,7 +48,7 @@ export interface IngestPipelineOptions<R> {
 
 /** Outcome of one ingest. */
 export type IngestOutcome<R = unknown> =
-  | { ok: true; event_id: string; stored: boolean; retrieval?: R }
+  | { ok: true; event_id: string; stored: boolean; retrieval?: R; repeat_of?: string }
   | { ok: false; error: string; details?: unknown };
 
 interface PendingWrite {
@@ -53,6 +62,21 @@ interface PendingWrite {
 /** Most events one group commit writes. */
 const MAX_GROUP = 256;
 
+/** How close (by `valid_time`) a session's second prompt must follow an identical first one. */
+export const PROMPT_REPEAT_WINDOW_MS = 60_000;
+
+/** Sessions whose first prompt is remembered for repeat detection. */
+const PROMPT_MEMORY_SESSIONS = 2_000;
+
+interface SessionPrompts {
+  /** The session's first prompt, once seen. */
+  first?: { event_id: string; text: string; at: number };
+  /** Prompts seen in the session so far (only the second can be a repeat). */
+  seen: number;
+  /** The event id of the recognised repeat, so a retry of it is recognised too. */
+  repeat_id?: string;
+}
+
 /** Validates, stores and (for prompts) retrieves, in the design's order. */
 export class IngestPipeline<R = unknown> {
   #options: IngestPipelineOptions<R>;
@@ -60,6 +84,7 @@ export class IngestPipeline<R = unknown> {
   #pending: PendingWrite[] = [];
   #inFlight = new Map<string, Promise<boolean>>();
   #flushScheduled = false;
+  #sessions = new Map<string, SessionPrompts>();
 
   /** Creates the pipeline. */
   constructor(options: IngestPipelineOptions<R>) {
@@ -81,6 +106,10 @@ export class IngestPipeline<R = unknown> {
     }
     const event: Event = { ...parsed.data, body: scrubEventBody(parsed.data.body) };
     const projectId = projectIdFromNamespace(event.namespace) ?? event.namespace;
+    const repeatOf = this.#repeatedPrompt(event, options.resume === true);
+    if (repeatOf !== null) {
+      return { ok: true, event_id: event.event_id, stored: false, repeat_of: repeatOf };
+    }
     let stored = false;
     if (this.#recent.add(event.event_id)) {
       const write = this.#write(event, projectId, { enqueue: !options.history });
@@ -115,6 +144,37 @@ export class IngestPipeline<R = unknown> {
       outcome.retrieval = await this.#options.resume(event);
     }
     return outcome;
+  }
+
+  // The session's first prompt, when `event` is its second prompt and repeats it (see module doc).
+  // Only sessions whose start was seen here (an event ingested with `resume`) are tracked.
+  #repeatedPrompt(event: Event, sessionStart: boolean): string | null {
+    const key = `${event.namespace}\u0000${event.session_id}`;
+    if (sessionStart) {
+      if (!this.#sessions.has(key)) this.#sessions.set(key, { seen: 0 });
+      if (this.#sessions.size > PROMPT_MEMORY_SESSIONS) {
+        this.#sessions.delete(this.#sessions.keys().next().value as string);
+      }
+    }
+    const session = this.#sessions.get(key);
+    if (session === undefined || event.kind !== "prompt" || event.body.type !== "text") return null;
+    const text = event.body.content.trim();
+    const at = Date.parse(event.valid_time);
+    const first = session.first;
+    if (first === undefined) {
+      session.first = { event_id: event.event_id, text, at };
+      session.seen = 1;
+      return null;
+    }
+    // A retry of the first prompt itself is the ordinary event-id dedup's business.
+    if (first.event_id === event.event_id) return null;
+    if (session.repeat_id === event.event_id) return first.event_id;
+    session.seen++;
+    const repeat = session.seen === 2 && first.text === text &&
+      Math.abs(at - first.at) <= PROMPT_REPEAT_WINDOW_MS;
+    if (!repeat) return null;
+    session.repeat_id = event.event_id;
+    return first.event_id;
   }
 
   // Group commit: requests that arrive while the loop is busy share one transaction, and each

@@ -60,3 +60,77 @@ Deno.test("concurrent events share a group commit and every one is stored", asyn
     assert.equal((await storage.listEvents({ limit: 100 })).total, 50);
   });
 });
+
+Deno.test("Kiro CLI 2.x first prompt: the userPromptSubmit that repeats agentSpawn's prompt is stored and answered once", async () => {
+  await withStorage(async (storage) => {
+    let retrievals = 0;
+    const pipeline = new IngestPipeline({
+      storage,
+      retrieve: () => {
+        retrievals++;
+        return Promise.resolve({ context: "ctx", records: [], latency_ms: 0 });
+      },
+      resume: () => Promise.resolve({ context: "resume", records: [], latency_ms: 0 }),
+    });
+    const at = (seconds: number) => new Date(Date.UTC(2026, 10, 25, 9, 0, seconds)).toISOString();
+    const prompt = (content: string, seconds: number, session_id = "kiro-2x") =>
+      makeEvent({ session_id, body: { type: "text", content }, valid_time: at(seconds) });
+    // agentSpawn: the session start (resume), then the first prompt (retrieve).
+    await pipeline.ingest(
+      makeEvent({ session_id: "kiro-2x", kind: "note", valid_time: at(0) }),
+      { resume: true },
+    );
+    const first = prompt("why does the date parser reject leap days?", 0);
+    const spawned = await pipeline.ingest(first, { retrieve: true });
+    assert.ok(spawned.ok && spawned.stored && spawned.retrieval !== undefined);
+    // userPromptSubmit with the same prompt, a moment later: not stored, no context again.
+    const repeated = await pipeline.ingest(
+      prompt("why does the date parser reject leap days?", 1),
+      { retrieve: true },
+    );
+    assert.ok(repeated.ok);
+    assert.equal(repeated.stored, false);
+    assert.equal(repeated.retrieval, undefined);
+    assert.equal(repeated.repeat_of, first.event_id);
+    assert.equal(retrievals, 1);
+    // Later prompts, even the same words, are the user's own and are stored.
+    const again = await pipeline.ingest(
+      prompt("why does the date parser reject leap days?", 30),
+      { retrieve: true },
+    );
+    assert.ok(again.ok && again.stored && again.retrieval !== undefined);
+    const prompts = (await storage.listEvents({ limit: 10 })).items.filter((e) =>
+      e.kind === "prompt"
+    );
+    assert.equal(prompts.length, 2);
+  });
+});
+
+Deno.test("a second prompt that differs, comes late, or follows no seen session start is stored", async () => {
+  await withStorage(async (storage) => {
+    const pipeline = new IngestPipeline({
+      storage,
+      retrieve: noRetrieval,
+      resume: noRetrieval,
+    });
+    const at = (seconds: number) =>
+      new Date(Date.UTC(2026, 10, 25, 9, 0, 0) + seconds * 1000).toISOString();
+    const start = (session_id: string) =>
+      pipeline.ingest(makeEvent({ session_id, kind: "note", valid_time: at(0) }), { resume: true });
+    const prompt = (session_id: string, content: string, seconds: number) =>
+      pipeline.ingest(
+        makeEvent({ session_id, body: { type: "text", content }, valid_time: at(seconds) }),
+      );
+    await start("differs");
+    await prompt("differs", "fix the parser", 0);
+    assert.equal((await prompt("differs", "and the tests", 1) as { stored: boolean }).stored, true);
+    await start("late");
+    await prompt("late", "fix the parser", 0);
+    assert.equal((await prompt("late", "fix the parser", 120) as { stored: boolean }).stored, true);
+    await prompt("no-start", "fix the parser", 0);
+    assert.equal(
+      (await prompt("no-start", "fix the parser", 1) as { stored: boolean }).stored,
+      true,
+    );
+  });
+});

@@ -103,7 +103,10 @@ export function createAssembler(
     // Past the budget the answer is empty even if the search finished: the agent must not wait.
     if (outcome === "ok" && elapsed > options.budgetMs) outcome = "timeout";
     const records: MemoryRecord[] = outcome === "ok" ? hits.map((h) => h.record) : [];
-    const formatted = formatContext(records, { tokenBudget: options.tokenBudget });
+    const formatted = formatContext(records, {
+      tokenBudget: options.tokenBudget,
+      projectRoot: event.source.project_path,
+    });
     if (outcome === "ok" && formatted.record_ids.length === 0) outcome = "empty";
     const latency = Math.round((performance.now() - started) * 100) / 100;
     const scores = new Map(hits.map((h) => [h.record.record_id, h.score]));

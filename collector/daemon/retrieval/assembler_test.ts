@@ -121,3 +121,61 @@ Deno.test("a record the session's start block showed is not repeated by its prom
     assert.equal((await fire("session-2", "prompt", "parser fix")).length, 3);
   });
 });
+
+Deno.test("injected blocks: no lifecycle noise, paths relative to the project, resume leads with the last work", async () => {
+  await withStorage(async (storage) => {
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 25, 9, minute)).toISOString();
+    // What older versions left behind: a record made of "session ended (other)", newest of all.
+    const junk = makeRecord({
+      title: "session ended (other)",
+      summary: "session ended (other)",
+      observation_type: "session_summary",
+      created_at: at(30),
+    });
+    const oldSummary = makeRecord({
+      title: "Set up the cart module",
+      summary: "Created /srv/shop/src/cart/total.ts with a total() that sums line items.",
+      observation_type: "session_summary",
+      created_at: at(1),
+    });
+    const lastWork = makeRecord({
+      title: "Command failed: npm test",
+      summary: "`npm test` failed: AssertionError: expected 3 to equal 4 in " +
+        "/srv/shop/test/cart/total.test.ts",
+      facts: ["edited /srv/shop/src/cart/total.ts", "see /srv/shop2/README.md"],
+      observation_type: "error",
+      created_at: at(20),
+    });
+    for (const r of [junk, oldSummary, lastWork]) await storage.putRecord(r);
+    const event = (kind: "note" | "prompt", content: string) =>
+      makeEvent({
+        namespace: junk.namespace,
+        session_id: "s-inject",
+        kind,
+        body: { type: "text", content },
+        source: {
+          surface: "kiro-cli",
+          version: "0.1.0",
+          client_id: "h",
+          project_path: "/srv/shop",
+        },
+      });
+    const resume = await createResumeAssembler({ storage, tokenBudget: 2000 })(
+      event("note", "session started"),
+    );
+    assert.doesNotMatch(resume.context, /session ended/);
+    assert.ok(!resume.records.includes(junk.record_id));
+    assert.deepEqual(resume.records, [lastWork.record_id, oldSummary.record_id]);
+    const firstTitle = resume.context.split("\n").find((l) => l.startsWith("### "));
+    assert.equal(firstTitle, "### Command failed: npm test");
+    assert.match(resume.context, /in test\/cart\/total\.test\.ts/);
+    assert.match(resume.context, /- edited src\/cart\/total\.ts/);
+    // A sibling folder is not the project.
+    assert.match(resume.context, /\/srv\/shop2\/README\.md/);
+    assert.doesNotMatch(resume.context, /\/srv\/shop\//);
+    const retrieve = createAssembler({ storage, budgetMs: 2000, limit: 5, tokenBudget: 2000 });
+    const answer = await retrieve(event("prompt", "session ended other npm test cart total"));
+    assert.doesNotMatch(answer.context, /session ended/);
+    assert.doesNotMatch(answer.context, /\/srv\/shop\//);
+  });
+});

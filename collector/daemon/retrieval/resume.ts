@@ -1,11 +1,12 @@
 /**
  * The session-start resume block: the latest turn summaries and the newest other records of the
- * project, inside the same token budget as prompt retrieval.
+ * project, newest first (so it leads with the last real work; lifecycle noise such as "session
+ * ended (other)" is never shown), inside the same token budget as prompt retrieval.
  *
  * @module
  */
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
-import { formatContext } from "@kiro-learn/core/search";
+import { formatContext, isLifecycleRecord } from "@kiro-learn/core/search";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import type { RetrievalResult } from "./assembler.ts";
@@ -23,10 +24,11 @@ export function createResumeAssembler(
   return async (event) => {
     const started = performance.now();
     try {
-      const summaries = await options.storage.recentRecords(event.namespace, {
-        limit: 3,
+      // Asked for a few more than shown: lifecycle noise left by older versions is dropped.
+      const summaries = (await options.storage.recentRecords(event.namespace, {
+        limit: 6,
         types: ["session_summary"],
-      });
+      })).filter((r) => !isLifecycleRecord(r)).slice(0, 3);
       const others = await options.storage.recentRecords(event.namespace, {
         limit: 5,
         types: ["decision", "error", "discovery", "pattern", "tool_use"],
@@ -38,10 +40,14 @@ export function createResumeAssembler(
         }),
       );
       const records: MemoryRecord[] = [...summaries, ...others]
-        .filter((r) => !shown.has(r.record_id));
+        .filter((r) => !shown.has(r.record_id) && !isLifecycleRecord(r))
+        .sort((a, b) =>
+          b.created_at.localeCompare(a.created_at) || b.record_id.localeCompare(a.record_id)
+        );
       const formatted = formatContext(records, {
         tokenBudget: Math.min(options.tokenBudget, 1000),
         header: RESUME_HEADER,
+        projectRoot: event.source.project_path,
       });
       const latency = Math.round((performance.now() - started) * 100) / 100;
       await options.storage.logRetrieval({
