@@ -177,7 +177,9 @@ export const SETTINGS_SPEC = deepFreeze({
       0,
       1_000_000_000,
       2_000_000,
-      "Prompt characters sent to the LLM per day, at most (0 = never call the LLM).",
+      "Bytes exchanged with LLM agents over ACP per day, both ways (our messages with the prompt " +
+        "and its instructions; the agent's reply and updates), before a session is refused; the " +
+        "agent's own system prompt and tools never cross that pipe (0 = never call the LLM).",
     ),
   },
   compaction: {

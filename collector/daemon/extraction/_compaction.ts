@@ -9,7 +9,7 @@
 import type { QueueEntry } from "@kiro-learn/core/schemas";
 import type { NewQueueEntry, Storage } from "@kiro-learn/core/storage";
 import { chunkEntries, frameCompactionRequest, parseCompactedEntries } from "@kiro-learn/core/xml";
-import type { LlmBudget } from "../llm/mod.ts";
+import { type LlmBudget, promptBytes, wireSpend } from "../llm/mod.ts";
 import type { Logger } from "../runtime/mod.ts";
 import { extractHeuristic } from "./_heuristic.ts";
 import type { PromptRunner } from "../llm/mod.ts";
@@ -62,13 +62,14 @@ export async function compactQueue(
   if (options.useAgent) {
     const prompt = frameCompactionRequest(oldest);
     for (let attempt = 1; attempt <= options.maxAttempts && texts === null; attempt++) {
-      if (options.budget && !(await options.budget.reserve(prompt.length))) break;
+      const reserved = promptBytes(prompt);
+      if (options.budget && !(await options.budget.reserve(reserved))) break;
       try {
-        const { text } = await options.semaphore.run(() =>
+        const reply = await options.semaphore.run(() =>
           options.runner(options.command, prompt, { timeoutMs: options.timeoutMs })
         );
-        await options.budget?.settle(text.length);
-        texts = parseCompactedEntries(text);
+        await options.budget?.settle(reserved, wireSpend(prompt, reply));
+        texts = parseCompactedEntries(reply.text);
       } catch (error) {
         options.logger.warn("compactor attempt failed", { attempt, error: String(error) });
       }

@@ -23,7 +23,12 @@ export const acpRunner: PromptRunner = async (command, prompt, options) => {
     timeoutMs: options.timeoutMs,
     signal: options.signal,
   });
-  return { text: result.text };
+  return {
+    text: result.text,
+    sentBytes: result.wire_bytes_sent,
+    receivedBytes: result.wire_bytes_received,
+    contextTokens: result.context_tokens,
+  };
 };
 
 /** What status and the viewer show about extraction. */
@@ -162,7 +167,7 @@ export async function startExtraction(
           chars_sent: usage.chars_sent,
           chars_received: usage.chars_received,
           cap: x.dailyBudgetChars,
-          over_cap: usage.chars_sent >= x.dailyBudgetChars,
+          over_cap: usage.chars_sent + usage.chars_received >= x.dailyBudgetChars,
           budget_limited: budgetLimitedDay === day,
         },
         projects: watcher.states(),

@@ -16,5 +16,11 @@ export {
   runAcpPrompt,
 } from "./acp_client.ts";
 export * from "./budget.ts";
-export type { PromptRunner } from "./prompt_runner.ts";
+export {
+  promptBytes,
+  type PromptReply,
+  type PromptRunner,
+  type WireSpend,
+  wireSpend,
+} from "./prompt_runner.ts";
 export * from "./semaphore.ts";

@@ -26,7 +26,10 @@ export type Step =
     chunks?: number;
     /** Pause between chunks, in milliseconds. */
     delayMs?: number;
-    /** Also send thoughts, a plan and a tool call, which a client must not mistake for reply. */
+    /**
+     * Also send thoughts, a plan, a tool call and a usage update (4242 tokens used), which a
+     * client must not mistake for reply.
+     */
     noise?: boolean;
     /** Ask the client for permission before replying. */
     requestPermission?: boolean;
@@ -230,6 +233,10 @@ async function main(): Promise<void> {
         await client.notify(acp.methods.client.session.update, {
           sessionId,
           update: { sessionUpdate: "tool_call", toolCallId: "call_2", title: "TOOL" },
+        });
+        await client.notify(acp.methods.client.session.update, {
+          sessionId,
+          update: { sessionUpdate: "usage_update", used: 4242, size: 200_000 },
         });
       }
       for (const chunk of split(step.reply, step.chunks ?? 1)) {
