@@ -462,3 +462,35 @@ Deno.test("a garbage retry that would pass the cap is never started; the chunk g
   assert.ok(page.items.every((r) => r.strategy === "heuristic"));
   assert.equal(await queueRows(daemon), 0);
 });
+
+Deno.test("strategy auto with an absolute agent path uses the agent", async () => {
+  const agent = await scriptedAgent([{ reply: VALID }]);
+  assert.ok(agent.command[0].startsWith("/"), "the scripted agent runs by absolute path");
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { strategy: "auto", sizeThresholdBytes: 16_777_216 }),
+    env: agent.env,
+  });
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  assert.deepEqual(stats.extraction.strategy, {
+    configured: "auto",
+    effective: "acp",
+    agent_found: true,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  assert.equal((await agent.prompts()).length, 1);
+  const page = await memories(daemon);
+  assert.ok(page.items.length > 0 && page.items.every((r) => r.strategy === "llm-summary"));
+});
+
+Deno.test("strategy auto with an absolute path to nothing falls back to the heuristic", async () => {
+  await using daemon = await startTestDaemon({
+    settings: {
+      extraction: { strategy: "auto", agentCommand: ["/nonexistent/kiro-learn-agent"] },
+      compaction: { enabled: false },
+    },
+  });
+  const stats = await (await daemon.fetch("/v1/stats")).json();
+  assert.equal(stats.extraction.strategy.effective, "heuristic");
+  assert.equal(stats.extraction.strategy.agent_found, false);
+});

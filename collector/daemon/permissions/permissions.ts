@@ -134,6 +134,9 @@ export function collectorPermissions(
       settings.dataDir,
       ...COLLECTOR_ASSET_DIRS,
       ...embedding.read,
+      // The agent commands' own files, only so the daemon can tell whether one is there
+      // (`extraction.strategy: auto`); it may run them anyway.
+      ...(options.agentCommands ?? []),
       ...(options.extraRead ?? []),
     ],
     write: [settings.dataDir],
@@ -162,15 +165,38 @@ export function permissionFlags(permissions: CollectorPermissions): string[] {
 
 /**
  * True when `command` can be run here. The daemon may not read PATH (its env permission is
- * narrow), so there the answer is whether the launcher granted it `--allow-run` for the command,
- * which the launcher only does for commands it found.
+ * narrow) nor look at an agent's file outside its data dir (its read permission is narrow), so
+ * whenever it may not look, the answer is whether the launcher granted it `--allow-run` for the
+ * command, which the launcher only does for commands it found on PATH and for absolute paths.
  */
 export function commandAvailable(command: string): boolean {
+  if (command.includes("/")) {
+    const found = executableAt(command);
+    if (found !== undefined) return found;
+    return runGranted(command);
+  }
   try {
     return resolveCommand(command) !== null;
   } catch {
-    return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+    return runGranted(command);
   }
+}
+
+/** True/false when we may look at `path`; undefined when this process may not. */
+function executableAt(path: string): boolean | undefined {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return false;
+    }
+    return undefined;
+  }
+}
+
+function runGranted(command: string): boolean {
+  return Deno.permissions.querySync({ name: "run", command }).state === "granted";
 }
 
 /**
