@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { Event } from "@kiro-learn/core/schemas";
+import { AGENT_ENV_DEFAULT } from "@kiro-learn/core/settings";
 import {
   CLAUDE_CODE_ACP,
   type ExtractionModelStep,
@@ -71,6 +72,13 @@ async function setUp(
         sizeThresholdBytes: 16_777_216,
         maxAttempts: 1,
         timeoutMs: 60_000,
+        // The agent gets only these: the defaults (PATH, HOME, ANTHROPIC_*, ...), what the
+        // scripted model's Claude Code needs, and the marker that finds its processes.
+        agentEnv: [
+          ...AGENT_ENV_DEFAULT,
+          ...Object.keys(model.env),
+          marker.split("=")[0],
+        ],
         ...extraction,
       },
       compaction: { enabled: false },

@@ -494,3 +494,25 @@ Deno.test("strategy auto with an absolute path to nothing falls back to the heur
   assert.equal(stats.extraction.strategy.effective, "heuristic");
   assert.equal(stats.extraction.strategy.agent_found, false);
 });
+
+Deno.test("an agent gets only the environment extraction.agentEnv allows", async () => {
+  const agent = await scriptedAgent([{ reply: VALID }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, {
+      sizeThresholdBytes: 16_777_216,
+      agentEnv: ["PATH", "HOME", "KIRO_LEARN_TEST_ALLOWED"],
+    }),
+    env: {
+      ...agent.env,
+      KIRO_LEARN_TEST_ALLOWED: "yes",
+      KIRO_LEARN_TEST_SECRET: "the collector's environment, not the agent's",
+    },
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const [prompt] = await agent.prompts();
+  // Deno itself may add a variable or two to its child (none from the collector's environment).
+  const names = prompt.envNames.filter((n) => !n.startsWith("DENO_") && n !== "RUST_BACKTRACE");
+  assert.deepEqual(names, ["HOME", "KIRO_LEARN_INTERNAL", "KIRO_LEARN_TEST_ALLOWED", "PATH"]);
+  assert.equal(prompt.internal, "1");
+});

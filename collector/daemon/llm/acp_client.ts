@@ -50,8 +50,13 @@ export interface AcpResult {
 export interface AcpOptions {
   /** Deadline for the whole call (spawn, handshake, prompt), in milliseconds. */
   timeoutMs: number;
-  /** Extra environment for the child, on top of this process's environment. */
+  /** Extra environment for the child, on top of what it inherits (see `inheritEnv`). */
   env?: Record<string, string>;
+  /**
+   * The only variables of this process's environment the child inherits (exact names; one this
+   * process may not read, or that is unset, is left out). Default: the whole environment.
+   */
+  inheritEnv?: readonly string[];
   /** The child's working directory and the session's `cwd` (default: this process's cwd). */
   cwd?: string;
   /** Aborting rejects the call with the signal's reason and kills the child. */
@@ -186,7 +191,7 @@ export async function runAcpPrompt(
   }
   const started = performance.now();
   const cwd = resolve(options.cwd ?? Deno.cwd());
-  const child = spawn(command, cwd, options.env);
+  const child = spawn(command, cwd, options.env, options.inheritEnv);
   const stderr = collectTail(child.stderr, STDERR_TAIL_BYTES);
   let exitStatus: Deno.CommandStatus | undefined;
   const exited = child.status.then((status) => {
@@ -276,17 +281,33 @@ export async function runAcpPrompt(
 const NO_EXIT: AcpExitDetails = { exitCode: null, exitSignal: null, stderrTail: "" };
 const NEVER = new Promise<never>(() => {});
 
+/** The values of `names` in this process's environment (unset or unreadable ones left out). */
+export function pickEnv(names: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    try {
+      const value = Deno.env.get(name);
+      if (value !== undefined) picked[name] = value;
+    } catch {
+      // Not readable by this process (not in its --allow-env): the agent does not get it.
+    }
+  }
+  return picked;
+}
+
 function spawn(
   command: readonly string[],
   cwd: string,
   env: Record<string, string> | undefined,
+  inheritEnv: readonly string[] | undefined,
 ): Deno.ChildProcess {
   const program = command[0];
   try {
     return new Deno.Command(program, {
       args: command.slice(1),
       cwd,
-      env: { ...env, [INTERNAL_ENV_VAR]: "1" },
+      clearEnv: inheritEnv !== undefined,
+      env: { ...(inheritEnv ? pickEnv(inheritEnv) : {}), ...env, [INTERNAL_ENV_VAR]: "1" },
       // A process group of its own (on Unix the child calls setsid), so that the agent's own
       // children can be signalled with it, and a Ctrl-C meant for the collector skips it.
       detached: true,

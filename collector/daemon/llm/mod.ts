@@ -13,6 +13,7 @@ export {
   AcpTimeoutError,
   DEFAULT_KILL_GRACE_MS,
   KILL_COMMAND,
+  pickEnv,
   runAcpPrompt,
 } from "./acp_client.ts";
 export * from "./budget.ts";

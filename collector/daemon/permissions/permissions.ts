@@ -64,7 +64,7 @@ export interface CollectorPermissions {
   denyWrite: string[];
   /** Commands it may run (the configured ACP agents), resolved; empty when none is installed. */
   run: string[];
-  /** Environment variables it may read. */
+  /** Environment variables it may read (its own, and `extraction.agentEnv`). */
   env: readonly string[];
 }
 
@@ -142,7 +142,8 @@ export function collectorPermissions(
     write: [settings.dataDir],
     denyWrite: permissionFiles(settings),
     run: [...(options.agentCommands ?? []), ...embedding.run],
-    env: COLLECTOR_ENV_VARS,
+    // Its own variables, and the ones it passes on to the agents it runs (and to no one else).
+    env: [...new Set([...COLLECTOR_ENV_VARS, ...settings.extraction.agentEnv])],
   };
 }
 
@@ -170,16 +171,26 @@ export function permissionFlags(permissions: CollectorPermissions): string[] {
  * command, which the launcher only does for commands it found on PATH and for absolute paths.
  */
 export function commandAvailable(command: string): boolean {
-  if (command.includes("/")) {
-    const found = executableAt(command);
-    if (found !== undefined) return found;
-    return runGranted(command);
-  }
+  const found = command.includes("/") ? executableAt(command) : onPath(command);
+  return found ?? runGranted(command);
+}
+
+/** True/false when `command` is (not) an executable on PATH; undefined when we may not look. */
+function onPath(command: string): boolean | undefined {
+  let path: string | undefined;
   try {
-    return resolveCommand(command) !== null;
+    path = Deno.env.get("PATH");
   } catch {
-    return runGranted(command);
+    return undefined;
   }
+  let unknown = false;
+  for (const dir of (path ?? "").split(":")) {
+    if (dir === "") continue;
+    const found = executableAt(`${dir}/${command}`);
+    if (found === true) return true;
+    if (found === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
 }
 
 /** True/false when we may look at `path`; undefined when this process may not. */
