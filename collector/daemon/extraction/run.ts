@@ -222,7 +222,7 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
     return { ok: true, consumed };
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
-    return { ok: false, consumed };
+    return { ok: false, consumed, error };
   } finally {
     if (entries.length > 0) {
       const run: ExtractionRun = {
