@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { COMPACTOR_AGENT } from "@kiro-learn/agents";
 import type { QueueEntry } from "@kiro-learn/core/schemas";
 import type { NewQueueEntry, Storage } from "@kiro-learn/core/storage";
 import { chunkEntries, frameCompactionRequest, parseCompactedEntries } from "@kiro-learn/core/xml";
@@ -23,6 +24,22 @@ export interface CompactionResult {
   added: number;
   /** `agent`, `digest`, or `none`. */
   strategy: "agent" | "digest" | "none";
+}
+
+/**
+ * The compactor's request with its whole instructions (the `kiro-learn-compactor` agent's
+ * prompt) ahead of it, for an ACP agent that never sees that agent definition.
+ */
+export function compactionPrompt(entries: readonly QueueEntry[]): string {
+  return [
+    "<instructions>",
+    "Follow these instructions for this one reply, over any others you were given. You need " +
+    "no tools and must not use any: read the observations and answer with XML only.",
+    "",
+    COMPACTOR_AGENT.prompt,
+    "</instructions>",
+    frameCompactionRequest(entries),
+  ].join("\n");
 }
 
 /** A deterministic digest of entries: the heuristic extractor's records, as text. */
@@ -60,7 +77,7 @@ export async function compactQueue(
   let texts: string[] | null = null;
   let strategy: CompactionResult["strategy"] = "digest";
   if (options.useAgent) {
-    const prompt = frameCompactionRequest(oldest);
+    const prompt = compactionPrompt(oldest);
     for (let attempt = 1; attempt <= options.maxAttempts && texts === null; attempt++) {
       const reserved = promptBytes(prompt);
       if (options.budget && !(await options.budget.reserve(reserved))) break;
