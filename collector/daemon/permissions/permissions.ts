@@ -165,10 +165,11 @@ export function permissionFlags(permissions: CollectorPermissions): string[] {
 }
 
 /**
- * True when `command` can be run here. The daemon may not read PATH (its env permission is
- * narrow) nor look at an agent's file outside its data dir (its read permission is narrow), so
- * whenever it may not look, the answer is whether the launcher granted it `--allow-run` for the
- * command, which the launcher only does for commands it found on PATH and for absolute paths.
+ * True when `command` can be run here: the file at an absolute path, or a name on PATH. The
+ * daemon may read PATH only when `extraction.agentEnv` lists it, and may look only at the agent
+ * commands' own files, so whenever it may not look, the answer is whether the launcher granted
+ * it `--allow-run` for the command, which the launcher only does for commands it found on PATH
+ * and for absolute paths.
  */
 export function commandAvailable(command: string): boolean {
   const found = command.includes("/") ? executableAt(command) : onPath(command);
