@@ -8,6 +8,7 @@ import type { Event } from "@kiro-learn/core/schemas";
 import { AGENT_ENV_DEFAULT } from "@kiro-learn/core/settings";
 import {
   CLAUDE_CODE_ACP,
+  commandLine,
   type ExtractionModelStep,
   freePort,
   npmToolBin,
@@ -106,6 +107,20 @@ async function setUp(
   };
 }
 
+/** Each live process: its pid, state, parent, process group and command line. */
+function left(pids: number[]): string {
+  return pids.map((pid) => {
+    let stat = "";
+    try {
+      stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    } catch {
+      return `${pid} (gone)`;
+    }
+    const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return `${pid} state ${state} ppid ${ppid} pgid ${pgid}: ${commandLine(pid)}`;
+  }).join("; ");
+}
+
 async function post(daemon: TestDaemon, events: Event[]): Promise<void> {
   for (const e of events) await postJson(daemon, "/v1/events", e).then((r) => r.body?.cancel());
 }
@@ -155,7 +170,11 @@ Deno.test("real ACP agent: a batch of events becomes records, and the compressor
   const body = JSON.stringify(request.body);
   assert.match(body, /You are kiro-learn-compressor/, "the compressor's instructions");
   assert.match(body, /src\/file_2\.ts/, "the observations");
-  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the run");
+  assert.deepEqual(
+    env.agentProcesses(),
+    [],
+    `agent processes left after the run: ${left(env.agentProcesses())}`,
+  );
 });
 
 Deno.test("real ACP agent: a garbage reply keeps the batch queued and fails the run with the reason", async () => {
@@ -181,7 +200,11 @@ Deno.test("real ACP agent: a model that hangs times out, and nothing of the agen
   assert.match(run.error, /did not answer within 30000 ms/);
   assert.equal(await queueRows(env.daemon), 1);
   // Claude Code's own process (and anything else the agent started) went with it.
-  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the timeout");
+  assert.deepEqual(
+    env.agentProcesses(),
+    [],
+    `agent processes left after the timeout: ${left(env.agentProcesses())}`,
+  );
 });
 
 Deno.test("real ACP agent: with the model down it times out, the batch stays queued, nothing is left", async () => {
@@ -193,7 +216,11 @@ Deno.test("real ACP agent: with the model down it times out, the batch stays que
   // The handshake worked; Claude Code kept retrying the model until our deadline.
   assert.match(run.error, /did not answer within 30000 ms \(waiting on session\/prompt\)/);
   assert.equal(await queueRows(env.daemon), 1);
-  assert.deepEqual(env.agentProcesses(), [], "agent processes left after the timeout");
+  assert.deepEqual(
+    env.agentProcesses(),
+    [],
+    `agent processes left after the timeout: ${left(env.agentProcesses())}`,
+  );
 });
 
 Deno.test("real ACP agent: an agent that dies mid-turn fails the run with the reason", async () => {
@@ -216,5 +243,9 @@ Deno.test("real ACP agent: an agent that dies mid-turn fails the run with the re
   assert.equal(run.outcome, "failed");
   assert.match(run.error, /was killed by SIGKILL before answering/);
   assert.equal(await queueRows(env.daemon), 1);
-  assert.deepEqual(env.agentProcesses(), [], "the dead agent's children were left");
+  assert.deepEqual(
+    env.agentProcesses(),
+    [],
+    `the dead agent's children were left: ${left(env.agentProcesses())}`,
+  );
 });
