@@ -35,10 +35,19 @@ export async function status(
       lines.projects = s.total_projects;
       lines.queued_events = (s.queue ?? []).reduce((n, q) => n + q.rows, 0);
       const extraction = s.extraction as
-        | { strategy?: { effective?: string }; llm_today?: Record<string, unknown> }
+        | {
+          strategy?: { effective?: string };
+          llm_today?: Record<string, unknown>;
+          projects?: ExtractionProjectState[];
+        }
         | undefined;
       if (extraction?.strategy) lines.extraction = extraction.strategy.effective;
       if (extraction?.llm_today) lines.llm_today = extraction.llm_today;
+      const names = projectNames(s.projects);
+      for (const project of extraction?.projects ?? []) {
+        const name = names.get(project.project_id) ?? project.project_id;
+        lines[`extraction ${name}`] = options.json ? project : describeProject(project);
+      }
       const embedding = s.embedding as { state?: string; model_id?: string; backfill?: unknown };
       if (embedding) {
         lines.embedding = `${embedding.state ?? "?"}${
@@ -67,11 +76,52 @@ export async function status(
   return h !== null;
 }
 
+/** One project's extraction state, as `/v1/stats` reports it. */
+interface ExtractionProjectState {
+  project_id: string;
+  queued_bytes: number;
+  running: boolean;
+  breaker: string;
+  failures: number;
+  open_until: string | null;
+  last_run: { at: string; ok: boolean; error?: string | null } | null;
+  next_attempt_at: string | null;
+}
+
+function projectNames(projects: unknown): Map<string, string> {
+  const names = new Map<string, string>();
+  if (!Array.isArray(projects)) return names;
+  for (const p of projects as { project_id?: string; display_name?: string }[]) {
+    if (p.project_id && p.display_name) names.set(p.project_id, p.display_name);
+  }
+  return names;
+}
+
+/** `breaker open (3 failures); last run failed at …: <why>; next attempt at …`. */
+function describeProject(p: ExtractionProjectState): string {
+  const breaker = p.breaker === "half_open" ? "half-open" : p.breaker;
+  const parts = [
+    `breaker ${breaker}${
+      p.failures > 0 ? ` (${p.failures} failure${p.failures === 1 ? "" : "s"} in a row)` : ""
+    }`,
+  ];
+  if (p.running) parts.push("running now");
+  if (p.last_run) {
+    parts.push(
+      p.last_run.ok
+        ? `last run ok at ${p.last_run.at}`
+        : `last run failed at ${p.last_run.at}: ${p.last_run.error ?? "no reason given"}`,
+    );
+  }
+  parts.push(p.next_attempt_at ? `next attempt at ${p.next_attempt_at}` : "no attempt scheduled");
+  return parts.join("; ");
+}
+
 /** The `status` command: exit code 0 when running, 3 when stopped. */
 export const statusCommand: Command = {
   name: "status",
   usage: "kiro-learn status [--json]",
-  summary: "is it running? pid, port, data dir, counts, queue, spool",
+  summary: "is it running? pid, port, data dir, counts, queue, spool, extraction breakers",
   options: { json: { type: "boolean" } },
   run: async (args) => (await status(loadSettings(), { json: flag(args, "json") })) ? 0 : 3,
 };

@@ -73,7 +73,7 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
       net_non_loopback: "denied",
       net_other_loopback_port: "prompt",
       run_shell: "denied",
-      env_path: "denied",
+      env_other: "denied",
       ffi: "prompt",
     });
     await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);

@@ -17,6 +17,7 @@ export {
   type WriteSecureFileOptions,
 } from "./paths.ts";
 export {
+  AGENT_ENV_DEFAULT,
   allowedText,
   type BooleanSpec,
   type CommandSpec,
@@ -31,6 +32,7 @@ export {
   keySpec,
   type LogLevel,
   type LoopbackHostSpec,
+  type NamesSpec,
   type NumberSpec,
   SETTINGS_SPEC,
   type SettingsInput,

@@ -212,6 +212,10 @@ const invalidCases: Array<[string, unknown, string[]]> = [
     "= -1",
     "0–1000000000",
   ]],
+  ["extraction.agentEnv", { extraction: { agentEnv: ["PATH", "ANTHROPIC_*"] } }, [
+    'extraction.agentEnv = ["PATH","ANTHROPIC_*"] is invalid',
+    "no wildcards",
+  ]],
   ["compaction.enabled", { compaction: { enabled: "yes" } }, [
     'compaction.enabled = "yes" is not a boolean',
     "true or false",

@@ -70,6 +70,16 @@ export interface CommandSpec {
   readonly description: string;
 }
 
+/** A list of environment variable names (possibly empty). */
+export interface NamesSpec {
+  /** Kind of value. */
+  readonly type: "names";
+  /** Value used when the key is absent (copied for every load). */
+  readonly default: readonly string[];
+  /** What the key does. */
+  readonly description: string;
+}
+
 /** A loopback host name or address (127.x.x.x, ::1 or localhost). */
 export interface LoopbackHostSpec {
   /** Kind of value. */
@@ -87,6 +97,7 @@ export type KeySpec =
   | BooleanSpec
   | EnumSpec
   | CommandSpec
+  | NamesSpec
   | LoopbackHostSpec;
 
 /** Sections of keys. */
@@ -115,6 +126,39 @@ function oneOf<const T extends string>(
 function command(fallback: readonly string[], description: string): CommandSpec {
   return { type: "command", default: fallback, description };
 }
+
+/**
+ * The environment an agent gets by default: what a command-line program needs to run (PATH,
+ * HOME, the user, locale, terminal, temp dir, proxies and CA certificates) and what Claude Code
+ * and kiro-cli need to reach their model (Anthropic API, Amazon Bedrock).
+ */
+export const AGENT_ENV_DEFAULT: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LC_ALL",
+  "TERM",
+  "TMPDIR",
+  "HTTPS_PROXY",
+  "HTTP_PROXY",
+  "NO_PROXY",
+  "NODE_EXTRA_CA_CERTS",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "ANTHROPIC_BASE_URL",
+  "ANTHROPIC_MODEL",
+  "CLAUDE_CONFIG_DIR",
+  "CLAUDE_CODE_USE_BEDROCK",
+  "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+  "AWS_PROFILE",
+  "AWS_REGION",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+];
 
 /** Every settings.json key, by section, in the order they are checked and written. */
 export const SETTINGS_SPEC = deepFreeze({
@@ -173,11 +217,19 @@ export const SETTINGS_SPEC = deepFreeze({
       300_000,
       "How long the open breaker pauses extraction.",
     ),
+    agentEnv: {
+      type: "names",
+      default: AGENT_ENV_DEFAULT,
+      description: "The only environment variables the collector passes to the agents it runs " +
+        "(extraction, reconciliation, compaction), besides KIRO_LEARN_INTERNAL=1; exact names.",
+    } as NamesSpec,
     dailyBudgetChars: int(
       0,
       1_000_000_000,
       2_000_000,
-      "Prompt characters sent to the LLM per day, at most (0 = never call the LLM).",
+      "Bytes exchanged with LLM agents over ACP per day, both ways (our messages with the prompt " +
+        "and its instructions; the agent's reply and updates), before a session is refused; the " +
+        "agent's own system prompt and tools never cross that pipe (0 = never call the LLM).",
     ),
   },
   compaction: {
@@ -235,6 +287,7 @@ export type ValueOf<S> = S extends IntegerSpec | NumberSpec ? number
   : S extends BooleanSpec ? boolean
   : S extends EnumSpec<infer T> ? T
   : S extends CommandSpec ? string[]
+  : S extends NamesSpec ? string[]
   : S extends LoopbackHostSpec ? string
   : never;
 
@@ -274,6 +327,8 @@ export function allowedText(spec: KeySpec): string {
       return `one of ${spec.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "command":
       return "a non-empty array of non-empty strings (the command and its arguments)";
+    case "names":
+      return "an array of environment variable names (letters, digits, _; no wildcards)";
     case "loopback-host":
       return "a loopback host: 127.x.x.x, ::1 or localhost";
   }

@@ -116,6 +116,14 @@ export function checkValue(spec: KeySpec, value: unknown): string | null {
       }
       return value.length === 0 ? "is invalid" : null;
     }
+    case "names": {
+      if (!Array.isArray(value)) return "is not an array";
+      for (const item of value) {
+        if (typeof item !== "string") return "is not a string";
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(item)) return "is invalid";
+      }
+      return null;
+    }
     case "loopback-host":
       if (typeof value !== "string") return "is not a string";
       return isLoopbackHost(value) ? null : "is not a loopback host";

@@ -177,7 +177,8 @@ export async function reserveLlmUsage(
   await Promise.resolve();
   return c.transaction(() => {
     const { spent } = c.stmt(
-      "SELECT coalesce(sum(chars_sent), 0) AS spent FROM llm_usage WHERE day = ?",
+      // Both ways count: a reply (and whatever else the agent streams) is spend too.
+      "SELECT coalesce(sum(chars_sent + chars_received), 0) AS spent FROM llm_usage WHERE day = ?",
     ).get(new Date().toISOString().slice(0, 10)) as { spent: number };
     if (spent + usage.chars > usage.cap) return false;
     addUsage(c, {

@@ -394,7 +394,8 @@ export interface Storage {
   ): Promise<void>;
   /**
    * Reserves `chars` of today's budget for one LLM session, in one transaction: counts the call
-   * and its prompt characters when today's total (all projects) plus `chars` stays within `cap`,
+   * and its prompt characters when today's total (all projects, sent and received) plus `chars`
+   * stays within `cap`,
    * and returns false (changing nothing) otherwise.
    */
   reserveLlmUsage(

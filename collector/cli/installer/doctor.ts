@@ -112,6 +112,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     paths.claudeUserMcp,
     paths.claudeProjectMcp,
   ]));
+  checks.push(checkExtractor(settings, env.PATH ?? ""));
   checks.push(checkAcpAgents(settings, env.PATH ?? "", join(home, ".kiro", "agents"), tilde));
   checks.push(checkSpool(join(dataDir, "spool"), settings.spool.maxBytes, tilde));
 
@@ -484,6 +485,48 @@ class Found {
 
 // --- ACP agent, spool ------------------------------------------------------------------------
 
+/**
+ * Which extractor the collector uses, decided as it decides it (`extraction.strategy`, whether
+ * the agent command is there, a bare name on PATH or an absolute path, and the daily cap).
+ */
+function checkExtractor(settings: SettingsValues, pathEnv: string): DoctorCheck {
+  const name = "extractor";
+  const x = settings.extraction;
+  const command = quoteArgv(x.agentCommand);
+  if (x.strategy === "heuristic") {
+    return { name, status: "ok", message: "heuristic (extraction.strategy is heuristic)" };
+  }
+  const found = resolveCommand(x.agentCommand[0], { PATH: pathEnv }) !== null;
+  if (!found && x.strategy === "acp") {
+    return {
+      name,
+      status: "fail",
+      message: `LLM over ACP (extraction.strategy is acp), but ${
+        x.agentCommand[0]
+      } is not found: every extraction run fails and events stay queued`,
+      fix: "install the agent, or set extraction.agentCommand to its full path, then restart " +
+        "the collector (kiro-learn stop; kiro-learn start)",
+    };
+  }
+  if (!found) {
+    return {
+      name,
+      status: "warn",
+      message: `heuristic: ${x.agentCommand[0]} is not found (extraction.strategy is auto)`,
+      fix: "install kiro-cli, or set extraction.agentCommand to another ACP agent (a full " +
+        "path, or a name on PATH)",
+    };
+  }
+  if (x.dailyBudgetChars === 0) {
+    return {
+      name,
+      status: "ok",
+      message: `heuristic: extraction.dailyBudgetChars is 0 (the LLM is never called)`,
+    };
+  }
+  return { name, status: "ok", message: `LLM over ACP: ${command} (extraction.${x.strategy})` };
+}
+
 function checkAcpAgents(
   settings: SettingsValues,
   pathEnv: string,
@@ -496,15 +539,31 @@ function checkAcpAgents(
     settings.reconciliation.agentCommand,
     settings.compaction.agentCommand,
   ];
-  const missing = [...new Set(commands.map((c) => c[0]))].filter((program) =>
-    resolveCommand(program, { PATH: pathEnv }) === null
-  );
+  const strategy = settings.extraction.strategy;
+  const uses: [string, string | null][] = [
+    [
+      "extraction.agentCommand",
+      strategy === "auto"
+        ? "extraction uses the heuristic extractor"
+        : strategy === "acp"
+        ? "every extraction run fails"
+        : null,
+    ],
+    ["reconciliation.agentCommand", "new memories are not reconciled by the judge"],
+    ["compaction.agentCommand", "a long queue is compacted by a digest, not the compactor"],
+  ];
+  const missing = commands.flatMap((c, i) => {
+    const [key, consequence] = uses[i];
+    if (consequence === null || resolveCommand(c[0], { PATH: pathEnv }) !== null) return [];
+    return [`${c[0]} (${key}): ${consequence}`];
+  });
   if (missing.length > 0) {
     return {
       name,
       status: "warn",
-      message: `${missing.join(", ")} not found on PATH; extraction uses the heuristic extractor`,
-      fix: "install kiro-cli, or set extraction.agentCommand to another ACP agent",
+      message: `not found: ${missing.join("; ")}`,
+      fix: "install kiro-cli, or set these commands to another ACP agent (a full path, or a " +
+        "name on PATH), then restart the collector",
     };
   }
   // kiro-cli needs our agent files to exist; another ACP agent brings its own configuration.

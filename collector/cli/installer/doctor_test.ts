@@ -88,6 +88,7 @@ Deno.test("doctor on a fresh home reports every missing piece and exits 1", asyn
       "hooks Kiro IDE": "fail",
       "hooks Claude Code": "fail",
       "mcp server": "warn",
+      "extractor": "warn",
       "acp agent": "warn",
       "spool": "ok",
     });
@@ -97,7 +98,7 @@ Deno.test("doctor on a fresh home reports every missing piece and exits 1", asyn
       if (check.status !== "ok") assert.ok(check.fix, check.name);
     }
     assert.match(lines[0], /^fail {2}data dir: .* does not exist \(fix: kiro-learn install\)$/);
-    assert.match(report.summary, /1 ok, 4 warning\(s\), 5 failure\(s\)/);
+    assert.match(report.summary, /1 ok, 5 warning\(s\), 5 failure\(s\)/);
   });
 });
 
@@ -237,5 +238,46 @@ Deno.test("doctor wants the LLM agent files when the ACP agent is kiro-cli", asy
       check.message,
       /kiro-learn-compressor, kiro-learn-reconciler, kiro-learn-compactor missing from ~\/\.kiro\/agents/,
     );
+  });
+});
+
+Deno.test("doctor names the extractor the collector uses, an absolute agent path included", async () => {
+  await withWorld(async (world) => {
+    const agent = join(world.root, "opt", "claude-code-acp");
+    await Deno.mkdir(join(world.root, "opt"), { recursive: true });
+    await Deno.writeTextFile(agent, "#!/bin/sh\nexit 0\n");
+    await Deno.chmod(agent, 0o755);
+    const extractor = async (extraction: Record<string, unknown>) => {
+      await Deno.mkdir(world.dataDir, { recursive: true });
+      await Deno.writeTextFile(
+        join(world.dataDir, "settings.json"),
+        JSON.stringify({ extraction }),
+      );
+      const report = await run(world);
+      const check = report.checks.find((c) => c.name === "extractor")!;
+      const acp = report.checks.find((c) => c.name === "acp agent")!;
+      return { status: check.status, message: check.message, acp: acp.message };
+    };
+    // An absolute path, with auto and with acp: the LLM is in use (PATH is empty here).
+    for (const strategy of ["auto", "acp"]) {
+      const found = await extractor({ strategy, agentCommand: [agent] });
+      assert.equal(found.status, "ok");
+      assert.match(
+        found.message,
+        new RegExp(`^LLM over ACP: .*claude-code-acp \\(extraction\\.${strategy}\\)$`),
+      );
+      // The judge's and compactor's kiro-cli are missing, and said to be, without a word
+      // about the heuristic extractor.
+      assert.doesNotMatch(found.acp, /heuristic/);
+      assert.match(found.acp, /reconciliation\.agentCommand/);
+    }
+    const missing = await extractor({ strategy: "acp", agentCommand: ["/nowhere/agent"] });
+    assert.equal(missing.status, "fail");
+    assert.match(missing.message, /every extraction run fails/);
+    const auto = await extractor({ strategy: "auto", agentCommand: ["/nowhere/agent"] });
+    assert.equal(auto.status, "warn");
+    assert.match(auto.message, /^heuristic/);
+    const heuristic = await extractor({ strategy: "heuristic", agentCommand: [agent] });
+    assert.match(heuristic.message, /^heuristic/);
   });
 });

@@ -6,10 +6,11 @@
  *
  * @module
  */
+import { COMPACTOR_AGENT } from "@kiro-learn/agents";
 import type { QueueEntry } from "@kiro-learn/core/schemas";
 import type { NewQueueEntry, Storage } from "@kiro-learn/core/storage";
 import { chunkEntries, frameCompactionRequest, parseCompactedEntries } from "@kiro-learn/core/xml";
-import type { LlmBudget } from "../llm/mod.ts";
+import { type LlmBudget, promptBytes, wireSpend } from "../llm/mod.ts";
 import type { Logger } from "../runtime/mod.ts";
 import { extractHeuristic } from "./_heuristic.ts";
 import type { PromptRunner } from "../llm/mod.ts";
@@ -23,6 +24,22 @@ export interface CompactionResult {
   added: number;
   /** `agent`, `digest`, or `none`. */
   strategy: "agent" | "digest" | "none";
+}
+
+/**
+ * The compactor's request with its whole instructions (the `kiro-learn-compactor` agent's
+ * prompt) ahead of it, for an ACP agent that never sees that agent definition.
+ */
+export function compactionPrompt(entries: readonly QueueEntry[]): string {
+  return [
+    "<instructions>",
+    "Follow these instructions for this one reply, over any others you were given. You need " +
+    "no tools and must not use any: read the observations and answer with XML only.",
+    "",
+    COMPACTOR_AGENT.prompt,
+    "</instructions>",
+    frameCompactionRequest(entries),
+  ].join("\n");
 }
 
 /** A deterministic digest of entries: the heuristic extractor's records, as text. */
@@ -60,15 +77,16 @@ export async function compactQueue(
   let texts: string[] | null = null;
   let strategy: CompactionResult["strategy"] = "digest";
   if (options.useAgent) {
-    const prompt = frameCompactionRequest(oldest);
+    const prompt = compactionPrompt(oldest);
     for (let attempt = 1; attempt <= options.maxAttempts && texts === null; attempt++) {
-      if (options.budget && !(await options.budget.reserve(prompt.length))) break;
+      const reserved = promptBytes(prompt);
+      if (options.budget && !(await options.budget.reserve(reserved))) break;
       try {
-        const { text } = await options.semaphore.run(() =>
+        const reply = await options.semaphore.run(() =>
           options.runner(options.command, prompt, { timeoutMs: options.timeoutMs })
         );
-        await options.budget?.settle(text.length);
-        texts = parseCompactedEntries(text);
+        await options.budget?.settle(reserved, wireSpend(prompt, reply));
+        texts = parseCompactedEntries(reply.text);
       } catch (error) {
         options.logger.warn("compactor attempt failed", { attempt, error: String(error) });
       }

@@ -1,5 +1,6 @@
 // Compaction against a real SQLite file and a real (scripted) ACP compactor process.
 import assert from "node:assert/strict";
+import { COMPACTOR_AGENT } from "@kiro-learn/agents";
 import { ULID_PATTERN } from "@kiro-learn/core/ids";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { makeEvent } from "@kiro-learn/core/testing";
@@ -56,6 +57,11 @@ Deno.test("the compactor's entries replace the oldest half, with every replaced 
       logger: silentLogger(),
     });
     assert.deepEqual(result, { replaced: 3, added: 2, strategy: "agent" });
+    // The compactor's whole instructions reached the agent, ahead of the request: a generic ACP
+    // agent never sees the kiro-learn-compactor agent definition.
+    const [prompt] = await agent.prompts();
+    assert.ok(prompt.text.includes(COMPACTOR_AGENT.prompt), "the compactor's instructions");
+    assert.ok(prompt.text.indexOf(COMPACTOR_AGENT.prompt) < prompt.text.indexOf("<observations>"));
     const queue = await storage.snapshotQueue(PROJECT);
     assert.equal(queue.length, 5);
     const compacted = queue.filter((e) => e.compacted);

@@ -12,6 +12,8 @@ export interface RunOutcome {
   ok: boolean;
   /** Queue rows it consumed. */
   consumed: number;
+  /** Why it failed, when it did. */
+  error?: string;
 }
 
 import { type BreakerState, CircuitBreaker } from "../runtime/mod.ts";
@@ -32,8 +34,13 @@ export interface ProjectWatchState {
   failures: number;
   /** When an open breaker lets the next probe through (ISO), if open. */
   open_until: string | null;
-  /** Last run's end time and result. */
-  last_run: { at: string; ok: boolean } | null;
+  /** Last run's end time, result, and why it failed (null when it did not). */
+  last_run: { at: string; ok: boolean; error: string | null } | null;
+  /**
+   * When the next run is due (ISO): after the idle gap, or when an open breaker's cool-down
+   * ends; null when none is scheduled (nothing queued, or a run is in progress).
+   */
+  next_attempt_at: string | null;
 }
 
 /** Watcher settings and hooks. */
@@ -80,8 +87,10 @@ export const REAL_CLOCK: WatcherClock = {
 interface ProjectState {
   bytes: number;
   timer?: unknown;
+  /** When the timer fires (epoch ms), while one is set. */
+  dueAt: number | null;
   running: boolean;
-  lastRun: { at: string; ok: boolean } | null;
+  lastRun: { at: string; ok: boolean; error: string | null } | null;
   current?: Promise<void>;
 }
 
@@ -108,7 +117,7 @@ export class ExtractionWatcher {
   #state(projectId: string): ProjectState {
     let state = this.#projects.get(projectId);
     if (!state) {
-      state = { bytes: 0, running: false, lastRun: null };
+      state = { bytes: 0, dueAt: null, running: false, lastRun: null };
       this.#projects.set(projectId, state);
     }
     return state;
@@ -145,6 +154,7 @@ export class ExtractionWatcher {
   #schedule(projectId: string, delayMs: number): void {
     const state = this.#state(projectId);
     this.#clock.clearTimeout(state.timer);
+    state.dueAt = this.#clock.now() + Math.max(0, delayMs);
     state.timer = this.#clock.setTimeout(() => this.#fire(projectId), Math.max(0, delayMs));
   }
 
@@ -153,6 +163,7 @@ export class ExtractionWatcher {
     const state = this.#state(projectId);
     this.#clock.clearTimeout(state.timer);
     state.timer = undefined;
+    state.dueAt = null;
     if (state.running) return;
     const openUntil = this.#breaker.openUntil(projectId);
     if (!options.force && openUntil > 0) {
@@ -173,12 +184,20 @@ export class ExtractionWatcher {
         if (queued > threshold) await this.#options.compact(projectId);
       }
       outcome = await this.#options.run(projectId);
-    } catch {
-      outcome = { ok: false, consumed: 0 };
+    } catch (error) {
+      outcome = {
+        ok: false,
+        consumed: 0,
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
     if (outcome.ok) this.#breaker.recordSuccess(projectId);
     else this.#breaker.recordFailure(projectId);
-    state.lastRun = { at: new Date().toISOString(), ok: outcome.ok };
+    state.lastRun = {
+      at: new Date().toISOString(),
+      ok: outcome.ok,
+      error: outcome.ok ? null : outcome.error ?? "the run failed (no reason given)",
+    };
     try {
       state.bytes = await this.#options.queuedBytes(projectId);
     } catch {
@@ -210,6 +229,7 @@ export class ExtractionWatcher {
         failures: this.#breaker.failures(project_id),
         open_until: openUntil > 0 ? new Date(openUntil).toISOString() : null,
         last_run: s.lastRun,
+        next_attempt_at: s.dueAt === null ? null : new Date(s.dueAt).toISOString(),
       };
     });
   }

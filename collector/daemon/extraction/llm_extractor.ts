@@ -9,8 +9,11 @@ import { type ParsedRecord, parseMemoryRecords } from "@kiro-learn/core/xml";
 import {
   BudgetExhaustedError,
   type LlmBudget,
+  promptBytes,
+  type PromptReply,
   type PromptRunner,
   type Semaphore,
+  wireSpend,
 } from "../llm/mod.ts";
 
 /** The reply was garbage (or the session failed) on every attempt. */
@@ -33,9 +36,9 @@ export interface LlmExtraction {
   skipped: boolean;
   /** Sessions spawned. */
   attempts: number;
-  /** Characters sent over all attempts. */
+  /** Bytes sent to the agent over all attempts (every ACP message, the prompt included). */
   chars_sent: number;
-  /** Characters received over all attempts. */
+  /** Bytes received from the agent over all attempts (the reply and all else it streamed). */
   chars_received: number;
 }
 
@@ -72,31 +75,45 @@ export async function extractWithAgent(
     semaphore: Semaphore;
     /** Every session reserves its prompt here first; none starts past the daily cap. */
     budget?: LlmBudget;
-    onAttempt?: (info: { attempt: number; chars_sent: number; chars_received: number }) => void;
+    onAttempt?: (info: {
+      attempt: number;
+      chars_sent: number;
+      chars_received: number;
+      context_tokens?: number | null;
+    }) => void;
   },
 ): Promise<LlmExtraction> {
   const prompt = extractionPrompt(observationsXml);
+  const reserved = promptBytes(prompt);
   let chars_sent = 0;
   let chars_received = 0;
   let lastProblem = "";
   for (let attempt = 1; attempt <= options.maxAttempts; attempt++) {
-    if (options.budget && !(await options.budget.reserve(prompt.length))) {
+    if (options.budget && !(await options.budget.reserve(reserved))) {
       throw new BudgetExhaustedError();
     }
-    let text: string;
+    let reply: PromptReply;
     try {
-      chars_sent += prompt.length;
-      ({ text } = await options.semaphore.run(() =>
+      reply = await options.semaphore.run(() =>
         options.runner(options.command, prompt, { timeoutMs: options.timeoutMs })
-      ));
+      );
     } catch (error) {
-      options.onAttempt?.({ attempt, chars_sent: prompt.length, chars_received: 0 });
+      chars_sent += reserved;
+      options.onAttempt?.({ attempt, chars_sent: reserved, chars_received: 0 });
       lastProblem = error instanceof Error ? error.message : String(error);
       continue;
     }
-    chars_received += text.length;
-    await options.budget?.settle(text.length);
-    options.onAttempt?.({ attempt, chars_sent: prompt.length, chars_received: text.length });
+    const text = reply.text;
+    const spend = wireSpend(prompt, reply);
+    chars_sent += spend.sent;
+    chars_received += spend.received;
+    await options.budget?.settle(reserved, spend);
+    options.onAttempt?.({
+      attempt,
+      chars_sent: spend.sent,
+      chars_received: spend.received,
+      context_tokens: reply.contextTokens,
+    });
     const parsed = parseMemoryRecords(text);
     if (parsed.kind === "skip") {
       return { records: [], skipped: true, attempts: attempt, chars_sent, chars_received };

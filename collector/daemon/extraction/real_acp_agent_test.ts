@@ -5,8 +5,10 @@
 import assert from "node:assert/strict";
 import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { Event } from "@kiro-learn/core/schemas";
+import { AGENT_ENV_DEFAULT } from "@kiro-learn/core/settings";
 import {
   CLAUDE_CODE_ACP,
+  commandLine,
   type ExtractionModelStep,
   freePort,
   npmToolBin,
@@ -71,6 +73,13 @@ async function setUp(
         sizeThresholdBytes: 16_777_216,
         maxAttempts: 1,
         timeoutMs: 60_000,
+        // The agent gets only these: the defaults (PATH, HOME, ANTHROPIC_*, ...), what the
+        // scripted model's Claude Code needs, and the marker that finds its processes.
+        agentEnv: [
+          ...AGENT_ENV_DEFAULT,
+          ...Object.keys(model.env),
+          marker.split("=")[0],
+        ],
         ...extraction,
       },
       compaction: { enabled: false },
@@ -96,6 +105,20 @@ async function setUp(
       await Deno.remove(home, { recursive: true });
     },
   };
+}
+
+/** Each live process: its pid, state, parent, process group and command line. */
+function left(pids: number[]): string {
+  return pids.map((pid) => {
+    let stat = "";
+    try {
+      stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    } catch {
+      return `${pid} (gone)`;
+    }
+    const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return `${pid} state ${state} ppid ${ppid} pgid ${pgid}: ${commandLine(pid)}`;
+  }).join("; ");
 }
 
 async function post(daemon: TestDaemon, events: Event[]): Promise<void> {
@@ -133,10 +156,15 @@ function markerEntry(marker: string): [string, string] {
  * the kernel takes a moment to reap it (a hang guard of 10 s, "gone within seconds").
  */
 async function noAgentLeft(env: { agentProcesses(): number[] }, what: string): Promise<void> {
-  await waitFor(() => Promise.resolve(env.agentProcesses().length === 0 || undefined), {
-    timeoutMs: 10_000,
-    what: `${what} (left: ${env.agentProcesses().join(", ")})`,
-  });
+  try {
+    await waitFor(() => Promise.resolve(env.agentProcesses().length === 0 || undefined), {
+      timeoutMs: 10_000,
+      what,
+    });
+  } catch {
+    // Say what is still there: state, parent, group and command line of each.
+    throw new Error(`${what}: ${left(env.agentProcesses())}`);
+  }
 }
 
 function extractionRequests(model: ScriptedExtractionModel) {

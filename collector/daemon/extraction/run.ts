@@ -121,6 +121,7 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
   let attempts = 0;
   let charsSent = 0;
   let charsReceived = 0;
+  let contextTokens = 0;
   let recordsCommitted = 0;
   let consumed = 0;
   let chunksDone = 0;
@@ -168,6 +169,7 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
               attempts++;
               charsSent += a.chars_sent;
               charsReceived += a.chars_received;
+              contextTokens += a.context_tokens ?? 0;
             },
           });
           parsed = result.records;
@@ -220,7 +222,7 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
     return { ok: true, consumed };
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
-    return { ok: false, consumed };
+    return { ok: false, consumed, error };
   } finally {
     if (entries.length > 0) {
       const run: ExtractionRun = {
@@ -240,6 +242,9 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
         details: {
           consumed,
           budget_limited: budgetLimited,
+          // Tokens the agent reported in its model's context (ACP usage_update), when it did:
+          // unlike chars_sent, this includes the agent's own system prompt and tools.
+          ...(contextTokens > 0 ? { agent_context_tokens: contextTokens } : {}),
           ...(Object.keys(reconcile).length > 0 ? { reconcile } : {}),
           phase_ms: Object.fromEntries(Object.entries(phase).map(([k, v]) => [k, Math.round(v)])),
         },

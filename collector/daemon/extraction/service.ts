@@ -12,19 +12,37 @@ import type { Logger } from "../runtime/mod.ts";
 import { commandAvailable } from "../permissions/mod.ts";
 import { llmBudget } from "../llm/mod.ts";
 import { compactQueue } from "./_compaction.ts";
-import type { PromptRunner } from "../llm/mod.ts";
+import type { PromptReply, PromptRunner } from "../llm/mod.ts";
 import { type ChunkCommitter, runExtraction } from "./run.ts";
 import { Semaphore } from "../llm/mod.ts";
 import { ExtractionWatcher, type ProjectWatchState } from "./_watcher.ts";
 
-/** Runs ACP sessions with the real client. */
-export const acpRunner: PromptRunner = async (command, prompt, options) => {
+/** Runs ACP sessions with the real client (the agent gets this process's whole environment). */
+export const acpRunner: PromptRunner = (command, prompt, options) =>
+  acpRunnerWith({})(command, prompt, options);
+
+/** Runs ACP sessions with the real client; the agent inherits only the `inheritEnv` variables. */
+export function acpRunnerWith(config: { inheritEnv?: readonly string[] }): PromptRunner {
+  return (command, prompt, options) => runWithAcp(command, prompt, { ...options, ...config });
+}
+
+async function runWithAcp(
+  command: string[],
+  prompt: string,
+  options: { timeoutMs: number; signal?: AbortSignal; inheritEnv?: readonly string[] },
+): Promise<PromptReply> {
   const result = await runAcpPrompt(command, prompt, {
     timeoutMs: options.timeoutMs,
     signal: options.signal,
+    inheritEnv: options.inheritEnv,
   });
-  return { text: result.text };
-};
+  return {
+    text: result.text,
+    sentBytes: result.wire_bytes_sent,
+    receivedBytes: result.wire_bytes_received,
+    contextTokens: result.context_tokens,
+  };
+}
 
 /** What status and the viewer show about extraction. */
 export interface ExtractionStatus {
@@ -76,7 +94,8 @@ export async function startExtraction(
   // Shutdown aborts every session in flight (extraction, judge, compaction), so close() ends the
   // agents and their children instead of waiting out their timeouts.
   const shutdown = new AbortController();
-  const baseRunner = options.runner ?? acpRunner;
+  // Every agent (compressor, judge, compactor) gets only the allowlisted environment.
+  const baseRunner = options.runner ?? acpRunnerWith({ inheritEnv: x.agentEnv });
   const runner: PromptRunner = (command, prompt, runOptions) =>
     baseRunner(command, prompt, {
       ...runOptions,
@@ -162,7 +181,7 @@ export async function startExtraction(
           chars_sent: usage.chars_sent,
           chars_received: usage.chars_received,
           cap: x.dailyBudgetChars,
-          over_cap: usage.chars_sent >= x.dailyBudgetChars,
+          over_cap: usage.chars_sent + usage.chars_received >= x.dailyBudgetChars,
           budget_limited: budgetLimitedDay === day,
         },
         projects: watcher.states(),

@@ -26,6 +26,22 @@ export interface AcpResult {
   chars_sent: number;
   /** Characters of reply text received. */
   chars_received: number;
+  /**
+   * Bytes (UTF-8) of every ACP message written to the agent: the handshake, `session/new` and
+   * the prompt, with their JSON-RPC framing. What the agent adds on its own way to the model
+   * (its system prompt, tool definitions) never crosses this pipe and is not in it.
+   */
+  wire_bytes_sent: number;
+  /**
+   * Bytes (UTF-8) of every ACP message read from the agent: the reply and everything else it
+   * streamed (thoughts, plans, tool calls, usage updates).
+   */
+  wire_bytes_received: number;
+  /**
+   * Tokens in the model's context as the agent last reported them (ACP `usage_update.used`),
+   * or null when the agent reported none. Counts what the agent itself added to the request.
+   */
+  context_tokens: number | null;
   /** Wall time from spawn to the reply, in milliseconds. */
   duration_ms: number;
 }
@@ -34,8 +50,13 @@ export interface AcpResult {
 export interface AcpOptions {
   /** Deadline for the whole call (spawn, handshake, prompt), in milliseconds. */
   timeoutMs: number;
-  /** Extra environment for the child, on top of this process's environment. */
+  /** Extra environment for the child, on top of what it inherits (see `inheritEnv`). */
   env?: Record<string, string>;
+  /**
+   * The only variables of this process's environment the child inherits (exact names; one this
+   * process may not read, or that is unset, is left out). Default: the whole environment.
+   */
+  inheritEnv?: readonly string[];
   /** The child's working directory and the session's `cwd` (default: this process's cwd). */
   cwd?: string;
   /** Aborting rejects the call with the signal's reason and kills the child. */
@@ -170,7 +191,7 @@ export async function runAcpPrompt(
   }
   const started = performance.now();
   const cwd = resolve(options.cwd ?? Deno.cwd());
-  const child = spawn(command, cwd, options.env);
+  const child = spawn(command, cwd, options.env, options.inheritEnv);
   const stderr = collectTail(child.stderr, STDERR_TAIL_BYTES);
   let exitStatus: Deno.CommandStatus | undefined;
   const exited = child.status.then((status) => {
@@ -179,10 +200,15 @@ export async function runAcpPrompt(
   });
 
   const chunks: string[] = [];
+  const usage: { contextTokens: number | null } = { contextTokens: null };
   let sessionId: string | undefined;
   let phase = "initialize";
-  const connection = clientApp(chunks, () => sessionId)
-    .connect(acp.ndJsonStream(child.stdin, child.stdout));
+  const wire = { sent: 0, received: 0 };
+  const connection = clientApp(chunks, usage, () => sessionId)
+    .connect(acp.ndJsonStream(
+      countingWritable(child.stdin, (n) => wire.sent += n),
+      child.stdout.pipeThrough(countingStream((n) => wire.received += n)),
+    ));
 
   const work = (async () => {
     const init = await connection.agent.request(acp.methods.agent.initialize, INITIALIZE);
@@ -227,6 +253,9 @@ export async function runAcpPrompt(
       stopReason: String(response.stopReason),
       chars_sent: prompt.length,
       chars_received: text.length,
+      wire_bytes_sent: wire.sent,
+      wire_bytes_received: wire.received,
+      context_tokens: usage.contextTokens,
       duration_ms: Math.round(performance.now() - started),
     };
   } catch (error) {
@@ -252,17 +281,33 @@ export async function runAcpPrompt(
 const NO_EXIT: AcpExitDetails = { exitCode: null, exitSignal: null, stderrTail: "" };
 const NEVER = new Promise<never>(() => {});
 
+/** The values of `names` in this process's environment (unset or unreadable ones left out). */
+export function pickEnv(names: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    try {
+      const value = Deno.env.get(name);
+      if (value !== undefined) picked[name] = value;
+    } catch {
+      // Not readable by this process (not in its --allow-env): the agent does not get it.
+    }
+  }
+  return picked;
+}
+
 function spawn(
   command: readonly string[],
   cwd: string,
   env: Record<string, string> | undefined,
+  inheritEnv: readonly string[] | undefined,
 ): Deno.ChildProcess {
   const program = command[0];
   try {
     return new Deno.Command(program, {
       args: command.slice(1),
       cwd,
-      env: { ...env, [INTERNAL_ENV_VAR]: "1" },
+      clearEnv: inheritEnv !== undefined,
+      env: { ...(inheritEnv ? pickEnv(inheritEnv) : {}), ...env, [INTERNAL_ENV_VAR]: "1" },
       // A process group of its own (on Unix the child calls setsid), so that the agent's own
       // children can be signalled with it, and a Ctrl-C meant for the collector skips it.
       detached: true,
@@ -349,7 +394,11 @@ function pathMissing(path: string): boolean | undefined {
 }
 
 /** The client side: collects reply text, refuses everything that would act on the machine. */
-function clientApp(chunks: string[], currentSession: () => string | undefined): acp.ClientApp {
+function clientApp(
+  chunks: string[],
+  usage: { contextTokens: number | null },
+  currentSession: () => string | undefined,
+): acp.ClientApp {
   const refuse = (what: string) => () => {
     throw new acp.RequestError(-32601, `kiro-learn's ACP client does not offer ${what}`);
   };
@@ -359,6 +408,8 @@ function clientApp(chunks: string[], currentSession: () => string | undefined): 
       if (params.sessionId !== currentSession()) return;
       if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") {
         chunks.push(update.content.text);
+      } else if (update.sessionUpdate === "usage_update" && Number.isFinite(update.used)) {
+        usage.contextTokens = Math.max(usage.contextTokens ?? 0, update.used);
       }
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
@@ -513,6 +564,36 @@ function signalChild(child: Deno.ChildProcess, signal: Deno.Signal): void {
   } catch {
     // Already exited between the check and the kill.
   }
+}
+
+/** Counts the bytes passing through. */
+function countingStream(count: (bytes: number) => void): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream({
+    transform(chunk, controller) {
+      count(chunk.byteLength);
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+/** A writable in front of `target` that counts the bytes written to it. */
+function countingWritable(
+  target: WritableStream<Uint8Array>,
+  count: (bytes: number) => void,
+): WritableStream<Uint8Array> {
+  const writer = target.getWriter();
+  return new WritableStream({
+    async write(chunk) {
+      await writer.write(chunk);
+      count(chunk.byteLength);
+    },
+    async close() {
+      await writer.close();
+    },
+    async abort(reason) {
+      await writer.abort(reason);
+    },
+  });
 }
 
 async function closeQuietly(stream: WritableStream<Uint8Array>): Promise<void> {

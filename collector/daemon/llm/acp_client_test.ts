@@ -113,6 +113,17 @@ Deno.test("a reply streamed in many chunks is collected whole, and noise is igno
   assert.equal(result.stopReason, "end_turn");
   assert.equal(result.chars_sent, "frame <xml> & more".length);
   assert.equal(result.chars_received, result.text.length);
+  // What crossed the pipe: the prompt and its framing plus the handshake one way; the reply
+  // in 200 chunks, each a JSON-RPC notification, and the thoughts, plan and tool call the other.
+  assert.ok(
+    result.wire_bytes_sent > "frame <xml> & more".length + 100,
+    `${result.wire_bytes_sent}`,
+  );
+  assert.ok(
+    result.wire_bytes_received > result.text.length + 200 * 50,
+    `${result.wire_bytes_received}`,
+  );
+  assert.equal(result.context_tokens, 4242);
   assert.ok(result.duration_ms >= 0);
   const prompts = script.prompts();
   assert.equal(prompts.length, 1);

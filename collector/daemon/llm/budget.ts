@@ -1,18 +1,28 @@
 /**
- * The daily LLM budget, shared by extraction, the reconciliation judge and compaction: every
- * session reserves its prompt's characters before it starts, in one transaction, so the cap is
- * honoured exactly even with two sessions running at once and with retries.
+ * The daily LLM budget, shared by extraction, the reconciliation judge and compaction. Its unit
+ * is what crosses the ACP pipe, in UTF-8 bytes, both ways: every message we write to the agent
+ * (the prompt with the instructions it carries, the handshake) and every message the agent
+ * writes back (the reply, thoughts, tool calls). What the agent adds on its own way to the model
+ * (its system prompt, tool definitions) never crosses that pipe and cannot be counted here.
+ *
+ * Every session reserves its prompt before it starts, in one transaction, so no session starts
+ * past the cap even with two running at once; once it ends, the rest of what it exchanged is
+ * added, so the next reservation sees the whole spend.
  *
  * @module
  */
 import type { Storage } from "@kiro-learn/core/storage";
+import type { WireSpend } from "./prompt_runner.ts";
 
 /** What an LLM session asks of the budget. */
 export interface LlmBudget {
-  /** Reserves `promptChars` for one session; false when that would pass today's cap. */
-  reserve(promptChars: number): Promise<boolean>;
-  /** Records the characters the session received. */
-  settle(replyChars: number): Promise<void>;
+  /** Reserves `promptBytes` for one session; false when that would pass today's cap. */
+  reserve(promptBytes: number): Promise<boolean>;
+  /**
+   * Records what a session exchanged: `spend.sent` beyond the `reserved` bytes, and everything
+   * it received.
+   */
+  settle(reserved: number, spend: WireSpend): Promise<void>;
 }
 
 /** The budget a project's sessions of one purpose (`extract`, `reconcile`, `compact`) draw on. */
@@ -28,12 +38,12 @@ export function llmBudget(
         chars,
         cap: options.capChars,
       }),
-    settle: (chars) =>
+    settle: (reserved, spend) =>
       storage.addLlmUsage({
         project_id: options.project_id,
         purpose: options.purpose,
-        chars_sent: 0,
-        chars_received: chars,
+        chars_sent: Math.max(0, spend.sent - reserved),
+        chars_received: spend.received,
         calls: 0,
       }),
   };

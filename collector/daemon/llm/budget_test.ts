@@ -18,7 +18,7 @@ Deno.test("reservations never pass the cap, whatever the order and concurrency",
             const granted = await Promise.all(
               prompts.map((chars, i) => (i % 2 === 0 ? a : b).reserve(chars)),
             );
-            await a.settle(123);
+            await a.settle(0, { sent: 0, received: 123 });
             const day = new Date().toISOString().slice(0, 10);
             const usage = await storage.llmUsage({ day });
             assert.ok(usage.chars_sent <= cap, `${usage.chars_sent} > ${cap}`);
@@ -36,6 +36,27 @@ Deno.test("reservations never pass the cap, whatever the order and concurrency",
       { numRuns: 40 },
     );
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the cap counts what crossed the wire both ways, not only the prompt", async () => {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/usage.db`);
+  try {
+    const budget = llmBudget(storage, { project_id: "p", purpose: "extract", capChars: 10_000 });
+    assert.ok(await budget.reserve(1000));
+    // The session sent 1,500 bytes in all (handshake and framing beyond the 1,000 reserved) and
+    // the agent streamed 7,000 back.
+    await budget.settle(1000, { sent: 1500, received: 7000 });
+    const usage = await storage.llmUsage({ day: new Date().toISOString().slice(0, 10) });
+    assert.equal(usage.chars_sent, 1500);
+    assert.equal(usage.chars_received, 7000);
+    // 8,500 spent: another 2,000-byte prompt would pass the 10,000 cap.
+    assert.equal(await budget.reserve(2000), false);
+    assert.ok(await budget.reserve(1500));
+  } finally {
+    storage.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

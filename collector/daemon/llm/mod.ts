@@ -13,8 +13,15 @@ export {
   AcpTimeoutError,
   DEFAULT_KILL_GRACE_MS,
   KILL_COMMAND,
+  pickEnv,
   runAcpPrompt,
 } from "./acp_client.ts";
 export * from "./budget.ts";
-export type { PromptRunner } from "./prompt_runner.ts";
+export {
+  promptBytes,
+  type PromptReply,
+  type PromptRunner,
+  type WireSpend,
+  wireSpend,
+} from "./prompt_runner.ts";
 export * from "./semaphore.ts";

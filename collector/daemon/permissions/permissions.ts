@@ -64,7 +64,7 @@ export interface CollectorPermissions {
   denyWrite: string[];
   /** Commands it may run (the configured ACP agents), resolved; empty when none is installed. */
   run: string[];
-  /** Environment variables it may read. */
+  /** Environment variables it may read (its own, and `extraction.agentEnv`). */
   env: readonly string[];
 }
 
@@ -134,12 +134,16 @@ export function collectorPermissions(
       settings.dataDir,
       ...COLLECTOR_ASSET_DIRS,
       ...embedding.read,
+      // The agent commands' own files, only so the daemon can tell whether one is there
+      // (`extraction.strategy: auto`); it may run them anyway.
+      ...(options.agentCommands ?? []),
       ...(options.extraRead ?? []),
     ],
     write: [settings.dataDir],
     denyWrite: permissionFiles(settings),
     run: [...(options.agentCommands ?? []), ...embedding.run],
-    env: COLLECTOR_ENV_VARS,
+    // Its own variables, and the ones it passes on to the agents it runs (and to no one else).
+    env: [...new Set([...COLLECTOR_ENV_VARS, ...settings.extraction.agentEnv])],
   };
 }
 
@@ -161,16 +165,50 @@ export function permissionFlags(permissions: CollectorPermissions): string[] {
 }
 
 /**
- * True when `command` can be run here. The daemon may not read PATH (its env permission is
- * narrow), so there the answer is whether the launcher granted it `--allow-run` for the command,
- * which the launcher only does for commands it found.
+ * True when `command` can be run here: the file at an absolute path, or a name on PATH. The
+ * daemon may read PATH only when `extraction.agentEnv` lists it, and may look only at the agent
+ * commands' own files, so whenever it may not look, the answer is whether the launcher granted
+ * it `--allow-run` for the command, which the launcher only does for commands it found on PATH
+ * and for absolute paths.
  */
 export function commandAvailable(command: string): boolean {
+  const found = command.includes("/") ? executableAt(command) : onPath(command);
+  return found ?? runGranted(command);
+}
+
+/** True/false when `command` is (not) an executable on PATH; undefined when we may not look. */
+function onPath(command: string): boolean | undefined {
+  let path: string | undefined;
   try {
-    return resolveCommand(command) !== null;
+    path = Deno.env.get("PATH");
   } catch {
-    return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+    return undefined;
   }
+  let unknown = false;
+  for (const dir of (path ?? "").split(":")) {
+    if (dir === "") continue;
+    const found = executableAt(`${dir}/${command}`);
+    if (found === true) return true;
+    if (found === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
+}
+
+/** True/false when we may look at `path`; undefined when this process may not. */
+function executableAt(path: string): boolean | undefined {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return false;
+    }
+    return undefined;
+  }
+}
+
+function runGranted(command: string): boolean {
+  return Deno.permissions.querySync({ name: "run", command }).state === "granted";
 }
 
 /**

@@ -318,7 +318,8 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
         count(counters, "judge_attempts");
         count(counters, "judge_chars_sent", a.chars_sent);
         count(counters, "judge_chars_received", a.chars_received);
-        budget.settle(a.chars_received).catch(() => {});
+        budget.settle(a.reserved, { sent: a.chars_sent, received: a.chars_received })
+          .catch(() => {});
       },
     });
     count(counters, "judge_ms", performance.now() - t);

@@ -1,6 +1,7 @@
 // Reconciliation in-process: a real SqliteStorage, the real ACP client, a scripted judge agent
 // (a real ACP process), and a deterministic fake embedder whose vectors the tests choose.
 import assert from "node:assert/strict";
+import { RECONCILER_AGENT } from "@kiro-learn/agents";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { cosineSimilarity } from "@kiro-learn/core/search";
 import {
@@ -185,10 +186,15 @@ Deno.test("merge: neighbour replaced by an llm-reconciled summary, uncited membe
   assert.equal(out.details.judge_attempts, 1);
   // What the judge saw: both members as one cluster, the neighbour with its similarity.
   const [prompt] = await h.judge.prompts();
-  assert.match(prompt.text, /<reconciliation_request>/);
-  assert.equal(prompt.text.match(/<candidate record_id=/g)?.length, 2);
+  // The reconciler's whole instructions reached the agent, ahead of the request: a generic ACP
+  // agent never sees the kiro-learn-reconciler agent definition.
+  assert.ok(prompt.text.includes(RECONCILER_AGENT.prompt), "the reconciler's instructions");
+  const request = prompt.text.slice(prompt.text.lastIndexOf("</instructions>"));
+  assert.ok(prompt.text.indexOf(RECONCILER_AGENT.prompt) < prompt.text.length - request.length);
+  assert.match(request, /<reconciliation_request>/);
+  assert.equal(request.match(/<candidate record_id=/g)?.length, 2);
   assert.match(
-    prompt.text,
+    request,
     new RegExp(`<neighbor record_id="${n.record_id}" similarity="0\\.9\\d{3}">`),
   );
   assert.equal(prompt.internal, "1");

@@ -37,7 +37,8 @@ const report = {
   net_non_loopback: await attempt(() => fetch("http://non-loopback.invalid/")),
   net_other_loopback_port: Deno.permissions.querySync({ name: "net", host: "127.0.0.1:1" }).state,
   run_shell: await attempt(() => new Deno.Command("sh", { args: ["-c", "true"] }).output()),
-  env_path: await attempt(() => Deno.env.get("PATH")),
+  // Not the collector's, nor one it passes to agents (extraction.agentEnv).
+  env_other: await attempt(() => Deno.env.get("KIRO_LEARN_PROBE_OTHER")),
   ffi: Deno.permissions.querySync({ name: "ffi" }).state,
 };
 console.log(JSON.stringify(report));

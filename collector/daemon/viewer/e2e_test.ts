@@ -11,7 +11,7 @@ import {
 } from "playwright-core";
 import type { Event } from "@kiro-learn/core/schemas";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
-import { postJson, startTestDaemon } from "../../tooling/testing/mod.ts";
+import { postJson, scriptedAgent, startTestDaemon } from "../../tooling/testing/mod.ts";
 import { openViewer } from "../../cli/mod.ts";
 import { SESSION_KEY } from "./mod.ts";
 
@@ -576,5 +576,55 @@ Deno.test({
   } finally {
     await browser.close();
     console.log(`viewer e2e took ${Math.round(performance.now() - started)} ms`);
+  }
+});
+
+Deno.test({
+  name: "the viewer shows an open extraction breaker, its last error and the next attempt",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  requireChromium();
+  const agent = await scriptedAgent([{ reply: "Sure! Nothing to see here." }]);
+  await using daemon = await startTestDaemon({
+    settings: {
+      extraction: {
+        strategy: "acp",
+        agentCommand: agent.command,
+        sizeThresholdBytes: 16_777_216,
+        maxAttempts: 1,
+        breakerThreshold: 1,
+        breakerCooldownMs: 600_000,
+      },
+      compaction: { enabled: false },
+      reconciliation: { enabled: false },
+    },
+  });
+  await ok(postJson(daemon, "/v1/events", event(NS_A, "/home/tester/alpha", {})));
+  const flushed = await daemon.fetch(
+    `/v1/extraction/flush?project_id=${NS_A.split("/")[4]}`,
+    { method: "POST" },
+  );
+  assert.equal(flushed.status, 200);
+  await flushed.body?.cancel();
+  let link = "";
+  await openViewer(daemon.settings, { print: () => {}, launch: (u) => void (link = u) });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+  });
+  try {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(link);
+    await ready(page);
+    const row = page.getByTestId("project-row");
+    await row.getByText("open (1 failures)").waitFor({ timeout: 10_000 });
+    assert.match(
+      await row.getByTestId("breaker-error").textContent() ?? "",
+      /extraction failed after 1 attempts: garbage reply/,
+    );
+    assert.match(await row.getByTestId("next-attempt").textContent() ?? "", /^next attempt \S/);
+  } finally {
+    await browser.close();
   }
 });

@@ -13,8 +13,8 @@ export interface ScriptedAgent {
   command: string[];
   /** Environment the agent reads (give it to the daemon; its children inherit it). */
   env: Record<string, string>;
-  /** Prompts the agent received so far. */
-  prompts(): Promise<{ text: string; internal: string | null }[]>;
+  /** Prompts the agent received so far, with the names of the environment variables it got. */
+  prompts(): Promise<{ text: string; internal: string | null; envNames: string[] }[]>;
   /** Pids of the agent processes started so far, and of the children they started. */
   processes(): Promise<{ agents: number[]; children: number[] }>;
   /** Replaces the script; the step counter keeps counting. */
@@ -29,7 +29,9 @@ export async function scriptedAgent(steps: ScriptStep[]): Promise<ScriptedAgent>
   const script = `${dir}/script.json`;
   await Deno.writeTextFile(script, JSON.stringify(steps));
   return {
-    command: [Deno.execPath(), "run", "-A", AGENT],
+    // The paths travel as arguments too: the collector passes an agent only the environment
+    // variables its settings allow.
+    command: [Deno.execPath(), "run", "-A", AGENT, script, `${dir}/state`, `${dir}/log.ndjson`],
     env: {
       SCRIPTED_AGENT_SCRIPT: script,
       SCRIPTED_AGENT_STATE: `${dir}/state`,
@@ -47,6 +49,7 @@ export async function scriptedAgent(steps: ScriptStep[]): Promise<ScriptedAgent>
         .map((e) => ({
           text: e.text ?? e.prompt,
           internal: e.internal ?? e.KIRO_LEARN_INTERNAL ?? null,
+          envNames: e.env_names ?? [],
         }));
     },
     async processes() {

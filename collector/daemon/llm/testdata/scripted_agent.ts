@@ -2,12 +2,14 @@
  * A real ACP agent process for tests, built on the SDK's agent side over stdin/stdout, whose
  * behaviour follows a script instead of a model.
  *
- * Environment:
+ * Environment (or, in this order, the first three arguments, so that a collector that passes
+ * the agent only an allowlisted environment can still run it):
  * - `SCRIPTED_AGENT_SCRIPT`: path of a JSON array of {@link Step}s;
  * - `SCRIPTED_AGENT_STATE`: path of a counter file; each process start takes the next step, so
  *   successive sessions (separate processes) play successive steps (the last step repeats);
  * - `SCRIPTED_AGENT_LOG`: path of a JSON-lines log: one `start` line per process, one `prompt`
- *   line per received prompt (its text and the `KIRO_LEARN_INTERNAL` value it saw), and one
+ *   line per received prompt (its text, the `KIRO_LEARN_INTERNAL` value it saw and the names of
+ *   every environment variable it got), and one
  *   line per permission or file-system answer it got.
  *
  * Like a real agent it rejects any request before `initialize`, rejects `session/new` without
@@ -26,7 +28,10 @@ export type Step =
     chunks?: number;
     /** Pause between chunks, in milliseconds. */
     delayMs?: number;
-    /** Also send thoughts, a plan and a tool call, which a client must not mistake for reply. */
+    /**
+     * Also send thoughts, a plan, a tool call and a usage update (4242 tokens used), which a
+     * client must not mistake for reply.
+     */
     noise?: boolean;
     /** Ask the client for permission before replying. */
     requestPermission?: boolean;
@@ -60,7 +65,12 @@ export type Step =
 /** Every step may also write this to stderr when the process starts. */
 export type StepWithStderr = Step & { stderr?: string };
 
-const env = (name: string) => Deno.env.get(name);
+const ARG_VARS = ["SCRIPTED_AGENT_SCRIPT", "SCRIPTED_AGENT_STATE", "SCRIPTED_AGENT_LOG"];
+
+const env = (name: string) => {
+  const index = ARG_VARS.indexOf(name);
+  return (index >= 0 ? Deno.args[index] : undefined) ?? Deno.env.get(name);
+};
 
 function log(entry: Record<string, unknown>): void {
   const path = env("SCRIPTED_AGENT_LOG");
@@ -157,7 +167,12 @@ async function main(): Promise<void> {
         throw acp.RequestError.resourceNotFound(params.sessionId);
       }
       const text = params.prompt.map((block) => block.type === "text" ? block.text : "").join("");
-      log({ type: "prompt", prompt: text, internal: env("KIRO_LEARN_INTERNAL") ?? null });
+      log({
+        type: "prompt",
+        prompt: text,
+        internal: env("KIRO_LEARN_INTERNAL") ?? null,
+        env_names: Object.keys(Deno.env.toObject()).sort(),
+      });
       const sessionId = params.sessionId;
       const say = (chunk: string) =>
         client.notify(acp.methods.client.session.update, {
@@ -230,6 +245,10 @@ async function main(): Promise<void> {
         await client.notify(acp.methods.client.session.update, {
           sessionId,
           update: { sessionUpdate: "tool_call", toolCallId: "call_2", title: "TOOL" },
+        });
+        await client.notify(acp.methods.client.session.update, {
+          sessionId,
+          update: { sessionUpdate: "usage_update", used: 4242, size: 200_000 },
         });
       }
       for (const chunk of split(step.reply, step.chunks ?? 1)) {

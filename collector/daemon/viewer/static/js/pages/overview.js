@@ -197,6 +197,24 @@ function renderOverview(stats, health, runs) {
       : st.breaker === "open"
       ? badge(`open (${st.failures} failures)`, "bad")
       : badge("half-open", "warn");
+    // Why the last run failed and when the next one is due: what a broken agent looks like.
+    const diagnosis = !st ? null : [
+      st.last_run && !st.last_run.ok && st.last_run.error
+        ? h(
+          "div",
+          { class: "muted", title: st.last_run.error, "data-testid": "breaker-error" },
+          clip(st.last_run.error, 120),
+        )
+        : null,
+      st.next_attempt_at
+        ? h(
+          "div",
+          { class: "muted", "data-testid": "next-attempt" },
+          "next attempt ",
+          when(st.next_attempt_at),
+        )
+        : null,
+    ];
     const last = run
       ? [
         outcomeBadge(run.outcome),
@@ -216,7 +234,7 @@ function renderOverview(stats, health, runs) {
         num(p.event_count),
         num(p.memory_count),
         q ? `${num(q.rows)} (${sizeOf(q.bytes)})` : "0",
-        [breaker, st?.running ? [" ", badge("running", "warn")] : null],
+        [breaker, st?.running ? [" ", badge("running", "warn")] : null, diagnosis],
         last,
       ],
       { numeric: new Set([1, 2, 3]), attrs: { "data-testid": "project-row" } },
