@@ -10,7 +10,7 @@ import { after } from "./_deadline.ts";
 import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 import type { SpoolQuery } from "@kiro-learn/core/spool";
 import { note, writeAllSync } from "./_stderr.ts";
-import { capHookOutput } from "./truncate.ts";
+import { capHookOutput, serializedBytes } from "./truncate.ts";
 import { type AutoStartOutcome, startCollectorDetached } from "./_autostart.ts";
 import { STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
@@ -96,8 +96,18 @@ export async function executePlan(
 ): Promise<PlanOutcome> {
   if (plan.events.length === 0) return { stdout: "", results: [] };
   const client = clientId();
+  // A body over the cap is cut: scrub it first, so a secret or a <private> span that straddles
+  // the cut cannot survive as a fragment the collector's rules no longer recognise. (Rare: the
+  // scrubber is loaded only then, off the hook's start-up.)
+  const over = (body: EventBody) => serializedBytes(body) > config.maxBodyBytes;
+  const scrub = plan.events.some((p) => over(p.body))
+    ? (await import("@kiro-learn/core/privacy")).scrubEventBody
+    : null;
   const items = plan.events.map((planned) => ({
-    event: buildEvent({ kind: planned.kind, body: planned.body }, {
+    event: buildEvent({
+      kind: planned.kind,
+      body: scrub !== null && over(planned.body) ? scrub(planned.body) : planned.body,
+    }, {
       surface: plan.surface,
       sessionId: plan.sessionId,
       cwd: planned.cwd ?? plan.cwd,

@@ -431,13 +431,16 @@ export async function deliver(
     }
     // Secrets and <private> spans never touch disk, the spool included (the collector scrubs
     // again on ingest; scrubbing is idempotent). Loaded only on this rare path, off start-up.
-    const { scrubEventBody } = await import("@kiro-learn/core/privacy");
-    const spooled = spoolEvent({ ...item.event, body: scrubEventBody(item.event.body) }, {
-      spoolDir: config.spoolDir,
-      maxBytes: config.spoolMaxBytes,
-      query: item.query,
-      warn: note,
-    });
+    const { scrubEventBody, scrubEventFields } = await import("@kiro-learn/core/privacy");
+    const spooled = spoolEvent(
+      scrubEventFields({ ...item.event, body: scrubEventBody(item.event.body) }),
+      {
+        spoolDir: config.spoolDir,
+        maxBytes: config.spoolMaxBytes,
+        query: item.query,
+        warn: note,
+      },
+    );
     results.push({
       event_id: item.event.event_id,
       outcome: spooled.spooled ? "spooled" : "lost",

@@ -211,3 +211,37 @@ Deno.test("loadShimConfig: an invalid settings.json falls back to the defaults (
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a body over the cap is scrubbed before it is cut: no fragment of a secret at the cut", async () => {
+  const token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5";
+  const bodies: string[] = [];
+  await using server = serve(async (req) => {
+    bodies.push(await req.text());
+    return Response.json({ event_id: "x", stored: true });
+  });
+  const project = await makeProject();
+  try {
+    // The token straddles the cut (a 300-byte cap keeps about 34 characters of this body): cut
+    // first, its first half would be a fragment no rule recognises any more.
+    const text = "x".repeat(5) + " " + token + "y".repeat(1000);
+    const { executePlan } = await import("./run.ts");
+    await executePlan({
+      surface: "claude-code",
+      hook: "PostToolUse",
+      sessionId: "s1",
+      cwd: project,
+      events: [{
+        kind: "tool_use",
+        body: { type: "text", content: text },
+        query: "",
+        print: false,
+      }],
+      timeout: "store",
+    }, { ...config(server.port), maxBodyBytes: 300 });
+    assert.equal(bodies.length, 1);
+    assert.ok(!bodies[0].includes("ghp_"), bodies[0]);
+    assert.ok(!bodies[0].includes("aB3dE5"), "not even a fragment");
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
+});

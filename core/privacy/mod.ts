@@ -5,10 +5,10 @@
  * @module
  */
 
-import { scrubPrivate } from "./scrub.ts";
+import { scrubPrivate, scrubPrivateFrom } from "./scrub.ts";
 import { redactKeyedValue, redactSecrets } from "./redact.ts";
 
-export { PRIVATE_REDACTION, scrubPrivate } from "./scrub.ts";
+export { PRIVATE_REDACTION, scrubPrivate, scrubPrivateFrom } from "./scrub.ts";
 export {
   redactionMarker,
   redactKeyedValue,
@@ -33,9 +33,16 @@ function isJsonContainer(value: unknown): value is unknown[] | Record<string, un
   return proto === Object.prototype || proto === null;
 }
 
-function scrubLeaf(value: unknown, key: string | undefined): unknown {
+// A `<private>` span still open after the strings scrubbed so far (in document order).
+interface SpanState {
+  open: boolean;
+}
+
+function scrubLeaf(value: unknown, key: string | undefined, state: SpanState): unknown {
   if (typeof value !== "string") return value;
-  const scrubbed = scrubText(value);
+  const span = scrubPrivateFrom(value, state);
+  state.open = span.open;
+  const scrubbed = redactSecrets(span.text);
   return key === undefined ? scrubbed : redactKeyedValue(key, scrubbed);
 }
 
@@ -73,7 +80,8 @@ function closeFrame(frame: Frame): unknown {
 
 /**
  * Returns a scrubbed deep copy of a JSON value: every string leaf goes through {@link scrubText}
- * and every object key is scrubbed too. A string sitting directly under a secret-looking key
+ * and every object key is scrubbed too; a `<private>` span opened in one string and closed in a
+ * later one (document order) is redacted on both sides. A string sitting directly under a secret-looking key
  * (`{"password": "hunter2"}`, or in an array under it) is replaced by a marker as a whole, since
  * the key that gave it away is not part of the string.
  *
@@ -83,7 +91,8 @@ function closeFrame(frame: Frame): unknown {
  * iterative, so deeply nested input cannot overflow the stack. The input is never mutated.
  */
 export function scrubJson(value: unknown): unknown {
-  if (!isJsonContainer(value)) return scrubLeaf(value, undefined);
+  const state: SpanState = { open: false };
+  if (!isJsonContainer(value)) return scrubLeaf(value, undefined, state);
   const stack: Frame[] = [openFrame(value, undefined)];
   for (;;) {
     const frame = stack[stack.length - 1];
@@ -93,7 +102,7 @@ export function scrubJson(value: unknown): unknown {
       // The scrubbed key decides, so that scrubbing a scrubbed value changes nothing.
       const context = frame.isArray ? frame.contextKey : frame.pendingKey;
       if (isJsonContainer(item)) stack.push(openFrame(item, context));
-      else frame.results.push([frame.pendingKey, scrubLeaf(item, context)]);
+      else frame.results.push([frame.pendingKey, scrubLeaf(item, context, state)]);
       continue;
     }
     const built = closeFrame(frame);
@@ -150,14 +159,44 @@ export function scrubEventBody<B extends EventBody>(body: B): B {
   switch (shape.type) {
     case "text":
       return { ...shape, content: scrubText(shape.content) } as B;
-    case "message":
+    case "message": {
+      const state: SpanState = { open: false };
       return {
         ...shape,
-        turns: shape.turns.map((turn) => ({ ...turn, content: scrubText(turn.content) })),
+        turns: shape.turns.map((turn) => ({
+          ...turn,
+          content: scrubLeaf(turn.content, undefined, state) as string,
+        })),
       } as B;
+    }
     case "json":
       return { ...shape, data: scrubJson(shape.data) } as B;
     default:
       return { ...(body as object) } as B;
   }
+}
+
+/** The fields of an event besides its body that carry free text. */
+interface EventFields {
+  session_id: string;
+  actor_id: string;
+  source: { client_id: string; version: string; project_path?: string };
+}
+
+/**
+ * Scrubs an event's free-text fields besides the body: session and actor ids, the client id, the
+ * version and the project path (a working directory can hold `<private>` or a token as well as
+ * any prompt). Ids, namespace, kind and time are validated shapes and stay as they are.
+ */
+export function scrubEventFields<E extends EventFields>(event: E): E {
+  const source = { ...event.source };
+  source.client_id = scrubText(source.client_id);
+  source.version = scrubText(source.version);
+  if (source.project_path !== undefined) source.project_path = scrubText(source.project_path);
+  return {
+    ...event,
+    session_id: scrubText(event.session_id),
+    actor_id: scrubText(event.actor_id),
+    source,
+  };
 }

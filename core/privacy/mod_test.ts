@@ -7,8 +7,10 @@ import {
   redactKeyedValue,
   redactSecrets,
   scrubEventBody,
+  scrubEventFields,
   scrubJson,
   scrubPrivate,
+  scrubPrivateFrom,
   scrubText,
 } from "./mod.ts";
 
@@ -85,15 +87,18 @@ Deno.test("scrubJson walks very deep values without overflowing the stack", () =
 });
 
 // A straightforward recursive reading of the spec, to compare the iterative walk against.
-function reference(value: unknown, key?: string): unknown {
+// Recursive, with the open-span state carried through the strings in document order.
+function reference(value: unknown, key?: string, state = { open: false }): unknown {
   if (typeof value === "string") {
-    const scrubbed = scrubText(value);
+    const span = scrubPrivateFrom(value, state);
+    state.open = span.open;
+    const scrubbed = redactSecrets(span.text);
     return key === undefined ? scrubbed : redactKeyedValue(key, scrubbed);
   }
-  if (Array.isArray(value)) return value.map((item) => reference(item, key));
+  if (Array.isArray(value)) return value.map((item) => reference(item, key, state));
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [scrubText(k), reference(v, scrubText(k))]),
+      Object.entries(value).map(([k, v]) => [scrubText(k), reference(v, scrubText(k), state)]),
     );
   }
   return value;
@@ -277,4 +282,48 @@ Deno.test("property: scrubEventBody keeps the shape and never mutates the input"
     }),
     { numRuns: 300 },
   );
+});
+
+Deno.test("a <private> span that crosses strings is redacted on both sides, never half leaked", () => {
+  const scrubbed = scrubJson({
+    command: "deploy <private>hunter2",
+    between: "a string with no tag",
+    output: "still secret</private> done",
+    after: "kept",
+  });
+  assert.deepEqual(scrubbed, {
+    command: "deploy [REDACTED]",
+    between: "a string with no tag",
+    output: "[REDACTED] done",
+    after: "kept",
+  });
+  assert.deepEqual(scrubJson(scrubbed), scrubbed, "scrubbing again changes nothing");
+  const turns = scrubEventBody({
+    type: "message",
+    turns: [
+      { role: "user", content: "key <private>abc" },
+      { role: "assistant", content: "def</private> ok" },
+    ],
+  });
+  assert.deepEqual(turns.turns.map((t) => t.content), ["key [REDACTED]", "[REDACTED] ok"]);
+  // Without an opener, a closing tag alone hides nothing (as in one string).
+  assert.deepEqual(scrubJson({ a: "x</private>y" }), { a: "x</private>y" });
+});
+
+Deno.test("scrubEventFields: the project path, session, actor and client ids are scrubbed too", () => {
+  const token = GHP;
+  const event = scrubEventFields({
+    session_id: token,
+    actor_id: "dev",
+    source: {
+      client_id: "host",
+      version: "1",
+      project_path: "/home/dev/<private>acme-secret-client</private>/app",
+    },
+    kept: "other fields untouched",
+  });
+  assert.equal(event.source.project_path, "/home/dev/[REDACTED]/app");
+  assert.ok(!event.session_id.includes(token));
+  assert.equal(event.actor_id, "dev");
+  assert.equal(event.kept, "other fields untouched");
 });

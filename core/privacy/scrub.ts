@@ -37,11 +37,29 @@ const TAG_RE = /(?:<|&lt;)\s*(\/\s*)?private(?:\s+[^<>/&]{0,200}?)?\s*(?:>|&gt;)
  * ```
  */
 export function scrubPrivate(text: string): string {
-  if (!text.includes("<") && !/&lt;/i.test(text)) return text;
+  return scrubPrivateFrom(text, { open: false }).text;
+}
+
+/**
+ * {@linkcode scrubPrivate} for one of a sequence of strings (the strings of a JSON body, the turns
+ * of a conversation): `open` says a span opened in an earlier string is still open. The first
+ * string that closes it is redacted from its start to that closing tag, so a span that crosses
+ * strings is redacted on both sides rather than leaked; strings without a closing tag in between
+ * are scrubbed on their own (an opener never closed does not swallow the rest of a body). The
+ * answer says whether a span is still open at the end.
+ */
+export function scrubPrivateFrom(
+  text: string,
+  options: { open: boolean },
+): { text: string; open: boolean } {
+  if (!options.open && !text.includes("<") && !/&lt;/i.test(text)) return { text, open: false };
+  if (options.open && ![...text.matchAll(new RegExp(TAG_RE))].some((m) => m[1] !== undefined)) {
+    return { text: scrubPrivateFrom(text, { open: false }).text, open: true };
+  }
   const re = new RegExp(TAG_RE);
   let out = "";
   let cursor = 0;
-  let depth = 0;
+  let depth = options.open ? 1 : 0;
   let spanStart = 0;
   let changed = false;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
@@ -57,10 +75,11 @@ export function scrubPrivate(text: string): string {
       }
     }
   }
-  if (depth > 0) {
+  const open = depth > 0;
+  if (open) {
     out += text.slice(cursor, spanStart) + PRIVATE_REDACTION;
     cursor = text.length;
     changed = true;
   }
-  return changed ? out + text.slice(cursor) : text;
+  return { text: changed ? out + text.slice(cursor) : text, open };
 }
