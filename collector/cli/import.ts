@@ -264,7 +264,7 @@ export const importCommand: Command = {
   usage:
     "kiro-learn import git [DIR] [--since DATE] [--max N] [--git-hook] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE",
   summary:
-    "give memory a head start from a git history or past Claude Code sessions, or read back an export (idempotent)",
+    "memory from a git history, past Claude Code sessions or a Node kiro-learn database, or an export (idempotent)",
   options: {
     since: { type: "string" },
     max: { type: "string" },
