@@ -2,9 +2,8 @@
 import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
 import { LOCAL_MODULES_ONLY } from "@kiro-learn/core/launch";
-import { fromFileUrl } from "@kiro-learn/core/path";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
-import { makeEvent } from "@kiro-learn/core/testing";
+import { makeEvent, probeRemoteImports } from "@kiro-learn/core/testing";
 import { agentRunPaths, DAEMON_ENTRY, daemonArgs, resolveCommand } from "./permissions/mod.ts";
 import { freePort, postJson, startTestDaemon } from "../tooling/testing/mod.ts";
 
@@ -120,55 +119,23 @@ Deno.test("an agent command the daemon could rewrite is never granted --allow-ru
 
 Deno.test("the daemon's flags refuse a remote import() before any connection", async () => {
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-import-" });
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const proxy = `http://127.0.0.1:${listener.addr.port}`;
-  let connections = 0;
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      connections++;
-      conn.close();
-    }
-  })();
   try {
     const settings = loadSettings({ env: { KIRO_LEARN_HOME: home } });
-    const args = daemonArgs(settings);
-    for (const flag of LOCAL_MODULES_ONLY) assert.ok(args.includes(flag), flag);
-    const probe = fromFileUrl(
-      new URL("../../core/launch/testdata/remote_import_probe.ts", import.meta.url),
-    );
-    const run = async (argv: string[]) => {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: argv.map((a) => a === DAEMON_ENTRY ? probe : a),
-        env: {
-          KIRO_LEARN_HOME: home,
-          HTTPS_PROXY: proxy,
-          HTTP_PROXY: proxy,
-          https_proxy: proxy,
-          http_proxy: proxy,
-          NO_PROXY: "",
-          no_proxy: "",
-          NPM_CONFIG_REGISTRY: `${proxy}/`,
-        },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const text = new TextDecoder().decode(out.stdout);
-      assert.ok(text.trim() !== "", new TextDecoder().decode(out.stderr));
-      return JSON.parse(text) as Record<string, string>;
-    };
+    const argv = [Deno.execPath(), ...daemonArgs(settings)];
+    for (const flag of LOCAL_MODULES_ONLY) assert.ok(argv.includes(flag), flag);
     // The control: the same permissions without the flags fetch from deno.land and friends
     // (--allow-net=127.0.0.1:PORT does not cover imports), through the proxy.
-    await run(args.filter((a) => !LOCAL_MODULES_ONLY.includes(a)));
-    assert.ok(connections > 0, "the probe's proxy was never used: the test proves nothing");
-    connections = 0;
-    const outcome = await run(args);
+    const control = await probeRemoteImports(
+      argv.filter((a) => !LOCAL_MODULES_ONLY.includes(a)),
+      DAEMON_ENTRY,
+    );
+    assert.ok(control.connections > 0, "the probe's proxy was never used: the test proves nothing");
+    const { outcome, connections } = await probeRemoteImports(argv, DAEMON_ENTRY);
     for (const [specifier, result] of Object.entries(outcome)) {
       assert.match(result, /^refused: /, specifier);
     }
     assert.equal(connections, 0, "a remote import reached the network");
   } finally {
-    listener.close();
-    await accepting.catch(() => {});
     await Deno.remove(home, { recursive: true });
   }
 });

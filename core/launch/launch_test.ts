@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { loadSettings } from "../settings/mod.ts";
-import { fromFileUrl } from "../path.ts";
+import { probeRemoteImports } from "../testing/mod.ts";
 import {
   AGENT_PID_ARG,
   CLI_ENTRY,
   cliArgv,
+  commandPresence,
   hookCommandLine,
   LOCAL_MODULES_ONLY,
   MCP_ENTRY,
@@ -245,55 +246,6 @@ Deno.test("MCP_ENV_VARS lists exactly what the server reads", () => {
 
 // --- no remote imports ----------------------------------------------------------------------
 
-const REMOTE_IMPORT_PROBE = fromFileUrl(
-  new URL("./testdata/remote_import_probe.ts", import.meta.url),
-);
-
-/**
- * Runs the remote-import probe as `argv` (its entry replaced by the probe) with every proxy
- * variable pointing at a local listener, and counts the connections that listener receives: a
- * module fetch from any host, or a registry request, would arrive there.
- */
-async function probeRemoteImports(
-  argv: string[],
-  entry: string,
-): Promise<{ outcome: Record<string, string>; connections: number }> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const proxy = `http://127.0.0.1:${listener.addr.port}`;
-  let connections = 0;
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      connections++;
-      conn.close();
-    }
-  })();
-  try {
-    const args = argv.slice(1).map((a) => a === entry ? REMOTE_IMPORT_PROBE : a);
-    assert.ok(args.includes(REMOTE_IMPORT_PROBE), "the entry was replaced by the probe");
-    const out = await new Deno.Command(argv[0], {
-      args,
-      env: {
-        HTTPS_PROXY: proxy,
-        HTTP_PROXY: proxy,
-        https_proxy: proxy,
-        http_proxy: proxy,
-        NO_PROXY: "",
-        no_proxy: "",
-        NPM_CONFIG_REGISTRY: `${proxy}/`,
-        KIRO_LEARN_HOME: "/nonexistent/kiro-learn",
-      },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout);
-    assert.ok(text.trim() !== "", new TextDecoder().decode(out.stderr));
-    return { outcome: JSON.parse(text), connections };
-  } finally {
-    listener.close();
-    await accepting.catch(() => {});
-  }
-}
-
 Deno.test("no process we launch may import() a remote module: refused before any connection", async () => {
   // The control: plain `deno run` fetches from its default import hosts (through the proxy).
   const control = await probeRemoteImports([Deno.execPath(), "run", "--no-prompt", "x"], "x");
@@ -316,4 +268,13 @@ Deno.test("no process we launch may import() a remote module: refused before any
     }
     assert.equal(connections, 0, `${name}: a remote import reached the network`);
   }
+});
+
+Deno.test("commandPresence: a path (relative to cwd) or a name on PATH; false for a missing one", () => {
+  assert.equal(commandPresence("/bin/sh"), true);
+  assert.equal(commandPresence("sh"), true);
+  assert.equal(commandPresence("/nonexistent/agent"), false);
+  assert.equal(commandPresence("no-such-command-kiro-learn"), false);
+  assert.equal(commandPresence("./sh", { cwd: "/bin" }), true);
+  assert.equal(commandPresence("./deno.json", { cwd: REPO_ROOT }), false, "not executable");
 });

@@ -31,6 +31,7 @@ export { type StarterOptions, starterScript, writeStarter } from "./starter.ts";
 export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions } from "./mcp.ts";
 export {
   AGENT_PID_ARG,
+  commandPresence,
   hookCommandLine,
   resolveCommand,
   shellQuote,

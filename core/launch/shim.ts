@@ -182,7 +182,7 @@ export function shimCommand(surface: ShimSurface, options: ShimCommandOptions): 
       /\/+/g,
       "/",
     );
-    if (isExecutable(bin)) return [bin, ...args];
+    if (executableAt(bin) === true) return [bin, ...args];
   }
   return [
     options.denoPath ?? Deno.execPath(),
@@ -222,21 +222,56 @@ function homeDir(): string | undefined {
  * Returns null when it is not installed.
  */
 export function resolveCommand(command: string, env: { PATH?: string } = {}): string | null {
-  if (command.includes("/")) return isExecutable(command) ? command : null;
+  if (command.includes("/")) return executableAt(command) === true ? command : null;
   const path = env.PATH ?? Deno.env.get("PATH") ?? "";
   for (const dir of path.split(":")) {
     if (dir === "") continue;
     const candidate = `${dir}/${command}`;
-    if (isExecutable(candidate)) return candidate;
+    if (executableAt(candidate) === true) return candidate;
   }
   return null;
 }
 
-function isExecutable(path: string): boolean {
+/**
+ * Whether `command` is an executable here: the file at a path (relative to `cwd`), or a name on
+ * PATH. `undefined` when this process may not look (a narrow `--allow-read` or `--allow-env`, as
+ * the collector has): the caller then decides from what it was granted.
+ */
+export function commandPresence(
+  command: string,
+  options: { cwd?: string } = {},
+): boolean | undefined {
+  if (command.includes("/")) {
+    const path = command.startsWith("/") || options.cwd === undefined
+      ? command
+      : `${options.cwd.replace(/\/$/, "")}/${command}`;
+    return executableAt(path);
+  }
+  let path: string | undefined;
+  try {
+    path = Deno.env.get("PATH");
+  } catch {
+    return undefined;
+  }
+  let unknown = false;
+  for (const dir of (path ?? "").split(":")) {
+    if (dir === "") continue;
+    const found = executableAt(`${dir}/${command}`);
+    if (found === true) return true;
+    if (found === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
+}
+
+/** True/false when `path` is (not) an executable file; undefined when this process may not look. */
+function executableAt(path: string): boolean | undefined {
   try {
     const info = Deno.statSync(path);
     return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
-  } catch {
-    return false;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return false;
+    }
+    return undefined;
   }
 }

@@ -10,3 +10,4 @@ export * from "./stats.ts";
 export * from "./hang_guard.ts";
 export * from "./workspace_rules.ts";
 export * from "./collector_stub.ts";
+export * from "./remote_imports.ts";

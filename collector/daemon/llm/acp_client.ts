@@ -13,6 +13,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { INTERNAL_ENV_VAR } from "@kiro-learn/core/api/wire";
+import { commandPresence } from "@kiro-learn/core/launch";
 import { VERSION } from "@kiro-learn/core/version";
 import { resolve } from "node:path";
 
@@ -322,7 +323,7 @@ function spawn(
     if (error instanceof Deno.errors.NotFound) {
       // The program or the working directory: the program is the likelier, so it is checked
       // first; only a directory known to be missing is blamed.
-      if (programExists(program, cwd) === false) {
+      if (commandPresence(program, { cwd }) === false) {
         throw new AcpExitError(notFound, NO_EXIT, { cause: error });
       }
       if (pathMissing(cwd)) {
@@ -334,7 +335,7 @@ function spawn(
     }
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       // The collector may run only the agent commands its launcher found when it started.
-      const exists = programExists(program, cwd);
+      const exists = commandPresence(program, { cwd });
       const missing = exists === false ? `${notFound}; ` : "";
       throw new AcpExitError(
         `${missing}not allowed to run the agent command ${program}: the collector may run only ` +
@@ -353,31 +354,6 @@ function spawn(
       },
     );
   }
-}
-
-/**
- * Whether `program` exists, as the spawn would look for it: a path (relative to `cwd`) or a
- * name on PATH. `undefined` when this process may not look (the collector's narrow permissions).
- */
-function programExists(program: string, cwd: string): boolean | undefined {
-  if (program.includes("/")) {
-    const missing = pathMissing(resolve(cwd, program));
-    return missing === undefined ? undefined : !missing;
-  }
-  let path: string | undefined;
-  try {
-    path = Deno.env.get("PATH");
-  } catch {
-    return undefined;
-  }
-  let unknown = false;
-  for (const dir of (path ?? "").split(":")) {
-    if (dir === "") continue;
-    const missing = pathMissing(`${dir}/${program}`);
-    if (missing === false) return true;
-    if (missing === undefined) unknown = true;
-  }
-  return unknown ? undefined : false;
 }
 
 /** True when nothing is at `path`, false when something is, undefined when we may not look. */

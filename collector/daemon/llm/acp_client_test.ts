@@ -8,6 +8,7 @@ import {
   runAcpPrompt,
 } from "./acp_client.ts";
 import type { StepWithStderr as Step } from "./testdata/scripted_agent.ts";
+import { liveProcessGroup, processLives } from "../../tooling/testing/mod.ts";
 
 const AGENT = fileURLToPath(new URL("./testdata/scripted_agent.ts", import.meta.url));
 const COMMAND = [Deno.execPath(), "run", "-A", AGENT];
@@ -70,37 +71,6 @@ function processExists(pid: number): boolean {
   try {
     Deno.statSync(`/proc/${pid}`);
     return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Live (non-zombie) processes whose process group is `pgid`, read from /proc. A zombie counts
- * as gone: it holds no memory and runs nothing, and in a container nobody may reap it.
- */
-function liveGroupMembers(pgid: number): number[] {
-  const members: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    let stat: string;
-    try {
-      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-    } catch {
-      continue; // exited while we looked
-    }
-    // Fields after the command name (which may hold spaces): state, ppid, pgrp, ...
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(pgrp) === pgid && state !== "Z") members.push(Number(entry.name));
-  }
-  return members;
-}
-
-/** True while `pid` runs (exists and is not a zombie). */
-function processLives(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
     return false;
   }
@@ -255,7 +225,7 @@ Deno.test("a timeout ends the agent's whole process group, its own children too"
   const grandchild = script.log().find((line) => line.type === "grandchild")?.pid as number;
   assert.ok(grandchild > 0, "the agent started its child before the timeout");
   // The agent led its own group (it is gone now, so its group id is its pid).
-  assert.deepEqual(liveGroupMembers(pid), [], "processes of the agent's group survived");
+  assert.deepEqual(liveProcessGroup(pid), [], "processes of the agent's group survived");
   assert.ok(!processLives(grandchild), `the agent's child ${grandchild} survived the timeout`);
 });
 
@@ -270,7 +240,7 @@ Deno.test("aborting the signal ends the agent's children too", async () => {
   await assert.rejects(call, /shutting down/);
   const [pid] = script.pids();
   const grandchild = script.log().find((line) => line.type === "grandchild")?.pid as number;
-  assert.deepEqual(liveGroupMembers(pid), []);
+  assert.deepEqual(liveProcessGroup(pid), []);
   assert.ok(!processLives(grandchild), `the agent's child ${grandchild} survived the abort`);
 });
 

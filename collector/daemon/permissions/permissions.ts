@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { LOCAL_MODULES_ONLY, resolveCommand } from "@kiro-learn/core/launch";
+import { commandPresence, LOCAL_MODULES_ONLY, resolveCommand } from "@kiro-learn/core/launch";
 
 export { resolveCommand };
 import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
@@ -172,39 +172,7 @@ export function permissionFlags(permissions: CollectorPermissions): string[] {
  * and for absolute paths.
  */
 export function commandAvailable(command: string): boolean {
-  const found = command.includes("/") ? executableAt(command) : onPath(command);
-  return found ?? runGranted(command);
-}
-
-/** True/false when `command` is (not) an executable on PATH; undefined when we may not look. */
-function onPath(command: string): boolean | undefined {
-  let path: string | undefined;
-  try {
-    path = Deno.env.get("PATH");
-  } catch {
-    return undefined;
-  }
-  let unknown = false;
-  for (const dir of (path ?? "").split(":")) {
-    if (dir === "") continue;
-    const found = executableAt(`${dir}/${command}`);
-    if (found === true) return true;
-    if (found === undefined) unknown = true;
-  }
-  return unknown ? undefined : false;
-}
-
-/** True/false when we may look at `path`; undefined when this process may not. */
-function executableAt(path: string): boolean | undefined {
-  try {
-    const info = Deno.statSync(path);
-    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return false;
-    }
-    return undefined;
-  }
+  return commandPresence(command) ?? runGranted(command);
 }
 
 function runGranted(command: string): boolean {
