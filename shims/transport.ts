@@ -357,6 +357,22 @@ export interface DeliveryResult {
   context: string;
 }
 
+// Waits for a collector the hook started, then posts `item` once more with the token it wrote.
+async function postWhenUp(
+  item: Delivery,
+  config: ShimConfig,
+  options: { deadline: number },
+): Promise<{ context: string; config: ShimConfig } | null> {
+  const token = await waitForCollector(config, options);
+  if (token === null) return null;
+  const next = { ...config, token };
+  const retry = await postEvent(item.event, next, {
+    query: item.query,
+    timeoutMs: Math.max(1, options.deadline - Date.now()),
+  });
+  return retry.status === "ok" ? { context: retry.context, config: next } : null;
+}
+
 /** Options for {@linkcode deliver}. */
 export interface DeliverOptions {
   /** Per-post timeout. */
@@ -401,46 +417,35 @@ export async function deliver(
       }
       down = result.message;
       const started = result.down && options.onDown ? options.onDown() : null;
-      // A hook that asks for context waits, within its budget, for the collector it started:
-      // the first session after a reboot then gets memory, not only the next prompt.
-      if (started?.status === "started" && item.query !== "") {
-        const token = await waitForCollector(config, { deadline });
-        if (token !== null) {
-          const retry = await postEvent(item.event, { ...config, token }, {
-            query: item.query,
-            timeoutMs: Math.max(1, deadline - Date.now()),
+      if (started?.status === "started") {
+        // A hook that asks for context waits, within its budget, for the collector it started:
+        // the first session after a reboot then gets memory, not only the next prompt.
+        const retry = item.query === "" ? null : await postWhenUp(item, config, { deadline });
+        if (retry !== null) {
+          note(`${down}; started it`);
+          results.push({
+            event_id: item.event.event_id,
+            outcome: "posted",
+            context: retry.context,
           });
-          if (retry.status === "ok") {
-            note(`${down}; started it`);
-            results.push({
-              event_id: item.event.event_id,
-              outcome: "posted",
-              context: retry.context,
-            });
-            config = { ...config, token };
-            down = null;
-            continue;
-          }
+          config = retry.config;
+          down = null;
+          continue;
         }
+        note(`${down}; starting it in the background; spooling`);
+      } else {
+        note(`${down}; spooling`);
       }
-      note(
-        started?.status === "started"
-          ? `${down}; starting it in the background; spooling`
-          : `${down}; spooling`,
-      );
     }
     // Secrets and <private> spans never touch disk, the spool included (the collector scrubs
     // again on ingest; scrubbing is idempotent). Loaded only on this rare path, off start-up.
-    const { scrubEventBody, scrubEventFields } = await import("@kiro-learn/core/privacy");
-    const spooled = spoolEvent(
-      scrubEventFields({ ...item.event, body: scrubEventBody(item.event.body) }),
-      {
-        spoolDir: config.spoolDir,
-        maxBytes: config.spoolMaxBytes,
-        query: item.query,
-        warn: note,
-      },
-    );
+    const { scrubEvent } = await import("@kiro-learn/core/privacy");
+    const spooled = spoolEvent(scrubEvent(item.event), {
+      spoolDir: config.spoolDir,
+      maxBytes: config.spoolMaxBytes,
+      query: item.query,
+      warn: note,
+    });
     results.push({
       event_id: item.event.event_id,
       outcome: spooled.spooled ? "spooled" : "lost",

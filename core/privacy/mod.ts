@@ -200,3 +200,8 @@ export function scrubEventFields<E extends EventFields>(event: E): E {
     source,
   };
 }
+
+/** An event scrubbed whole: its body ({@linkcode scrubEventBody}) and its other free-text fields. */
+export function scrubEvent<E extends EventFields & { body: EventBody }>(event: E): E {
+  return scrubEventFields({ ...event, body: scrubEventBody(event.body) });
+}

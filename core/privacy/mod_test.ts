@@ -6,6 +6,7 @@ import {
   redactionMarker,
   redactKeyedValue,
   redactSecrets,
+  scrubEvent,
   scrubEventBody,
   scrubEventFields,
   scrubJson,
@@ -326,4 +327,15 @@ Deno.test("scrubEventFields: the project path, session, actor and client ids are
   assert.ok(!event.session_id.includes(token));
   assert.equal(event.actor_id, "dev");
   assert.equal(event.kept, "other fields untouched");
+});
+
+Deno.test("scrubEvent scrubs the body and the other fields together", () => {
+  const event = scrubEvent({
+    session_id: "s",
+    actor_id: "dev",
+    source: { client_id: "host", version: "1", project_path: "/p/<private>x</private>" },
+    body: { type: "text" as const, content: `token ${GHP}` },
+  });
+  assert.equal(event.source.project_path, "/p/[REDACTED]");
+  assert.ok(!event.body.content.includes(GHP));
 });

@@ -14,7 +14,7 @@
  * @module
  */
 import { projectIdFromNamespace } from "@kiro-learn/core/project";
-import { scrubEventBody, scrubEventFields } from "@kiro-learn/core/privacy";
+import { scrubEvent } from "@kiro-learn/core/privacy";
 import { type Event, EventSchema } from "@kiro-learn/core/schemas";
 import type { Storage } from "@kiro-learn/core/storage";
 import { setImmediate } from "node:timers";
@@ -104,10 +104,7 @@ export class IngestPipeline<R = unknown> {
     if (!parsed.success) {
       return { ok: false, error: "validation failed", details: parsed.error.issues };
     }
-    const event: Event = scrubEventFields({
-      ...parsed.data,
-      body: scrubEventBody(parsed.data.body),
-    });
+    const event: Event = scrubEvent(parsed.data);
     const projectId = projectIdFromNamespace(event.namespace) ?? event.namespace;
     const repeatOf = this.#repeatedPrompt(event, options.resume === true);
     if (repeatOf !== null) {
