@@ -3,7 +3,7 @@ import { writeStarter } from "@kiro-learn/core/launch";
 import { collectorBaseUrl, ROUTES } from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
-import { freePort } from "@kiro-learn/collector/testing";
+import { commandLine, freePort, processesWithEnv, waitFor } from "@kiro-learn/collector/testing";
 import { startCollectorDetached } from "./_autostart.ts";
 import { fixtureText, makeDataDir, makeProject, runShimProcess, TEST_ACTOR } from "./testing.ts";
 
@@ -23,7 +23,7 @@ Deno.test("startCollectorDetached runs the starter and returns without waiting f
     assert.deepEqual(startCollectorDetached(starter), { status: "started" });
     // Returned before the script finished: the marker is not there yet, then it comes.
     assert.equal(exists(`${dir}/ran`), false);
-    await waitFor(() => exists(`${dir}/ran`), "the starter to run");
+    await waitUntil(() => exists(`${dir}/ran`), "the starter to run");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -39,29 +39,14 @@ function exists(path: string): boolean {
 }
 
 /** Polls `check` every 100 ms; a hang guard (60 s), not a timing assertion. */
-async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function waitUntil(check: () => boolean | Promise<boolean>, what: string): Promise<true> {
+  return waitFor(async () => (await check()) || undefined, { timeoutMs: 60_000, what });
 }
 
-/** Pids of processes whose command line names `needle` and whose environment names `dataDir`. */
+/** Pids of processes of this data dir whose command line names `needle`. */
 function processesOf(needle: string, dataDir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
-      if (!cmdline.some((arg) => arg.endsWith(needle))) continue;
-      const environ = Deno.readTextFileSync(`/proc/${entry.name}/environ`).split("\0");
-      if (environ.includes(`KIRO_LEARN_HOME=${dataDir}`)) pids.push(Number(entry.name));
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return pids;
+  return processesWithEnv("KIRO_LEARN_HOME", dataDir)
+    .filter((pid) => commandLine(pid).split(" ").some((arg) => arg.endsWith(needle)));
 }
 
 const DAEMON = "collector/daemon/main.ts";
@@ -90,7 +75,7 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
     });
   const stopCollector = async () => {
     for (const pid of processesOf(DAEMON, data.dir)) Deno.kill(pid, "SIGTERM");
-    await waitFor(() => processesOf(DAEMON, data.dir).length === 0, "the collector to stop");
+    await waitUntil(() => processesOf(DAEMON, data.dir).length === 0, "the collector to stop");
   };
   try {
     // Without a starter the session start says, in the agent's context, what to run.
@@ -107,7 +92,7 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
       "a collector being started needs no warning (and has no memory)",
     );
     assert.match(start.stderr, /not set up yet.*started it/);
-    await waitFor(() => healthy(port), "the hook-started collector");
+    await waitUntil(() => healthy(port), "the hook-started collector");
 
     // The started collector drained the spool (the first session start) and serves memory.
     const token = Deno.readTextFileSync(data.settings.paths.token).trim();
@@ -125,7 +110,7 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
     const prompt = await hook("user_prompt_submit.json");
     assert.equal(prompt.code, 0);
     assert.match(prompt.stdout, /Leap-year date parser fix/);
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const res = await fetch(`${collectorBaseUrl("127.0.0.1", port)}${ROUTES.events}?limit=10`, {
         headers: { authorization: `Bearer ${token}` },
       });
@@ -145,8 +130,8 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
     await stopCollector();
     const both = await Promise.all([hook("user_prompt_submit.json"), hook("stop.json")]);
     assert.deepEqual(both.map((r) => r.code), [0, 0]);
-    await waitFor(() => healthy(port), "the collector started by two hooks");
-    await waitFor(() => processesOf(CLI, data.dir).length === 0, "both starters to finish");
+    await waitUntil(() => healthy(port), "the collector started by two hooks");
+    await waitUntil(() => processesOf(CLI, data.dir).length === 0, "both starters to finish");
     assert.deepEqual(processesOf(DAEMON, data.dir).map(() => "collector"), ["collector"]);
   } finally {
     await stopCollector().catch(() => {});
