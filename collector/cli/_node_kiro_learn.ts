@@ -14,25 +14,14 @@ import { eventQueryString } from "@kiro-learn/core/api/wire";
 import type { Settings } from "@kiro-learn/core/settings";
 import { clientFor } from "./_client.ts";
 import { UsageError } from "./_command.ts";
-
-/** Counts of one kind of row. */
-export interface RowCounts {
-  /** New in this collector. */
-  added: number;
-  /** Already there (an earlier import, or the same id). */
-  present: number;
-  /** Forgotten here since: not brought back. */
-  forgotten: number;
-  /** Refused, with the reason (the first few). */
-  rejected: { id: string; reason: string }[];
-}
+import { emptyCounts, type SaveCounts, tally } from "./_save_counts.ts";
 
 /** What importing a Node kiro-learn database did. */
 export interface NodeImportReport {
   /** Memory records. */
-  records: RowCounts;
+  records: SaveCounts;
   /** Events. */
-  events: RowCounts;
+  events: SaveCounts;
 }
 
 type Row = Record<string, unknown>;
@@ -81,10 +70,6 @@ export function eventFromNodeRow(row: Row): Record<string, unknown> {
   return event;
 }
 
-function emptyCounts(): RowCounts {
-  return { added: 0, present: 0, forgotten: 0, rejected: [] };
-}
-
 /** Imports the Node kiro-learn database at `path` into the running collector. */
 export async function importNodeKiroLearn(
   settings: Settings,
@@ -117,35 +102,19 @@ export async function importNodeKiroLearn(
   const client = clientFor(settings);
   if (!(await client.health())) await client.request("GET", ROUTES.stats);
   const report: NodeImportReport = { records: emptyCounts(), events: emptyCounts() };
-  const tally = (counts: RowCounts, id: string, res: { status: number; body: unknown }) => {
-    const body = res.body as { stored?: boolean; error?: string; details?: unknown } | null;
-    if (res.status === 200) body?.stored === false ? counts.present++ : counts.added++;
-    else if (res.status === 409) counts.present++;
-    else if (res.status === 410) counts.forgotten++;
-    else if (counts.rejected.length < 20) {
-      counts.rejected.push({
-        id,
-        reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
-      });
-    } else counts.rejected.push({ id, reason: "refused" });
-  };
   try {
     for (const row of db.prepare("SELECT * FROM memory_records ORDER BY created_at").iterate()) {
       const record = recordFromNodeRow(row as Row);
-      tally(
-        report.records,
-        String(record.record_id),
-        await client.request("POST", ROUTES.memories, { body: record }),
-      );
+      tally(report.records, await client.request("POST", ROUTES.memories, { body: record }), {
+        id: String(record.record_id),
+      });
     }
     const history = ROUTES.events + eventQueryString("history");
     for (const row of db.prepare("SELECT * FROM events ORDER BY valid_time").iterate()) {
       const event = eventFromNodeRow(row as Row);
-      tally(
-        report.events,
-        String(event.event_id),
-        await client.request("POST", history, { body: event }),
-      );
+      tally(report.events, await client.request("POST", history, { body: event }), {
+        id: String(event.event_id),
+      });
     }
   } finally {
     db.close();

@@ -19,38 +19,13 @@ import { type Command, flag, invocationDir, stringOption, UsageError } from "./_
 import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
 import { importClaudeCode } from "./_claude_transcripts.ts";
 import { importNodeKiroLearn } from "./_node_kiro_learn.ts";
+import { emptyCounts, type SaveCounts, tally } from "./_save_counts.ts";
 import { homeDir } from "./_install_context.ts";
 
 /** What an import did. */
-export interface ImportReport {
-  /** Records added. */
-  added: number;
-  /** Records already there (an earlier import). */
-  present: number;
-  /** Records forgotten since an earlier import: not brought back. */
-  forgotten: number;
-  /** Records the collector refused, with the reason. */
-  rejected: { id: string; reason: string }[];
+export interface ImportReport extends SaveCounts {
   /** Seconds it took. */
   seconds: number;
-}
-
-// Counts one save's answer: 200 added, 409 already there, 410 forgotten, anything else refused.
-function tally(
-  report: ImportReport,
-  res: { status: number; body: unknown },
-  options: { id: string },
-): void {
-  if (res.status === 200) report.added++;
-  else if (res.status === 409) report.present++;
-  else if (res.status === 410) report.forgotten++;
-  else {
-    const body = res.body as { error?: string; details?: unknown };
-    report.rejected.push({
-      id: options.id,
-      reason: `${res.status} ${body?.error ?? ""} ${JSON.stringify(body?.details ?? "")}`.trim(),
-    });
-  }
 }
 
 /** Options of {@linkcode importGit}. */
@@ -166,7 +141,7 @@ export async function importGit(
     await client.request("GET", ROUTES.stats);
   }
   const progress = options.progress ?? defaultProgress();
-  const report: ImportReport = { added: 0, present: 0, forgotten: 0, rejected: [], seconds: 0 };
+  const report: ImportReport = { ...emptyCounts(), seconds: 0 };
   const started = performance.now();
   let seen = 0;
   let lastShown = 0;
@@ -227,7 +202,7 @@ export async function importGit(
 export async function importJsonl(settings: Settings, file: string): Promise<ImportReport> {
   const started = performance.now();
   const client = clientFor(settings);
-  const report: ImportReport = { added: 0, present: 0, forgotten: 0, rejected: [], seconds: 0 };
+  const report: ImportReport = { ...emptyCounts(), seconds: 0 };
   let text: string;
   try {
     text = await Deno.readTextFile(file);
