@@ -1,5 +1,6 @@
-// No database of the Node kiro-learn is at hand here: the fixture is built with the schema its
-// migrations 0001–0005 define (../shared/reference/kiro-learn-spec.md §4), rows as it writes them.
+// Two fixtures: a database the Node kiro-learn's own storage code wrote (testdata/README.md),
+// and one built here with the schema its migrations define, for the rows only a hand-made file
+// holds (a row our schema refuses).
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
@@ -126,5 +127,107 @@ Deno.test("kiro-learn import kiro-learn: records and events of a Node database, 
     assert.match(out(own), /this kiro-learn's own database/);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+// testdata/node_kiro_learn.db was written by the Node kiro-learn's own storage code (see
+// testdata/README.md); it is read here with our SQLite binding, independently of the importer.
+const REAL_NODE_DB = new URL("./testdata/node_kiro_learn.db", import.meta.url).pathname;
+// Secrets the Node version stored as given (it scrubs only <private> spans, and only in events).
+const NODE_DB_SECRETS = [
+  "ghp_R8sXk2LqPz7VnW4cYt9BdF3hJm6QaE1uNo0K",
+  "AKIAQ3EGRTY7ZLMWX4NP",
+  "Tr0ub4dor&3",
+];
+
+function nodeRows(path: string) {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const ids = (sql: string) => db.prepare(sql).all().map((r) => String(r.id));
+    return {
+      records: db.prepare("SELECT * FROM memory_records").all(),
+      recordIds: ids("SELECT record_id AS id FROM memory_records ORDER BY 1"),
+      eventIds: ids("SELECT event_id AS id FROM events ORDER BY 1"),
+      migrations: ids("SELECT name AS id FROM _migrations ORDER BY version"),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function everyStoredText(path: string): string {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const tables = db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'",
+    ).all().map((r) => String(r.name));
+    return tables.map((t) => JSON.stringify(db.prepare(`SELECT * FROM "${t}"`).all())).join("\n");
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("the real Node kiro-learn database: every row in, ids kept, secrets scrubbed, once, searchable", async () => {
+  const node = nodeRows(REAL_NODE_DB);
+  assert.deepEqual(node.migrations.slice(0, 1), ["0001_init"], "a database of the Node version");
+  assert.ok(node.records.length > 0 && node.eventIds.length > 0);
+  const stored = everyStoredText(REAL_NODE_DB);
+  for (const secret of NODE_DB_SECRETS) {
+    assert.ok(stored.includes(secret), `fixture holds ${secret}`);
+  }
+  const fixtureBytes = await Deno.readFile(REAL_NODE_DB);
+
+  await using daemon = await startTestDaemon();
+  const run = (args: string[]) => runKiroLearn(args, { env: daemon.env });
+  const first = await run(["import", "kiro-learn", REAL_NODE_DB]);
+  assert.equal(first.code, 0, processText(first));
+  const n = { r: node.recordIds.length, e: node.eventIds.length };
+  assert.match(processText(first), new RegExp(`records .*: ${n.r} added, 0 already present`));
+  assert.match(processText(first), new RegExp(`events .*: ${n.e} added, 0 already present`));
+  assert.doesNotMatch(processText(first), /[1-9]\d* rejected/);
+
+  for (const row of node.records) {
+    const got = await daemon.fetch(`/v1/memories/${row.record_id}`);
+    assert.equal(got.status, 200, `record ${row.record_id} kept its id`);
+    const { record, source_events } = await got.json();
+    const want = recordFromNodeRow(row);
+    // Provenance survives: records citing imported events (extraction's) show them.
+    const cited = (want.source_event_ids as string[]).filter((id) => node.eventIds.includes(id));
+    assert.equal(source_events.length, cited.length, `${row.record_id} source events`);
+    const clean = !NODE_DB_SECRETS.some((s) => JSON.stringify(want).includes(s)) &&
+      !JSON.stringify(want).includes("<private>");
+    for (const key of Object.keys(want)) {
+      if (clean || !["summary", "facts"].includes(key)) {
+        assert.deepEqual(record[key], want[key], `${row.record_id}.${key}`);
+      }
+    }
+  }
+  const ours = everyStoredText(`${daemon.dataDir}/kiro-learn.db`);
+  for (const id of node.eventIds) assert.ok(ours.includes(id), `event ${id} kept its id`);
+  for (const secret of NODE_DB_SECRETS) assert.ok(!ours.includes(secret), `${secret} scrubbed`);
+
+  const again = await run(["import", "kiro-learn", REAL_NODE_DB]);
+  assert.equal(again.code, 0, processText(again));
+  assert.match(processText(again), new RegExp(`records .*: 0 added, ${n.r} already present`));
+  assert.match(processText(again), new RegExp(`events .*: 0 added, ${n.e} already present`));
+  assert.deepEqual(
+    await Deno.readFile(REAL_NODE_DB),
+    fixtureBytes,
+    "the Node file is never changed",
+  );
+
+  // Each record is found by its own title in its own project.
+  for (const row of node.records) {
+    const found = await run([
+      "search",
+      String(row.title),
+      "--namespace",
+      String(row.namespace),
+      "--json",
+    ]);
+    assert.equal(found.code, 0, processText(found));
+    const ids = (JSON.parse(new TextDecoder().decode(found.stdout)) as { record_id: string }[])
+      .map((r) => r.record_id);
+    assert.ok(ids.includes(String(row.record_id)), `${row.title}: ${ids}`);
   }
 });
