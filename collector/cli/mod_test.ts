@@ -308,6 +308,33 @@ Deno.test("CLI: import git adds one record per commit, scrubbed, and a second im
   }
 });
 
+Deno.test("CLI: import git of this repository's own history: every non-merge commit once, found by search", async () => {
+  await using daemon = await startTestDaemon();
+  const git = async (...args: string[]) => {
+    const out = await new Deno.Command("git", { args: ["-C", ROOT, ...args] }).output();
+    assert.equal(out.code, 0, text(out));
+    return new TextDecoder().decode(out.stdout).trim();
+  };
+  const commits = Number(await git("rev-list", "--no-merges", "--count", "HEAD"));
+  const first = await cli(["import", "git", ROOT], daemon.env);
+  assert.equal(first.code, 0, text(first));
+  assert.match(text(first), new RegExp(`: ${commits} added, 0 already present, .*0 rejected`));
+  const again = await cli(["import", "git", ROOT], daemon.env);
+  assert.match(text(again), new RegExp(`: 0 added, ${commits} already present`));
+  // The first commit, by its own words, from the project's folder.
+  const root = (await git("rev-list", "--max-parents=0", "HEAD")).split("\n")[0];
+  const [subject, ...files] = (await git("show", "--format=%s", "--name-only", root))
+    .split("\n").filter((l) => l !== "");
+  const found = await cli(["search", subject, "--json", "--limit", "3"], daemon.env, ROOT);
+  const records = JSON.parse(new TextDecoder().decode(found.stdout));
+  const record = records.find((r: { title: string }) => r.title === subject);
+  assert.ok(
+    record,
+    `${subject} in ${JSON.stringify(records.map((r: { title: string }) => r.title))}`,
+  );
+  assert.deepEqual([...record.files_touched].sort(), files.sort(), "its changed paths");
+});
+
 Deno.test("postCommitHook keeps another tool's hook and replaces only its own block", () => {
   const options = { command: ["/opt/deno", "run", "x.ts"], dataDir: "/home/u/.kiro-learn" };
   const fresh = postCommitHook(null, options);
