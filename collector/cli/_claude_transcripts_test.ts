@@ -51,3 +51,72 @@ Deno.test("kiro-learn import claude-code: a project's past sessions become event
     await Deno.remove(home, { recursive: true });
   }
 });
+
+// Two more sessions of one project, recorded the same way (shims/testdata/claude_code/README.md):
+// six tool uses (Bash, Write, Read, Edit, a grep, a `test -f` Claude Code reads as "Condition is
+// false", not as an error) in one turn, and a prompt
+// holding a GitHub token and a <private> password whose Bash call carries an AWS key id.
+const SESSIONS = [
+  { file: TRANSCRIPT, id: SESSION, kinds: { prompt: 1, tool_use: 1, session_summary: 1 } },
+  {
+    file: `${ROOT}shims/testdata/claude_code/transcript_tools.jsonl`,
+    id: "20079cb9-aa8b-482c-9f48-6cbdcf5a5bee",
+    kinds: { prompt: 1, tool_use: 6, session_summary: 1 },
+  },
+  {
+    file: `${ROOT}shims/testdata/claude_code/transcript_secrets.jsonl`,
+    id: "2d4028da-2702-4d38-b846-0531b89d6aa1",
+    kinds: { prompt: 1, tool_use: 1, session_summary: 1 },
+  },
+];
+const SECRETS = [
+  "ghp_Zq3Lk8Vw2Xn5Rt7Yb1Hc4Jd6Fg9Ms0PaEuTo",
+  "Hunter2-staging",
+  "AKIAZ7QWERTYUIOPLKJH",
+];
+
+Deno.test("kiro-learn import claude-code: three real sessions, each in its session, scrubbed, once", async () => {
+  await using daemon = await startTestDaemon();
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+  const project = `${home}/geometry`;
+  await Deno.mkdir(`${project}/.git`, { recursive: true });
+  const dir = transcriptsDir(home, project);
+  await Deno.mkdir(dir, { recursive: true });
+  for (const { file, id } of SESSIONS) {
+    const text = (await Deno.readTextFile(file)).replaceAll("${PROJECT}", project)
+      .replaceAll("${HOME}", home);
+    await Deno.writeTextFile(`${dir}/${id}.jsonl`, text);
+  }
+  const run = (args: string[]) =>
+    runKiroLearn(args, { env: { ...daemon.env, HOME: home }, cwd: project });
+  const namespace = resolveProject(project, { actor: currentActor(), home }).namespace;
+  const events = async () =>
+    (await (await daemon.fetch(`/v1/events?limit=200&namespace=${namespace}`)).json()).items as {
+      session_id: string;
+      kind: string;
+    }[];
+  try {
+    const first = await run(["import", "claude-code"]);
+    assert.equal(first.code, 0, processText(first));
+    const total = SESSIONS.reduce((n, s) => n + Object.values(s.kinds).reduce((a, b) => a + b), 0);
+    assert.match(
+      processText(first),
+      new RegExp(`imported 3 Claude Code session\\(s\\) .*: ${total} events`),
+    );
+    const stored = await events();
+    for (const { id, kinds } of SESSIONS) {
+      const got: Record<string, number> = {};
+      for (const e of stored.filter((e) => e.session_id.includes(id))) {
+        got[e.kind] = (got[e.kind] ?? 0) + 1;
+      }
+      assert.deepEqual(got, kinds, `session ${id}`);
+    }
+    const text = JSON.stringify(stored);
+    for (const secret of SECRETS) assert.ok(!text.includes(secret), `${secret} scrubbed`);
+    const again = await run(["import", "claude-code"]);
+    assert.equal(again.code, 0, processText(again));
+    assert.equal((await events()).length, total, "importing again adds nothing");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
