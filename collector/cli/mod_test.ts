@@ -308,7 +308,7 @@ Deno.test("CLI: import git adds one record per commit, scrubbed, and a second im
   }
 });
 
-Deno.test("CLI: import git of this repository's own history: every non-merge commit once, found by search", async () => {
+Deno.test("CLI: import git of this repository's own history: every non-merge commit once, found by search, exported and imported back exactly", async () => {
   await using daemon = await startTestDaemon();
   const git = async (...args: string[]) => {
     const out = await new Deno.Command("git", { args: ["-C", ROOT, ...args] }).output();
@@ -333,6 +333,21 @@ Deno.test("CLI: import git of this repository's own history: every non-merge com
     `${subject} in ${JSON.stringify(records.map((r: { title: string }) => r.title))}`,
   );
   assert.deepEqual([...record.files_touched].sort(), files.sort(), "its changed paths");
+  // That real memory exported, imported into another collector and exported again: the same.
+  await using other = await startTestDaemon();
+  const exported = await cli(["export"], daemon.env, ROOT);
+  assert.equal(exported.code, 0, text(exported));
+  const lines = new TextDecoder().decode(exported.stdout).trim().split("\n");
+  assert.equal(lines.length, commits + 1, "a header and every commit's record");
+  const file = `${other.dataDir}/history.jsonl`;
+  await Deno.writeTextFile(file, lines.join("\n") + "\n");
+  const imported = await cli(["import", "jsonl", file], other.env, ROOT);
+  assert.match(text(imported), new RegExp(`: ${commits} added, 0 already present, .*0 rejected`));
+  const twice = await cli(["import", "jsonl", file], other.env, ROOT);
+  assert.match(text(twice), new RegExp(`: 0 added, ${commits} already present`));
+  const back = await cli(["export"], other.env, ROOT);
+  const backLines = new TextDecoder().decode(back.stdout).trim().split("\n");
+  assert.deepEqual(backLines.slice(1), lines.slice(1), "the same records, byte for byte");
 });
 
 Deno.test("postCommitHook keeps another tool's hook and replaces only its own block", () => {
