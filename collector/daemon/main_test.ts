@@ -2,10 +2,15 @@
 import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
 import { LOCAL_MODULES_ONLY } from "@kiro-learn/core/launch";
-import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { makeEvent, probeRemoteImports } from "@kiro-learn/core/testing";
 import { agentRunPaths, DAEMON_ENTRY, daemonArgs, resolveCommand } from "./permissions/mod.ts";
-import { freePort, postJson, startTestDaemon } from "../tooling/testing/mod.ts";
+import {
+  freePort,
+  postJson,
+  probeDaemonSandbox,
+  sigkillUnderLoad,
+  startTestDaemon,
+} from "../tooling/testing/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -50,16 +55,8 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
 
     // The same flags, around a probe instead of the daemon entry.
     const settings = loadSettings({ env: { ...Deno.env.toObject(), ...env } });
-    const args = daemonArgs(settings).map((a) =>
-      a === DAEMON_ENTRY ? new URL("./testdata/permission_probe.ts", import.meta.url).pathname : a
-    );
     const outside = `${await Deno.makeTempDir()}/outside.txt`;
-    const probe = await new Deno.Command(Deno.execPath(), {
-      args: [...args, home, outside],
-      env,
-      stderr: "inherit",
-    }).output();
-    const report = JSON.parse(new TextDecoder().decode(probe.stdout));
+    const report = await probeDaemonSandbox(settings, { env, dataDir: home, outside });
     assert.deepEqual(report, {
       write_data_dir: "allowed",
       write_settings: "denied",
@@ -142,38 +139,12 @@ Deno.test("the daemon's flags refuse a remote import() before any connection", a
 
 Deno.test("SIGKILL under concurrent load loses no acknowledged event", async () => {
   await using daemon = await startTestDaemon();
-  const acknowledged: string[] = [];
-  let stop = false;
-  const client = async () => {
-    while (!stop) {
-      const event = makeEvent({ kind: "tool_use" });
-      try {
-        const res = await postJson(daemon, "/v1/events", event);
-        const body = await res.json();
-        if (res.status === 200 && body.stored === true) acknowledged.push(event.event_id);
-      } catch {
-        return; // The daemon is gone.
-      }
-    }
-  };
-  const clients = Array.from({ length: 8 }, client);
-  await new Promise((r) => setTimeout(r, 800));
-  await daemon.kill();
-  stop = true;
-  await Promise.all(clients);
-  assert.ok(acknowledged.length > 50, `only ${acknowledged.length} events acknowledged`);
-  await daemon.restart();
-  const storage = openSqliteStorage(`${daemon.dataDir}/kiro-learn.db`);
-  try {
-    const found = await storage.getEvents(acknowledged);
-    assert.equal(found.length, acknowledged.length);
-    const queued = new Set(
-      (await storage.snapshotQueue("a".repeat(64))).flatMap((e) => e.source_event_ids),
-    );
-    for (const id of acknowledged) assert.ok(queued.has(id), `${id} missing from the queue`);
-  } finally {
-    storage.close();
-  }
+  const report = await sigkillUnderLoad(daemon, { clients: 8, kills: 1, runMs: 800 });
+  assert.ok(report.acknowledged > 50, `only ${report.acknowledged} events acknowledged`);
+  assert.deepEqual(
+    { lost: report.lost, unqueued: report.unqueued, duplicated: report.duplicated },
+    { lost: 0, unqueued: 0, duplicated: 0 },
+  );
 });
 
 Deno.test("graceful shutdown answers in-flight requests", async () => {

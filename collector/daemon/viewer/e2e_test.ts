@@ -2,38 +2,23 @@
 // daemon seeded through the real ingest path. Screenshots of every page, light and dark, go to
 // collector/daemon/viewer/screenshots/ (git-ignored) for a reviewer to look at.
 import assert from "node:assert/strict";
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  type Page,
-  type Response as PageResponse,
-} from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Event } from "@kiro-learn/core/schemas";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
-import { postJson, scriptedAgent, startTestDaemon } from "../../tooling/testing/mod.ts";
+import {
+  crossSiteAttack,
+  launchChromium,
+  postJson,
+  rawHttp,
+  scriptedAgent,
+  startTestDaemon,
+} from "../../tooling/testing/mod.ts";
 import { openViewer } from "../../cli/mod.ts";
 import { SESSION_KEY } from "./mod.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = decodeURIComponent(new URL("./screenshots", import.meta.url).pathname);
 const NS_A = `/actor/tester/project/${"a".repeat(64)}/`;
 const NS_B = `/actor/tester/project/${"b".repeat(64)}/`;
-
-/** Fails the test, with how to fix it, when Chromium is missing: the test is never skipped. */
-function requireChromium(): void {
-  let found = false;
-  try {
-    found = Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    // Not installed.
-  }
-  assert.ok(
-    found,
-    `headless Chromium is missing (${CHROMIUM}): install it with \`apt-get install chromium\` ` +
-      "(`deno task test` installs it when it may) and run the tests again",
-  );
-}
 
 function event(ns: string, path: string, overrides: Partial<Event>): Event {
   return makeEvent({
@@ -136,26 +121,12 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: "light" });
 }
 
-// fetch() will not send a raw `..` path, so traversal probes are written by hand.
-async function rawGet(port: number, path: string): Promise<string> {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  await conn.write(
-    new TextEncoder().encode(
-      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
-    ),
-  );
-  let text = "";
-  for await (const chunk of conn.readable) text += new TextDecoder().decode(chunk);
-  return text;
-}
-
 Deno.test({
   name: "viewer end to end in headless Chromium",
   // playwright keeps pipes and timers of its own; the daemon and browser are closed explicitly.
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
-  requireChromium();
   const started = performance.now();
   await Deno.mkdir(SHOTS, { recursive: true });
   await using daemon = await startTestDaemon({
@@ -168,19 +139,7 @@ Deno.test({
   for (const e of seed.events) await ok(postJson(daemon, "/v1/events", e));
   for (const r of Object.values(seed.records)) await ok(postJson(daemon, "/v1/memories", r));
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const browser: Browser = await launchChromium();
   const requests: string[] = [];
   const problems: string[] = [];
   const watch = (context: BrowserContext) => {
@@ -489,37 +448,23 @@ Deno.test({
       // (SameSite=Strict still sends it: another port on 127.0.0.1 is the same site). A simple
       // no-cors POST goes out and must be refused; a DELETE needs a preflight that fails.
       const planted = makeRecord({ namespace: NS_B, title: "planted by another origin" });
-      const attacker = Deno.serve(
-        { hostname: "127.0.0.1", port: 0, onListen() {} },
-        () =>
-          new Response(
-            `<!doctype html><script>
-              const base = ${JSON.stringify(url)};
-              Promise.allSettled([
-                fetch(base + "/v1/memories", { method: "POST", mode: "no-cors", credentials: "include",
-                  headers: { "content-type": "text/plain" }, body: ${
-              JSON.stringify(JSON.stringify(planted))
-            } }),
-                fetch(base + "/v1/memories/${parser.record_id}", { method: "DELETE", credentials: "include" }),
-              ]).finally(() => { document.title = "done"; });
-            </script>`,
-            { headers: { "content-type": "text/html" } },
-          ),
-      );
-      attackerOrigin = `http://127.0.0.1:${attacker.addr.port}`;
-      const refusals: number[] = [];
-      try {
-        const evil = await context.newPage();
-        evil.on("response", (r: PageResponse) => {
-          if (r.url().startsWith(url)) refusals.push(r.status());
-        });
-        await evil.goto(attackerOrigin + "/");
-        // The attacker page has no CSP, so a string predicate may be evaluated there.
-        await evil.waitForFunction(`document.title === "done"`);
-        await evil.close();
-      } finally {
-        await attacker.shutdown();
-      }
+      const attack = await crossSiteAttack(context, {
+        target: url,
+        requests: [
+          {
+            path: "/v1/memories",
+            init: {
+              method: "POST",
+              mode: "no-cors",
+              headers: { "content-type": "text/plain" },
+              body: JSON.stringify(planted),
+            },
+          },
+          { path: `/v1/memories/${parser.record_id}`, init: { method: "DELETE" } },
+        ],
+      });
+      attackerOrigin = attack.origin;
+      const refusals = attack.statuses;
       assert.ok(refusals.length >= 1, "the cross-origin POST was not seen");
       assert.ok(refusals.every((status) => status === 403), `statuses ${refusals}`);
       const notPlanted = await daemon.fetch(`/v1/memories/${planted.record_id}`);
@@ -533,7 +478,7 @@ Deno.test({
       for (
         const path of ["/ui/static/../mod.ts", "/ui/static/%2e%2e/mod.ts", "/ui/static/..%2fmod.ts"]
       ) {
-        const raw = await rawGet(daemon.port, path);
+        const raw = await rawHttp(daemon.port, { path });
         assert.doesNotMatch(raw, /^HTTP\/1.1 200/, path);
         assert.ok(!raw.includes("createViewer"), path);
       }
@@ -584,7 +529,6 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  requireChromium();
   const agent = await scriptedAgent([{ reply: "Sure! Nothing to see here." }]);
   await using daemon = await startTestDaemon({
     settings: {
@@ -609,10 +553,7 @@ Deno.test({
   await flushed.body?.cancel();
   let link = "";
   await openViewer(daemon.settings, { print: () => {}, launch: (u) => void (link = u) });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-  });
+  const browser = await launchChromium();
   try {
     const page = await (await browser.newContext()).newPage();
     await page.goto(link);

@@ -27,6 +27,8 @@ export interface TestDaemon {
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** SIGKILLs the daemon. */
   kill(): Promise<void>;
+  /** Stops it cleanly (SIGTERM: the WAL is checkpointed) and keeps the data dir. */
+  stop(): Promise<void>;
   /** Starts it again on the same data dir and port. */
   restart(): Promise<void>;
   /** Stops it (SIGTERM) and removes the data dir. */
@@ -113,6 +115,10 @@ export async function startTestDaemon(
     },
     async kill() {
       child!.kill("SIGKILL");
+      await child!.status;
+    },
+    async stop() {
+      child!.kill("SIGTERM");
       await child!.status;
     },
     restart: launch,

@@ -1,0 +1,102 @@
+/**
+ * Every /v1 route of the collector as a table a test can walk (with a request each that would
+ * succeed with the token), the ways to get the credentials wrong, and a viewer login: for the
+ * auth matrix, the cookie replay and the attack suite.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { SESSION_KEY, sessionCookieName } from "../../daemon/viewer/mod.ts";
+import type { TestDaemon } from "./daemon.ts";
+
+/** A /v1 route, and how to call it. */
+export interface V1Route {
+  /** The HTTP method. */
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** The route as app.ts declares it (`:id` is a path parameter). */
+  route: string;
+  /** The concrete URL (with a query a correct request would need). */
+  path: (id: string) => string;
+  /** A body a correct request would carry. */
+  body?: () => unknown;
+}
+
+const PROJECT = "a".repeat(64);
+
+/**
+ * Every /v1 route and method; a route missing here fails the coverage test in
+ * `collector/daemon/server/routes_auth_test.ts`.
+ */
+export const V1_ROUTES: V1Route[] = [
+  { method: "GET", route: "/v1/events", path: () => "/v1/events?limit=5" },
+  { method: "POST", route: "/v1/events", path: () => "/v1/events", body: () => makeEvent() },
+  { method: "GET", route: "/v1/memories", path: () => "/v1/memories?limit=5" },
+  { method: "POST", route: "/v1/memories", path: () => "/v1/memories", body: () => makeRecord() },
+  {
+    method: "GET",
+    route: "/v1/memories/search",
+    path: () => `/v1/memories/search?namespace=${encodeURIComponent(TEST_NAMESPACE)}&query=x`,
+  },
+  { method: "GET", route: "/v1/memories/:id", path: (id) => `/v1/memories/${id}` },
+  {
+    method: "PATCH",
+    route: "/v1/memories/:id",
+    path: (id) => `/v1/memories/${id}`,
+    body: () => ({ title: "renamed by an intruder" }),
+  },
+  { method: "DELETE", route: "/v1/memories/:id", path: (id) => `/v1/memories/${id}` },
+  { method: "GET", route: "/v1/stats", path: () => "/v1/stats" },
+  { method: "GET", route: "/v1/retrievals", path: () => "/v1/retrievals?limit=5" },
+  { method: "GET", route: "/v1/runs", path: () => "/v1/runs?limit=5" },
+  { method: "GET", route: "/v1/merges", path: () => "/v1/merges?limit=5" },
+  {
+    method: "POST",
+    route: "/v1/extraction/flush",
+    path: () => `/v1/extraction/flush?project_id=${PROJECT}`,
+  },
+  { method: "GET", route: "/v1/feed", path: () => "/v1/feed" },
+  { method: "POST", route: "/v1/ui/codes", path: () => "/v1/ui/codes" },
+];
+
+/** Ways to get the credentials wrong, each as the headers sent. */
+export function badCredentials(daemon: TestDaemon): [string, Record<string, string>][] {
+  return [
+    ["no authorization header", {}],
+    ["a wrong token", { authorization: "Bearer not-the-token" }],
+    ["the token with a character more", { authorization: `Bearer ${daemon.token}x` }],
+    ["the token cut short", { authorization: `Bearer ${daemon.token.slice(0, -1)}` }],
+    ["the token under another scheme", { authorization: `Basic ${daemon.token}` }],
+    ["an empty bearer", { authorization: "Bearer " }],
+    ["a forged viewer session cookie", { cookie: `${sessionCookieName(daemon.port)}=forged` }],
+  ];
+}
+
+/** Calls `route` on `daemon` (for the `:id` routes, about `id`) with exactly `headers`. */
+export function routeRequest(
+  daemon: TestDaemon,
+  route: V1Route,
+  options: { id: string; headers: Record<string, string> },
+): Promise<Response> {
+  const { id, headers } = options;
+  const body = route.body?.();
+  return fetch(daemon.url + route.path(id), {
+    method: route.method,
+    headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** Logs a viewer in on the real daemon: the session cookie and the key its redirect carries. */
+export async function viewerLogin(daemon: TestDaemon): Promise<{ cookie: string; key: string }> {
+  const minted = await daemon.fetch("/v1/ui/codes", { method: "POST" });
+  const { path } = await minted.json();
+  const login = await fetch(daemon.url + path, { redirect: "manual" });
+  await login.body?.cancel();
+  assert.equal(login.status, 303);
+  const cookie = login.headers.get("set-cookie")!.split(";")[0];
+  const fragment = new URL(login.headers.get("location")!, daemon.url).hash.slice(1);
+  const key = new URLSearchParams(fragment).get(SESSION_KEY.fragment);
+  assert.ok(key, "the login redirect carries the session key in its fragment");
+  return { cookie, key };
+}
