@@ -11,3 +11,4 @@ export * from "./hang_guard.ts";
 export * from "./workspace_rules.ts";
 export * from "./collector_stub.ts";
 export * from "./remote_imports.ts";
+export * from "./namespace_rows.ts";
