@@ -6,8 +6,8 @@
  * their embeddings, retrieval logs, extraction runs, merge history, LLM usage), rewriting only
  * the namespace and project id columns: row ids, record ids and seqs stay, so nothing is copied
  * and nothing can be duplicated, and the full-text index (keyed by row id) needs no rebuild.
- * The move is recorded in `namespace_moves`, whose triggers (migration 8) redirect every later
- * write under the old namespace. Running it again moves whatever arrived since (nothing, once
+ * A move that found rows is recorded in `namespace_moves`, whose triggers (migration 8)
+ * redirect every later write under the old namespace. Running it again moves whatever arrived since (nothing, once
  * the triggers are in place) and returns zeros. Interrupted, the transaction rolls back and
  * the next trigger does the whole move again.
  *
@@ -68,10 +68,15 @@ export async function moveNamespace(
       ),
       llm_usage_rows: moveLlmUsage(c, move),
     };
-    c.stmt(
-      `INSERT INTO namespace_moves (from_namespace, to_namespace, from_project_id, to_project_id,
-        moved_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(from_namespace) DO NOTHING`,
-    ).run(from, to, move.fromProjectId, toProjectId, new Date().toISOString());
+    // Only a namespace that held something becomes an alias: recording every empty one would
+    // send a later, unrelated project at the same path (re-created without a remote) into this
+    // repository's memory.
+    if (Object.values(counts).some((n) => n > 0)) {
+      c.stmt(
+        `INSERT INTO namespace_moves (from_namespace, to_namespace, from_project_id,
+          to_project_id, moved_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(from_namespace) DO NOTHING`,
+      ).run(from, to, move.fromProjectId, toProjectId, new Date().toISOString());
+    }
     return counts;
   });
 }

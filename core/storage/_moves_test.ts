@@ -220,11 +220,24 @@ Deno.test("a move onto itself or into a moved namespace is refused", async () =>
         s.moveNamespace({ ...MOVE, to: OLD, toProjectId: OLD_ID }),
         /onto itself/,
       );
+      await seedNamespace(s, { namespace: OLD, projectId: OLD_ID });
       await s.moveNamespace(MOVE);
       await assert.rejects(
         s.moveNamespace({ from: OTHER, to: OLD, fromProjectId: OTHER_ID, toProjectId: OLD_ID }),
         /was itself moved/,
       );
+    });
+  });
+});
+
+Deno.test("an empty namespace is not recorded as moved", async () => {
+  await withDb(async (path) => {
+    await withStorage(path, async (s) => {
+      const moved = await s.moveNamespace(MOVE);
+      assert.ok(Object.values(moved).every((n) => n === 0));
+      assert.equal(await s.namespaceMovedTo(OLD), null);
+      await s.ingestEvent(makeEvent({ namespace: OLD }), { project_id: OLD_ID, enqueue: false });
+      assert.equal(rows(s, OLD, OLD_ID).events, 1);
     });
   });
 });

@@ -429,8 +429,8 @@ export interface Storage {
   stats(options?: { namespace?: string }): Promise<Stats>;
   /**
    * Moves every row of namespace `from` (project id `fromProjectId`) to `to`, in one
-   * transaction, and records the move so later writes under `from` land in `to`. Idempotent;
-   * refuses `from === to` and a `to` that was itself moved.
+   * transaction, and, when there was anything to move, records the move so later writes under
+   * `from` land in `to`. Idempotent; refuses `from === to` and a `to` that was itself moved.
    */
   moveNamespace(
     move: { from: string; to: string; fromProjectId: string; toProjectId: string },
