@@ -10,9 +10,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { newEventId, newRecordId } from "@kiro-learn/core/ids";
-import { resolveProject } from "@kiro-learn/core/project";
+import {
+  buildNamespace,
+  currentActor,
+  projectIdFromRoot,
+  resolveProject,
+} from "@kiro-learn/core/project";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { type MemoryRecord, RECORD_LIMITS } from "@kiro-learn/core/schemas";
-import { failOnHang } from "@kiro-learn/core/testing";
+import { failOnHang, seedNamespace } from "@kiro-learn/core/testing";
 import { VERSION } from "@kiro-learn/core/version";
 // Test-only reach into the collector member: its test daemon is the real thing.
 import {
@@ -707,6 +713,51 @@ Deno.test(
       for (const conn of held) conn.close();
       await Deno.remove(home, { recursive: true });
       await Deno.remove(projectDir, { recursive: true });
+    }
+  },
+);
+
+Deno.test(
+  "in a repository with a remote, the first search finds memory kept under the old namespace",
+  SANITIZE,
+  async () => {
+    await using daemon = await startTestDaemon();
+    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-mcp-remote-" }));
+    try {
+      const git = async (...args: string[]) => {
+        const out = await new Deno.Command("git", {
+          args,
+          cwd: root,
+          stdout: "null",
+          stderr: "piped",
+          env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+        }).output();
+        assert.ok(out.success, new TextDecoder().decode(out.stderr));
+      };
+      await git("init", "-q");
+      await git("remote", "add", "origin", "https://github.com/acme/quokka-shop.git");
+      const project = resolveProject(root);
+      assert.equal(project.id_source, "git-remote");
+      // Memory from before project ids came from remotes: under the path's namespace.
+      const oldNamespace = buildNamespace(currentActor(), projectIdFromRoot(root));
+      const storage = openSqliteStorage(daemon.settings.paths.db);
+      const seeded = await seedNamespace(storage, {
+        namespace: oldNamespace,
+        projectId: projectIdFromRoot(root),
+        projectPath: root,
+      });
+      storage.close();
+      await using session = await connect({ port: daemon.port, env: daemon.env, cwd: root });
+      const hit = await session.call("search_memory", { query: "payments retries" });
+      assert.equal(hit.isError, false, hit.text);
+      assert.ok(hit.text.includes(seeded.recordIds[0]), hit.text);
+      const stats = await (await daemon.fetch("/v1/stats")).json();
+      assert.deepEqual(
+        stats.projects.map((p: { namespace: string }) => p.namespace),
+        [project.namespace],
+      );
+    } finally {
+      await Deno.remove(root, { recursive: true });
     }
   },
 );

@@ -10,6 +10,7 @@ import {
   projectIdFromRoot,
   resolveProject,
 } from "@kiro-learn/core/project";
+import { createCollectorClient } from "@kiro-learn/core/api";
 import type { Event } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { spoolEvent } from "@kiro-learn/core/spool";
@@ -218,6 +219,65 @@ Deno.test("old namespace moves into the repository's one once; a second start ch
       assert.equal(ids.n, 2);
     } finally {
       s.close();
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a client naming its project moves the old namespace before any event", async () => {
+  const root = Deno.realPathSync(await Deno.makeTempDir({ prefix: "kl_project_identify_" }));
+  try {
+    const home = join(root, "home");
+    const dataDir = join(root, "data");
+    await Deno.mkdir(dataDir, { recursive: true });
+    const clone = await cloneFixture(root, home);
+    await Deno.writeTextFile(
+      join(dataDir, "settings.json"),
+      JSON.stringify({ collector: { port: freePort() }, embedding: { backend: "off" } }),
+    );
+    const settings = loadSettings({ env: { KIRO_LEARN_HOME: dataDir } });
+    const identity = resolveProject(clone, { home, actor: ACTOR });
+    const old = {
+      namespace: buildNamespace(ACTOR, projectIdFromRoot(clone)),
+      projectId: projectIdFromRoot(clone),
+    };
+    const storage = openSqliteStorage(settings.paths.db);
+    const seeded = await seedNamespace(storage, { ...old, projectPath: clone });
+    const before = countNamespaceRows(storage.db, old);
+    storage.close();
+
+    const collector = await startCollector(settings, { logger: silentLogger() });
+    try {
+      // What the MCP server and the CLI do before their first read: the real client.
+      const client = createCollectorClient({
+        host: settings.collector.host,
+        port: collector.port,
+        tokenPath: settings.paths.token,
+      });
+      const first = await client.identifyProject(identity.namespace, identity.project_root);
+      assert.equal(first.namespace, identity.namespace);
+      assert.equal(first.moved?.records, before.records);
+      assert.equal(first.moved?.events, before.events);
+      const found = await client.search(identity.namespace, "payments retries", { limit: 5 });
+      assert.ok(found.some((r) => r.record_id === seeded.recordIds[0]));
+      assert.deepEqual(await client.identifyProject(identity.namespace, identity.project_root), {
+        namespace: identity.namespace,
+        moved: null,
+      });
+      // A path-derived namespace has nothing older: nothing moves, nothing is recorded.
+      const plain = resolveProject(join(root, "elsewhere"), { home, actor: ACTOR });
+      assert.equal((await client.identifyProject(plain.namespace, plain.project_root)).moved, null);
+    } finally {
+      await collector.close();
+    }
+    const after = openSqliteStorage(settings.paths.db);
+    try {
+      assert.deepEqual(countNamespaceRows(after.db, old), NO_ROWS);
+      const next = { namespace: identity.namespace, projectId: identity.project_id };
+      assert.deepEqual(countNamespaceRows(after.db, next), before);
+    } finally {
+      after.close();
     }
   } finally {
     await Deno.remove(root, { recursive: true });

@@ -172,31 +172,53 @@ export class IngestPipeline<R = unknown> {
     return outcome;
   }
 
+  /**
+   * A client (the MCP server, the CLI) works in `namespace`, resolved for the project at
+   * `projectPath`: move the project's older namespace into it, as its first event would. The
+   * rows moved, or null when nothing was moved (already done, or nothing there).
+   */
+  async identifyProject(namespace: string, projectPath: string): Promise<NamespaceMove | null> {
+    const legacy = legacyNamespaceFor(namespace, projectPath);
+    return legacy === null ? null : await this.#moveOnce(legacy, namespace);
+  }
+
   // Moves the project's old namespace into the event's (once per process; see the module doc),
   // and files an event that names a moved namespace under the new one.
   async #settleNamespace(event: Event): Promise<Event> {
-    const storage = this.#options.storage;
     const path = event.source.project_path;
     const legacy = path === undefined ? null : legacyNamespaceFor(event.namespace, path);
     if (legacy === null) {
-      const movedTo = await storage.namespaceMovedTo(event.namespace);
+      const movedTo = await this.#options.storage.namespaceMovedTo(event.namespace);
       if (movedTo !== null) return { ...event, namespace: movedTo };
       // Rows may arrive under an old namespace after it was found empty (a spool drained
       // late): look at it again on the project's next event.
       this.#moves.delete(event.namespace);
       return event;
     }
-    let move = this.#moves.get(legacy);
-    if (move === undefined) {
-      move = this.#move(legacy, event.namespace);
-      this.#moves.set(legacy, move);
-      move.catch(() => this.#moves.delete(legacy));
-    }
-    await move;
+    await this.#moveOnce(legacy, event.namespace);
     return event;
   }
 
-  async #move(from: string, to: string): Promise<void> {
+  // Concurrent callers share one move; a failed one is tried again by the next caller.
+  async #moveOnce(from: string, to: string): Promise<NamespaceMove | null> {
+    const pending = this.#moves.get(from);
+    if (pending !== undefined) {
+      await pending;
+      return null;
+    }
+    const move = this.#move(from, to);
+    const shared = move.then(() => {});
+    shared.catch(() => {}); // its waiters see the failure; no one else must
+    this.#moves.set(from, shared);
+    try {
+      return await move;
+    } catch (error) {
+      this.#moves.delete(from);
+      throw error;
+    }
+  }
+
+  async #move(from: string, to: string): Promise<NamespaceMove | null> {
     const toProjectId = projectIdFromNamespace(to)!;
     const moved = await this.#options.storage.moveNamespace({
       from,
@@ -204,9 +226,9 @@ export class IngestPipeline<R = unknown> {
       fromProjectId: projectIdFromNamespace(from)!,
       toProjectId,
     });
-    if (Object.values(moved).some((n) => n > 0)) {
-      this.#options.onMoved?.({ from, to, to_project_id: toProjectId, moved });
-    }
+    if (!Object.values(moved).some((n) => n > 0)) return null;
+    this.#options.onMoved?.({ from, to, to_project_id: toProjectId, moved });
+    return moved;
   }
 
   // The session's first prompt, when `event` is its second prompt and repeats it (see module doc).
