@@ -21,9 +21,11 @@
  * (granting it every project folder would widen its sandbox for a one-time job, and folders
  * move or vanish); the shim that sent the event already resolved the identity with the same
  * `resolveProject` every other surface uses, so the collector takes that answer instead of
- * computing a second one. Projects that never send another event keep their old namespace,
- * which is then their only one, so every project is listed once either way. An event still
- * naming a moved namespace (spooled before the upgrade) is filed under the new one.
+ * computing a second one. The MCP server and the CLI, which send no events, name their project
+ * through {@linkcode IngestPipeline.identifyProject} before they read. Projects never opened
+ * again keep their old namespace, which is then their only one, so every project is listed
+ * once either way. An event still naming a moved namespace (spooled before the upgrade) is
+ * filed under the new one.
  *
  * @module
  */
