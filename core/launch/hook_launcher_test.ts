@@ -9,6 +9,7 @@ import {
   portablePath,
 } from "./hook_launcher.ts";
 import { shimCommand } from "./shim.ts";
+import { runGit, seedRepo } from "../testing/mod.ts";
 
 Deno.test("portablePath: the default data dir is named through $HOME, any other stays absolute", () => {
   const home = "/home/ada";
@@ -108,19 +109,6 @@ async function withLauncher(fn: (f: LauncherFixture) => Promise<void>): Promise<
   }
 }
 
-async function git(cwd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command("git", {
-    args: ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
-    cwd,
-    stdout: "null",
-    stderr: "piped",
-    env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-  }).output();
-  if (!out.success) {
-    throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-  }
-}
-
 Deno.test("a hook fired in a subfolder of a project outside $HOME files its event under the project", async () => {
   await withLauncher(async ({ home, srv, settings, launcher, run }) => {
     const project = `${srv}/billing-svc`;
@@ -140,15 +128,11 @@ Deno.test("a hook in a worktree outside $HOME takes the repository's remote, as 
   await withLauncher(async ({ home, srv, settings, launcher, run }) => {
     // The main repository and its worktree in two unrelated folders outside $HOME.
     const main = `${srv}/repos/billing`;
-    await Deno.mkdir(main, { recursive: true });
-    await git(main, "init", "-q");
-    await Deno.writeTextFile(`${main}/README`, "billing");
-    await git(main, "add", "README");
-    await git(main, "commit", "-q", "-m", "init");
-    await git(main, "remote", "add", "origin", "git@github.com:acme/billing.git");
+    await seedRepo(main);
+    await runGit(main, "remote", "add", "origin", "git@github.com:acme/billing.git");
     const worktree = `${srv}/checkouts/billing-fix`;
     await Deno.mkdir(`${srv}/checkouts`);
-    await git(main, "worktree", "add", "-q", worktree, "-b", "fix");
+    await runGit(main, "worktree", "add", "-q", worktree, "-b", "fix");
     // What the CLI and the MCP server (full read) resolve.
     const cli = resolveProject(worktree, { actor: "tester", home });
     assert.equal(cli.id_source, "git-remote");

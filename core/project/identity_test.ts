@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
 import fc from "fast-check";
 import { NAMESPACE_PATTERN } from "../schemas/limits.ts";
+import { runGit, seedRepo } from "../testing/mod.ts";
 import {
   buildNamespace,
   currentActor,
@@ -43,29 +44,7 @@ function touch(path: string, text = ""): void {
   Deno.writeTextFileSync(path, text);
 }
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args: ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-    env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-  }).output();
-  if (!out.success) {
-    throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-  }
-  return new TextDecoder().decode(out.stdout).trim();
-}
-
-/** A real repository with one commit, to clone from. */
-async function seedRepo(dir: string): Promise<string> {
-  mkdirp(dir);
-  await git(dir, "init", "-q");
-  touch(join(dir, "README"), "seed");
-  await git(dir, "add", "README");
-  await git(dir, "commit", "-q", "-m", "seed");
-  return dir;
-}
+const git = runGit;
 
 Deno.test("subdirectory of a git repo resolves to the repo root", async () => {
   await withFixture((_root, home) => {

@@ -4,6 +4,7 @@ import {
   countNamespaceRows,
   makeEvent,
   makeRecord,
+  makeRun,
   NO_ROWS,
   seedNamespace,
 } from "../testing/mod.ts";
@@ -153,20 +154,7 @@ Deno.test("writes under a moved namespace land in the new one, whatever writes t
         tokens: 1,
         outcome: "ok",
       });
-      await s.recordRun({
-        project_id: OLD_ID,
-        namespace: OLD,
-        started_at: new Date().toISOString(),
-        duration_ms: 1,
-        strategy: "heuristic",
-        outcome: "ok",
-        entries: 1,
-        chunks: 1,
-        records: 1,
-        attempts: 0,
-        chars_sent: 0,
-        chars_received: 0,
-      });
+      await s.recordRun(makeRun({ project_id: OLD_ID, namespace: OLD }));
       await s.addLlmUsage({
         project_id: OLD_ID,
         purpose: "extract",

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { Storage } from "../storage/mod.ts";
+import type { ExtractionRun, Storage } from "../storage/mod.ts";
 import { makeEvent, makeRecord } from "./fixtures.ts";
 
 /** Row counts of one namespace (and its project id), per table. */
@@ -95,20 +95,7 @@ export async function seedNamespace(
     tokens: 40,
     outcome: "ok",
   });
-  await storage.recordRun({
-    project_id: projectId,
-    namespace,
-    started_at: new Date().toISOString(),
-    duration_ms: 5,
-    strategy: "heuristic",
-    outcome: "ok",
-    entries: 1,
-    chunks: 1,
-    records: 1,
-    attempts: 0,
-    chars_sent: 0,
-    chars_received: 0,
-  });
+  await storage.recordRun(makeRun({ project_id: projectId, namespace }));
   await storage.addLlmUsage({
     project_id: projectId,
     purpose: "extract",
@@ -166,6 +153,25 @@ export function addRows(a: NamespaceRows, b: NamespaceRows): NamespaceRows {
   const out = { ...a };
   for (const key of Object.keys(out) as (keyof NamespaceRows)[]) out[key] += b[key];
   return out;
+}
+
+/** A finished heuristic extraction run of one project; fields in `overrides` win. */
+export function makeRun(
+  overrides: Pick<ExtractionRun, "project_id" | "namespace"> & Partial<ExtractionRun>,
+): ExtractionRun {
+  return {
+    started_at: new Date().toISOString(),
+    duration_ms: 5,
+    strategy: "heuristic",
+    outcome: "ok",
+    entries: 1,
+    chunks: 1,
+    records: 1,
+    attempts: 0,
+    chars_sent: 0,
+    chars_received: 0,
+    ...overrides,
+  };
 }
 
 function unitVector(axis: number): Float32Array {
