@@ -18,7 +18,7 @@ import {
 } from "@kiro-learn/core/project";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { type MemoryRecord, RECORD_LIMITS } from "@kiro-learn/core/schemas";
-import { failOnHang, seedNamespace } from "@kiro-learn/core/testing";
+import { failOnHang, runGit, seedNamespace } from "@kiro-learn/core/testing";
 import { VERSION } from "@kiro-learn/core/version";
 // Test-only reach into the collector member: its test daemon is the real thing.
 import {
@@ -724,18 +724,8 @@ Deno.test(
     await using daemon = await startTestDaemon();
     const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-mcp-remote-" }));
     try {
-      const git = async (...args: string[]) => {
-        const out = await new Deno.Command("git", {
-          args,
-          cwd: root,
-          stdout: "null",
-          stderr: "piped",
-          env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-        }).output();
-        assert.ok(out.success, new TextDecoder().decode(out.stderr));
-      };
-      await git("init", "-q");
-      await git("remote", "add", "origin", "https://github.com/acme/quokka-shop.git");
+      await runGit(root, "init", "-q");
+      await runGit(root, "remote", "add", "origin", "https://github.com/acme/quokka-shop.git");
       const project = resolveProject(root);
       assert.equal(project.id_source, "git-remote");
       // Memory from before project ids came from remotes: under the path's namespace.

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CollectorError } from "@kiro-learn/core/api";
 import { resolveProject } from "@kiro-learn/core/project";
+import { runGit } from "@kiro-learn/core/testing";
 import { projectDir, startupContext } from "./server.ts";
 
 Deno.test("projectDir: KIRO_LEARN_PROJECT_DIR, then CLAUDE_PROJECT_DIR, then the cwd", () => {
@@ -44,16 +45,8 @@ Deno.test("startupContext takes the repository's remote, like the hooks, from an
   try {
     const project = join(home, "code", "shop");
     await Deno.mkdir(join(project, "src"), { recursive: true });
-    const git = await new Deno.Command("git", {
-      args: ["init", "-q"],
-      cwd: project,
-      env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-    }).output();
-    assert.ok(git.success);
-    await new Deno.Command("git", {
-      args: ["remote", "add", "origin", "git@github.com:acme/shop.git"],
-      cwd: project,
-    }).output();
+    await runGit(project, "init", "-q");
+    await runGit(project, "remote", "add", "origin", "git@github.com:acme/shop.git");
     const env = { KIRO_LEARN_HOME: join(home, ".kiro-learn"), USER: "alice", HOME: home };
     // Claude Code names the project; Kiro starts the server in a subfolder: one namespace.
     const fromEnv = startupContext({ env: { ...env, CLAUDE_PROJECT_DIR: project }, cwd: home });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveProject } from "@kiro-learn/core/project";
+import { runGit } from "@kiro-learn/core/testing";
 import { doctor, type DoctorOptions, type DoctorReport, formatCheck } from "./doctor.ts";
 import { install } from "./install.ts";
 import type { InstallCommands } from "./plan.ts";
@@ -285,16 +286,7 @@ Deno.test("doctor names the extractor the collector uses, an absolute agent path
 
 Deno.test("doctor says where the project id comes from: the remote, or the path", async () => {
   await withWorld(async (world) => {
-    const git = async (...args: string[]) => {
-      const out = await new Deno.Command("git", {
-        args,
-        cwd: world.project,
-        stdout: "null",
-        stderr: "piped",
-        env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-      }).output();
-      assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    };
+    const git = (...args: string[]) => runGit(world.project, ...args);
     const projectLine = async () => {
       const project = resolveProject(world.project, { home: world.home });
       const report = await run(world, { project });
