@@ -5,9 +5,21 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { newEventId, newRecordId } from "@kiro-learn/core/ids";
-import { resolveProject } from "@kiro-learn/core/project";
+import {
+  buildNamespace,
+  currentActor,
+  projectIdFromRoot,
+  resolveProject,
+} from "@kiro-learn/core/project";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { type MemoryRecord, RECORD_LIMITS } from "@kiro-learn/core/schemas";
-import { failOnHang, IMPOSTOR_INSTRUCTION, startImpostor } from "@kiro-learn/core/testing";
+import {
+  failOnHang,
+  IMPOSTOR_INSTRUCTION,
+  runGit,
+  seedNamespace,
+  startImpostor,
+} from "@kiro-learn/core/testing";
 import { mcpCommand } from "@kiro-learn/core/launch";
 import { VERSION } from "@kiro-learn/core/version";
 // Test-only reach into the collector member: its test daemon is the real thing.
@@ -642,6 +654,41 @@ Deno.test(
       for (const conn of held) conn.close();
       await Deno.remove(home, { recursive: true });
       await Deno.remove(projectDir, { recursive: true });
+    }
+  },
+);
+
+Deno.test(
+  "in a repository with a remote, the first search finds memory kept under the old namespace",
+  SANITIZE,
+  async () => {
+    await using daemon = await startTestDaemon();
+    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-mcp-remote-" }));
+    try {
+      await runGit(root, "init", "-q");
+      await runGit(root, "remote", "add", "origin", "https://github.com/acme/quokka-shop.git");
+      const project = resolveProject(root);
+      assert.equal(project.id_source, "git-remote");
+      // Memory from before project ids came from remotes: under the path's namespace.
+      const oldNamespace = buildNamespace(currentActor(), projectIdFromRoot(root));
+      const storage = openSqliteStorage(daemon.settings.paths.db);
+      const seeded = await seedNamespace(storage, {
+        namespace: oldNamespace,
+        projectId: projectIdFromRoot(root),
+        projectPath: root,
+      });
+      storage.close();
+      await using session = await connect({ port: daemon.port, env: daemon.env, cwd: root });
+      const hit = await session.call("search_memory", { query: "payments retries" });
+      assert.equal(hit.isError, false, hit.text);
+      assert.ok(hit.text.includes(seeded.recordIds[0]), hit.text);
+      const stats = await (await daemon.fetch("/v1/stats")).json();
+      assert.deepEqual(
+        stats.projects.map((p: { namespace: string }) => p.namespace),
+        [project.namespace],
+      );
+    } finally {
+      await Deno.remove(root, { recursive: true });
     }
   },
 );

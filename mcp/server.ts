@@ -76,7 +76,8 @@ export function startupContext(options: StartupContextOptions = {}): ToolContext
       actor: currentActor(options.env),
       home: options.env.HOME ?? options.env.USERPROFILE,
     };
-    namespace = resolveProject(projectDir(options), identityOptions).namespace;
+    const project = resolveProject(projectDir(options), identityOptions);
+    namespace = project.namespace;
     const settings = loadSettings({ env: options.env });
     for (const warning of settings.warnings) log(warning);
     const client = createCollectorClient({
@@ -85,7 +86,14 @@ export function startupContext(options: StartupContextOptions = {}): ToolContext
       tokenPath: settings.paths.token,
       timeoutMs: options.timeoutMs,
     });
-    return { namespace, client };
+    if (project.id_source !== "git-remote") return { namespace, client };
+    return {
+      namespace,
+      client: identifiedFirst(
+        client,
+        () => client.identifyProject(namespace, project.project_root),
+      ),
+    };
   } catch (error) {
     const message = `kiro-learn-memory could not start: ${(error as Error)?.message ?? error}`;
     log(message);
@@ -96,6 +104,41 @@ export function startupContext(options: StartupContextOptions = {}): ToolContext
 /** Writes a diagnostic line to stderr (stdout belongs to JSON-RPC). */
 export function log(...parts: unknown[]): void {
   console.error(`[${SERVER_NAME}]`, ...parts);
+}
+
+/**
+ * `client`, whose first call first names the project to the collector, so its older namespace
+ * has moved before the agent's first search or save. The server starts without waiting for the
+ * collector. Tried once: a failure is logged and the call goes on (the project's hook events
+ * move the namespace too), so a collector that hangs costs one timeout, not one per call.
+ */
+function identifiedFirst(
+  client: CollectorClient,
+  identify: () => Promise<unknown>,
+): CollectorClient {
+  let ready: Promise<void> | undefined;
+  const first = () =>
+    ready ??= identify().then(() => {}, (error) => {
+      log(`could not name the project to the collector: ${(error as Error)?.message ?? error}`);
+    });
+  const after = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+  async (
+    ...args: A
+  ): Promise<R> => {
+    await first();
+    return await call(...args);
+  };
+  return {
+    url: client.url,
+    health: () => client.health(),
+    identifyProject: (namespace, path) => client.identifyProject(namespace, path),
+    request: after(client.request),
+    search: after(client.search),
+    getMemory: after(client.getMemory),
+    listMemories: after(client.listMemories),
+    saveMemory: after(client.saveMemory),
+    deleteMemory: after(client.deleteMemory),
+  };
 }
 
 function failingClient(message: string): CollectorClient {
@@ -109,5 +152,6 @@ function failingClient(message: string): CollectorClient {
     listMemories: fail,
     saveMemory: (_record: MemoryRecord) => fail(),
     deleteMemory: fail,
+    identifyProject: fail,
   };
 }

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CollectorError } from "@kiro-learn/core/api";
+import { resolveProject } from "@kiro-learn/core/project";
+import { runGit } from "@kiro-learn/core/testing";
 import { projectDir, startupContext } from "./server.ts";
 
 Deno.test("projectDir: KIRO_LEARN_PROJECT_DIR, then CLAUDE_PROJECT_DIR, then the cwd", () => {
@@ -35,6 +37,26 @@ Deno.test("startupContext resolves the namespace and the collector from settings
   } finally {
     await Deno.remove(home, { recursive: true });
     await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("startupContext takes the repository's remote, like the hooks, from any folder", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const project = join(home, "code", "shop");
+    await Deno.mkdir(join(project, "src"), { recursive: true });
+    await runGit(project, "init", "-q");
+    await runGit(project, "remote", "add", "origin", "git@github.com:acme/shop.git");
+    const env = { KIRO_LEARN_HOME: join(home, ".kiro-learn"), USER: "alice", HOME: home };
+    // Claude Code names the project; Kiro starts the server in a subfolder: one namespace.
+    const fromEnv = startupContext({ env: { ...env, CLAUDE_PROJECT_DIR: project }, cwd: home });
+    const fromCwd = startupContext({ env, cwd: join(project, "src") });
+    const hooks = resolveProject(join(project, "src"), { actor: "alice", home });
+    assert.equal(hooks.id_source, "git-remote");
+    assert.equal(fromEnv.namespace, hooks.namespace);
+    assert.equal(fromCwd.namespace, hooks.namespace);
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });
 

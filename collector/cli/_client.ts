@@ -10,6 +10,7 @@ import {
   createCollectorClient,
   type Health,
 } from "@kiro-learn/core/api";
+import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
 
 /** Base URL of the collector the settings point at. */
@@ -36,6 +37,20 @@ export function callCollector(
   options: { method?: string; body?: unknown } = {},
 ): Promise<{ status: number; body: unknown }> {
   return clientFor(settings).request(options.method ?? "GET", path, { body: options.body });
+}
+
+/**
+ * The namespace of the project `dir` belongs to (core's `resolveProject`, as every surface
+ * computes it). When it is a repository's remote-derived namespace, the collector is asked
+ * first to move the project's older namespace into it, as the project's next hook event would,
+ * so a search or export right after the upgrade sees the project's memory.
+ */
+export async function projectNamespace(settings: Settings, dir: string): Promise<string> {
+  const project = resolveProject(dir);
+  if (project.id_source === "git-remote") {
+    await clientFor(settings).identifyProject(project.namespace, project.project_root);
+  }
+  return project.namespace;
 }
 
 /** Health of the collector, or null when it is down. */

@@ -4,17 +4,20 @@
  *
  * @module
  */
+import { resolveProject } from "@kiro-learn/core/project";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { doctor } from "./installer/mod.ts";
 import type { Command } from "./_command.ts";
-import { currentProjectDir, homeDir, installCommands } from "./_install_context.ts";
+import { homeDir, installCommands } from "./_install_context.ts";
+import { invocationDir } from "./_command.ts";
 
 /** Runs `doctor`; its exit code is 0 when every check passes. */
 export async function runDoctor(settings: Settings): Promise<number> {
-  const projectDir = currentProjectDir();
+  const project = resolveProject(invocationDir());
   const report = await doctor({
     home: homeDir(),
-    projectDir,
+    projectDir: project.project_root,
+    project,
     dataDir: settings.dataDir,
     commands: installCommands(settings),
   });

@@ -12,10 +12,9 @@
  * @module
  */
 import { ROUTES } from "@kiro-learn/core/api";
-import { resolveProject } from "@kiro-learn/core/project";
 import { type MemoryRecord, MemoryRecordSchema } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { callCollector } from "./_client.ts";
+import { callCollector, projectNamespace } from "./_client.ts";
 import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
 
 /** The header line's `type`. */
@@ -73,9 +72,12 @@ export const exportCommand: Command = {
     const all = flag(args, "all");
     const project = stringOption(args, "project");
     if (all && project) throw new UsageError("--all and --project exclude each other");
-    const namespace = all ? undefined : resolveProject(project ?? invocationDir()).namespace;
+    const settings = loadSettings();
+    const namespace = all
+      ? undefined
+      : await projectNamespace(settings, project ?? invocationDir());
     const encoder = new TextEncoder();
-    const count = await exportMemory(loadSettings(), {
+    const count = await exportMemory(settings, {
       namespace,
       write: (line) => Deno.stdout.writeSync(encoder.encode(line + "\n")),
     });

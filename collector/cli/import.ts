@@ -14,7 +14,7 @@ import { cliArgv, shellQuote } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { clientFor } from "./_client.ts";
+import { clientFor, projectNamespace } from "./_client.ts";
 import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
 import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
 import { importClaudeCode } from "./_claude_transcripts.ts";
@@ -134,7 +134,7 @@ export async function importGit(
     "HEAD",
   ]);
   const total = Math.min(Number(count.out) || 0, options.max ?? Number.POSITIVE_INFINITY);
-  const namespace = resolveProject(root).namespace;
+  const namespace = await projectNamespace(settings, root);
   const client = clientFor(settings);
   if (!(await client.health())) {
     // Fails with the client's "not running … start it with" message.

@@ -4,11 +4,10 @@
  * @module
  */
 import { ROUTES } from "@kiro-learn/core/api";
-import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { SEARCH_MODES } from "../daemon/retrieval/mod.ts";
-import { callCollector } from "./_client.ts";
+import { callCollector, projectNamespace } from "./_client.ts";
 import {
   choiceOption,
   type Command,
@@ -31,7 +30,7 @@ export async function search(
   } = {},
 ): Promise<number> {
   const print = options.print ?? console.log;
-  const namespace = options.namespace ?? resolveProject(invocationDir()).namespace;
+  const namespace = options.namespace ?? await projectNamespace(settings, invocationDir());
   const params = new URLSearchParams({
     namespace,
     query,

@@ -11,7 +11,8 @@ import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { createEmbeddingService, type EmbeddingService } from "./embedding/mod.ts";
 import { type ExtractionService, startExtraction } from "./extraction/mod.ts";
 import type { PromptRunner } from "./llm/mod.ts";
-import { type EventStoredHook, IngestPipeline } from "./ingest/mod.ts";
+import { type EventStoredHook, IngestPipeline, type NamespaceMovedHook } from "./ingest/mod.ts";
+import { projectIdFromNamespace } from "@kiro-learn/core/project";
 import { createReconciler } from "./reconcile/mod.ts";
 import { createAssembler } from "./retrieval/mod.ts";
 import {
@@ -195,7 +196,19 @@ export async function startCollector(
     }
     options.onStored?.(info);
   };
-  const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored });
+  const onMoved: NamespaceMovedHook = (info) => {
+    // The moved records' vectors were loaded (if at all) under the old namespace: reload lazily.
+    embeddings.index.clear();
+    extraction.projectMoved(projectIdFromNamespace(info.from)!, info.to_project_id).catch(
+      (error) => logger.warn("re-arming a moved project failed", { error: String(error) }),
+    );
+    logger.info("project moved to its repository's namespace", {
+      from: info.from,
+      to: info.to,
+      ...info.moved,
+    });
+  };
+  const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored, onMoved });
   const ctx: CollectorContext = {
     storage,
     search,

@@ -12,7 +12,13 @@
  * @module
  */
 import { z } from "zod";
-import { type MemoryRecord, MemoryRecordSchema, type ObservationType } from "../schemas/mod.ts";
+import {
+  type MemoryRecord,
+  MemoryRecordSchema,
+  type ObservationType,
+  type ProjectIdentityResponse,
+  ProjectIdentityResponseSchema,
+} from "../schemas/mod.ts";
 import {
   checkCollectorProof,
   collectorBaseUrl,
@@ -174,6 +180,11 @@ export interface CollectorClient {
   saveMemory(record: MemoryRecord): Promise<string>;
   /** Deletes a record; false when no record has this id. */
   deleteMemory(id: string): Promise<boolean>;
+  /**
+   * Names the project this client works in (its namespace and root, from `resolveProject`), so
+   * the collector moves the project's older namespace into it first; the rows moved, or null.
+   */
+  identifyProject(namespace: string, projectPath: string): Promise<ProjectIdentityResponse>;
 }
 
 /** Options for {@linkcode createCollectorClient}. */
@@ -304,6 +315,15 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
       if (res.status === 404) return false;
       if (res.status !== 200) throw new CollectorHttpError(res.status, res.body, `forget ${id}`);
       return true;
+    },
+    async identifyProject(namespace, projectPath) {
+      const res = await call("POST", ROUTES.projectIdentity, {
+        namespace,
+        project_path: projectPath,
+      });
+      const what = "identify the project";
+      if (res.status !== 200) throw new CollectorHttpError(res.status, res.body, what);
+      return expect(ProjectIdentityResponseSchema, res, what);
     },
   };
 }

@@ -25,6 +25,12 @@ export const ROUTES = {
   search: "/v1/memories/search",
   /** Counts, queues, extraction, embedding, spool. */
   stats: "/v1/stats",
+  /**
+   * POST `{namespace, project_path}`: the project a client works in. The collector moves the
+   * project's older, path-derived namespace into `namespace` if no event did yet, so a search
+   * right after an upgrade finds the project's memory.
+   */
+  projectIdentity: "/v1/projects/identity",
   /** One-time viewer login codes. */
   viewerCodes: "/v1/ui/codes",
 } as const;

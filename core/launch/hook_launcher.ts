@@ -7,10 +7,11 @@
  * (`|| true`) where it is not — `kiro-learn doctor` reports such a hook.
  *
  * The launcher also finds the hook's project root at run time (the nearest folder above the
- * working directory that holds `.git`) and adds it, alone, to the shim's read permission. So a
+ * working directory that holds `.git`) and adds it to the shim's read permission, with the git
+ * dir a `.git` file points to (a worktree's main repository, a submodule's module dir). So a
  * hook fired anywhere inside a project outside `$HOME` (`/srv/app/src/lib`) resolves the same
- * project as one fired at its root, while the shim still reads only the data dir, `$HOME` and
- * that one project.
+ * project, and the same remote-derived id, as one fired at its root or as the CLI, while the
+ * shim still reads only the data dir, `$HOME` and that one repository.
  *
  * @module
  */
@@ -46,8 +47,19 @@ const FIND_ROOT = [
   '  if [ -e "$dir/.git" ]; then root="$dir"; break; fi',
   '  dir="${dir%/*}"',
   "done",
+  "# A worktree's or submodule's .git is a file naming its git dir, which may lie outside every",
+  "# other read root: the shim reads the remote there (for a worktree, in the main repository's",
+  "# git dir, which holds the worktree's), so it resolves the project id the CLI does.",
+  "gitdir=",
+  'if [ -n "$root" ] && [ -f "$root/.git" ]; then',
+  '  IFS= read -r line < "$root/.git" || true',
+  '  case "$line" in "gitdir: "*) gitdir="${line#gitdir: }" ;; esac',
+  '  case "$gitdir" in /*|"") ;; *) gitdir="$root/$gitdir" ;; esac',
+  '  gitdir="${gitdir%/worktrees/*}"',
+  "fi",
   "# Never the whole disk, and never a path with a comma (it would split the permission list).",
   'case "$root" in /|*,*) root= ;; esac',
+  'case "$gitdir" in /|*,*) gitdir= ;; esac',
 ];
 
 /** The launcher of a shim surface: finds the project root, then execs the shim. */
@@ -57,7 +69,9 @@ export function hookLauncherScript(
 ): string {
   const argv = shimCommand(surface, { ...options, args: [] });
   const words = argv.map((arg) =>
-    arg.startsWith("--allow-read=") ? `${shellQuote(arg)}"\${root:+,$root}"` : shellQuote(arg)
+    arg.startsWith("--allow-read=")
+      ? `${shellQuote(arg)}"\${root:+,$root}\${gitdir:+,$gitdir}"`
+      : shellQuote(arg)
   );
   return [
     "#!/bin/sh",

@@ -9,6 +9,7 @@ import {
   portablePath,
 } from "./hook_launcher.ts";
 import { shimCommand } from "./shim.ts";
+import { runGit, seedRepo } from "../testing/mod.ts";
 
 Deno.test("portablePath: the default data dir is named through $HOME, any other stays absolute", () => {
   const home = "/home/ada";
@@ -40,7 +41,7 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
   }
   assert.match(
     files[0].content,
-    /--allow-read=\/home\/ada\/\.kiro-learn,\/home\/ada'?"\$\{root:\+,\$root\}"/,
+    /--allow-read=\/home\/ada\/\.kiro-learn,\/home\/ada'?"\$\{root:\+,\$root\}\$\{gitdir:\+,\$gitdir\}"/,
   );
 });
 
@@ -52,17 +53,23 @@ async function spooledNamespace(spool: string): Promise<string> {
   return namespace;
 }
 
-Deno.test("a hook fired in a subfolder of a project outside $HOME files its event under the project", async () => {
+interface LauncherFixture {
+  home: string;
+  srv: string;
+  settings: ReturnType<typeof loadSettings>;
+  launcher: string;
+  /** Runs `argv` as a Claude Code prompt hook in `cwd`; returns the namespace it spooled. */
+  run: (argv: string[], cwd: string) => Promise<string>;
+}
+
+// A temporary $HOME with a data dir whose collector is down (port 9: nothing listens), so each
+// hook spools its event with the namespace the shim resolved; and a folder outside $HOME.
+async function withLauncher(fn: (f: LauncherFixture) => Promise<void>): Promise<void> {
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-home-" }));
   const srv = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-srv-" }));
-  const project = `${srv}/billing-svc`;
-  const deep = `${project}/src/lib`;
-  await Deno.mkdir(`${project}/.git`, { recursive: true });
-  await Deno.mkdir(deep, { recursive: true });
   try {
     const dataDir = `${home}/.kiro-learn`;
     await Deno.mkdir(dataDir, { mode: 0o700 });
-    // Nothing listens on port 9: the event is spooled, with the namespace the shim resolved.
     await Deno.writeTextFile(`${dataDir}/settings.json`, '{"collector": {"port": 9}}');
     await Deno.writeTextFile(`${dataDir}/token`, "t0k3n-t0k3n-t0k3n-t0k3n\n");
     const settings = loadSettings({ env: { KIRO_LEARN_HOME: dataDir } });
@@ -72,16 +79,16 @@ Deno.test("a hook fired in a subfolder of a project outside $HOME files its even
       hookLauncherScript("claude-code", { settings, home, preferCompiled: false }),
       { mode: 0o700 },
     );
-    const payload = JSON.stringify({
-      session_id: "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23",
-      cwd: deep,
-      hook_event_name: "UserPromptSubmit",
-      prompt: "why does the invoice total round down?",
-    });
-    const run = async (argv: string[]) => {
+    const run = async (argv: string[], cwd: string) => {
+      const payload = JSON.stringify({
+        session_id: "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23",
+        cwd,
+        hook_event_name: "UserPromptSubmit",
+        prompt: "why does the invoice total round down?",
+      });
       const child = new Deno.Command(argv[0], {
         args: argv.slice(1),
-        cwd: deep,
+        cwd,
         clearEnv: true,
         env: { HOME: home, KIRO_LEARN_HOME: dataDir, USER: "tester", PATH: "/usr/bin:/bin" },
         stdin: "piped",
@@ -93,18 +100,50 @@ Deno.test("a hook fired in a subfolder of a project outside $HOME files its even
       await writer.close();
       const out = await child.output();
       assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      return await spooledNamespace(settings.paths.spool);
     };
-    const projectNamespace = resolveProject(project, { actor: "tester" }).namespace;
-
-    await run([launcher]);
-    assert.equal(await spooledNamespace(settings.paths.spool), projectNamespace);
-
-    // The shim alone, reading only the data dir and $HOME, cannot see the .git above the
-    // subfolder: the subfolder became a project of its own (what the launcher fixes).
-    await run(shimCommand("claude-code", { settings, home, preferCompiled: false }));
-    assert.notEqual(await spooledNamespace(settings.paths.spool), projectNamespace);
+    await fn({ home, srv, settings, launcher, run });
   } finally {
     await Deno.remove(home, { recursive: true });
     await Deno.remove(srv, { recursive: true });
   }
+}
+
+Deno.test("a hook fired in a subfolder of a project outside $HOME files its event under the project", async () => {
+  await withLauncher(async ({ home, srv, settings, launcher, run }) => {
+    const project = `${srv}/billing-svc`;
+    const deep = `${project}/src/lib`;
+    await Deno.mkdir(`${project}/.git`, { recursive: true });
+    await Deno.mkdir(deep, { recursive: true });
+    const projectNamespace = resolveProject(project, { actor: "tester" }).namespace;
+    assert.equal(await run([launcher], deep), projectNamespace);
+    // The shim alone, reading only the data dir and $HOME, cannot see the .git above the
+    // subfolder: the subfolder became a project of its own (what the launcher fixes).
+    const alone = shimCommand("claude-code", { settings, home, preferCompiled: false });
+    assert.notEqual(await run(alone, deep), projectNamespace);
+  });
+});
+
+Deno.test("a hook in a worktree outside $HOME takes the repository's remote, as the CLI does", async () => {
+  await withLauncher(async ({ home, srv, settings, launcher, run }) => {
+    // The main repository and its worktree in two unrelated folders outside $HOME.
+    const main = `${srv}/repos/billing`;
+    await seedRepo(main);
+    await runGit(main, "remote", "add", "origin", "git@github.com:acme/billing.git");
+    const worktree = `${srv}/checkouts/billing-fix`;
+    await Deno.mkdir(`${srv}/checkouts`);
+    await runGit(main, "worktree", "add", "-q", worktree, "-b", "fix");
+    // What the CLI and the MCP server (full read) resolve.
+    const cli = resolveProject(worktree, { actor: "tester", home });
+    assert.equal(cli.id_source, "git-remote");
+    assert.equal(await run([launcher], worktree), cli.namespace);
+    // Without the git dir in its read permission the shim could not see the remote.
+    const alone = shimCommand("claude-code", {
+      settings,
+      home,
+      preferCompiled: false,
+      projectRoots: [worktree],
+    });
+    assert.notEqual(await run(alone, worktree), cli.namespace);
+  });
 });

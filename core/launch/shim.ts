@@ -4,7 +4,7 @@
  * | flag | value | why |
  * |---|---|---|
  * | `--allow-net` | `<collector.host>:<collector.port>` | the one place events go |
- * | `--allow-read` | the data dir, `$HOME`, extra project roots | settings.json, token and spool size (data dir); project detection stats the cwd and its ancestors for `.git` and the project markers, reads worktree `.git` files and `commondir`, and realpaths `$HOME` (home, plus any root outside it the installer names) |
+ * | `--allow-read` | the data dir, `$HOME`, extra project roots | settings.json, token and spool size (data dir); project detection stats the cwd and its ancestors for `.git` and the project markers, reads worktree `.git` files, `commondir` and the repository's git `config` (its remote decides the project id), and realpaths `$HOME` (home, plus any root outside it the installer names; the hook launcher adds the hook's repository and the git dir its `.git` file points to) |
  * | `--allow-write` | `<dataDir>/spool` | the spool, nothing else |
  * | `--allow-env` | {@linkcode SHIM_ENV_VARS} | only what it reads |
  * | `--allow-sys` | `hostname` | `source.client_id` |

@@ -11,6 +11,9 @@ import { envGet, type EnvLike } from "../env.ts";
 import { dirname, isAbsolute, join, resolve, sep } from "../path.ts";
 import { NAMESPACE_PATTERN } from "../schemas/limits.ts";
 import { sha256Hex } from "./sha256.ts";
+import { chooseRemote, type GitRemote } from "./_git_remote.ts";
+
+export type { GitRemote };
 
 /**
  * Files or folders that mark a project root, in priority order. The nearest folder holding
@@ -33,6 +36,16 @@ export const PROJECT_MARKERS: readonly string[] = Object.freeze([
   "deno.jsonc",
 ]);
 
+/**
+ * Prefix of a project id derived from a git remote. Path-derived ids are bare 64-hex digests, so
+ * the two kinds can never collide, and a reader (the collector's migration, `status`) can tell
+ * them apart.
+ */
+export const REMOTE_PROJECT_ID_PREFIX = "git-";
+
+/** Every project id kiro-learn writes: a path digest, or a remote digest with its prefix. */
+export const PROJECT_ID_PATTERN: RegExp = /^(?:git-)?[0-9a-f]{64}$/;
+
 /** Longest actor segment we keep; longer names are cut to this many characters. */
 export const MAX_ACTOR_LENGTH = 128;
 
@@ -40,8 +53,15 @@ export const MAX_ACTOR_LENGTH = 128;
 export interface ProjectIdentity {
   /** Absolute, realpath'd project root (the home directory for the global scope). */
   project_root: string;
-  /** Hex SHA-256 of `project_root`. */
+  /**
+   * `git-` + hex SHA-256 of the normalized remote URL when the root is a git repository with a
+   * remote (the same on every machine and in every clone), else hex SHA-256 of `project_root`.
+   */
   project_id: string;
+  /** Where `project_id` comes from. */
+  id_source: "git-remote" | "path";
+  /** The remote `project_id` comes from (credential-free), when `id_source` is `git-remote`. */
+  remote?: GitRemote;
   /** `/actor/<actor>/project/<project_id>/`. */
   namespace: string;
   /** Human-friendly root: `~/code/app`, `~ (global)`, or the absolute path. */
@@ -61,10 +81,15 @@ export interface ResolveProjectOptions {
 /**
  * Resolve the project a working directory belongs to.
  *
- * Order: git repository root (a worktree maps to its main repository), then the nearest
+ * Root: git repository root (a worktree maps to its main repository), then the nearest
  * {@linkcode PROJECT_MARKERS} folder. Below `$HOME` the walk never inspects `$HOME` itself,
  * and finding nothing means the global scope. Outside `$HOME` finding nothing means the cwd
  * itself is the project, so unrelated folders never share one pool.
+ *
+ * Id: a git root whose config names a remote (`origin`, else the first in the file) gets
+ * {@linkcode projectIdFromRemote} of it, so clones of one repository agree across paths and
+ * machines; anything else (no remote, no git, the global scope) gets
+ * {@linkcode projectIdFromRoot}, the id every project had before remotes counted.
  */
 export function resolveProject(cwd: string, options: ResolveProjectOptions = {}): ProjectIdentity {
   const dir = realPathOr(resolve(cwd));
@@ -80,7 +105,13 @@ export function resolveProject(cwd: string, options: ResolveProjectOptions = {})
   if (home !== undefined && dir === home) return identity(home, home, actor, true);
 
   const candidates = ancestors(dir, insideHome ? home : undefined);
-  const root = findGitRoot(candidates, home) ?? findMarkerRoot(candidates);
+  const git = findGitRoot(candidates, home);
+  if (git !== undefined) {
+    const config = git.gitDir === undefined ? null : readTextOrNull(join(git.gitDir, "config"));
+    const remote = config === null ? null : chooseRemote(config, { base: git.root });
+    return identity(git.root, home, actor, false, remote ?? undefined);
+  }
+  const root = findMarkerRoot(candidates);
   if (root !== undefined) return identity(root, home, actor, false);
   if (insideHome) return identity(home!, home, actor, true);
   return identity(dir, home, actor, false);
@@ -109,9 +140,27 @@ export function sanitizeActor(actor: string): string {
   return Array.from(cleaned).slice(0, MAX_ACTOR_LENGTH).join("");
 }
 
-/** Hex SHA-256 of a project root path: the project id. */
+/** Hex SHA-256 of a project root path: the project id when no remote decides it. */
 export function projectIdFromRoot(projectRoot: string): string {
   return sha256Hex(projectRoot);
+}
+
+/** The project id of a repository whose normalized remote URL is `normalizedUrl`. */
+export function projectIdFromRemote(normalizedUrl: string): string {
+  return REMOTE_PROJECT_ID_PREFIX + sha256Hex(normalizedUrl);
+}
+
+/**
+ * The namespace the same actor's project at `projectPath` had before remotes decided project
+ * ids, when `namespace` is remote-derived and differs from it; `null` otherwise (a path-derived
+ * namespace has nothing older to take over). The collector moves that namespace's rows into
+ * `namespace` (see the storage's `moveNamespace`).
+ */
+export function legacyNamespaceFor(namespace: string, projectPath: string): string | null {
+  const projectId = projectIdFromNamespace(namespace);
+  if (projectId === null || !projectId.startsWith(REMOTE_PROJECT_ID_PREFIX)) return null;
+  const actor = namespace.split("/")[2];
+  return buildNamespace(actor, projectIdFromRoot(projectPath));
 }
 
 /** Build `/actor/<actor>/project/<project_id>/` (the actor is sanitized). */
@@ -133,15 +182,21 @@ function identity(
   home: string | undefined,
   actor: string,
   isGlobal: boolean,
+  remote?: GitRemote,
 ): ProjectIdentity {
-  const projectId = projectIdFromRoot(root);
-  return {
+  const projectId = remote === undefined
+    ? projectIdFromRoot(root)
+    : projectIdFromRemote(remote.url);
+  const out: ProjectIdentity = {
     project_root: root,
     project_id: projectId,
+    id_source: remote === undefined ? "path" : "git-remote",
     namespace: buildNamespace(actor, projectId),
     display_name: displayName(root, home, isGlobal),
     is_global: isGlobal,
   };
+  if (remote !== undefined) out.remote = remote;
+  return out;
 }
 
 function displayName(root: string, home: string | undefined, isGlobal: boolean): string {
@@ -163,12 +218,19 @@ function ancestors(dir: string, stop: string | undefined): string[] {
   return out;
 }
 
-function findGitRoot(candidates: string[], home: string | undefined): string | undefined {
+/** A repository's project root and the git dir whose `config` names its remotes. */
+interface GitRoot {
+  root: string;
+  /** Undefined when a `.git` file points nowhere readable. */
+  gitDir?: string;
+}
+
+function findGitRoot(candidates: string[], home: string | undefined): GitRoot | undefined {
   for (const dir of candidates) {
     const gitPath = join(dir, ".git");
     const info = statOrNull(gitPath);
     if (info === null) continue;
-    if (info.isDirectory) return dir;
+    if (info.isDirectory) return { root: dir, gitDir: gitPath };
     if (info.isFile) return gitFileRoot(dir, gitPath, home);
   }
   return undefined;
@@ -177,22 +239,23 @@ function findGitRoot(candidates: string[], home: string | undefined): string | u
 /**
  * A `.git` file belongs to a worktree or a submodule. Worktrees have a `commondir` pointing
  * at the main repository's git dir; mapping them to the main repository keeps one memory
- * pool per repository however many checkouts there are.
+ * pool per repository however many checkouts there are. Remotes live in the common git dir
+ * (a worktree's own has no `config`); a submodule's are in its own git dir.
  */
-function gitFileRoot(dir: string, gitPath: string, home: string | undefined): string {
+function gitFileRoot(dir: string, gitPath: string, home: string | undefined): GitRoot {
   const gitDir = readGitDirPointer(gitPath, dir);
-  if (gitDir === undefined) return dir;
+  if (gitDir === undefined) return { root: dir };
   const commonPointer = readTextOrNull(join(gitDir, "commondir"));
-  if (commonPointer === null) return dir;
+  if (commonPointer === null) return { root: dir, gitDir };
   const line = commonPointer.split(/\r?\n/)[0].trim();
-  if (line === "") return dir;
+  if (line === "") return { root: dir, gitDir };
   const commonDir = realPathOr(isAbsolute(line) ? line : resolve(gitDir, line));
   // Bare repositories have no working tree to map to, and a main repository at $HOME or at
   // the fs root would swallow everything; the worktree folder is the better root then.
-  if (!commonDir.endsWith(`${sep}.git`)) return dir;
+  if (!commonDir.endsWith(`${sep}.git`)) return { root: dir, gitDir: commonDir };
   const main = dirname(commonDir);
-  if (isFsRoot(main) || main === home) return dir;
-  return main;
+  if (isFsRoot(main) || main === home) return { root: dir, gitDir: commonDir };
+  return { root: main, gitDir: commonDir };
 }
 
 function readGitDirPointer(gitPath: string, dir: string): string | undefined {

@@ -3,11 +3,15 @@ import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
 import fc from "fast-check";
 import { NAMESPACE_PATTERN } from "../schemas/limits.ts";
+import { runGit, seedRepo } from "../testing/mod.ts";
 import {
   buildNamespace,
   currentActor,
+  legacyNamespaceFor,
+  PROJECT_ID_PATTERN,
   PROJECT_MARKERS,
   projectIdFromNamespace,
+  projectIdFromRemote,
   resolveProject,
   sanitizeActor,
 } from "./mod.ts";
@@ -40,18 +44,7 @@ function touch(path: string, text = ""): void {
   Deno.writeTextFileSync(path, text);
 }
 
-async function git(cwd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command("git", {
-    args: ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-    env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-  }).output();
-  if (!out.success) {
-    throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-  }
-}
+const git = runGit;
 
 Deno.test("subdirectory of a git repo resolves to the repo root", async () => {
   await withFixture((_root, home) => {
@@ -310,4 +303,100 @@ Deno.test("property: root is an ancestor-or-self, id = sha256(root), determinist
       { numRuns: 60 },
     );
   });
+});
+
+Deno.test("two real clones of one remote in different paths and homes share a namespace", async () => {
+  await withFixture(async (root, home) => {
+    const seed = await seedRepo(join(root, "srv", "payments.git"));
+    // Two "machines": different homes, different checkout paths.
+    const homeB = mkdirp(root, "home-b");
+    const a = join(home, "code", "payments");
+    const b = join(homeB, "work", "clients", "pay");
+    mkdirp(home, "code");
+    mkdirp(homeB, "work", "clients");
+    await git(home, "clone", "-q", seed, a);
+    await git(homeB, "clone", "-q", `file://${seed}`, b);
+    const idA = resolveProject(mkdirp(a, "src"), { home, actor: "alice" });
+    const idB = resolveProject(b, { home: homeB, actor: "alice" });
+    assert.notEqual(idA.project_root, idB.project_root);
+    assert.equal(idA.namespace, idB.namespace);
+    assert.equal(idA.id_source, "git-remote");
+    assert.deepEqual(idA.remote, { name: "origin", url: `file://${seed.slice(0, -4)}` });
+    assert.equal(idA.project_id, projectIdFromRemote(idA.remote!.url));
+    assert.match(idA.project_id, PROJECT_ID_PATTERN);
+    assert.match(idA.namespace, NAMESPACE_PATTERN);
+    // The seed itself has no remote: its id is still its path's.
+    const seedId = resolveProject(seed, { home });
+    assert.equal(seedId.id_source, "path");
+    assert.equal(seedId.project_id, sha256(seed));
+  });
+});
+
+Deno.test("SSH and HTTPS clones of one repository agree; other remotes do not", async () => {
+  await withFixture(async (root, home) => {
+    const seed = await seedRepo(join(root, "seed"));
+    const clone = async (name: string, url: string) => {
+      const dir = join(home, name);
+      await git(home, "clone", "-q", seed, dir);
+      await git(dir, "remote", "set-url", "origin", url);
+      return resolveProject(dir, { home, actor: "bob" });
+    };
+    const ssh = await clone("ssh", "git@github.com:acme/payments.git");
+    const https = await clone("https", "https://bob:ghp_t0ken@GitHub.com/acme/payments/");
+    const other = await clone("other", "git@github.com:acme/billing.git");
+    assert.equal(ssh.namespace, https.namespace);
+    assert.notEqual(ssh.namespace, other.namespace);
+    assert.equal(https.remote?.url, "github.com/acme/payments");
+    // The token is in no field of the identity (which status and logs may show).
+    assert.ok(!JSON.stringify(https).includes("ghp_t0ken"));
+    assert.ok(!JSON.stringify(https).includes("bob:"));
+  });
+});
+
+Deno.test("origin is preferred; without it the first remote in the config decides", async () => {
+  await withFixture(async (_root, home) => {
+    const repo = await seedRepo(join(home, "multi"));
+    await git(repo, "remote", "add", "zeta", "git@host:z/z.git");
+    await git(repo, "remote", "add", "alpha", "git@host:a/a.git");
+    assert.deepEqual(resolveProject(repo, { home }).remote, { name: "zeta", url: "host/z/z" });
+    await git(repo, "remote", "add", "origin", "git@host:o/o.git");
+    assert.deepEqual(resolveProject(repo, { home }).remote, { name: "origin", url: "host/o/o" });
+  });
+});
+
+Deno.test("a worktree of a clone takes the clone's remote from the common git dir", async () => {
+  await withFixture(async (root, home) => {
+    const seed = await seedRepo(join(root, "seed"));
+    const clone = join(home, "clone");
+    await git(home, "clone", "-q", seed, clone);
+    const wt = join(home, "clone-wt");
+    await git(clone, "worktree", "add", "-q", wt, "-b", "side");
+    const fromWt = resolveProject(wt, { home });
+    assert.equal(fromWt.project_root, clone);
+    assert.equal(fromWt.id_source, "git-remote");
+    assert.equal(fromWt.project_id, resolveProject(clone, { home }).project_id);
+  });
+});
+
+Deno.test("a submodule takes its remote from its own git dir", async () => {
+  await withFixture(async (root, home) => {
+    const lib = await seedRepo(join(root, "lib"));
+    const app = await seedRepo(join(home, "app"));
+    await git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib");
+    const sub = resolveProject(join(app, "vendor", "lib"), { home });
+    assert.equal(sub.project_root, join(app, "vendor", "lib"));
+    assert.deepEqual(sub.remote, { name: "origin", url: `file://${lib}` });
+    assert.equal(resolveProject(app, { home }).id_source, "path");
+  });
+});
+
+Deno.test("legacyNamespaceFor: only a remote namespace has an older path one", () => {
+  const remoteId = projectIdFromRemote("github.com/acme/app");
+  const ns = buildNamespace("alice", remoteId);
+  assert.equal(
+    legacyNamespaceFor(ns, "/home/alice/app"),
+    buildNamespace("alice", sha256("/home/alice/app")),
+  );
+  assert.equal(legacyNamespaceFor(buildNamespace("alice", sha256("/x")), "/x"), null);
+  assert.equal(legacyNamespaceFor("not a namespace", "/x"), null);
 });

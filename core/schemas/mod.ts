@@ -7,3 +7,4 @@ export * from "./event.ts";
 export * from "./memory_record.ts";
 export * from "./queue_entry.ts";
 export * from "./limits.ts";
+export * from "./project.ts";

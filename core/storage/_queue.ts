@@ -73,7 +73,11 @@ export async function commitExtraction(
   c.transaction(() => {
     for (const { record, embedding } of options.records) insertRecord(c, record, embedding);
     const del = c.stmt("DELETE FROM extraction_queue WHERE seq = ?");
-    for (const seq of options.consumedSeqs) del.run(seq);
+    const missingSeqs: number[] = [];
+    for (const seq of new Set(options.consumedSeqs)) {
+      if (Number(del.run(seq).changes) === 0) missingSeqs.push(seq);
+    }
+    if (missingSeqs.length > 0) throw new StaleCommitError({ records: [], seqs: missingSeqs });
   });
 }
 

@@ -98,6 +98,20 @@ Deno.test("commitReconciliation refuses when a record to replace or a row to con
   });
 });
 
+Deno.test("commitExtraction refuses rows another run consumed: its records would be copies", async () => {
+  await withStorage(async (s) => {
+    const seqs = await queueTwo(s);
+    // Two runs snapshotted the same rows; the first commits.
+    await s.commitExtraction({ consumedSeqs: seqs, records: [{ record: makeRecord() }] });
+    const copy = makeRecord();
+    await assert.rejects(
+      s.commitExtraction({ consumedSeqs: seqs, records: [{ record: copy }] }),
+      (e: unknown) => e instanceof StaleCommitError && e.missingSeqs.length === 2,
+    );
+    assert.deepEqual(await s.getRecords([copy.record_id]), []);
+  });
+});
+
 Deno.test("commitReconciliation is all or nothing on a duplicate record id", async () => {
   await withStorage(async (s) => {
     const existing = makeRecord();

@@ -247,6 +247,77 @@ INSERT INTO memory_records_fts(memory_records_fts) VALUES ('rebuild');`,
   forgotten_at TEXT NOT NULL
 ) STRICT;`,
   },
+  {
+    version: 8,
+    name: "namespace_moves",
+    // A project's rows moved to its new namespace (a path-derived id taken over by the
+    // repository's remote-derived one; see `_moves.ts`). The triggers send every later write
+    // under a moved namespace (a spooled event, an extraction run that started before the
+    // move, an old export) to the new one, whichever code path writes it. Forgotten-record
+    // tombstones are keyed by record id alone, so they need nothing here.
+    sql: `CREATE TABLE namespace_moves (
+  from_namespace TEXT PRIMARY KEY,
+  to_namespace TEXT NOT NULL,
+  from_project_id TEXT NOT NULL,
+  to_project_id TEXT NOT NULL,
+  moved_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX namespace_moves_from_project ON namespace_moves(from_project_id);
+CREATE TRIGGER events_moved AFTER INSERT ON events
+WHEN new.namespace IN (SELECT from_namespace FROM namespace_moves) BEGIN
+  UPDATE events SET
+    namespace = (SELECT to_namespace FROM namespace_moves WHERE from_namespace = new.namespace),
+    project_id = (SELECT to_project_id FROM namespace_moves WHERE from_namespace = new.namespace)
+  WHERE rowid = new.rowid;
+END;
+CREATE TRIGGER extraction_queue_moved AFTER INSERT ON extraction_queue
+WHEN new.namespace IN (SELECT from_namespace FROM namespace_moves) BEGIN
+  UPDATE extraction_queue SET
+    namespace = (SELECT to_namespace FROM namespace_moves WHERE from_namespace = new.namespace),
+    project_id = (SELECT to_project_id FROM namespace_moves WHERE from_namespace = new.namespace)
+  WHERE seq = new.seq;
+END;
+CREATE TRIGGER memory_records_moved AFTER INSERT ON memory_records
+WHEN new.namespace IN (SELECT from_namespace FROM namespace_moves) BEGIN
+  UPDATE memory_records SET
+    namespace = (SELECT to_namespace FROM namespace_moves WHERE from_namespace = new.namespace)
+  WHERE id = new.id;
+END;
+CREATE TRIGGER retrievals_moved AFTER INSERT ON retrievals
+WHEN new.namespace IN (SELECT from_namespace FROM namespace_moves) BEGIN
+  UPDATE retrievals SET
+    namespace = (SELECT to_namespace FROM namespace_moves WHERE from_namespace = new.namespace)
+  WHERE id = new.id;
+END;
+CREATE TRIGGER extraction_runs_moved AFTER INSERT ON extraction_runs
+WHEN new.namespace IN (SELECT from_namespace FROM namespace_moves) BEGIN
+  UPDATE extraction_runs SET
+    namespace = (SELECT to_namespace FROM namespace_moves WHERE from_namespace = new.namespace),
+    project_id = (SELECT to_project_id FROM namespace_moves WHERE from_namespace = new.namespace)
+  WHERE id = new.id;
+END;
+CREATE TRIGGER record_merges_moved AFTER INSERT ON record_merges
+WHEN new.namespace IN (SELECT from_namespace FROM namespace_moves) BEGIN
+  UPDATE record_merges SET
+    namespace = (SELECT to_namespace FROM namespace_moves WHERE from_namespace = new.namespace),
+    replaced_json = (SELECT json_group_array(json(CASE
+        WHEN json_extract(j.value, '$.namespace') = new.namespace
+        THEN json_set(j.value, '$.namespace', m.to_namespace) ELSE j.value END))
+      FROM json_each(new.replaced_json) j, namespace_moves m
+      WHERE m.from_namespace = new.namespace)
+  WHERE id = new.id;
+END;
+CREATE TRIGGER llm_usage_moved AFTER INSERT ON llm_usage
+WHEN new.project_id IN (SELECT from_project_id FROM namespace_moves) BEGIN
+  INSERT INTO llm_usage (day, project_id, purpose, calls, chars_sent, chars_received)
+  SELECT new.day, m.to_project_id, new.purpose, new.calls, new.chars_sent, new.chars_received
+  FROM namespace_moves m WHERE m.from_project_id = new.project_id LIMIT 1
+  ON CONFLICT(day, project_id, purpose) DO UPDATE SET calls = calls + excluded.calls,
+    chars_sent = chars_sent + excluded.chars_sent,
+    chars_received = chars_received + excluded.chars_received;
+  DELETE FROM llm_usage WHERE rowid = new.rowid;
+END;`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

@@ -14,6 +14,7 @@ import type {
   ExtractionRun,
   LlmUsage,
   MergeRow,
+  NamespaceMove,
   NewQueueEntry,
   QueueDepth,
   ReconciliationCommit,
@@ -69,6 +70,7 @@ import {
   updateRecord,
 } from "./_records.ts";
 import { stats } from "./_stats.ts";
+import { moveNamespace, namespaceMovedTo } from "./_moves.ts";
 import { Connection } from "./_connection.ts";
 import { deriveSearchText } from "./_search_text.ts";
 
@@ -367,6 +369,18 @@ export class SqliteStorage implements Storage {
   /** See `Storage.stats`. */
   stats(options: { namespace?: string } = {}): Promise<Stats> {
     return stats(this.#c, options);
+  }
+
+  /** See `Storage.moveNamespace`. */
+  moveNamespace(
+    move: { from: string; to: string; fromProjectId: string; toProjectId: string },
+  ): Promise<NamespaceMove> {
+    return moveNamespace(this.#c, move);
+  }
+
+  /** See `Storage.namespaceMovedTo`. */
+  namespaceMovedTo(namespace: string): Promise<string | null> {
+    return namespaceMovedTo(this.#c, namespace);
   }
 
   /** Closes the connection (idempotent). */

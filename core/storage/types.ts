@@ -230,6 +230,24 @@ export interface ReconciliationCommit {
   merges: MergeLog[];
 }
 
+/** How many rows of each kind one {@linkcode Storage.moveNamespace} moved. */
+export interface NamespaceMove {
+  /** Events. */
+  events: number;
+  /** Extraction queue rows. */
+  queue_rows: number;
+  /** Memory records (their embeddings are columns of the same rows). */
+  records: number;
+  /** Retrieval log rows. */
+  retrievals: number;
+  /** Extraction run rows. */
+  runs: number;
+  /** Merge history rows. */
+  merges: number;
+  /** LLM usage rows added into the new project id's. */
+  llm_usage_rows: number;
+}
+
 /** A record or queue row that a commit relies on is gone (deleted or consumed meanwhile). */
 export class StaleCommitError extends Error {
   /** Record ids a merge meant to delete that no longer exist. */
@@ -279,7 +297,10 @@ export interface Storage {
   ): Promise<QueueEntry[]>;
   /**
    * Commits extraction output and deletes exactly the consumed queue rows, in one transaction.
-   * Records that already exist (same id) make the whole commit fail and change nothing.
+   * Records that already exist (same id) make the whole commit fail and change nothing, and so
+   * does a consumed queue row that is gone (`StaleCommitError`): another run consumed it, so
+   * these records would copy that run's (two runs can hold the same rows when a project's
+   * namespace moved while one was in flight).
    */
   commitExtraction(
     options: { consumedSeqs: readonly number[]; records: RecordWithEmbedding[] },
@@ -406,6 +427,16 @@ export interface Storage {
 
   /** Counts for the API and the viewer. */
   stats(options?: { namespace?: string }): Promise<Stats>;
+  /**
+   * Moves every row of namespace `from` (project id `fromProjectId`) to `to`, in one
+   * transaction, and, when there was anything to move, records the move so later writes under
+   * `from` land in `to`. Idempotent; refuses `from === to` and a `to` that was itself moved.
+   */
+  moveNamespace(
+    move: { from: string; to: string; fromProjectId: string; toProjectId: string },
+  ): Promise<NamespaceMove>;
+  /** Where namespace `namespace` was moved to, or `null` when it never was. */
+  namespaceMovedTo(namespace: string): Promise<string | null>;
   /** Closes the database; idempotent. */
   close(): void;
 }

@@ -12,3 +12,5 @@ export * from "./workspace_rules.ts";
 export * from "./collector_stub.ts";
 export * from "./remote_imports.ts";
 export * from "./impostor.ts";
+export * from "./namespace_rows.ts";
+export * from "./git_repo.ts";

@@ -14,6 +14,7 @@ import {
   SETTINGS_FILE,
   type SettingsValues,
 } from "@kiro-learn/core/settings";
+import type { ProjectIdentity } from "@kiro-learn/core/project";
 import { resolveCommand } from "../../daemon/permissions/mod.ts";
 import { isPlainObject, type JsonObject, readJsonFile } from "./_json_file.ts";
 import type { InstallCommands } from "./plan.ts";
@@ -65,6 +66,8 @@ export interface DoctorOptions {
   probeHealth?: HealthProbe;
   /** Where each line is printed (default `console.log`); pass `() => {}` for silence. */
   print?: (line: string) => void;
+  /** The project's identity, to say where its id comes from (no line when absent). */
+  project?: Pick<ProjectIdentity, "display_name" | "id_source" | "remote" | "project_id">;
 }
 
 /** Runs every check, prints one line each plus a summary, and returns the report. */
@@ -84,6 +87,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(settingsCheck);
   checks.push(checkToken(join(dataDir, "token"), tilde));
   checks.push(await checkCollector(settings, options.probeHealth ?? fetchHealth));
+  if (options.project !== undefined) checks.push(checkProject(options.project));
 
   const paths = installPaths(home, options.projectDir);
   const found = new Found(known, env.PATH ?? "", tilde, home);
@@ -136,6 +140,17 @@ export function formatCheck(check: DoctorCheck): string {
 }
 
 // --- data dir, settings, token, collector ----------------------------------------------------
+
+// Where the project id comes from: teammates' clones agree only on a remote-derived one.
+function checkProject(project: NonNullable<DoctorOptions["project"]>): DoctorCheck {
+  const id = project.project_id.slice(0, 16);
+  const message = project.id_source === "git-remote"
+    ? `${project.display_name}, id ${id}… from remote ${project.remote?.name} ` +
+      `(${project.remote?.url}): the same in every clone`
+    : `${project.display_name}, id ${id}… from its path (no git remote): other checkouts and ` +
+      `machines get other ids`;
+  return { name: "project", status: "ok", message };
+}
 
 function checkDataDir(dir: string, tilde: (p: string) => string): DoctorCheck {
   const name = "data dir";

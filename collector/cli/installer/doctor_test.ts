@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { resolveProject } from "@kiro-learn/core/project";
+import { runGit } from "@kiro-learn/core/testing";
 import { doctor, type DoctorOptions, type DoctorReport, formatCheck } from "./doctor.ts";
 import { install } from "./install.ts";
 import type { InstallCommands } from "./plan.ts";
@@ -279,5 +281,29 @@ Deno.test("doctor names the extractor the collector uses, an absolute agent path
     assert.match(auto.message, /^heuristic/);
     const heuristic = await extractor({ strategy: "heuristic", agentCommand: [agent] });
     assert.match(heuristic.message, /^heuristic/);
+  });
+});
+
+Deno.test("doctor says where the project id comes from: the remote, or the path", async () => {
+  await withWorld(async (world) => {
+    const git = (...args: string[]) => runGit(world.project, ...args);
+    const projectLine = async () => {
+      const project = resolveProject(world.project, { home: world.home });
+      const report = await run(world, { project });
+      return report.checks.find((c) => c.name === "project")!;
+    };
+    await git("init", "-q");
+    const byPath = await projectLine();
+    assert.equal(byPath.status, "ok");
+    assert.match(byPath.message, /from its path \(no git remote\)/);
+    await git("remote", "add", "origin", "https://ci:tok3n@github.com/acme/shop.git");
+    const byRemote = await projectLine();
+    assert.match(
+      byRemote.message,
+      /, id git-[0-9a-f]{12}… from remote origin \(github\.com\/acme\/shop\)/,
+    );
+    assert.ok(!byRemote.message.includes("tok3n"));
+    // Without an identity (older callers) there is no project line.
+    assert.equal((await run(world)).checks.some((c) => c.name === "project"), false);
   });
 });

@@ -92,6 +92,8 @@ interface ProjectState {
   running: boolean;
   lastRun: { at: string; ok: boolean; error: string | null } | null;
   current?: Promise<void>;
+  /** The project's rows moved to another id: drop this state when the run in progress ends. */
+  retired?: boolean;
 }
 
 /** Fires extraction runs per project. */
@@ -141,6 +143,20 @@ export class ExtractionWatcher {
   arm(projectId: string, bytes: number): void {
     if (bytes <= 0) return;
     this.notify(projectId, bytes);
+  }
+
+  /**
+   * The project's rows moved to another project id: its timer stops and its state goes (after
+   * a run in progress ends), so status lists the project once, under its new id.
+   */
+  retire(projectId: string): void {
+    const state = this.#projects.get(projectId);
+    if (state === undefined) return;
+    this.#clock.clearTimeout(state.timer);
+    state.timer = undefined;
+    state.dueAt = null;
+    if (state.running) state.retired = true;
+    else this.#projects.delete(projectId);
   }
 
   /** Runs a project now (the CLI's and tests' way to force extraction). */
@@ -204,6 +220,10 @@ export class ExtractionWatcher {
       // Keep the old figure; the next notify corrects it.
     }
     state.running = false;
+    if (state.retired) {
+      this.#projects.delete(projectId);
+      return;
+    }
     if (this.#closed || state.bytes <= 0) return;
     const again = outcome.ok && outcome.consumed > 0 &&
       state.bytes >= this.#options.sizeThresholdBytes;

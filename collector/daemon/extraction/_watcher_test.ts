@@ -146,6 +146,33 @@ Deno.test("a trigger during a run re-arms instead of being dropped", async () =>
   assert.equal(h.queued.bytes, 0, "both batches consumed");
 });
 
+Deno.test("a retired project stops being watched, at once or when its run ends", async () => {
+  // Idle: its timer is cancelled and it leaves the status list.
+  const idle = harness({ idleMs: 600_000 });
+  idle.watcher.notify("old", 5);
+  idle.watcher.notify("new", 5);
+  idle.watcher.retire("old");
+  assert.deepEqual(idle.watcher.states().map((s) => s.project_id), ["new"]);
+  await idle.watcher.close();
+  assert.equal(idle.runs.length, 0);
+  // Running: the run finishes, rows left under the old id (none should be) are not re-armed.
+  const held = gate();
+  const h = harness({}, async () => {
+    await held.wait;
+    return { ok: false, consumed: 0, error: "rows moved away" };
+  });
+  h.queued.bytes = 10;
+  h.watcher.notify("old", 10);
+  await waitFor(() => h.runs.length === 1, "the run");
+  h.watcher.retire("old");
+  assert.equal(h.watcher.states()[0].running, true, "listed while its run is in progress");
+  held.open();
+  await waitFor(() => h.watcher.states().length === 0, "the retired state to go");
+  await sleep(100); // longer than the idle gap: a re-armed run would start within it
+  assert.equal(h.runs.length, 1);
+  await h.watcher.close();
+});
+
 Deno.test("the breaker opens after 3 failures and half-opens after the cool-down", async () => {
   let healthy = false;
   const h = harness(

@@ -69,6 +69,11 @@ export interface ExtractionService {
   notify(projectId: string, bytes: number): void;
   /** Runs a project's extraction now and waits for it. */
   flush(projectId: string): Promise<void>;
+  /**
+   * A project's rows (its queue among them) moved from one project id to another: the old id
+   * is no longer watched, the new one is armed with what is queued under it now.
+   */
+  projectMoved(fromProjectId: string, toProjectId: string): Promise<void>;
   /** Status for `/v1/stats`. */
   status(): Promise<ExtractionStatus>;
   /** Stops timers, ends running agent sessions (their whole process groups) and drains runs. */
@@ -171,6 +176,11 @@ export async function startExtraction(
   return {
     notify: (projectId, bytes) => watcher.notify(projectId, bytes),
     flush: (projectId) => watcher.flush(projectId),
+    async projectMoved(fromProjectId, toProjectId) {
+      watcher.retire(fromProjectId);
+      const depth = (await options.storage.queueDepths()).find((d) => d.project_id === toProjectId);
+      watcher.arm(toProjectId, depth?.bytes ?? 0);
+    },
     async status() {
       const day = new Date().toISOString().slice(0, 10);
       const usage = await options.storage.llmUsage({ day });

@@ -11,12 +11,28 @@
  * prompts ("yes", "go on") are stored as usual. The shim cannot do this: each hook is a new
  * process with no state.
  *
+ * **Project identity moves happen here.** A project's id used to be its path's digest; it is
+ * now its repository's remote's (see core's `resolveProject`). The first event of a project
+ * under its remote-derived namespace carries `source.project_path`, from which the collector
+ * knows the namespace the same project had before, and moves all of that namespace's rows into
+ * the new one (storage `moveNamespace`: one transaction, idempotent) before the event is
+ * written or anything is retrieved for it. Why here and not at collector start: the collector
+ * may read only its data dir, so it cannot open a repository's git config to learn its remote
+ * (granting it every project folder would widen its sandbox for a one-time job, and folders
+ * move or vanish); the shim that sent the event already resolved the identity with the same
+ * `resolveProject` every other surface uses, so the collector takes that answer instead of
+ * computing a second one. The MCP server and the CLI, which send no events, name their project
+ * through {@linkcode IngestPipeline.identifyProject} before they read. Projects never opened
+ * again keep their old namespace, which is then their only one, so every project is listed
+ * once either way. An event still naming a moved namespace (spooled before the upgrade) is
+ * filed under the new one.
+ *
  * @module
  */
-import { projectIdFromNamespace } from "@kiro-learn/core/project";
+import { legacyNamespaceFor, projectIdFromNamespace } from "@kiro-learn/core/project";
 import { scrubEvent } from "@kiro-learn/core/privacy";
 import { type Event, EventSchema } from "@kiro-learn/core/schemas";
-import type { Storage } from "@kiro-learn/core/storage";
+import type { NamespaceMove, Storage } from "@kiro-learn/core/storage";
 import { setImmediate } from "node:timers";
 import { RecentIds } from "./_dedup.ts";
 
@@ -27,6 +43,14 @@ export type EventStoredHook = (info: {
   kind: Event["kind"];
   bytes: number;
   event: Event;
+}) => void;
+
+/** Called after a project's old namespace was moved into its new one (rows were moved). */
+export type NamespaceMovedHook = (info: {
+  from: string;
+  to: string;
+  to_project_id: string;
+  moved: NamespaceMove;
 }) => void;
 
 /**
@@ -44,6 +68,8 @@ export interface IngestPipelineOptions<R> {
   onStored?: EventStoredHook;
   /** Capacity of the recent-id set. */
   dedupCapacity?: number;
+  /** Notified when a project's old namespace was moved into its new one. */
+  onMoved?: NamespaceMovedHook;
 }
 
 /** Outcome of one ingest. */
@@ -85,6 +111,8 @@ export class IngestPipeline<R = unknown> {
   #inFlight = new Map<string, Promise<boolean>>();
   #flushScheduled = false;
   #sessions = new Map<string, SessionPrompts>();
+  /** Old namespaces already moved (or found empty) by this process, and moves under way. */
+  #moves = new Map<string, Promise<void>>();
 
   /** Creates the pipeline. */
   constructor(options: IngestPipelineOptions<R>) {
@@ -104,7 +132,7 @@ export class IngestPipeline<R = unknown> {
     if (!parsed.success) {
       return { ok: false, error: "validation failed", details: parsed.error.issues };
     }
-    const event: Event = scrubEvent(parsed.data);
+    const event: Event = await this.#settleNamespace(scrubEvent(parsed.data));
     const projectId = projectIdFromNamespace(event.namespace) ?? event.namespace;
     const repeatOf = this.#repeatedPrompt(event, options.resume === true);
     if (repeatOf !== null) {
@@ -144,6 +172,65 @@ export class IngestPipeline<R = unknown> {
       outcome.retrieval = await this.#options.resume(event);
     }
     return outcome;
+  }
+
+  /**
+   * A client (the MCP server, the CLI) works in `namespace`, resolved for the project at
+   * `projectPath`: move the project's older namespace into it, as its first event would. The
+   * rows moved, or null when nothing was moved (already done, or nothing there).
+   */
+  async identifyProject(namespace: string, projectPath: string): Promise<NamespaceMove | null> {
+    const legacy = legacyNamespaceFor(namespace, projectPath);
+    return legacy === null ? null : await this.#moveOnce(legacy, namespace);
+  }
+
+  // Moves the project's old namespace into the event's (once per process; see the module doc),
+  // and files an event that names a moved namespace under the new one.
+  async #settleNamespace(event: Event): Promise<Event> {
+    const path = event.source.project_path;
+    const legacy = path === undefined ? null : legacyNamespaceFor(event.namespace, path);
+    if (legacy === null) {
+      const movedTo = await this.#options.storage.namespaceMovedTo(event.namespace);
+      if (movedTo !== null) return { ...event, namespace: movedTo };
+      // Rows may arrive under an old namespace after it was found empty (a spool drained
+      // late): look at it again on the project's next event.
+      this.#moves.delete(event.namespace);
+      return event;
+    }
+    await this.#moveOnce(legacy, event.namespace);
+    return event;
+  }
+
+  // Concurrent callers share one move; a failed one is tried again by the next caller.
+  async #moveOnce(from: string, to: string): Promise<NamespaceMove | null> {
+    const pending = this.#moves.get(from);
+    if (pending !== undefined) {
+      await pending;
+      return null;
+    }
+    const move = this.#move(from, to);
+    const shared = move.then(() => {});
+    shared.catch(() => {}); // its waiters see the failure; no one else must
+    this.#moves.set(from, shared);
+    try {
+      return await move;
+    } catch (error) {
+      this.#moves.delete(from);
+      throw error;
+    }
+  }
+
+  async #move(from: string, to: string): Promise<NamespaceMove | null> {
+    const toProjectId = projectIdFromNamespace(to)!;
+    const moved = await this.#options.storage.moveNamespace({
+      from,
+      to,
+      fromProjectId: projectIdFromNamespace(from)!,
+      toProjectId,
+    });
+    if (!Object.values(moved).some((n) => n > 0)) return null;
+    this.#options.onMoved?.({ from, to, to_project_id: toProjectId, moved });
+    return moved;
   }
 
   // The session's first prompt, when `event` is its second prompt and repeats it (see module doc).

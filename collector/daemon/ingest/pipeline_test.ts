@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { Event } from "@kiro-learn/core/schemas";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
-import { makeEvent } from "@kiro-learn/core/testing";
+import { countNamespaceRows, makeEvent, NO_ROWS, seedNamespace } from "@kiro-learn/core/testing";
+import { buildNamespace, projectIdFromRemote, projectIdFromRoot } from "@kiro-learn/core/project";
 import { IngestPipeline } from "./pipeline.ts";
 
 async function withStorage(fn: (s: SqliteStorage) => Promise<void>): Promise<void> {
@@ -31,6 +32,7 @@ Deno.test("a duplicate is not acknowledged before the first write is durable", a
     // The first group commit waits on a gate and then fails, like a full disk would.
     const { promise: gate, resolve: open } = Promise.withResolvers<void>();
     const failing = Object.create(storage) as SqliteStorage;
+    failing.namespaceMovedTo = (namespace: string) => storage.namespaceMovedTo(namespace);
     failing.ingestEvents = async (items: Parameters<SqliteStorage["ingestEvents"]>[0]) => {
       await gate;
       throw new Error(`disk full (${items.length} events)`);
@@ -132,5 +134,75 @@ Deno.test("a second prompt that differs, comes late, or follows no seen session 
       (await prompt("no-start", "fix the parser", 1) as { stored: boolean }).stored,
       true,
     );
+  });
+});
+
+Deno.test("the first events under a repository's namespace move the project's old one, once", async () => {
+  await withStorage(async (storage) => {
+    const path = "/home/alice/code/payments";
+    const oldId = projectIdFromRoot(path);
+    const newId = projectIdFromRemote("github.com/acme/payments");
+    const old = { namespace: buildNamespace("alice", oldId), projectId: oldId };
+    const next = { namespace: buildNamespace("alice", newId), projectId: newId };
+    await seedNamespace(storage, { ...old, projectPath: path });
+    const before = countNamespaceRows(storage.db, old);
+    const moves: string[] = [];
+    const stored: string[] = [];
+    const pipeline = new IngestPipeline({
+      storage,
+      retrieve: noRetrieval,
+      onMoved: (info) => moves.push(`${info.from} -> ${info.to} (${info.moved.records} records)`),
+      onStored: (info) => stored.push(info.project_id),
+    });
+    const source = {
+      surface: "claude-code" as const,
+      version: "t",
+      client_id: "h",
+      project_path: path,
+    };
+    // Concurrent first events of the project: one move between them.
+    const outcomes = await Promise.all(
+      [1, 2, 3].map(() => pipeline.ingest(makeEvent({ namespace: next.namespace, source }))),
+    );
+    assert.ok(outcomes.every((o) => o.ok && o.stored));
+    assert.deepEqual(moves, [`${old.namespace} -> ${next.namespace} (${before.records} records)`]);
+    assert.deepEqual(countNamespaceRows(storage.db, old), NO_ROWS);
+    assert.equal(countNamespaceRows(storage.db, next).records, before.records);
+    // A pre-upgrade event (spooled) is filed under the new namespace, and extraction hears of
+    // the new project id.
+    const spooled = makeEvent({ namespace: old.namespace, source });
+    assert.deepEqual(await pipeline.ingest(spooled), {
+      ok: true,
+      event_id: spooled.event_id,
+      stored: true,
+    });
+    assert.equal((await storage.getEvents([spooled.event_id]))[0].namespace, next.namespace);
+    assert.deepEqual(stored, [newId, newId, newId, newId]);
+    // A fresh process (a restart) finds nothing left to move.
+    const restarted = new IngestPipeline({
+      storage,
+      retrieve: noRetrieval,
+      onMoved: (info) => moves.push(info.from),
+    });
+    await restarted.ingest(makeEvent({ namespace: next.namespace, source }));
+    assert.equal(moves.length, 1);
+  });
+});
+
+Deno.test("a path-derived namespace never moves anything", async () => {
+  await withStorage(async (storage) => {
+    const path = "/srv/app";
+    const ns = buildNamespace("bob", projectIdFromRoot(path));
+    let moved = 0;
+    const pipeline = new IngestPipeline({ storage, retrieve: noRetrieval, onMoved: () => moved++ });
+    const source = {
+      surface: "kiro-cli" as const,
+      version: "t",
+      client_id: "h",
+      project_path: path,
+    };
+    await pipeline.ingest(makeEvent({ namespace: ns, source }));
+    assert.equal(moved, 0);
+    assert.equal(await storage.namespaceMovedTo(ns), null);
   });
 });

@@ -31,6 +31,7 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/memories/search": ["GET"],
   "/v1/memories/:id": ["GET", "PATCH", "DELETE"],
   "/v1/stats": ["GET"],
+  "/v1/projects/identity": ["POST"],
   "/v1/retrievals": ["GET"],
   "/v1/runs": ["GET"],
   "/v1/merges": ["GET"],

@@ -47,6 +47,12 @@ export const V1_ROUTES: V1Route[] = [
   },
   { method: "DELETE", route: "/v1/memories/:id", path: (id) => `/v1/memories/${id}` },
   { method: "GET", route: "/v1/stats", path: () => "/v1/stats" },
+  {
+    method: "POST",
+    route: "/v1/projects/identity",
+    path: () => "/v1/projects/identity",
+    body: () => ({ namespace: TEST_NAMESPACE, project_path: "/srv/app" }),
+  },
   { method: "GET", route: "/v1/retrievals", path: () => "/v1/retrievals?limit=5" },
   { method: "GET", route: "/v1/runs", path: () => "/v1/runs?limit=5" },
   { method: "GET", route: "/v1/merges", path: () => "/v1/merges?limit=5" },

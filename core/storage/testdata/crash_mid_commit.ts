@@ -16,4 +16,6 @@ db.prepare(
   "INSERT INTO memory_records (record_id, namespace, strategy, title, summary, source_event_ids_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
 ).run(record.record_id, record.namespace, "llm-summary", "t", "s", "[]", record.created_at);
 console.log("in-transaction");
-await new Promise(() => {});
+// A timer keeps the process alive until the SIGKILL: a bare never-settling promise lets Deno
+// see an empty event loop and exit on its own, racing the parent's kill.
+setInterval(() => {}, 60_000);

@@ -1,11 +1,13 @@
 /**
- * `POST /v1/events` (ingest, with inline retrieval for prompts) and `GET /v1/events`.
+ * `POST /v1/events` (ingest, with inline retrieval for prompts), `GET /v1/events`, and
+ * `POST /v1/projects/identity` (a client names its project; the pipeline moves the project's
+ * older namespace, as a first event would).
  *
  * @module
  */
 import { Hono } from "hono";
 import { eventQueryOf } from "@kiro-learn/core/api/wire";
-import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
+import { MAX_REQUEST_BYTES, ProjectIdentityRequestSchema } from "@kiro-learn/core/schemas";
 import { readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
 import { errorResponse } from "../../http/mod.ts";
@@ -26,6 +28,17 @@ export function eventRoutes(ctx: CollectorContext): Hono {
     if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
     const { ok: _ok, ...payload } = outcome;
     return c.json(payload);
+  });
+  app.post("/projects/identity", async (c) => {
+    const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
+    if (!body.ok) return body.response;
+    const parsed = ProjectIdentityRequestSchema.safeParse(body.value);
+    if (!parsed.success) {
+      return errorResponse(400, "validation failed", { details: parsed.error.issues });
+    }
+    const { namespace, project_path } = parsed.data;
+    const moved = await ctx.pipeline.identifyProject(namespace, project_path);
+    return c.json({ namespace, moved });
   });
   app.get("/events", async (c) => {
     const ns = namespaceParam(c.req.query("namespace"), { required: false });

@@ -4,6 +4,7 @@
  * @module
  */
 import { Hono } from "hono";
+import { PROJECT_ID_PATTERN } from "@kiro-learn/core/project";
 import type { CollectorContext } from "../mod.ts";
 import { intParam, namespaceParam } from "../../http/mod.ts";
 
@@ -55,8 +56,10 @@ export function statsRoutes(ctx: CollectorContext): Hono {
   });
   app.post("/extraction/flush", async (c) => {
     const projectId = c.req.query("project_id");
-    if (!projectId || !/^[0-9a-f]{64}$/.test(projectId)) {
-      return c.json({ error: "project_id parameter is required (64 hex chars)" }, 400);
+    if (!projectId || !PROJECT_ID_PATTERN.test(projectId)) {
+      return c.json({
+        error: "project_id parameter is required: 64 hex chars, git- prefixed for a remote's",
+      }, 400);
     }
     await ctx.extraction?.flush(projectId);
     return c.json({ project_id: projectId, flushed: true });
