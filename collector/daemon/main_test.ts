@@ -6,6 +6,7 @@ import { makeEvent, probeRemoteImports } from "@kiro-learn/core/testing";
 import { agentRunPaths, DAEMON_ENTRY, daemonArgs, resolveCommand } from "./permissions/mod.ts";
 import {
   freePort,
+  HOLD_QUEUE_SETTINGS,
   postJson,
   probeDaemonSandbox,
   sigkillUnderLoad,
@@ -138,7 +139,7 @@ Deno.test("the daemon's flags refuse a remote import() before any connection", a
 });
 
 Deno.test("SIGKILL under concurrent load loses no acknowledged event", async () => {
-  await using daemon = await startTestDaemon();
+  await using daemon = await startTestDaemon({ settings: HOLD_QUEUE_SETTINGS });
   const report = await sigkillUnderLoad(daemon, { clients: 8, kills: 1, runMs: 800 });
   assert.ok(report.acknowledged > 50, `only ${report.acknowledged} events acknowledged`);
   assert.deepEqual(

@@ -10,6 +10,7 @@ import { loadSettings } from "@kiro-learn/core/settings";
 import { fixtureText, makeDataDir, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
 import {
   connectMcp,
+  HOLD_QUEUE_SETTINGS,
   probeDaemonSandbox,
   processText,
   runKiroLearn,
@@ -154,7 +155,7 @@ export async function selfEscalation(): Promise<AttackFigure> {
 /** SIGKILLs under 8 concurrent clients: nothing acknowledged is lost or duplicated. */
 export async function sigkillUnderClients(): Promise<AttackFigure> {
   const tally = new Tally();
-  await using daemon = await startTestDaemon();
+  await using daemon = await startTestDaemon({ settings: HOLD_QUEUE_SETTINGS });
   const report = await sigkillUnderLoad(daemon, { clients: 8, kills: 3, runMs: 700 });
   tally.check(report.acknowledged > 100, `only ${report.acknowledged} events acknowledged`);
   for (let i = 0; i < report.kills; i++) {

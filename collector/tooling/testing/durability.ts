@@ -24,6 +24,15 @@ export interface KillReport {
 }
 
 /**
+ * Settings for a daemon under {@linkcode sigkillUnderLoad}: extraction must not consume the
+ * queue while the check counts it (a fast machine acknowledges enough events for a size-triggered
+ * run of 5,000 rows, which would read as "acknowledged but not queued").
+ */
+export const HOLD_QUEUE_SETTINGS: Record<string, unknown> = {
+  extraction: { sizeThresholdBytes: 16_777_216, idleMs: 300_000 },
+};
+
+/**
  * Runs `clients` posting loops against `daemon`; every `runMs` it is SIGKILLed and restarted,
  * `kills` times. Leaves the daemon running.
  */
