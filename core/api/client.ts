@@ -186,6 +186,11 @@ export interface CollectorClientOptions {
   tokenPath: string;
   /** Per-request timeout in milliseconds; defaults to {@linkcode DEFAULT_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /**
+   * How requests are sent; defaults to the global `fetch`. The collector passes its own app's
+   * handler, so the MCP tools it serves go through the same routes without a socket.
+   */
+  fetch?: (request: Request) => Promise<Response>;
 }
 
 const HealthSchema = z.object({ status: z.string(), version: z.string(), pid: z.number() });
@@ -201,6 +206,7 @@ const WithSourcesSchema = z.object({
 export function createCollectorClient(options: CollectorClientOptions): CollectorClient {
   const url = collectorBaseUrl(options.host, options.port);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const send = options.fetch ?? ((request: Request) => fetch(request));
 
   async function call(
     method: string,
@@ -217,12 +223,14 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       await proveCollector(token, signal);
-      const response = await fetch(url + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-      });
+      const response = await send(
+        new Request(url + path, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal,
+        }),
+      );
       const text = await response.text();
       return { status: response.status, body: parseJson(text) };
     } catch (error) {
@@ -233,7 +241,7 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
   /** Throws {@linkcode CollectorImpostorError} unless the listener proves it holds `token`. */
   async function proveCollector(token: string, signal: AbortSignal): Promise<void> {
     const challenge = { port: options.port, nonce: newHelloNonce() };
-    const response = await fetch(url + helloPath(challenge.nonce), { signal });
+    const response = await send(new Request(url + helloPath(challenge.nonce), { signal }));
     // Read whole (bounded by the signal) but never shown: it may come from anyone.
     const text = await response.text();
     const hello = response.status === 200 ? HelloSchema.safeParse(parseJson(text)) : null;
@@ -259,7 +267,9 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
     url,
     async health() {
       try {
-        const res = await fetch(url + ROUTES.health, { signal: AbortSignal.timeout(1000) });
+        const res = await send(
+          new Request(url + ROUTES.health, { signal: AbortSignal.timeout(1000) }),
+        );
         if (!res.ok) {
           await res.body?.cancel();
           return null;

@@ -27,7 +27,18 @@ export const ROUTES = {
   stats: "/v1/stats",
   /** One-time viewer login codes. */
   viewerCodes: "/v1/ui/codes",
+  /**
+   * The memory tools over MCP Streamable HTTP (stateless: each POST is one JSON-RPC exchange),
+   * for Claude Code; the project comes in {@linkcode MCP_NAMESPACE_HEADER}.
+   */
+  mcp: "/v1/mcp",
 } as const;
+
+/**
+ * The header naming the project an MCP request acts on (its namespace): an HTTP MCP server is
+ * shared by every session, so each request says which project it is for.
+ */
+export const MCP_NAMESPACE_HEADER = "X-Kiro-Learn-Namespace";
 
 /** The path of one memory record. */
 export function memoryPath(recordId: string): string {

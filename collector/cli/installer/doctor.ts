@@ -410,7 +410,14 @@ class Found {
       const doc = this.read(path, problems);
       const servers = doc && isPlainObject(doc.mcpServers) ? doc.mcpServers : undefined;
       const entry = servers?.[MCP_SERVER_NAME];
-      if (!isPlainObject(entry) || typeof entry.command !== "string") continue;
+      if (!isPlainObject(entry)) continue;
+      if (typeof entry.headersHelper === "string") {
+        // Over HTTP: the collector serves it; the helper is what runs on this machine.
+        where.push(`${this.tilde(path)} (HTTP)`);
+        broken.push(...this.missingFiles(["sh", "-c", entry.headersHelper]));
+        continue;
+      }
+      if (typeof entry.command !== "string") continue;
       where.push(this.tilde(path));
       const args = Array.isArray(entry.args) ? entry.args.filter((a) => typeof a === "string") : [];
       broken.push(...this.missingFiles([entry.command, ...args]));

@@ -68,12 +68,17 @@ export interface InstallCommands {
   shim(surface: Surface, extraArgs?: readonly string[]): string[];
   /** The argv that runs the MCP server. */
   mcp(): string[];
+  /**
+   * Claude Code's user-scope MCP entry over HTTP (the collector's route and the headers helper
+   * command), or null to register the stdio server there too.
+   */
+  mcpHttp?(): { url: string; headersHelper: string } | null;
   /** Scripts the commands run, written into the data dir (executable) by install. */
   launchers?(): { path: string; content: string }[];
 }
 
 // The scripts install writes into `<data dir>/bin/` (core/launch's hook_launcher.ts and starter.ts).
-const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|start-collector)$/;
+const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|mcp-headers|start-collector)$/;
 
 /** Options of {@linkcode planInstall}. */
 export interface InstallOptions {
@@ -671,6 +676,7 @@ function hookSet(commands: InstallCommands): HookSet {
       claudeCode: hookCommand(claude),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
+      mcpHttp: commands.mcpHttp?.() ?? null,
       known: [quoteArgv(kiro), quoteArgv(claude), quoteArgv(ideBase)],
     };
   } catch (error) {
@@ -686,6 +692,7 @@ function recogniseOnly(): HookSet {
     claudeCode: "",
     kiroIde: () => "",
     mcp: { command: "", args: [] },
+    mcpHttp: null,
     known: [],
   };
 }

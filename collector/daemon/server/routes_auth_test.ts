@@ -1,5 +1,6 @@
 // Every /v1 route refuses a request without the right bearer token, on the real daemon.
 import assert from "node:assert/strict";
+import { MCP_NAMESPACE_HEADER } from "@kiro-learn/core/api";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon, type TestDaemon } from "../../tooling/testing/mod.ts";
 import { SESSION_KEY, sessionCookieName } from "../viewer/mod.ts";
@@ -12,6 +13,8 @@ interface Route {
   path: (id: string) => string;
   /** A body a correct request would carry. */
   body?: () => unknown;
+  /** Headers a correct request would carry besides the token. */
+  headers?: Record<string, string>;
 }
 
 const PROJECT = "a".repeat(64);
@@ -46,6 +49,16 @@ const ROUTES: Route[] = [
   },
   { method: "GET", route: "/v1/feed", path: () => "/v1/feed" },
   { method: "POST", route: "/v1/ui/codes", path: () => "/v1/ui/codes" },
+  {
+    method: "POST",
+    route: "/v1/mcp",
+    path: () => "/v1/mcp",
+    body: () => ({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    headers: {
+      [MCP_NAMESPACE_HEADER]: TEST_NAMESPACE,
+      accept: "application/json, text/event-stream",
+    },
+  },
 ];
 
 /** Ways to get the credentials wrong, each as the headers sent. */
@@ -68,9 +81,10 @@ function request(
   headers: Record<string, string>,
 ): Promise<Response> {
   const body = route.body?.();
+  const all = { ...route.headers, ...headers };
   return fetch(daemon.url + route.path(id), {
     method: route.method,
-    headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+    headers: body === undefined ? all : { ...all, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
