@@ -7,8 +7,11 @@
 import {
   collectorBaseUrl,
   type CollectorClient,
+  type CollectorState,
   createCollectorClient,
   type Health,
+  portTakenMessage,
+  probeCollector,
 } from "@kiro-learn/core/api";
 import type { Settings } from "@kiro-learn/core/settings";
 
@@ -36,6 +39,20 @@ export function callCollector(
   options: { method?: string; body?: unknown } = {},
 ): Promise<{ status: number; body: unknown }> {
   return clientFor(settings).request(options.method ?? "GET", path, { body: options.body });
+}
+
+/** Who holds the collector's port: ours, someone else's, or nobody (see core/api). */
+export function probe(settings: Settings): Promise<CollectorState> {
+  return probeCollector({
+    host: settings.collector.host,
+    port: settings.collector.port,
+    tokenPath: settings.paths.token,
+  });
+}
+
+/** What to say when the port is held by a process that is not this data dir's collector. */
+export function portTaken(settings: Settings): string {
+  return portTakenMessage(settings.collector.port, { settingsPath: settings.paths.settings });
 }
 
 /** Health of the collector, or null when it is down. */

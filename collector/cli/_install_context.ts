@@ -19,7 +19,7 @@ import { invocationDir } from "./_command.ts";
  */
 export function installCommands(
   settings: Settings,
-  options: { home?: string } = {},
+  options: { home?: string; mcp?: "http" | "stdio" } = {},
 ): InstallCommands {
   const home = options.home ?? homeDir();
   const named = (path: string) => portablePath(path, { home, dataDir: settings.dataDir });
@@ -30,8 +30,8 @@ export function installCommands(
     ) => [named(launcherPath(settings.paths.bin, surface)), ...extraArgs],
     mcp: () => ["sh", "-c", `exec ${shellWord(named(launcherPath(settings.paths.bin, "mcp")))}`],
     mcpHttp: () => {
-      // The helper reads the session's folder from /proc (see shims/mcp_headers.ts).
-      if (Deno.build.os !== "linux") return null;
+      // The helper's launcher reads the session's folder from /proc (see shims/mcp_headers.ts).
+      if (options.mcp === "stdio" || Deno.build.os !== "linux") return null;
       const path = named(launcherPath(settings.paths.bin, "mcp-headers"));
       return {
         url: collectorBaseUrl(settings.collector.host, settings.collector.port) + ROUTES.mcp,

@@ -407,18 +407,53 @@ Deno.test("stop signals only this data dir's collector, never a pid an impostor 
   }
 });
 
-Deno.test("start refuses a port taken by another data dir's collector, and says how to move", async () => {
+Deno.test("one port, two users: start, status and doctor name the other collector and the way out", async () => {
+  // Two data dirs with two tokens stand in for two users; theirs holds the port first.
   await using theirs = await startTestDaemon();
   const mine = await Deno.makeTempDir({ prefix: "kiro-learn-mine-" });
+  const env = { KIRO_LEARN_HOME: mine, KIRO_LEARN_PORT: String(theirs.port) };
+  const taken = new RegExp(
+    `port ${theirs.port} is held by a process that is not this user's kiro-learn collector ` +
+      "\\(another user's kiro-learn, or another program\\)",
+  );
   try {
-    const out = await cli(["start"], {
-      KIRO_LEARN_HOME: mine,
-      KIRO_LEARN_PORT: String(theirs.port),
+    // Before this user's first start there is no token: whatever listens is not ours.
+    const first = await cli(["start"], env);
+    assert.equal(first.code, 1, text(first));
+    assert.match(text(first), taken);
+    assert.match(text(first), /"collector": \{"port": …\}/);
+    assert.doesNotMatch(text(first), /already running/);
+
+    // With a token of this user's own (a collector of theirs ran here before), the same.
+    await Deno.writeTextFile(`${mine}/token`, "mine-0123456789abcdef0123456789abcdef\n", {
+      mode: 0o600,
     });
-    assert.equal(out.code, 1, text(out));
-    assert.match(text(out), /taken by a collector that is not this data dir's/);
-    assert.match(text(out), /KIRO_LEARN_PORT/);
+    const again = await cli(["start"], env);
+    assert.equal(again.code, 1, text(again));
+    assert.match(text(again), taken);
+
+    const status = await cli(["status"], env);
+    assert.equal(status.code, 3, text(status));
+    assert.match(text(status), /status: port taken/);
+    assert.match(text(status), taken);
+    assert.doesNotMatch(text(status), new RegExp(`pid: ${theirs.pid()}`));
+
+    const doctor = await cli(["doctor"], env);
+    assert.match(text(doctor), taken);
+
+    // Theirs was sent no token of ours, and still runs on its own.
+    assert.equal((await theirs.fetch("/v1/stats")).status, 200);
+
+    // The way out: a port of this user's own, and both run.
+    const own = freePort();
+    await Deno.writeTextFile(`${mine}/settings.json`, JSON.stringify({ collector: { port: own } }));
+    const moved = await cli(["start"], { KIRO_LEARN_HOME: mine });
+    assert.equal(moved.code, 0, text(moved));
+    assert.match(text(moved), new RegExp(`started at http://127.0.0.1:${own}`));
+    const stopped = await cli(["stop"], { KIRO_LEARN_HOME: mine });
+    assert.equal(stopped.code, 0, text(stopped));
   } finally {
+    await cli(["stop"], { KIRO_LEARN_HOME: mine });
     await Deno.remove(mine, { recursive: true });
   }
 });
@@ -444,17 +479,23 @@ Deno.test("status and search refuse a listener that cannot prove it is the colle
   const port = impostor.addr.port;
   const env = { KIRO_LEARN_HOME: home, KIRO_LEARN_PORT: String(port) };
   try {
-    for (const args of [["status"], ["search", "leap", "years"]]) {
-      const out = await cli(args, env);
-      assert.equal(out.code, 1, text(out));
-      assert.match(
-        text(out),
-        new RegExp(`listening at 127\\.0\\.0\\.1:${port} could not prove it is this data dir's`),
-      );
-      assert.match(text(out), new RegExp(`lsof -i :${port}`));
-      assert.match(text(out), /"collector": \{"port": …\} in settings\.json/);
-      assert.doesNotMatch(text(out), /curl evil|status: running|memories: 7/);
-    }
+    const status = await cli(["status"], env);
+    assert.equal(status.code, 3, text(status));
+    assert.match(text(status), /status: port taken/);
+    assert.match(
+      text(status),
+      new RegExp(`port ${port} is held by a process that is not this user's kiro-learn collector`),
+    );
+    assert.doesNotMatch(text(status), /curl evil|status: running|memories: 7/);
+    const search = await cli(["search", "leap", "years"], env);
+    assert.equal(search.code, 1, text(search));
+    assert.match(
+      text(search),
+      new RegExp(`listening at 127\\.0\\.0\\.1:${port} could not prove it is this data dir's`),
+    );
+    assert.match(text(search), new RegExp(`lsof -i :${port}`));
+    assert.match(text(search), /"collector": \{"port": …\} in settings\.json/);
+    assert.doesNotMatch(text(search), /curl evil|status: running|memories: 7/);
     assert.ok(seen.some((s) => s.path.startsWith("/hello?")), "the CLI did ask the listener");
     for (const request of seen) {
       assert.equal(request.auth, null, `the token went to ${request.path}`);

@@ -358,3 +358,34 @@ function describeBody(body: unknown): string {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   return text.length > 500 ? text.slice(0, 500) + "…" : text;
 }
+
+/**
+ * Who holds the collector's port: `ours` (it proved it holds this data dir's token, and said
+ * how it is), `foreign` (something accepts connections there but is not our collector: another
+ * user's kiro-learn, another program — or anything at all before our token exists), `down`.
+ */
+export type CollectorState =
+  | { state: "ours"; health: Health }
+  | { state: "foreign" }
+  | { state: "down" };
+
+/** Asks the process on the collector's port who it is (see {@linkcode CollectorState}). */
+export async function probeCollector(options: CollectorClientOptions): Promise<CollectorState> {
+  const client = createCollectorClient({ timeoutMs: 2000, ...options });
+  try {
+    const res = await client.request("GET", ROUTES.health);
+    const health = HealthSchema.safeParse(res.body);
+    return health.success ? { state: "ours", health: health.data } : { state: "foreign" };
+  } catch (error) {
+    if (error instanceof CollectorImpostorError) return { state: "foreign" };
+    if (!(error instanceof CollectorUnavailableError)) throw error;
+  }
+  // Refused, or no token yet: anything that still accepts a connection is not ours.
+  try {
+    const conn = await Deno.connect({ hostname: options.host, port: options.port });
+    conn.close();
+    return { state: "foreign" };
+  } catch {
+    return { state: "down" };
+  }
+}

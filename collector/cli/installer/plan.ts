@@ -12,7 +12,9 @@ import {
   dataPaths,
   DEFAULTS,
   ensureDataDir,
+  ownerUid,
   SETTINGS_FILE,
+  userDefaultPort,
   writeSecureFile,
 } from "@kiro-learn/core/settings";
 import { starterScript } from "@kiro-learn/core/launch";
@@ -108,16 +110,18 @@ export interface InstallOptions {
   collector?: { host: string; port: number };
 }
 
-// The host and port a settings.json file holds, defaults filling what it leaves out.
-function savedCollector(text: string): { host: string; port: number } {
+// The host and port a settings.json file holds, defaults (this user's port) filling what it
+// leaves out.
+function savedCollector(text: string, dataDir: string): { host: string; port: number } {
+  const port = userDefaultPort(ownerUid(dataDir));
   try {
     const saved = JSON.parse(text)?.collector ?? {};
     return {
       host: typeof saved.host === "string" ? saved.host : DEFAULTS.collector.host,
-      port: typeof saved.port === "number" ? saved.port : DEFAULTS.collector.port,
+      port: typeof saved.port === "number" ? saved.port : port,
     };
   } catch {
-    return DEFAULTS.collector;
+    return { host: DEFAULTS.collector.host, port };
   }
 }
 
@@ -377,7 +381,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       private: true,
     });
   } else if (settingsText !== null && options.collector !== undefined) {
-    const saved = savedCollector(settingsText);
+    const saved = savedCollector(settingsText, dataDir);
     if (saved.host !== collector.host || saved.port !== collector.port) {
       warnings.push(
         `the hooks are written for ${collector.host}:${collector.port} (KIRO_LEARN_HOST/PORT), ` +

@@ -1,11 +1,13 @@
 /**
- * Claude Code overhead benchmark: what kiro-learn's hooks add to a real session, as a user pays
- * it. Times whole `claude -p` runs of the real client (the version `prepare.ts` pins and
- * installs), offline against the scripted model on loopback, each session one prompt, one Bash
- * call (`echo hi`) and an answer: in a HOME without kiro-learn, and in a HOME where kiro-learn is
- * installed by its own installer with a running collector (six hooks fire per session:
- * SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, each a `deno run` of the shim).
- * Runs alternate between the two so drift on a shared machine hits both alike.
+ * Claude Code overhead benchmark: what kiro-learn's hooks and MCP server add to a real session, as
+ * a user pays it. Times whole `claude -p` runs of the real client (the version `prepare.ts` pins
+ * and installs), offline against the scripted model on loopback, each session one prompt, one
+ * Bash call (`echo hi`) and an answer: in a HOME without kiro-learn, and in two HOMEs where
+ * kiro-learn is installed by its own installer with a running collector (the hooks fire per
+ * session: SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, each a `deno run` of
+ * the shim) — one with the MCP tools served by the collector over HTTP (the default), one with
+ * the stdio MCP server Claude Code starts per session (`install --mcp stdio`, as before).
+ * Runs rotate between the three so drift on a shared machine hits all alike.
  *
  * Not part of the default `deno task bench` run (it needs the client): run it with
  * `deno task bench claude-code`, or `deno run -A collector/tooling/bench/claude_code_bench.ts
@@ -44,7 +46,7 @@ function figure(times: number[]): Figure {
 }
 
 function line(label: string, f: Figure): string {
-  return `claude-code: ${label.padEnd(24)} median ${formatMs(f.median_ms).padStart(8)}  p95 ${
+  return `claude-code: ${label.padEnd(28)} median ${formatMs(f.median_ms).padStart(8)}  p95 ${
     formatMs(f.p95_ms).padStart(8)
   }  (min ${formatMs(f.min_ms)}, max ${formatMs(f.max_ms)}, ${f.runs} runs)`;
 }
@@ -59,13 +61,22 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   );
   await using bare = await claudeSandbox();
   await using hooked = await claudeSandbox();
+  await using stdio = await claudeSandbox();
   const bareProject = await bare.project("app");
   const hookedProject = await hooked.project("app");
-  for (const args of [["install"], ["start"]]) {
-    const done = await hooked.kiroLearn(args, hookedProject);
+  const stdioProject = await stdio.project("app");
+  for (
+    const [box, project, args] of [
+      [hooked, hookedProject, ["install"]],
+      [hooked, hookedProject, ["start"]],
+      [stdio, stdioProject, ["install", "--mcp", "stdio"]],
+      [stdio, stdioProject, ["start"]],
+    ] as const
+  ) {
+    const done = await box.kiroLearn([...args], project);
     if (done.code !== 0) {
       throw new Error(
-        `kiro-learn ${args[0]} failed in the benchmark's sandbox: ${outputText(done)}`,
+        `kiro-learn ${args.join(" ")} failed in the benchmark's sandbox: ${outputText(done)}`,
       );
     }
   }
@@ -84,51 +95,57 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
     }
     return ms;
   };
-  const without: number[] = [];
-  const withHooks: number[] = [];
+  const configs = [
+    { box: bare, cwd: bareProject, times: [] as number[] },
+    { box: hooked, cwd: hookedProject, times: [] as number[] },
+    { box: stdio, cwd: stdioProject, times: [] as number[] },
+  ];
   for (let i = -WARMUP; i < RUNS; i++) {
-    // Alternate which goes first, so neither always runs on a machine the other just warmed.
-    let bareMs: number;
-    let hookedMs: number;
-    if (i % 2 === 0) {
-      bareMs = await session(bare, bareProject);
-      hookedMs = await session(hooked, hookedProject);
-    } else {
-      hookedMs = await session(hooked, hookedProject);
-      bareMs = await session(bare, bareProject);
+    // Rotate which goes first, so none always runs on a machine another just warmed.
+    for (let k = 0; k < configs.length; k++) {
+      const config = configs[(i + WARMUP + k) % configs.length];
+      const ms = await session(config.box, config.cwd);
+      if (i >= 0) config.times.push(ms);
     }
-    if (i < 0) continue;
-    without.push(bareMs);
-    withHooks.push(hookedMs);
   }
+  const [without, withHooks, withStdio] = configs.map((c) => c.times);
   // The hooks must have run: every hooked session's prompt reached the collector.
-  const token = (await Deno.readTextFile(`${hooked.dataDir}/token`)).trim();
-  const res = await fetch(`http://127.0.0.1:${hooked.port}/v1/events?limit=1000`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  const prompts = ((await res.json()).items as { kind: string }[])
-    .filter((e) => e.kind === "prompt").length;
-  if (prompts !== RUNS + WARMUP) {
-    throw new Error(
-      `the collector holds ${prompts} prompts for ${RUNS + WARMUP} hooked sessions: the hooks ` +
-        "did not all run, so the figures would not measure them; check `kiro-learn doctor`",
-    );
+  for (const box of [hooked, stdio]) {
+    const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+    const res = await fetch(`http://127.0.0.1:${box.port}/v1/events?limit=1000`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const prompts = ((await res.json()).items as { kind: string }[])
+      .filter((e) => e.kind === "prompt").length;
+    if (prompts !== RUNS + WARMUP) {
+      throw new Error(
+        `the collector holds ${prompts} prompts for ${RUNS + WARMUP} hooked sessions: the hooks ` +
+          "did not all run, so the figures would not measure them; check `kiro-learn doctor`",
+      );
+    }
   }
-  console.log(`claude-code: ${prompts} hooked sessions, each prompt recorded by the collector`);
+  console.log(`claude-code: ${RUNS + WARMUP} sessions per setup, each prompt recorded`);
   const a = figure(without);
   const b = figure(withHooks);
+  const c = figure(withStdio);
   console.log(line("without kiro-learn", a));
-  console.log(line("with kiro-learn hooks", b));
+  console.log(line("with kiro-learn (HTTP MCP)", b));
+  console.log(line("with kiro-learn (stdio MCP)", c));
   const diff = { median_ms: b.median_ms - a.median_ms, p95_ms: b.p95_ms - a.p95_ms };
-  console.log(
-    `claude-code: overhead per session: median +${formatMs(diff.median_ms)}, p95 +${
-      formatMs(diff.p95_ms)
-    }`,
-  );
+  const diffStdio = { median_ms: c.median_ms - a.median_ms, p95_ms: c.p95_ms - a.p95_ms };
+  for (const [label, d] of [["HTTP MCP", diff], ["stdio MCP", diffStdio]] as const) {
+    console.log(
+      `claude-code: overhead per session (${label}): median +${formatMs(d.median_ms)}, p95 +${
+        formatMs(d.p95_ms)
+      }`,
+    );
+  }
   return {
     without_kiro_learn: a,
     with_kiro_learn: b,
+    with_kiro_learn_stdio_mcp: c,
     overhead: diff,
+    overhead_stdio_mcp: diffStdio,
     session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
     claude_code: CLAUDE_CODE_VERSION,
     runner: "deno run (no compiled shims)",
