@@ -192,9 +192,24 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
     const again = await cli(["install"], env, project);
     assert.equal(again.code, 0);
     assert.deepEqual(JSON.parse(await Deno.readTextFile(claude)), merged, "install twice = once");
+    // Claude Code's memory tools: served by the collector over HTTP (Linux), or a stdio server.
+    const mcpEntry = async () =>
+      JSON.parse(await Deno.readTextFile(`${home}/.claude.json`)).mcpServers["kiro-learn-memory"];
+    assert.deepEqual(await mcpEntry(), {
+      type: "http",
+      url: `http://127.0.0.1:${env.KIRO_LEARN_PORT}/v1/mcp`,
+      headersHelper: 'exec "$HOME"/.kiro-learn/bin/mcp-headers',
+    });
     const doc = await cli(["doctor"], env, project);
     assert.match(text(doc), /collector/i);
+    assert.match(text(doc), /ok +mcp server: kiro-learn-memory in .*~\/\.claude\.json \(HTTP\)/);
     assert.equal(doc.code, 1, "the collector is not running, so doctor reports a failure");
+    const stdio = await cli(["install", "--mcp", "stdio"], env, project);
+    assert.equal(stdio.code, 0, text(stdio));
+    assert.equal((await mcpEntry()).type, "stdio");
+    assert.match((await mcpEntry()).args.join(" "), /mcp-server/);
+    assert.equal((await cli(["install"], env, project)).code, 0);
+    assert.equal((await mcpEntry()).type, "http");
     const removed = await cli(["uninstall"], env, project);
     assert.equal(removed.code, 0, text(removed));
     assert.match(text(removed), /kept the memory in .*--purge/);
