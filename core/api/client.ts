@@ -378,6 +378,9 @@ export async function probeCollector(options: CollectorClientOptions): Promise<C
     return health.success ? { state: "ours", health: health.data } : { state: "foreign" };
   } catch (error) {
     if (error instanceof CollectorImpostorError) return { state: "foreign" };
+    // Listening but silent: nothing that proved anything; callers treat it as not running
+    // (what a health check that timed out said before).
+    if (error instanceof CollectorTimeoutError) return { state: "down" };
     if (!(error instanceof CollectorUnavailableError)) throw error;
   }
   // Refused, or no token yet: anything that still accepts a connection is not ours.
