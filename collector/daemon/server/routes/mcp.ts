@@ -15,6 +15,8 @@
 import { Hono } from "hono";
 import { type CollectorClient, MCP_NAMESPACE_HEADER } from "@kiro-learn/core/api";
 import { createMemoryServer } from "@kiro-learn/mcp";
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types: the SDK's wildcard export hides its types from Deno (see mcp/tools.ts).
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -23,6 +25,9 @@ import { errorResponse, namespaceParam } from "../../http/mod.ts";
 /** The MCP route; `client` is how its tools reach the collector's API. */
 export function mcpRoutes(options: { client: () => CollectorClient }): Hono {
   const app = new Hono();
+  const servers = serverPool((namespace) =>
+    createMemoryServer({ namespace, client: options.client() })
+  );
   app.post("/mcp", async (c) => {
     const raw = c.req.header(MCP_NAMESPACE_HEADER);
     if (raw === undefined || raw === "") {
@@ -34,7 +39,7 @@ export function mcpRoutes(options: { client: () => CollectorClient }): Hono {
     }
     const namespace = namespaceParam(raw, { required: true });
     if (!namespace.ok) return namespace.response;
-    const server = createMemoryServer({ namespace: namespace.value!, client: options.client() });
+    const server = servers.take(namespace.value!);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -44,9 +49,42 @@ export function mcpRoutes(options: { client: () => CollectorClient }): Hono {
       return await transport.handleRequest(c.req.raw);
     } finally {
       await server.close();
+      servers.give(namespace.value!, server);
     }
   });
   // Stateless: no stream for server-initiated messages, and no session to end (the spec's
   // answer to both is 405).
   return app;
+}
+
+/** Idle servers kept per project, and projects kept (least recently used go first). */
+const POOL_LIMITS = { perNamespace: 4, namespaces: 32 };
+
+/**
+ * Servers closed after their request, kept for the next request of the same project: building
+ * one (six tools and their schemas) per request made a burst of requests grow the collector's
+ * heap by about 130 MiB; a server serves one transport at a time, so each request takes its own.
+ */
+function serverPool(create: (namespace: string) => McpServer): {
+  take(namespace: string): McpServer;
+  give(namespace: string, server: McpServer): void;
+} {
+  const idle = new Map<string, McpServer[]>();
+  return {
+    take(namespace) {
+      const list = idle.get(namespace);
+      return list?.pop() ?? create(namespace);
+    },
+    give(namespace, server) {
+      let list = idle.get(namespace);
+      if (list === undefined) {
+        if (idle.size >= POOL_LIMITS.namespaces) idle.delete(idle.keys().next().value!);
+        list = [];
+      }
+      // Re-inserted: the map's order is least recently used first.
+      idle.delete(namespace);
+      idle.set(namespace, list);
+      if (list.length < POOL_LIMITS.perNamespace) list.push(server);
+    },
+  };
 }

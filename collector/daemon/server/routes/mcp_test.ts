@@ -134,6 +134,25 @@ Deno.test("the MCP route refuses a missing token, a foreign Host or Origin, and 
   assert.equal(ok.status, 200, await ok.clone().text());
   assert.equal((await ok.json()).result.serverInfo.name, "kiro-learn-memory");
 
+  // Concurrent requests of one project each get a server of their own (servers are pooled).
+  const lists = await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+    const res = await fetch(daemon.url + ROUTES.mcp, {
+      method: "POST",
+      headers: {
+        ...auth(daemon, ALPHA),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/list", params: {} }),
+    });
+    return { status: res.status, body: await res.json() };
+  }));
+  for (const [i, list] of lists.entries()) {
+    assert.equal(list.status, 200);
+    assert.equal(list.body.id, i);
+    assert.equal(list.body.result.tools.length, 6);
+  }
+
   // Stateless: no server-initiated stream and no session to delete.
   for (const method of ["GET", "DELETE"]) {
     const res = await fetch(daemon.url + ROUTES.mcp, { method, headers: auth(daemon, ALPHA) });
