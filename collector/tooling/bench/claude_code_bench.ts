@@ -7,11 +7,13 @@
  * session: SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, each a `deno run` of
  * the shim) — one with the MCP tools served by the collector over HTTP (the default), one with
  * the stdio MCP server Claude Code starts per session (`install --mcp stdio`, as before).
- * Runs rotate between the three so drift on a shared machine hits all alike.
+ * Runs rotate between the three so drift on a shared machine hits all alike. `--mcp-only` takes
+ * the hooks out of both installations, so the figures isolate the MCP server's share.
  *
  * Not part of the default `deno task bench` run (it needs the client): run it with
  * `deno task bench claude-code`, or `deno run -A collector/tooling/bench/claude_code_bench.ts
- * [--quick] [--runs=N] [--out=<path>]`. Figures go to stdout and to `.bench/claude-code.json`.
+ * [--quick] [--mcp-only] [--runs=N] [--out=<path>]`. Figures go to stdout and to
+ * `.bench/claude-code.json` (`claude-code-mcp.json` with `--mcp-only`).
  *
  * @module
  */
@@ -20,15 +22,20 @@ import {
   CLAUDE_CODE_VERSION,
   claudeSandbox,
   outputText,
+  requestText,
   startScriptedModel,
   toolThenText,
 } from "../testing/mod.ts";
 
 const quick = Deno.args.includes("--quick");
+const mcpOnly = Deno.args.includes("--mcp-only");
 const RUNS = Number(Deno.args.find((a) => a.startsWith("--runs="))?.slice(7) ?? (quick ? 5 : 20));
 const WARMUP = 1;
 const out = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ??
-  new URL(`../../../.bench/claude-code${quick ? "-quick" : ""}.json`, import.meta.url).pathname;
+  new URL(
+    `../../../.bench/claude-code${mcpOnly ? "-mcp" : ""}${quick ? "-quick" : ""}.json`,
+    import.meta.url,
+  ).pathname;
 const ANSWER = "It printed hi.";
 
 /** One measured configuration. */
@@ -43,6 +50,10 @@ interface Figure {
 function figure(times: number[]): Figure {
   const s = summarize(times);
   return { runs: times.length, median_ms: s.p50, p95_ms: s.p95, min_ms: s.min, max_ms: s.max };
+}
+
+function signed(ms: number): string {
+  return `${ms < 0 ? "-" : "+"}${formatMs(Math.abs(ms))}`;
 }
 
 function line(label: string, f: Figure): string {
@@ -80,13 +91,33 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       );
     }
   }
+  if (mcpOnly) {
+    for (const box of [hooked, stdio]) {
+      const path = `${box.home}/.claude/settings.json`;
+      const settings = JSON.parse(await Deno.readTextFile(path));
+      delete settings.hooks;
+      await Deno.writeTextFile(path, JSON.stringify(settings, null, 2));
+    }
+  }
+  // Claude Code's own figure for the MCP server's connection, from its debug log (--mcp-only).
+  const connects = new Map<typeof bare, number[]>([[hooked, []], [stdio, []]]);
   const session = async (box: typeof bare, cwd: string): Promise<number> => {
     const started = performance.now();
     const run = await box.claude("Run echo hi and tell me what it printed", {
       cwd,
       modelUrl: model.url,
+      args: mcpOnly && box !== bare ? ["--debug", "mcp"] : [],
     });
     const ms = performance.now() - started;
+    if (mcpOnly && box !== bare) {
+      const log = await Deno.readTextFile(`${box.home}/.claude/debug/latest`);
+      const connected = /"kiro-learn-memory": Successfully connected \(transport: \w+\) in (\d+)ms/
+        .exec(log);
+      if (connected === null) {
+        throw new Error("Claude Code's debug log says kiro-learn-memory did not connect: " + log);
+      }
+      connects.get(box)!.push(Number(connected[1]));
+    }
     if (run.code !== 0 || run.result !== ANSWER) {
       throw new Error(
         `a claude -p session failed (exit ${run.code}, result ${JSON.stringify(run.result)}): ` +
@@ -109,8 +140,17 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
     }
   }
   const [without, withHooks, withStdio] = configs.map((c) => c.times);
+  // The MCP servers must have connected: the model saw their tools, and no failure.
+  const texts = model.requests.map((r) => requestText(r.body));
+  const offered = texts.filter((t) => t.includes("mcp__kiro-learn-memory__search_memory")).length;
+  if (offered === 0 || texts.some((t) => t.includes("failed to connect"))) {
+    throw new Error(
+      "the kiro-learn-memory MCP server did not connect in every session, so the figures would " +
+        "not measure it; check `kiro-learn doctor`",
+    );
+  }
   // The hooks must have run: every hooked session's prompt reached the collector.
-  for (const box of [hooked, stdio]) {
+  for (const box of mcpOnly ? [] : [hooked, stdio]) {
     const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
     const res = await fetch(`http://127.0.0.1:${box.port}/v1/events?limit=1000`, {
       headers: { authorization: `Bearer ${token}` },
@@ -124,29 +164,42 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       );
     }
   }
-  console.log(`claude-code: ${RUNS + WARMUP} sessions per setup, each prompt recorded`);
+  console.log(
+    `claude-code: ${RUNS + WARMUP} sessions per setup, ` +
+      (mcpOnly ? "MCP server only (no hooks), connected" : "each prompt recorded"),
+  );
   const a = figure(without);
   const b = figure(withHooks);
   const c = figure(withStdio);
   console.log(line("without kiro-learn", a));
-  console.log(line("with kiro-learn (HTTP MCP)", b));
-  console.log(line("with kiro-learn (stdio MCP)", c));
+  const what = mcpOnly ? "MCP only" : "kiro-learn";
+  const connectFigures = mcpOnly
+    ? { http: figure(connects.get(hooked)!), stdio: figure(connects.get(stdio)!) }
+    : undefined;
+  console.log(line(`with ${what} (HTTP MCP)`, b));
+  console.log(line(`with ${what} (stdio MCP)`, c));
   const diff = { median_ms: b.median_ms - a.median_ms, p95_ms: b.p95_ms - a.p95_ms };
   const diffStdio = { median_ms: c.median_ms - a.median_ms, p95_ms: c.p95_ms - a.p95_ms };
   for (const [label, d] of [["HTTP MCP", diff], ["stdio MCP", diffStdio]] as const) {
     console.log(
-      `claude-code: overhead per session (${label}): median +${formatMs(d.median_ms)}, p95 +${
-        formatMs(d.p95_ms)
+      `claude-code: overhead per session (${label}): median ${signed(d.median_ms)}, p95 ${
+        signed(d.p95_ms)
       }`,
     );
   }
+  if (connectFigures) {
+    console.log(line("MCP connect (HTTP)", connectFigures.http));
+    console.log(line("MCP connect (stdio)", connectFigures.stdio));
+  }
   return {
+    mcp_connect_ms: connectFigures,
     without_kiro_learn: a,
     with_kiro_learn: b,
     with_kiro_learn_stdio_mcp: c,
     overhead: diff,
     overhead_stdio_mcp: diffStdio,
     session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
+    mcp_only: mcpOnly,
     claude_code: CLAUDE_CODE_VERSION,
     runner: "deno run (no compiled shims)",
     deno: Deno.version.deno,
