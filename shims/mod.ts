@@ -21,6 +21,7 @@ export {
 export { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 export { httpPost, type HttpPostOptions, type HttpResponse, HttpTimeoutError } from "./http.ts";
 export { kiroCliPlan, type KiroPlanOptions } from "./kiro_cli.ts";
+export { agentCwdArg, mcpHeaders, proves } from "./mcp_headers.ts";
 export { type IdePlanOptions, kiroIdePlan } from "./kiro_ide.ts";
 export {
   formatResult,

@@ -7,8 +7,11 @@
 import {
   collectorBaseUrl,
   type CollectorClient,
+  type CollectorState,
   createCollectorClient,
   type Health,
+  portTakenMessage,
+  probeCollector,
 } from "@kiro-learn/core/api";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
@@ -51,6 +54,20 @@ export async function projectNamespace(settings: Settings, dir: string): Promise
     await clientFor(settings).identifyProject(project.namespace, project.project_root);
   }
   return project.namespace;
+}
+
+/** Who holds the collector's port: ours, someone else's, or nobody (see core/api). */
+export function probe(settings: Settings): Promise<CollectorState> {
+  return probeCollector({
+    host: settings.collector.host,
+    port: settings.collector.port,
+    tokenPath: settings.paths.token,
+  });
+}
+
+/** What to say when the port is held by a process that is not this data dir's collector. */
+export function portTaken(settings: Settings): string {
+  return portTakenMessage(settings.collector.port, { settingsPath: settings.paths.settings });
 }
 
 /** Health of the collector, or null when it is down. */

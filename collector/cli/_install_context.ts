@@ -5,6 +5,7 @@
  * @module
  */
 import { launcherFiles, launcherPath, portablePath, shellQuote } from "@kiro-learn/core/launch";
+import { collectorBaseUrl, ROUTES } from "@kiro-learn/core/api";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
 import type { InstallCommands } from "./installer/mod.ts";
@@ -18,7 +19,7 @@ import { invocationDir } from "./_command.ts";
  */
 export function installCommands(
   settings: Settings,
-  options: { home?: string } = {},
+  options: { home?: string; mcp?: "http" | "stdio" } = {},
 ): InstallCommands {
   const home = options.home ?? homeDir();
   const named = (path: string) => portablePath(path, { home, dataDir: settings.dataDir });
@@ -27,15 +28,24 @@ export function installCommands(
       surface,
       extraArgs = [],
     ) => [named(launcherPath(settings.paths.bin, surface)), ...extraArgs],
-    mcp: () => {
-      const path = named(launcherPath(settings.paths.bin, "mcp"));
-      const word = path.startsWith("$HOME/")
-        ? `"$HOME"${shellQuote(path.slice(5))}`
-        : shellQuote(path);
-      return ["sh", "-c", `exec ${word}`];
+    mcp: () => ["sh", "-c", `exec ${shellWord(named(launcherPath(settings.paths.bin, "mcp")))}`],
+    mcpHttp: () => {
+      // The helper's launcher reads the session's folder from /proc (see shims/mcp_headers.ts).
+      if (options.mcp === "stdio" || Deno.build.os !== "linux") return null;
+      const path = named(launcherPath(settings.paths.bin, "mcp-headers"));
+      return {
+        url: collectorBaseUrl(settings.collector.host, settings.collector.port) + ROUTES.mcp,
+        // Claude Code runs it through `sh -c`, which expands $HOME.
+        headersHelper: `exec ${shellWord(path)}`,
+      };
     },
     launchers: () => launcherFiles(settings, { home }),
   };
+}
+
+/** A launcher path as one shell word: `$HOME/…` left for the shell to expand, the rest quoted. */
+function shellWord(path: string): string {
+  return path.startsWith("$HOME/") ? `"$HOME"${shellQuote(path.slice(5))}` : shellQuote(path);
 }
 
 /** The user's home folder, where the agents keep their user-level config. */

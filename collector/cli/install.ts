@@ -21,6 +21,8 @@ export interface RunInstallOptions {
   kiroIdeLegacy?: boolean;
   /** The agents to wire (default: all). */
   agents?: readonly InstallAgent[];
+  /** How Claude Code reaches the MCP tools: `http` (default, on Linux) or `stdio`. */
+  mcp?: "http" | "stdio";
 }
 
 /** Reads `--agents kiro,claude-code` (any order, at least one). */
@@ -48,7 +50,7 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
     kiroFormat: options.kiroFormat ?? "auto",
     scope: options.scope ?? "user",
     kiroIdeLegacy: options.kiroIdeLegacy ?? false,
-    commands: installCommands(settings),
+    commands: installCommands(settings, { mcp: options.mcp }),
     dryRun: options.dryRun,
     agents: options.agents,
     collector: { host: settings.collector.host, port: settings.collector.port },
@@ -64,7 +66,7 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
 export const installCommand: Command = {
   name: "install",
   usage:
-    "kiro-learn install [--dry-run] [--agents kiro,claude-code] [--kiro-format v2|v3] [--scope user|project] [--kiro-ide-legacy]",
+    "kiro-learn install [--dry-run] [--agents kiro,claude-code] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
   summary: "register the hooks and the MCP server for Kiro CLI, Kiro IDE and Claude Code",
   options: {
     "dry-run": { type: "boolean" },
@@ -72,6 +74,7 @@ export const installCommand: Command = {
     scope: { type: "string" },
     "kiro-ide-legacy": { type: "boolean" },
     agents: { type: "string" },
+    mcp: { type: "string" },
   },
   run: (args) =>
     runInstall(loadSettings(), {
@@ -80,5 +83,6 @@ export const installCommand: Command = {
       scope: choiceOption(args, "scope", { allowed: ["user", "project"] }),
       kiroIdeLegacy: flag(args, "kiro-ide-legacy"),
       agents: agentsOption(args),
+      mcp: choiceOption(args, "mcp", { allowed: ["http", "stdio"] }),
     }),
 };

@@ -197,9 +197,24 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
     const again = await cli(["install"], env, project);
     assert.equal(again.code, 0);
     assert.deepEqual(JSON.parse(await Deno.readTextFile(claude)), merged, "install twice = once");
+    // Claude Code's memory tools: served by the collector over HTTP (Linux), or a stdio server.
+    const mcpEntry = async () =>
+      JSON.parse(await Deno.readTextFile(`${home}/.claude.json`)).mcpServers["kiro-learn-memory"];
+    assert.deepEqual(await mcpEntry(), {
+      type: "http",
+      url: `http://127.0.0.1:${env.KIRO_LEARN_PORT}/v1/mcp`,
+      headersHelper: 'exec "$HOME"/.kiro-learn/bin/mcp-headers',
+    });
     const doc = await cli(["doctor"], env, project);
     assert.match(text(doc), /collector/i);
+    assert.match(text(doc), /ok +mcp server: kiro-learn-memory in .*~\/\.claude\.json \(HTTP\)/);
     assert.equal(doc.code, 1, "the collector is not running, so doctor reports a failure");
+    const stdio = await cli(["install", "--mcp", "stdio"], env, project);
+    assert.equal(stdio.code, 0, text(stdio));
+    assert.equal((await mcpEntry()).type, "stdio");
+    assert.match((await mcpEntry()).args.join(" "), /mcp-server/);
+    assert.equal((await cli(["install"], env, project)).code, 0);
+    assert.equal((await mcpEntry()).type, "http");
     const removed = await cli(["uninstall"], env, project);
     assert.equal(removed.code, 0, text(removed));
     assert.match(text(removed), /kept the memory in .*--purge/);
@@ -452,18 +467,53 @@ Deno.test("stop signals only this data dir's collector, never a pid an impostor 
   }
 });
 
-Deno.test("start refuses a port taken by another data dir's collector, and says how to move", async () => {
+Deno.test("one port, two users: start, status and doctor name the other collector and the way out", async () => {
+  // Two data dirs with two tokens stand in for two users; theirs holds the port first.
   await using theirs = await startTestDaemon();
   const mine = await Deno.makeTempDir({ prefix: "kiro-learn-mine-" });
+  const env = { KIRO_LEARN_HOME: mine, KIRO_LEARN_PORT: String(theirs.port) };
+  const taken = new RegExp(
+    `port ${theirs.port} is held by a process that is not this user's kiro-learn collector ` +
+      "\\(another user's kiro-learn, or another program\\)",
+  );
   try {
-    const out = await cli(["start"], {
-      KIRO_LEARN_HOME: mine,
-      KIRO_LEARN_PORT: String(theirs.port),
+    // Before this user's first start there is no token: whatever listens is not ours.
+    const first = await cli(["start"], env);
+    assert.equal(first.code, 1, text(first));
+    assert.match(text(first), taken);
+    assert.match(text(first), /"collector": \{"port": …\}/);
+    assert.doesNotMatch(text(first), /already running/);
+
+    // With a token of this user's own (a collector of theirs ran here before), the same.
+    await Deno.writeTextFile(`${mine}/token`, "mine-0123456789abcdef0123456789abcdef\n", {
+      mode: 0o600,
     });
-    assert.equal(out.code, 1, text(out));
-    assert.match(text(out), /taken by a collector that is not this data dir's/);
-    assert.match(text(out), /KIRO_LEARN_PORT/);
+    const again = await cli(["start"], env);
+    assert.equal(again.code, 1, text(again));
+    assert.match(text(again), taken);
+
+    const status = await cli(["status"], env);
+    assert.equal(status.code, 3, text(status));
+    assert.match(text(status), /status: port taken/);
+    assert.match(text(status), taken);
+    assert.doesNotMatch(text(status), new RegExp(`pid: ${theirs.pid()}`));
+
+    const doctor = await cli(["doctor"], env);
+    assert.match(text(doctor), taken);
+
+    // Theirs was sent no token of ours, and still runs on its own.
+    assert.equal((await theirs.fetch("/v1/stats")).status, 200);
+
+    // The way out: a port of this user's own, and both run.
+    const own = freePort();
+    await Deno.writeTextFile(`${mine}/settings.json`, JSON.stringify({ collector: { port: own } }));
+    const moved = await cli(["start"], { KIRO_LEARN_HOME: mine });
+    assert.equal(moved.code, 0, text(moved));
+    assert.match(text(moved), new RegExp(`started at http://127.0.0.1:${own}`));
+    const stopped = await cli(["stop"], { KIRO_LEARN_HOME: mine });
+    assert.equal(stopped.code, 0, text(stopped));
   } finally {
+    await cli(["stop"], { KIRO_LEARN_HOME: mine });
     await Deno.remove(mine, { recursive: true });
   }
 });
@@ -476,18 +526,25 @@ Deno.test("status and search refuse a listener that cannot prove it is the colle
   const port = impostor.port;
   const env = { KIRO_LEARN_HOME: home, KIRO_LEARN_PORT: String(port) };
   try {
-    for (const args of [["status"], ["search", "leap", "years"]]) {
-      const out = await cli(args, env);
-      assert.equal(out.code, 1, text(out));
-      assert.match(
-        text(out),
-        new RegExp(`listening at 127\\.0\\.0\\.1:${port} could not prove it is this data dir's`),
-      );
-      assert.match(text(out), new RegExp(`lsof -i :${port}`));
-      assert.match(text(out), /"collector": \{"port": …\} in settings\.json/);
-      assert.ok(!text(out).includes(IMPOSTOR_INSTRUCTION));
-      assert.doesNotMatch(text(out), /status: running|memories: 7/);
-    }
+    const status = await cli(["status"], env);
+    assert.equal(status.code, 3, text(status));
+    assert.match(text(status), /status: port taken/);
+    assert.match(
+      text(status),
+      new RegExp(`port ${port} is held by a process that is not this user's kiro-learn collector`),
+    );
+    assert.ok(!text(status).includes(IMPOSTOR_INSTRUCTION));
+    assert.doesNotMatch(text(status), /status: running|memories: 7/);
+    const search = await cli(["search", "leap", "years"], env);
+    assert.equal(search.code, 1, text(search));
+    assert.match(
+      text(search),
+      new RegExp(`listening at 127\\.0\\.0\\.1:${port} could not prove it is this data dir's`),
+    );
+    assert.match(text(search), new RegExp(`lsof -i :${port}`));
+    assert.match(text(search), /"collector": \{"port": …\} in settings\.json/);
+    assert.ok(!text(search).includes(IMPOSTOR_INSTRUCTION));
+    assert.doesNotMatch(text(search), /status: running|memories: 7/);
     assert.ok(
       impostor.seen.some((s) => s.path.startsWith("/hello?")),
       "the CLI did ask the listener",

@@ -5,8 +5,7 @@
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { daemonArgs } from "../daemon/permissions/mod.ts";
-import { ROUTES } from "@kiro-learn/core/api";
-import { callCollector, collectorUrl, health } from "./_client.ts";
+import { collectorUrl, health, portTaken, probe } from "./_client.ts";
 import type { Command } from "./_command.ts";
 
 /** Starts the daemon detached and waits until it is healthy. */
@@ -16,23 +15,12 @@ export async function start(
 ): Promise<{ url: string; pid: number; already: boolean }> {
   const print = options.print ?? console.log;
   const url = collectorUrl(settings);
-  const running = await health(settings);
-  if (running) {
-    // Something answers on our port; it is ours only if it accepts our data dir's token.
-    const ours = await callCollector(settings, ROUTES.stats).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (!ours) {
-      throw new Error(
-        `${url} is taken by a collector that is not this data dir's (${settings.dataDir}): ` +
-          "another user's, or one started with another KIRO_LEARN_HOME. Give this one its own " +
-          `port: set "collector": {"port": …} in ${settings.paths.settings} (or KIRO_LEARN_PORT) ` +
-          "and run `kiro-learn install` again so the hooks use it",
-      );
-    }
-    print(`kiro-learn is already running at ${url} (pid ${running.pid})`);
-    return { url, pid: running.pid, already: true };
+  // Something on our port is ours only if it proves it holds this data dir's token.
+  const found = await probe(settings);
+  if (found.state === "foreign") throw new Error(portTaken(settings));
+  if (found.state === "ours") {
+    print(`kiro-learn is already running at ${url} (pid ${found.health.pid})`);
+    return { url, pid: found.health.pid, already: true };
   }
   const timeoutMs = options.timeoutMs ?? 15_000;
   const deadline = Date.now() + timeoutMs;
@@ -63,7 +51,11 @@ export async function start(
         );
         return { url, pid: h.pid, already: !spawning };
       }
-      if (exited) break;
+      if (exited) {
+        // It could not bind: whoever took the port meanwhile is not ours.
+        if ((await probe(settings)).state === "foreign") throw new Error(portTaken(settings));
+        break;
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {

@@ -6,7 +6,7 @@
  */
 import { ROUTES } from "@kiro-learn/core/api";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { callCollector, collectorUrl, health } from "./_client.ts";
+import { callCollector, collectorUrl, portTaken, probe } from "./_client.ts";
 import { type Command, flag } from "./_command.ts";
 
 /** Prints status; returns true when the collector is running. */
@@ -15,9 +15,11 @@ export async function status(
   options: { print?: (line: string) => void; json?: boolean } = {},
 ): Promise<boolean> {
   const print = options.print ?? console.log;
-  const h = await health(settings);
+  const found = await probe(settings);
+  const h = found.state === "ours" ? found.health : null;
   const lines: Record<string, unknown> = {
-    status: h ? "running" : "stopped",
+    status: h ? "running" : found.state === "foreign" ? "port taken" : "stopped",
+    problem: found.state === "foreign" ? portTaken(settings) : null,
     pid: h?.pid ?? null,
     url: collectorUrl(settings),
     port: settings.collector.port,
@@ -117,7 +119,7 @@ function describeProject(p: ExtractionProjectState): string {
   return parts.join("; ");
 }
 
-/** The `status` command: exit code 0 when running, 3 when stopped. */
+/** The `status` command: exit code 0 when running, 3 when stopped (or the port is taken). */
 export const statusCommand: Command = {
   name: "status",
   usage: "kiro-learn status [--json]",

@@ -197,6 +197,11 @@ export interface CollectorClientOptions {
   tokenPath: string;
   /** Per-request timeout in milliseconds; defaults to {@linkcode DEFAULT_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /**
+   * How requests are sent; defaults to the global `fetch`. The collector passes its own app's
+   * handler, so the MCP tools it serves go through the same routes without a socket.
+   */
+  fetch?: (request: Request) => Promise<Response>;
 }
 
 const HealthSchema = z.object({ status: z.string(), version: z.string(), pid: z.number() });
@@ -212,6 +217,7 @@ const WithSourcesSchema = z.object({
 export function createCollectorClient(options: CollectorClientOptions): CollectorClient {
   const url = collectorBaseUrl(options.host, options.port);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const send = options.fetch ?? ((request: Request) => fetch(request));
 
   async function call(
     method: string,
@@ -228,12 +234,14 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       await proveCollector(token, signal);
-      const response = await fetch(url + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-      });
+      const response = await send(
+        new Request(url + path, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal,
+        }),
+      );
       const text = await response.text();
       return { status: response.status, body: parseJson(text) };
     } catch (error) {
@@ -244,7 +252,7 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
   /** Throws {@linkcode CollectorImpostorError} unless the listener proves it holds `token`. */
   async function proveCollector(token: string, signal: AbortSignal): Promise<void> {
     const challenge = { port: options.port, nonce: newHelloNonce() };
-    const response = await fetch(url + helloPath(challenge.nonce), { signal });
+    const response = await send(new Request(url + helloPath(challenge.nonce), { signal }));
     // Read whole (bounded by the signal) but never shown: it may come from anyone.
     const text = await response.text();
     const hello = response.status === 200 ? HelloSchema.safeParse(parseJson(text)) : null;
@@ -270,7 +278,9 @@ export function createCollectorClient(options: CollectorClientOptions): Collecto
     url,
     async health() {
       try {
-        const res = await fetch(url + ROUTES.health, { signal: AbortSignal.timeout(1000) });
+        const res = await send(
+          new Request(url + ROUTES.health, { signal: AbortSignal.timeout(1000) }),
+        );
         if (!res.ok) {
           await res.body?.cancel();
           return null;
@@ -367,4 +377,38 @@ function describeBody(body: unknown): string {
   }
   const text = typeof body === "string" ? body : JSON.stringify(body);
   return text.length > 500 ? text.slice(0, 500) + "…" : text;
+}
+
+/**
+ * Who holds the collector's port: `ours` (it proved it holds this data dir's token, and said
+ * how it is), `foreign` (something accepts connections there but is not our collector: another
+ * user's kiro-learn, another program — or anything at all before our token exists), `down`.
+ */
+export type CollectorState =
+  | { state: "ours"; health: Health }
+  | { state: "foreign" }
+  | { state: "down" };
+
+/** Asks the process on the collector's port who it is (see {@linkcode CollectorState}). */
+export async function probeCollector(options: CollectorClientOptions): Promise<CollectorState> {
+  const client = createCollectorClient({ timeoutMs: 2000, ...options });
+  try {
+    const res = await client.request("GET", ROUTES.health);
+    const health = HealthSchema.safeParse(res.body);
+    return health.success ? { state: "ours", health: health.data } : { state: "foreign" };
+  } catch (error) {
+    if (error instanceof CollectorImpostorError) return { state: "foreign" };
+    // Listening but silent: nothing that proved anything; callers treat it as not running
+    // (what a health check that timed out said before).
+    if (error instanceof CollectorTimeoutError) return { state: "down" };
+    if (!(error instanceof CollectorUnavailableError)) throw error;
+  }
+  // Refused, or no token yet: anything that still accepts a connection is not ours.
+  try {
+    const conn = await Deno.connect({ hostname: options.host, port: options.port });
+    conn.close();
+    return { state: "foreign" };
+  } catch {
+    return { state: "down" };
+  }
 }

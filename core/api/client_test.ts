@@ -9,8 +9,9 @@ import {
   CollectorTimeoutError,
   CollectorUnavailableError,
   createCollectorClient,
+  probeCollector,
 } from "./client.ts";
-import { collectorBaseUrl as collectorUrl } from "./wire.ts";
+import { collectorBaseUrl as collectorUrl, collectorProof, ROUTES } from "./wire.ts";
 
 /** A token file in a fresh temp dir. */
 async function tokenFile(token = "t0ken"): Promise<{ path: string; dir: string }> {
@@ -226,6 +227,52 @@ Deno.test("a listener that cannot prove it is our collector gets neither the tok
   } finally {
     await impostor.shutdown();
     await other.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("probeCollector tells our collector, another process on the port, and nobody apart", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-probe-" });
+  const tokenPath = `${dir}/token`;
+  const token = "probe-token-0123456789abcdef";
+  // Answers the hello with a proof made with `key`: ours when it holds our token.
+  const serve = (key: string) =>
+    Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+      const url = new URL(req.url);
+      if (url.pathname === ROUTES.hello) {
+        const nonce = url.searchParams.get("nonce") ?? "";
+        const port = Number(url.host.split(":")[1]);
+        return Response.json({ proof: await collectorProof(key, { port, nonce }) });
+      }
+      if (url.pathname === ROUTES.health) {
+        return Response.json({ status: "ok", version: "9", pid: 7 });
+      }
+      return new Response("no", { status: 404 });
+    });
+  const ours = serve(token);
+  const theirs = serve("another users token");
+  try {
+    const at = (server: Deno.HttpServer<Deno.NetAddr>) => ({
+      host: "127.0.0.1",
+      port: server.addr.port,
+      tokenPath,
+    });
+    // No token yet: whatever listens cannot be ours.
+    assert.deepEqual(await probeCollector(at(ours)), { state: "foreign" });
+    await Deno.writeTextFile(tokenPath, token);
+    assert.deepEqual(await probeCollector(at(ours)), {
+      state: "ours",
+      health: { status: "ok", version: "9", pid: 7 },
+    });
+    assert.deepEqual(await probeCollector(at(theirs)), { state: "foreign" });
+    const port = at(theirs).port;
+    await theirs.shutdown();
+    assert.deepEqual(await probeCollector({ host: "127.0.0.1", port, tokenPath }), {
+      state: "down",
+    });
+  } finally {
+    await ours.shutdown();
+    await theirs.shutdown().catch(() => {});
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -33,7 +33,18 @@ export const ROUTES = {
   projectIdentity: "/v1/projects/identity",
   /** One-time viewer login codes. */
   viewerCodes: "/v1/ui/codes",
+  /**
+   * The memory tools over MCP Streamable HTTP (stateless: each POST is one JSON-RPC exchange),
+   * for Claude Code; the project comes in {@linkcode MCP_NAMESPACE_HEADER}.
+   */
+  mcp: "/v1/mcp",
 } as const;
+
+/**
+ * The header naming the project an MCP request acts on (its namespace): an HTTP MCP server is
+ * shared by every session, so each request says which project it is for.
+ */
+export const MCP_NAMESPACE_HEADER = "X-Kiro-Learn-Namespace";
 
 /** The path of one memory record. */
 export function memoryPath(recordId: string): string {
@@ -180,7 +191,8 @@ export function readHelloProof(body: unknown): string | null {
  */
 export function impostorMessage(address: string): string {
   return `the process listening at ${address} could not prove it is this data dir's kiro-learn ` +
-    "collector, so it was sent nothing (no token, no event). Find it with " +
+    "collector (another user's kiro-learn, or another program), so it was sent nothing (no " +
+    "token, no event). Find it with " +
     `\`lsof -i :${address.slice(address.lastIndexOf(":") + 1)}\` and stop it, or give ` +
     'kiro-learn another port ("collector": {"port": …} in settings.json, then `kiro-learn ' +
     "install`); if it is an older kiro-learn, restart it (`kiro-learn stop`, then `kiro-learn " +
@@ -191,4 +203,16 @@ function toHex(bytes: Uint8Array): string {
   let hex = "";
   for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
   return hex;
+}
+
+/**
+ * What the `kiro-learn` command says when the collector's port is held by a process that is not
+ * this data dir's collector (it failed the hello, or never could: no token yet): the port, what
+ * it may be, and the way out (a port of this user's own in settings). No final period.
+ */
+export function portTakenMessage(port: number, options: { settingsPath: string }): string {
+  return `port ${port} is held by a process that is not this user's kiro-learn collector ` +
+    "(another user's kiro-learn, or another program); it was sent no token. Give this " +
+    `collector its own port: set "collector": {"port": …} in ${options.settingsPath} (or ` +
+    "KIRO_LEARN_PORT), then run `kiro-learn install` so the hooks use it, and `kiro-learn start`";
 }

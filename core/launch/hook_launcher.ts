@@ -17,16 +17,21 @@
  */
 import { join } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
-import { mcpCommand, type McpCommandOptions } from "./mcp.ts";
+import { mcpCommand, type McpCommandOptions, mcpHeadersCommand } from "./mcp.ts";
 import type { ShimSurface } from "./layout.ts";
 import { shellQuote, shimCommand, type ShimCommandOptions } from "./shim.ts";
 
 /** How a config file names the data dir when it is the default one: expanded by the shell. */
 export const HOME_DATA_DIR = "$HOME/.kiro-learn";
 
-/** Where the launcher of a shim surface (or of the MCP server) lives in the data dir. */
-export function launcherPath(binDir: string, name: ShimSurface | "mcp"): string {
-  return join(binDir, name === "mcp" ? "mcp-server" : `hook-${name}`);
+/**
+ * Where the launcher of a shim surface, of the stdio MCP server (`mcp`) or of Claude Code's MCP
+ * headers helper (`mcp-headers`) lives in the data dir.
+ */
+export function launcherPath(binDir: string, name: ShimSurface | "mcp" | "mcp-headers"): string {
+  if (name === "mcp") return join(binDir, "mcp-server");
+  if (name === "mcp-headers") return join(binDir, "mcp-headers");
+  return join(binDir, `hook-${name}`);
 }
 
 /**
@@ -94,6 +99,42 @@ export function mcpLauncherScript(options: McpCommandOptions): string {
   ].join("\n");
 }
 
+/** The argument by which the headers helper's launcher hands over the agent's folder. */
+export const AGENT_CWD_ARG = "--agent-cwd=";
+
+// Finds the agent's working directory in plain sh: Deno refuses to read another process's /proc
+// entries without --allow-all, while sh reads them freely. Claude Code runs the helper in its
+// config folder through `sh -c`, so the agent is the nearest ancestor whose folder differs.
+const FIND_AGENT_CWD = [
+  "agent_cwd=",
+  "here=$(pwd -P)",
+  "pid=$PPID",
+  "for _ in 1 2 3 4; do",
+  '  [ "$pid" -gt 1 ] 2>/dev/null || break',
+  '  dir=$(cd -P "/proc/$pid/cwd" 2>/dev/null && pwd -P) || break',
+  '  if [ "$dir" != "$here" ]; then agent_cwd=$dir; break; fi',
+  '  read -r stat < "/proc/$pid/stat" || break',
+  "  # The fields after the command name (in parentheses): state, then the parent's pid.",
+  "  set -- ${stat##*) }",
+  "  pid=$2",
+  "done",
+];
+
+/**
+ * The launcher of Claude Code's MCP headers helper: finds the agent's folder, then execs the
+ * helper with it ({@linkcode AGENT_CWD_ARG}).
+ */
+export function mcpHeadersLauncherScript(argv: readonly string[]): string {
+  return [
+    "#!/bin/sh",
+    "# Written by `kiro-learn install`: prints the headers (token, project) Claude Code sends to",
+    "# the collector's MCP route. Rewritten by every install; removed by uninstall.",
+    ...FIND_AGENT_CWD,
+    `exec ${argv.map(shellQuote).join(" ")} "${AGENT_CWD_ARG}$agent_cwd"`,
+    "",
+  ].join("\n");
+}
+
 /** Every launcher of an installation: where it goes and what it holds. */
 export function launcherFiles(
   settings: Pick<Settings, "dataDir" | "paths" | "collector">,
@@ -113,6 +154,12 @@ export function launcherFiles(
         port: settings.collector.port,
         execPath: options.denoPath,
       }),
+    },
+    {
+      path: launcherPath(settings.paths.bin, "mcp-headers"),
+      content: mcpHeadersLauncherScript(
+        mcpHeadersCommand(settings, { denoPath: options.denoPath, home: options.home }),
+      ),
     },
   ];
 }

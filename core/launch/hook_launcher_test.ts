@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { loadSettings } from "../settings/mod.ts";
 import { resolveProject } from "../project/mod.ts";
 import {
+  AGENT_CWD_ARG,
   HOME_DATA_DIR,
   hookLauncherScript,
   launcherFiles,
   launcherPath,
+  mcpHeadersLauncherScript,
   portablePath,
 } from "./hook_launcher.ts";
 import { shimCommand } from "./shim.ts";
@@ -34,10 +36,11 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
     "hook-kiro-ide",
     "hook-claude-code",
     "mcp-server",
+    "mcp-headers",
   ]);
   for (const file of files) {
     assert.ok(file.content.startsWith("#!/bin/sh\n"));
-    assert.match(file.content, /\nexec '?\/opt\/deno'? run .*"\$@"\n$/);
+    assert.match(file.content, /\nexec '?\/opt\/deno'? run .*"(\$@|--agent-cwd=\$agent_cwd)"\n$/);
   }
   assert.match(
     files[0].content,
@@ -146,4 +149,37 @@ Deno.test("a hook in a worktree outside $HOME takes the repository's remote, as 
     });
     assert.notEqual(await run(alone, worktree), cli.namespace);
   });
+});
+
+Deno.test("the MCP headers launcher hands over the folder of the agent that runs it, not its own", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-agent-cwd-" }));
+  try {
+    const session = `${root}/shop api/src`;
+    const config = `${root}/home/.claude`;
+    await Deno.mkdir(session, { recursive: true });
+    await Deno.mkdir(config, { recursive: true });
+    const launcher = `${root}/mcp-headers`;
+    // `printf` stands in for the helper: it prints the argument the launcher hands over.
+    await Deno.writeTextFile(
+      launcher,
+      mcpHeadersLauncherScript(["sh", "-c", 'printf "%s" "$1"', "helper"]),
+      { mode: 0o700 },
+    );
+    // As Claude Code runs it: the agent works in the session's folder and runs the helper in
+    // its config folder through `sh -c` (with exec, and without, one more process between).
+    for (const command of [`exec '${launcher}'`, `'${launcher}'; true`]) {
+      const agent = await new Deno.Command("sh", {
+        args: ["-c", `(cd '${config}' && sh -c "${command}")`],
+        cwd: session,
+      }).output();
+      const decoder = new TextDecoder();
+      assert.equal(
+        decoder.decode(agent.stdout),
+        `${AGENT_CWD_ARG}${session}`,
+        `${command}: ${decoder.decode(agent.stderr)}`,
+      );
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });

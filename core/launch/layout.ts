@@ -57,6 +57,11 @@ export const CLAUDE_IMPORT_ENTRY: string = fromFileUrl(
 /** The MCP server's entry module. */
 export const MCP_ENTRY: string = fromFileUrl(new URL("../../mcp/main.ts", HERE));
 
+/** Claude Code's headers helper for the collector's MCP route. */
+export const MCP_HEADERS_ENTRY: string = fromFileUrl(
+  new URL("../../shims/mcp_headers.ts", HERE),
+);
+
 /** Absolute path of a surface's shim entry module. */
 export function shimEntryPath(surface: ShimSurface): string {
   return fromFileUrl(new URL(`../../shims/${SHIM_ENTRIES[surface].entry}`, HERE));

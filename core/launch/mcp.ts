@@ -6,7 +6,9 @@
  */
 import { join } from "../path.ts";
 import { ENV_OVERRIDES } from "../settings/mod.ts";
-import { LOCAL_MODULES_ONLY, MCP_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
+import type { Settings } from "../settings/mod.ts";
+import { LOCAL_MODULES_ONLY, MCP_ENTRY, MCP_HEADERS_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
+import { SHIM_ENV_VARS, SHIM_RUN_FLAGS, shimPermissions } from "./shim.ts";
 
 /**
  * Environment variables the server reads, and no others: the data dir and settings overrides
@@ -63,5 +65,31 @@ export function mcpCommand(options: McpCommandOptions): string[] {
     "--config",
     root === undefined ? WORKSPACE_CONFIG : join(root, "deno.json"),
     root === undefined ? MCP_ENTRY : join(root, "mcp", "main.ts"),
+  ];
+}
+
+/**
+ * The argv of Claude Code's headers helper for the collector's MCP route
+ * (`shims/mcp_headers.ts`): `<deno> run <flags> <entry>`. Permissions: net only to the
+ * collector; read everywhere, because the session's folder is read from `/proc/<pid>/cwd` and
+ * project detection stats marker files in its every ancestor; env only the hooks' variables;
+ * run only the collector's starter (a collector that is down is started, as the hooks do); no
+ * write, ffi or sys.
+ */
+export function mcpHeadersCommand(
+  settings: Pick<Settings, "dataDir" | "paths" | "collector">,
+  options: { denoPath?: string; home?: string } = {},
+): string[] {
+  const permissions = shimPermissions(settings, { home: options.home });
+  return [
+    options.denoPath ?? Deno.execPath(),
+    "run",
+    ...SHIM_RUN_FLAGS,
+    "--no-prompt",
+    `--allow-net=${permissions.net}`,
+    "--allow-read",
+    `--allow-env=${SHIM_ENV_VARS.join(",")}`,
+    `--allow-run=${permissions.run.join(",")}`,
+    MCP_HEADERS_ENTRY,
   ];
 }

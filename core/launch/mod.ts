@@ -11,6 +11,7 @@ export {
   CLI_ENTRY,
   LOCAL_MODULES_ONLY,
   MCP_ENTRY,
+  MCP_HEADERS_ENTRY,
   REPO_ROOT,
   SHIM_BIN_DIR,
   SHIM_ENTRIES,
@@ -20,15 +21,17 @@ export {
 } from "./layout.ts";
 export { CLI_RUN_FLAGS, cliArgv, cliLauncherScript } from "./cli.ts";
 export {
+  AGENT_CWD_ARG,
   HOME_DATA_DIR,
   hookLauncherScript,
   launcherFiles,
   launcherPath,
+  mcpHeadersLauncherScript,
   mcpLauncherScript,
   portablePath,
 } from "./hook_launcher.ts";
 export { type StarterOptions, starterScript, writeStarter } from "./starter.ts";
-export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions } from "./mcp.ts";
+export { MCP_ENV_VARS, mcpCommand, type McpCommandOptions, mcpHeadersCommand } from "./mcp.ts";
 export {
   AGENT_PID_ARG,
   commandPresence,

@@ -52,6 +52,9 @@ export {
   ENV_OVERRIDES,
   loadSettings,
   type LoadSettingsOptions,
+  ownerUid,
   type Settings,
+  USER_PORT_SPAN,
+  userDefaultPort,
   writeDefaultSettings,
 } from "./settings.ts";

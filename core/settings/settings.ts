@@ -77,6 +77,12 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
     fromEnv.set(`${section}.${key}`, name);
   }
 
+  // No port in the file or the environment: this user's own (see userDefaultPort).
+  const collectorSection = input.collector ?? {};
+  if (isPlainObject(collectorSection) && collectorSection.port === undefined) {
+    input.collector = { ...collectorSection, port: userDefaultPort(ownerUid(dir)) };
+  }
+
   warnings.push(...unknownKeyWarnings(input));
   const result = validateSettings(input);
   if (!result.success) throw validationError(result.issues, paths.settings, fromEnv);
@@ -89,8 +95,42 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
  */
 export function writeDefaultSettings(dir: string): boolean {
   ensureDataDir(dir);
-  const text = JSON.stringify(DEFAULTS, null, 2) + "\n";
+  const collector = { ...DEFAULTS.collector, port: userDefaultPort(ownerUid(dir)) };
+  const text = JSON.stringify({ ...DEFAULTS, collector }, null, 2) + "\n";
   return writeSecureFile(dataPaths(dir).settings, text, { createNew: true });
+}
+
+/** Ports the per-user default spreads users over, above the base default. */
+export const USER_PORT_SPAN = 4000;
+
+/**
+ * The collector's default port for the user with `uid`: `21100 + (uid mod 4000)` (the spec's
+ * default plus an offset), so two users of one machine get two collectors instead of one
+ * user's hooks knocking on the other's. Root and systems without uids get 21100. The range
+ * (21100–25099) stays below Linux's ephemeral ports (32768+). settings.json or KIRO_LEARN_PORT
+ * override it.
+ */
+export function userDefaultPort(uid: number | null): number {
+  const base = DEFAULTS.collector.port;
+  return uid === null || uid < 0 ? base : base + (uid % USER_PORT_SPAN);
+}
+
+/**
+ * The uid owning `dir`, or its nearest existing ancestor (the data dir is the user's own, and
+ * before it exists, their home is): read with a stat, which every kiro-learn process may do
+ * without `--allow-sys`. Null where there are no uids (Windows) or nothing can be read.
+ */
+export function ownerUid(dir: string): number | null {
+  let path = dir;
+  for (;;) {
+    try {
+      return Deno.statSync(path).uid;
+    } catch {
+      const parent = path.replace(/[\\/][^\\/]*$/, "") || "/";
+      if (parent === path) return null;
+      path = parent;
+    }
+  }
 }
 
 function readSettingsFile(path: string, warnings: string[]): JsonObject {

@@ -7,6 +7,8 @@ import {
   loadSettings,
   SettingsError,
   SettingsSchema,
+  USER_PORT_SPAN,
+  userDefaultPort,
   writeDefaultSettings,
 } from "./mod.ts";
 
@@ -367,4 +369,38 @@ Deno.test("property: any out-of-range integer port is refused with its value", a
       { numRuns: 50 },
     );
   });
+});
+
+Deno.test("the default port is the user's own: 21100 + uid mod 4000", () => {
+  assert.equal(userDefaultPort(0), 21100);
+  assert.equal(userDefaultPort(null), 21100);
+  assert.equal(userDefaultPort(1000), 22100);
+  assert.equal(userDefaultPort(1001), 22101);
+  assert.equal(userDefaultPort(65534), 21100 + 65534 % USER_PORT_SPAN);
+  // Every uid lands in one range, below Linux's ephemeral ports.
+  fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (uid) => {
+    const port = userDefaultPort(uid);
+    return port >= 21100 && port < 21100 + USER_PORT_SPAN && port < 32768;
+  }));
+});
+
+Deno.test("settings without a port give the data dir owner's port; a set port wins", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-port-" });
+  try {
+    // Root can give the folder to another user, which is what tells this user's port apart.
+    if (Deno.uid() === 0) Deno.chownSync(dir, 4242, 4242);
+    const owner = Deno.statSync(dir).uid!;
+    await Deno.writeTextFile(join(dir, "settings.json"), JSON.stringify({ shim: {} }));
+    assert.equal(loadSettings({ dir, env: {} }).collector.port, userDefaultPort(owner));
+    assert.equal(loadSettings({ dir, env: { KIRO_LEARN_PORT: "30001" } }).collector.port, 30001);
+    await Deno.writeTextFile(join(dir, "settings.json"), '{"collector": {"port": 30002}}');
+    assert.equal(loadSettings({ dir, env: {} }).collector.port, 30002);
+    // Written defaults pin this user's port, so every reader agrees with the installed hooks.
+    const fresh = join(dir, "fresh");
+    assert.ok(writeDefaultSettings(fresh));
+    const written = JSON.parse(await Deno.readTextFile(join(fresh, "settings.json")));
+    assert.equal(written.collector.port, userDefaultPort(Deno.statSync(fresh).uid));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

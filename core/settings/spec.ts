@@ -168,7 +168,12 @@ export const SETTINGS_SPEC = deepFreeze({
       default: "127.0.0.1",
       description: "Address the collector binds and everything else connects to; loopback only.",
     } as LoopbackHostSpec,
-    port: int(1, 65535, 21100, "TCP port of the collector."),
+    port: int(
+      1,
+      65535,
+      21100,
+      "TCP port of the collector; when unset, 21100 + (uid mod 4000): one port per user.",
+    ),
   },
   shim: {
     timeoutMs: int(50, 30_000, 2000, "How long a retrieving hook waits for the collector."),

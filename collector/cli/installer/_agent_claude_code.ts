@@ -113,15 +113,22 @@ export const CLAUDE_CODE: AgentInstaller = {
         strip: (doc) => stripClaudeHooks(doc, ours),
       });
     }
+    // Over HTTP only at user scope: Claude Code runs a project file's (.mcp.json) headers
+    // helper only in a folder the user trusted interactively, and says so on stderr otherwise.
+    const http = kind === "claude-mcp-user" ? hooks.mcpHttp ?? null : null;
     return shared(kind, path, {
       roots: ["mcpServers"],
-      label: `Claude Code MCP server ${MCP_SERVER_NAME}`,
+      label: `Claude Code MCP server ${MCP_SERVER_NAME}${
+        http ? " (HTTP, served by the collector)" : ""
+      }`,
       install: (doc) =>
-        setMcpServer(doc ?? {}, path, {
-          type: "stdio",
-          command: hooks.mcp.command,
-          args: hooks.mcp.args,
-        }),
+        setMcpServer(
+          doc ?? {},
+          path,
+          http
+            ? { type: "http", url: http.url, headersHelper: http.headersHelper }
+            : { type: "stdio", command: hooks.mcp.command, args: hooks.mcp.args },
+        ),
       strip: removeMcpServer,
     });
   },

@@ -45,6 +45,8 @@ export interface HookSet {
   kiroIde: (event: string) => string;
   /** The MCP server to register. */
   mcp: { command: string; args: string[] };
+  /** Claude Code's user-scope entry over HTTP, or null for the stdio server. */
+  mcpHttp?: { url: string; headersHelper: string } | null;
   /** Quoted shim argvs we install now, to recognise our hooks by. */
   known: readonly string[];
 }

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, join, relative } from "node:path";
 import { MCP_SERVER_NAME } from "@kiro-learn/agents";
-import { collectorBaseUrl } from "@kiro-learn/core/api/wire";
+import { collectorBaseUrl, portTakenMessage, probeCollector } from "@kiro-learn/core/api";
 import {
   DEFAULTS,
   type EnvLike,
@@ -47,8 +47,14 @@ export interface DoctorReport {
   summary: string;
 }
 
-/** What the collector's `/healthz` said, or null when nothing answered. */
-export type HealthProbe = (url: string) => Promise<{ version?: string } | null>;
+/**
+ * Who answers on the collector's port: our collector (and its version), `"foreign"` for a
+ * process that is not this data dir's collector, or null when nothing answered.
+ */
+export type HealthProbe = (
+  url: string,
+  options: { host: string; port: number; tokenPath: string },
+) => Promise<{ version?: string } | "foreign" | null>;
 
 /** Options of {@linkcode doctor}. */
 export interface DoctorOptions {
@@ -62,7 +68,7 @@ export interface DoctorOptions {
   env?: EnvLike;
   /** The current commands, to recognise hooks written without the marker. */
   commands?: InstallCommands;
-  /** How to ask the collector for its health (default: GET /healthz, 1 s timeout). */
+  /** How to ask who holds the collector's port (default: the hello proof, then GET /healthz). */
   probeHealth?: HealthProbe;
   /** Where each line is printed (default `console.log`); pass `() => {}` for silence. */
   print?: (line: string) => void;
@@ -86,7 +92,13 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   const { check: settingsCheck, settings } = checkSettings(dataDir, env, tilde);
   checks.push(settingsCheck);
   checks.push(checkToken(join(dataDir, "token"), tilde));
-  checks.push(await checkCollector(settings, options.probeHealth ?? fetchHealth));
+  checks.push(
+    await checkCollector(settings, {
+      probe: options.probeHealth ?? fetchHealth,
+      tokenPath: join(dataDir, "token"),
+      settingsPath: join(dataDir, SETTINGS_FILE),
+    }),
+  );
   if (options.project !== undefined) checks.push(checkProject(options.project));
 
   const paths = installPaths(home, options.projectDir);
@@ -285,9 +297,22 @@ function checkToken(path: string, tilde: (p: string) => string): DoctorCheck {
   return { name, status: "ok", message: `${tilde(path)} (0600)` };
 }
 
-async function checkCollector(settings: SettingsValues, probe: HealthProbe): Promise<DoctorCheck> {
-  const url = collectorBaseUrl(settings.collector.host, settings.collector.port);
-  const health = await probe(url).catch(() => null);
+async function checkCollector(
+  settings: SettingsValues,
+  options: { probe: HealthProbe; tokenPath: string; settingsPath: string },
+): Promise<DoctorCheck> {
+  const { host, port } = settings.collector;
+  const url = collectorBaseUrl(host, port);
+  const health = await options.probe(url, { host, port, tokenPath: options.tokenPath })
+    .catch(() => null);
+  if (health === "foreign") {
+    return {
+      name: "collector",
+      status: "fail",
+      message: portTakenMessage(port, { settingsPath: options.settingsPath }),
+      fix: `set "collector": {"port": …} in ${options.settingsPath}, then kiro-learn install`,
+    };
+  }
   if (health === null) {
     return {
       name: "collector",
@@ -300,18 +325,13 @@ async function checkCollector(settings: SettingsValues, probe: HealthProbe): Pro
   return { name: "collector", status: "ok", message: `running at ${url}${version}` };
 }
 
-async function fetchHealth(url: string): Promise<{ version?: string } | null> {
-  try {
-    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return null;
-    }
-    const body = await response.json().catch(() => ({}));
-    return isPlainObject(body) && typeof body.version === "string" ? { version: body.version } : {};
-  } catch {
-    return null;
-  }
+async function fetchHealth(
+  _url: string,
+  options: { host: string; port: number; tokenPath: string },
+): Promise<{ version?: string } | "foreign" | null> {
+  const found = await probeCollector(options);
+  if (found.state === "foreign") return "foreign";
+  return found.state === "ours" ? { version: found.health.version } : null;
 }
 
 // --- hooks and MCP ---------------------------------------------------------------------------
@@ -425,7 +445,14 @@ class Found {
       const doc = this.read(path, problems);
       const servers = doc && isPlainObject(doc.mcpServers) ? doc.mcpServers : undefined;
       const entry = servers?.[MCP_SERVER_NAME];
-      if (!isPlainObject(entry) || typeof entry.command !== "string") continue;
+      if (!isPlainObject(entry)) continue;
+      if (typeof entry.headersHelper === "string") {
+        // Over HTTP: the collector serves it; the helper is what runs on this machine.
+        where.push(`${this.tilde(path)} (HTTP)`);
+        broken.push(...this.missingFiles(["sh", "-c", entry.headersHelper]));
+        continue;
+      }
+      if (typeof entry.command !== "string") continue;
       where.push(this.tilde(path));
       const args = Array.isArray(entry.args) ? entry.args.filter((a) => typeof a === "string") : [];
       broken.push(...this.missingFiles([entry.command, ...args]));

@@ -12,7 +12,9 @@ import {
   dataPaths,
   DEFAULTS,
   ensureDataDir,
+  ownerUid,
   SETTINGS_FILE,
+  userDefaultPort,
   writeSecureFile,
 } from "@kiro-learn/core/settings";
 import { starterScript } from "@kiro-learn/core/launch";
@@ -68,12 +70,17 @@ export interface InstallCommands {
   shim(surface: Surface, extraArgs?: readonly string[]): string[];
   /** The argv that runs the MCP server. */
   mcp(): string[];
+  /**
+   * Claude Code's user-scope MCP entry over HTTP (the collector's route and the headers helper
+   * command), or null to register the stdio server there too.
+   */
+  mcpHttp?(): { url: string; headersHelper: string } | null;
   /** Scripts the commands run, written into the data dir (executable) by install. */
   launchers?(): { path: string; content: string }[];
 }
 
 // The scripts install writes into `<data dir>/bin/` (core/launch's hook_launcher.ts and starter.ts).
-const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|start-collector)$/;
+const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|mcp-headers|start-collector)$/;
 
 /** Options of {@linkcode planInstall}. */
 export interface InstallOptions {
@@ -103,16 +110,18 @@ export interface InstallOptions {
   collector?: { host: string; port: number };
 }
 
-// The host and port a settings.json file holds, defaults filling what it leaves out.
-function savedCollector(text: string): { host: string; port: number } {
+// The host and port a settings.json file holds, defaults (this user's port) filling what it
+// leaves out.
+function savedCollector(text: string, dataDir: string): { host: string; port: number } {
+  const port = userDefaultPort(ownerUid(dataDir));
   try {
     const saved = JSON.parse(text)?.collector ?? {};
     return {
       host: typeof saved.host === "string" ? saved.host : DEFAULTS.collector.host,
-      port: typeof saved.port === "number" ? saved.port : DEFAULTS.collector.port,
+      port: typeof saved.port === "number" ? saved.port : port,
     };
   } catch {
-    return DEFAULTS.collector;
+    return { host: DEFAULTS.collector.host, port };
   }
 }
 
@@ -372,7 +381,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       private: true,
     });
   } else if (settingsText !== null && options.collector !== undefined) {
-    const saved = savedCollector(settingsText);
+    const saved = savedCollector(settingsText, dataDir);
     if (saved.host !== collector.host || saved.port !== collector.port) {
       warnings.push(
         `the hooks are written for ${collector.host}:${collector.port} (KIRO_LEARN_HOST/PORT), ` +
@@ -671,6 +680,7 @@ function hookSet(commands: InstallCommands): HookSet {
       claudeCode: hookCommand(claude),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
+      mcpHttp: commands.mcpHttp?.() ?? null,
       known: [quoteArgv(kiro), quoteArgv(claude), quoteArgv(ideBase)],
     };
   } catch (error) {
@@ -686,6 +696,7 @@ function recogniseOnly(): HookSet {
     claudeCode: "",
     kiroIde: () => "",
     mcp: { command: "", args: [] },
+    mcpHttp: null,
     known: [],
   };
 }

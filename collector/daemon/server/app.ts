@@ -11,13 +11,14 @@ import {
   HELLO_NONCE_PATTERN,
   ROUTES,
 } from "@kiro-learn/core/api/wire";
+import { type CollectorClient, createCollectorClient } from "@kiro-learn/core/api";
 import { VERSION } from "@kiro-learn/core/version";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { createLatencies } from "../runtime/mod.ts";
 import { createViewer } from "../viewer/mod.ts";
 import type { CollectorContext } from "./context.ts";
 import { errorResponse } from "../http/mod.ts";
-import { eventRoutes } from "./routes/mod.ts";
+import { eventRoutes, mcpRoutes } from "./routes/mod.ts";
 import { memoryRoutes } from "./routes/mod.ts";
 import { statsRoutes } from "./routes/mod.ts";
 import { allowedHosts, allowedOrigins, checkBearer, checkHostAndOrigin } from "../http/mod.ts";
@@ -38,6 +39,7 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/extraction/flush": ["POST"],
   "/v1/feed": ["GET"],
   "/v1/ui/codes": ["POST"],
+  "/v1/mcp": ["POST"],
 };
 
 /** Hooks the rest of the collector attaches to API actions. */
@@ -57,6 +59,7 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
   });
   const latency = ctx.latency ??= createLatencies();
   const viewer = createViewer(ctx, { origins });
+  let selfClient: CollectorClient | undefined;
   ctx.viewer = viewer;
 
   app.use("*", async (c, next) => {
@@ -114,6 +117,7 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
     memoryRoutes(ctx, { onSaved: hooks.onRecordSaved, onDeleted: hooks.onRecordsDeleted }),
   );
   app.route("/v1", statsRoutes(ctx));
+  app.route("/v1", mcpRoutes({ client: () => selfClient ??= inProcessClient(app, ctx) }));
   app.route("/v1", viewer.api);
   app.route("/ui", viewer.pages);
 
@@ -131,4 +135,23 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
     return errorResponse(500, "internal error");
   });
   return app;
+}
+
+/**
+ * A collector client whose requests go straight into `app` (no socket): the MCP tools the
+ * collector serves call the same routes, with the same token and checks, as the stdio server.
+ */
+function inProcessClient(app: Hono, ctx: CollectorContext): CollectorClient {
+  const { host, port } = ctx.settings.collector;
+  return createCollectorClient({
+    host,
+    port,
+    tokenPath: ctx.settings.paths.token,
+    fetch: (request) => {
+      // A Request built from a URL carries no Host header; the Host guard wants ours.
+      const headers = new Headers(request.headers);
+      headers.set("host", new URL(request.url).host);
+      return Promise.resolve(app.fetch(new Request(request, { headers })));
+    },
+  });
 }

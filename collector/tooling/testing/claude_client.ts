@@ -66,8 +66,11 @@ export interface ClaudeSandbox {
   project(name: string): Promise<string>;
   /** Runs `deno task kiro-learn <args>` from `cwd`. */
   kiroLearn(args: string[], cwd: string): Promise<Deno.CommandOutput>;
-  /** Runs `claude -p <prompt>` in `cwd` against `modelUrl`. */
-  claude(prompt: string, options: { cwd: string; modelUrl: string }): Promise<ClaudeRun>;
+  /** Runs `claude -p <prompt>` in `cwd` against `modelUrl` (`allowedTools` adds to the default). */
+  claude(
+    prompt: string,
+    options: { cwd: string; modelUrl: string; allowedTools?: string[]; args?: string[] },
+  ): Promise<ClaudeRun>;
   /** Stops the collector if it runs and removes the sandbox. */
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -146,7 +149,8 @@ export async function claudeSandbox(
       return dir;
     },
     kiroLearn,
-    claude: (prompt, { cwd, modelUrl }) => runClaude(binary, prompt, { cwd, env, modelUrl }),
+    claude: (prompt, { cwd, modelUrl, allowedTools, args }) =>
+      runClaude(binary, prompt, { cwd, env, modelUrl, allowedTools, args }),
     async [Symbol.asyncDispose]() {
       try {
         await kiroLearn(["stop"], root);
@@ -177,13 +181,29 @@ async function denoDir(): Promise<string> {
 export async function runClaude(
   binary: string,
   prompt: string,
-  options: { cwd: string; env: Record<string, string>; modelUrl: string },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    modelUrl: string;
+    allowedTools?: string[];
+    /** More arguments for the client (`--debug mcp`, say). */
+    args?: string[];
+  },
 ): Promise<ClaudeRun> {
+  const allowed = ["Bash", "Read", "Edit", "Write", ...(options.allowedTools ?? [])].join(",");
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), CLAUDE_RUN_LIMIT_MS);
   try {
     const output = await new Deno.Command(binary, {
-      args: ["-p", prompt, "--output-format", "json", "--allowedTools", "Bash,Read,Edit,Write"],
+      args: [
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--allowedTools",
+        allowed,
+        ...(options.args ?? []),
+      ],
       cwd: options.cwd,
       env: {
         ...options.env,

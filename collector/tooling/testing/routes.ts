@@ -6,6 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { MCP_NAMESPACE_HEADER } from "@kiro-learn/core/api";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { SESSION_KEY, sessionCookieName } from "../../daemon/viewer/mod.ts";
 import type { TestDaemon } from "./daemon.ts";
@@ -20,6 +21,8 @@ export interface V1Route {
   path: (id: string) => string;
   /** A body a correct request would carry. */
   body?: () => unknown;
+  /** Headers a correct request needs besides the credentials. */
+  headers?: Record<string, string>;
 }
 
 const PROJECT = "a".repeat(64);
@@ -63,6 +66,16 @@ export const V1_ROUTES: V1Route[] = [
   },
   { method: "GET", route: "/v1/feed", path: () => "/v1/feed" },
   { method: "POST", route: "/v1/ui/codes", path: () => "/v1/ui/codes" },
+  {
+    method: "POST",
+    route: "/v1/mcp",
+    path: () => "/v1/mcp",
+    body: () => ({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    headers: {
+      [MCP_NAMESPACE_HEADER]: TEST_NAMESPACE,
+      accept: "application/json, text/event-stream",
+    },
+  },
 ];
 
 /** Ways to get the credentials wrong, each as the headers sent. */
@@ -84,9 +97,9 @@ export function routeRequest(
   route: V1Route,
   options: { id: string; headers: Record<string, string> },
 ): Promise<Response> {
-  const { id, headers } = options;
   const body = route.body?.();
-  return fetch(daemon.url + route.path(id), {
+  const headers = { ...route.headers, ...options.headers };
+  return fetch(daemon.url + route.path(options.id), {
     method: route.method,
     headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),

@@ -4,5 +4,6 @@
  * @module
  */
 export * from "./events.ts";
+export * from "./mcp.ts";
 export * from "./memories.ts";
 export * from "./stats.ts";

@@ -1,0 +1,163 @@
+// The memory tools over MCP Streamable HTTP, served by the real collector and driven by the
+// SDK's own client: the same tools as the stdio server, behind the collector's guards.
+import assert from "node:assert/strict";
+// @ts-types: the SDK's wildcard export hides its declarations from Deno (see mcp/tools.ts).
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { MCP_NAMESPACE_HEADER, ROUTES } from "@kiro-learn/core/api";
+import { TOOL_NAMES } from "@kiro-learn/mcp";
+import { startTestDaemon, type TestDaemon } from "../../../tooling/testing/mod.ts";
+
+const ALPHA = `/actor/tester/project/${"a".repeat(64)}/`;
+const BETA = `/actor/tester/project/${"b".repeat(64)}/`;
+
+type Text = { text: string; isError: boolean };
+
+async function connect(
+  daemon: TestDaemon,
+  headers: Record<string, string>,
+): Promise<Client & AsyncDisposable> {
+  const client = new Client({ name: "kiro-learn-test", version: "0" });
+  const transport = new StreamableHTTPClientTransport(new URL(daemon.url + ROUTES.mcp), {
+    requestInit: { headers },
+  });
+  await client.connect(transport);
+  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Text> {
+  const result = await client.callTool({ name, arguments: args });
+  const content = result.content as { type: string; text: string }[];
+  return { text: content.map((c) => c.text).join("\n"), isError: result.isError === true };
+}
+
+async function rawPost(daemon: TestDaemon, host: string, body: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: daemon.port });
+  const head = [
+    `POST ${ROUTES.mcp} HTTP/1.1`,
+    `Host: ${host}`,
+    `Authorization: Bearer ${daemon.token}`,
+    `${MCP_NAMESPACE_HEADER}: ${ALPHA}`,
+    "Content-Type: application/json",
+    "Accept: application/json, text/event-stream",
+    `Content-Length: ${new TextEncoder().encode(body).length}`,
+    "Connection: close",
+  ].join("\r\n");
+  await conn.write(new TextEncoder().encode(`${head}\r\n\r\n${body}`));
+  const text = await new Response(conn.readable).text();
+  return text;
+}
+
+function auth(daemon: TestDaemon, namespace: string): Record<string, string> {
+  return { authorization: `Bearer ${daemon.token}`, [MCP_NAMESPACE_HEADER]: namespace };
+}
+
+Deno.test("the collector serves the memory tools over MCP HTTP, per project", async () => {
+  await using daemon = await startTestDaemon();
+  await using alpha = await connect(daemon, auth(daemon, ALPHA));
+  assert.equal(alpha.getServerVersion()?.name, "kiro-learn-memory");
+  const tools = (await alpha.listTools()).tools.map((t) => t.name);
+  assert.deepEqual(tools, [...TOOL_NAMES]);
+
+  const saved = await call(alpha, "save_observation", {
+    title: "Retry the flaky upload with backoff",
+    summary: "Uploads to the bucket fail under load; retrying with backoff fixed it. " +
+      "The key was AKIAIOSFODNN7EXAMPLE.",
+    observation_type: "decision",
+  });
+  assert.equal(saved.isError, false, saved.text);
+  const id = /mr_[0-9A-Z]{26}/.exec(saved.text)?.[0];
+  assert.ok(id, saved.text);
+
+  // Stored through the collector's own route: in alpha's namespace, scrubbed.
+  const stored = await (await daemon.fetch(`/v1/memories/${id}`)).json();
+  assert.equal(stored.record.namespace, ALPHA);
+  assert.equal(stored.record.strategy, "mcp_observation");
+  assert.doesNotMatch(stored.record.summary, /AKIAIOSFODNN7EXAMPLE/);
+
+  const found = await call(alpha, "search_memory", { query: "flaky upload backoff" });
+  assert.match(found.text, new RegExp(id));
+
+  // Another project sees nothing of alpha's, and cannot forget it.
+  await using beta = await connect(daemon, auth(daemon, BETA));
+  const elsewhere = await call(beta, "search_memory", { query: "flaky upload backoff" });
+  assert.doesNotMatch(elsewhere.text, new RegExp(id));
+  const forget = await call(beta, "forget_memory", { id });
+  assert.equal(forget.isError, true, forget.text);
+  assert.equal((await daemon.fetch(`/v1/memories/${id}`)).status, 200);
+});
+
+Deno.test("the MCP route refuses a missing token, a foreign Host or Origin, and a bad project", async () => {
+  await using daemon = await startTestDaemon();
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "probe", version: "0" },
+    },
+  });
+  const post = (headers: Record<string, string>) =>
+    fetch(daemon.url + ROUTES.mcp, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: initialize,
+    });
+  const cases: [string, Record<string, string>, number, RegExp][] = [
+    ["no token", { [MCP_NAMESPACE_HEADER]: ALPHA }, 401, /unauthorized/],
+    ["a wrong token", { ...auth(daemon, ALPHA), authorization: "Bearer nope" }, 401, /unauth/],
+    ["a foreign Origin", { ...auth(daemon, ALPHA), origin: "http://evil.example" }, 403, /cross/],
+    ["no project", { authorization: `Bearer ${daemon.token}` }, 400, /no project/],
+    ["a path as project", auth(daemon, "/home/me/app"), 400, /invalid namespace/],
+    ["a prefix of namespaces", auth(daemon, "/actor/tester/"), 400, /invalid namespace/],
+  ];
+  for (const [what, headers, status, error] of cases) {
+    const res = await post(headers);
+    const text = await res.text();
+    assert.equal(res.status, status, `${what}: ${res.status} ${text}`);
+    assert.match(text, error, what);
+  }
+  // fetch sets Host itself: a DNS-rebinding page's request is written by hand.
+  const rebinding = await rawPost(daemon, `evil.example:${daemon.port}`, initialize);
+  assert.match(rebinding, /^HTTP\/1.1 403[^]*forbidden host/);
+
+  // The same request, right: the refusals above came from what each case got wrong.
+  const ok = await post(auth(daemon, ALPHA));
+  assert.equal(ok.status, 200, await ok.clone().text());
+  assert.equal((await ok.json()).result.serverInfo.name, "kiro-learn-memory");
+
+  // Concurrent requests of one project each get a server of their own (servers are pooled).
+  const lists = await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+    const res = await fetch(daemon.url + ROUTES.mcp, {
+      method: "POST",
+      headers: {
+        ...auth(daemon, ALPHA),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/list", params: {} }),
+    });
+    return { status: res.status, body: await res.json() };
+  }));
+  for (const [i, list] of lists.entries()) {
+    assert.equal(list.status, 200);
+    assert.equal(list.body.id, i);
+    assert.equal(list.body.result.tools.length, 6);
+  }
+
+  // Stateless: no server-initiated stream and no session to delete.
+  for (const method of ["GET", "DELETE"]) {
+    const res = await fetch(daemon.url + ROUTES.mcp, { method, headers: auth(daemon, ALPHA) });
+    await res.body?.cancel();
+    assert.equal(res.status, 405, method);
+    assert.equal(res.headers.get("allow"), "POST");
+  }
+});
