@@ -117,9 +117,12 @@ function redactBearer(text: string): string {
 }
 
 // scheme://user:PASSWORD@host. The user part excludes ':' and the password excludes '@', so the
-// split is unique; the scheme start is pinned by the look-behind.
+// split is unique; the scheme start is pinned by the look-behind. The user part also excludes
+// brackets (never legal in a URL's user info), so the colon inside an earlier rule's
+// `[REDACTED:kind]` marker is never taken for the user/password separator: that made a second
+// pass change the first's output.
 const URL_PASSWORD_RE =
-  /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s:/?#@]*:)([^\s/?#@]+)@/g;
+  /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s:/?#@[\]]*:)([^\s/?#@]+)@/g;
 
 function redactUrlPasswords(text: string): string {
   if (!text.includes("://")) return text;
