@@ -27,7 +27,37 @@ export const ROUTES = {
   stats: "/v1/stats",
   /** One-time viewer login codes. */
   viewerCodes: "/v1/ui/codes",
+  /**
+   * A Claude Code hook's raw payload (the hook launcher's fast path over the collector's Unix
+   * socket): the collector runs the shim's plan and answers with exactly what the hook prints.
+   */
+  claudeCodeHook: "/v1/hooks/claude-code",
 } as const;
+
+/**
+ * Headers the hook launcher sends with a raw payload: what the shim would have read from its
+ * process (working directory, environment, machine name) and found on disk (the project root,
+ * which the collector's sandbox may not read).
+ */
+export const HOOK_HEADERS = {
+  /** The hook's working directory (`$PWD`); the payload's `cwd` must be the same. */
+  cwd: "X-Kiro-Learn-Cwd",
+  /** The project root: the nearest folder above the working directory holding a `.git` folder. */
+  root: "X-Kiro-Learn-Root",
+  /** The actor (`$USER`, else `$USERNAME`, else `$LOGNAME`). */
+  actor: "X-Kiro-Learn-Actor",
+  /** This machine's name (`source.client_id`). */
+  client: "X-Kiro-Learn-Client",
+  /** The firing key (`<nanoseconds>-<pid>`) event ids derive from. */
+  firing: "X-Kiro-Learn-Firing",
+} as const;
+
+/**
+ * The hook launcher's budgets for its fast path, in seconds (curl's `--max-time`): a hook that
+ * retrieves (session start, prompt), one that only stores, and any hook after a call the
+ * collector did not answer in time. Past its budget the hook spools through the shim.
+ */
+export const HOOK_FAST_PATH_BUDGET_S = { retrieve: 1, store: 0.3, unanswered: 0.1 } as const;
 
 /** The path of one memory record. */
 export function memoryPath(recordId: string): string {

@@ -20,6 +20,7 @@ export {
 } from "./layout.ts";
 export { CLI_RUN_FLAGS, cliArgv, cliLauncherScript } from "./cli.ts";
 export {
+  claudeFastPath,
   HOME_DATA_DIR,
   hookLauncherScript,
   launcherFiles,

@@ -17,7 +17,7 @@ import { createLatencies } from "../runtime/mod.ts";
 import { createViewer } from "../viewer/mod.ts";
 import type { CollectorContext } from "./context.ts";
 import { errorResponse } from "../http/mod.ts";
-import { eventRoutes } from "./routes/mod.ts";
+import { eventRoutes, hookRoutes } from "./routes/mod.ts";
 import { memoryRoutes } from "./routes/mod.ts";
 import { statsRoutes } from "./routes/mod.ts";
 import { allowedHosts, allowedOrigins, checkBearer, checkHostAndOrigin } from "../http/mod.ts";
@@ -37,6 +37,7 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/extraction/flush": ["POST"],
   "/v1/feed": ["GET"],
   "/v1/ui/codes": ["POST"],
+  [ROUTES.claudeCodeHook]: ["POST"],
 };
 
 /** Hooks the rest of the collector attaches to API actions. */
@@ -108,6 +109,7 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
   // A person who types the collector's address into a browser wants the viewer.
   app.get("/", (c) => c.redirect("/ui", 302));
   app.route("/v1", eventRoutes(ctx));
+  app.route("/v1", hookRoutes(ctx));
   app.route(
     "/v1",
     memoryRoutes(ctx, { onSaved: hooks.onRecordSaved, onDeleted: hooks.onRecordsDeleted }),

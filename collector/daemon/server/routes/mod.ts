@@ -6,3 +6,4 @@
 export * from "./events.ts";
 export * from "./memories.ts";
 export * from "./stats.ts";
+export * from "./hooks.ts";
