@@ -323,6 +323,8 @@ async function listenOnSocket(
   try {
     writeSecureFile(settings.paths.hookAuth, `Authorization: Bearer ${options.token}\n`);
     removeIfPresent(path);
+    // A fresh collector answers: hooks may wait their full budget again.
+    removeIfPresent(settings.paths.unanswered);
     const { promise, resolve } = Promise.withResolvers<void>();
     const server = Deno.serve({ path, onListen: () => resolve() }, options.handler);
     await promise;

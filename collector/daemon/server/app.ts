@@ -70,6 +70,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
         const query = eventQueryOf({ get: (name) => c.req.query(name) ?? null });
         const retrieval = query === "retrieve" || query === "resume";
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
+      } else if (c.req.path === ROUTES.claudeCodeHook && c.res.status === 200) {
+        latency.hook.record(performance.now() - started);
       }
     }
     // No response is ever sniffed into another type (a JSON error rendered as HTML, say).

@@ -160,6 +160,57 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     assert.equal(latest.namespace, resolveProject(marker, { actor: TEST_ACTOR, home }).namespace);
   });
 
+  await t.step(
+    "every layout files its events where the shim's project detection says",
+    async () => {
+      // Nested repository, a symlinked path, a git worktree (.git file), $HOME itself holding
+      // .git, a .git above $HOME, a folder outside $HOME: fast where a .git folder decides, the
+      // shim elsewhere, and always the namespace resolveProject gives.
+      const nested = await gitProject(project, "vendor/lib");
+      await Deno.symlink(project, `${home}/link`);
+      const worktree = `${home}/wt`;
+      await Deno.mkdir(worktree);
+      await Deno.writeTextFile(`${worktree}/.git`, `gitdir: ${project}/.git/worktrees/wt\n`);
+      await Deno.mkdir(`${project}/.git/worktrees/wt`, { recursive: true });
+      await Deno.writeTextFile(`${project}/.git/worktrees/wt/commondir`, "../..\n");
+      const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-out-" }));
+      const outsideProject = await gitProject(outside, "srv");
+      const gitHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+      await Deno.mkdir(`${gitHome}/.git`);
+      await Deno.mkdir(`${gitHome}/notes`);
+      // A .git above $HOME (a home inside a repository) decides nothing below $HOME.
+      const underGit = `${gitHome}/users/ada`;
+      await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+      const cases: [string, string][] = [
+        [nested, home],
+        [`${nested}/..`, home],
+        [`${home}/link/src`, home],
+        [worktree, home],
+        [`${outsideProject}/src`, home],
+        [gitHome, gitHome],
+        [`${gitHome}/notes`, gitHome],
+        [`${underGit}/notes`, underGit],
+      ];
+      try {
+        for (const [cwd, caseHome] of cases) {
+          const run = await runLauncher(launcher, {
+            cwd,
+            stdin: payload("stop.json", cwd),
+            env: { ...env, HOME: caseHome },
+          });
+          assert.equal(run.code, 0, run.stderr);
+          const [latest] = await storedEvents(daemon);
+          const expected = resolveProject(cwd, { actor: TEST_ACTOR, home: caseHome });
+          assert.equal(latest.namespace, expected.namespace, cwd);
+          assert.equal(latest.source.project_path, expected.project_root, cwd);
+        }
+      } finally {
+        await Deno.remove(outside, { recursive: true });
+        await Deno.remove(gitHome, { recursive: true });
+      }
+    },
+  );
+
   await t.step("an agent of kiro-learn's own is not recorded", async () => {
     const before = (await storedEvents(daemon)).length;
     const run = await runLauncher(launcher, {
