@@ -3,9 +3,11 @@
  * it. Times whole `claude -p` runs of the real client (the version `prepare.ts` pins and
  * installs), offline against the scripted model on loopback, each session one prompt, one Bash
  * call (`echo hi`) and an answer: in a HOME without kiro-learn, and in a HOME where kiro-learn is
- * installed by its own installer with a running collector (six hooks fire per session:
- * SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, each a `deno run` of the shim).
- * Runs alternate between the two so drift on a shared machine hits both alike.
+ * installed by its own installer with a running collector (five hooks fire per session:
+ * SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, each its `sh` launcher posting the
+ * raw payload over the collector's Unix socket with curl, or running the shim when that fails), and
+ * in a third HOME with the same installation minus its MCP server entry: the hooks' share alone.
+ * Runs rotate among the three so drift on a shared machine hits all alike.
  *
  * Not part of the default `deno task bench` run (it needs the client): run it with
  * `deno task bench claude-code`, or `deno run -A collector/tooling/bench/claude_code_bench.ts
@@ -14,6 +16,7 @@
  * @module
  */
 import { formatMs, summarize } from "@kiro-learn/core/testing";
+import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   CLAUDE_CODE_VERSION,
   claudeSandbox,
@@ -43,6 +46,10 @@ function figure(times: number[]): Figure {
   return { runs: times.length, median_ms: s.p50, p95_ms: s.p95, min_ms: s.min, max_ms: s.max };
 }
 
+function signed(ms: number): string {
+  return ms < 0 ? `-${formatMs(-ms)}` : `+${formatMs(ms)}`;
+}
+
 function line(label: string, f: Figure): string {
   return `claude-code: ${label.padEnd(24)} median ${formatMs(f.median_ms).padStart(8)}  p95 ${
     formatMs(f.p95_ms).padStart(8)
@@ -59,16 +66,28 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   );
   await using bare = await claudeSandbox();
   await using hooked = await claudeSandbox();
+  await using hooksOnly = await claudeSandbox();
   const bareProject = await bare.project("app");
   const hookedProject = await hooked.project("app");
-  for (const args of [["install"], ["start"]]) {
-    const done = await hooked.kiroLearn(args, hookedProject);
-    if (done.code !== 0) {
-      throw new Error(
-        `kiro-learn ${args[0]} failed in the benchmark's sandbox: ${outputText(done)}`,
-      );
+  const hooksOnlyProject = await hooksOnly.project("app");
+  for (const [box, project] of [[hooked, hookedProject], [hooksOnly, hooksOnlyProject]] as const) {
+    for (const args of [["install"], ["start"]]) {
+      const done = await box.kiroLearn(args, project);
+      if (done.code !== 0) {
+        throw new Error(
+          `kiro-learn ${args[0]} failed in the benchmark's sandbox: ${outputText(done)}`,
+        );
+      }
     }
   }
+  // The hooks' share alone: the same installation without its MCP server entry.
+  const userConfig = `${hooksOnly.home}/.claude.json`;
+  const config = JSON.parse(await Deno.readTextFile(userConfig));
+  if (config.mcpServers?.[MCP_SERVER_NAME] === undefined) {
+    throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ${userConfig}`);
+  }
+  delete config.mcpServers[MCP_SERVER_NAME];
+  await Deno.writeTextFile(userConfig, JSON.stringify(config, null, 2));
   const session = async (box: typeof bare, cwd: string): Promise<number> => {
     const started = performance.now();
     const run = await box.claude("Run echo hi and tell me what it printed", {
@@ -86,52 +105,72 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   };
   const without: number[] = [];
   const withHooks: number[] = [];
+  const onlyHooks: number[] = [];
+  const configs = [
+    { times: without, box: bare, cwd: bareProject },
+    { times: withHooks, box: hooked, cwd: hookedProject },
+    { times: onlyHooks, box: hooksOnly, cwd: hooksOnlyProject },
+  ];
   for (let i = -WARMUP; i < RUNS; i++) {
-    // Alternate which goes first, so neither always runs on a machine the other just warmed.
-    let bareMs: number;
-    let hookedMs: number;
-    if (i % 2 === 0) {
-      bareMs = await session(bare, bareProject);
-      hookedMs = await session(hooked, hookedProject);
-    } else {
-      hookedMs = await session(hooked, hookedProject);
-      bareMs = await session(bare, bareProject);
+    // Rotate which goes first, so none always runs on a machine another just warmed.
+    for (let k = 0; k < configs.length; k++) {
+      const { times, box, cwd } = configs[(k + i + WARMUP) % configs.length];
+      const ms = await session(box, cwd);
+      if (i >= 0) times.push(ms);
     }
-    if (i < 0) continue;
-    without.push(bareMs);
-    withHooks.push(hookedMs);
   }
-  // The hooks must have run: every hooked session's prompt reached the collector.
-  const token = (await Deno.readTextFile(`${hooked.dataDir}/token`)).trim();
-  const res = await fetch(`http://127.0.0.1:${hooked.port}/v1/events?limit=1000`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  const prompts = ((await res.json()).items as { kind: string }[])
-    .filter((e) => e.kind === "prompt").length;
-  if (prompts !== RUNS + WARMUP) {
-    throw new Error(
-      `the collector holds ${prompts} prompts for ${RUNS + WARMUP} hooked sessions: the hooks ` +
-        "did not all run, so the figures would not measure them; check `kiro-learn doctor`",
+  // The hooks must have run: every hooked session's prompt reached the collector. And how many
+  // hook firings each collector answered on the launchers' fast path (its Unix socket), at what
+  // cost to it: the rest ran the shim.
+  const hookFigures: Record<string, unknown>[] = [];
+  for (const box of [hooked, hooksOnly]) {
+    const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+    const headers = { authorization: `Bearer ${token}` };
+    const res = await fetch(`http://127.0.0.1:${box.port}/v1/events?limit=1000`, { headers });
+    const prompts = ((await res.json()).items as { kind: string }[])
+      .filter((e) => e.kind === "prompt").length;
+    if (prompts !== RUNS + WARMUP) {
+      throw new Error(
+        `the collector holds ${prompts} prompts for ${RUNS + WARMUP} hooked sessions: the hooks ` +
+          "did not all run, so the figures would not measure them; check `kiro-learn doctor`",
+      );
+    }
+    const stats = await fetch(`http://127.0.0.1:${box.port}/v1/stats`, { headers });
+    const hook = (await stats.json()).latency?.hook as
+      | { count: number; p50: number; p95: number }
+      | undefined;
+    console.log(
+      `claude-code: ${prompts} hooked sessions, each prompt recorded; fast-path hook firings ${
+        hook?.count ?? 0
+      } (collector side p50 ${hook?.p50 ?? "-"} ms, p95 ${hook?.p95 ?? "-"} ms)`,
     );
+    hookFigures.push({ prompts, fast_path_hooks: hook ?? null });
   }
-  console.log(`claude-code: ${prompts} hooked sessions, each prompt recorded by the collector`);
   const a = figure(without);
   const b = figure(withHooks);
+  const h = figure(onlyHooks);
   console.log(line("without kiro-learn", a));
-  console.log(line("with kiro-learn hooks", b));
+  console.log(line("hooks only (no MCP)", h));
+  console.log(line("hooks + MCP server", b));
   const diff = { median_ms: b.median_ms - a.median_ms, p95_ms: b.p95_ms - a.p95_ms };
-  console.log(
-    `claude-code: overhead per session: median +${formatMs(diff.median_ms)}, p95 +${
-      formatMs(diff.p95_ms)
-    }`,
-  );
+  const hooksDiff = { median_ms: h.median_ms - a.median_ms, p95_ms: h.p95_ms - a.p95_ms };
+  for (const [label, d] of [["hooks only", hooksDiff], ["hooks + MCP", diff]] as const) {
+    console.log(
+      `claude-code: overhead per session, ${label}: median ${signed(d.median_ms)}, p95 ${
+        signed(d.p95_ms)
+      }`,
+    );
+  }
   return {
     without_kiro_learn: a,
     with_kiro_learn: b,
+    hooks_only: h,
     overhead: diff,
+    overhead_hooks_only: hooksDiff,
+    collectors: { with_kiro_learn: hookFigures[0], hooks_only: hookFigures[1] },
     session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
     claude_code: CLAUDE_CODE_VERSION,
-    runner: "deno run (no compiled shims)",
+    runner: "sh launcher: curl over the collector's Unix socket, else deno run of the shim",
     deno: Deno.version.deno,
     quick,
     at: new Date().toISOString(),
