@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
-import { makeRecord } from "@kiro-learn/core/testing";
-import { postJson, startTestDaemon } from "@kiro-learn/collector/testing";
+import { saveLeapYearMemory, startTestDaemon } from "@kiro-learn/collector/testing";
 import { claudeCodePlan } from "./claude_code.ts";
 import {
   dataOf,
@@ -29,16 +28,7 @@ Deno.test("claude_code shim as a process against a real collector", async (t) =>
   await using daemon = await startTestDaemon();
   const project = await makeProject();
   const { namespace } = resolveProject(project, { actor: TEST_ACTOR });
-  await postJson(
-    daemon,
-    "/v1/memories",
-    makeRecord({
-      namespace,
-      title: "Date parser leap-year bug",
-      summary: "parseDate rejected February 29 in leap years because of a fixed days table.",
-      concepts: ["leap-year"],
-    }),
-  );
+  await saveLeapYearMemory(daemon, namespace);
   const run = (name: string, extra: Record<string, string> = {}) =>
     runShimProcess("claude-code", {
       settings: daemon.settings,

@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import { launcherFiles, launcherPath } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
-import { makeRecord } from "@kiro-learn/core/testing";
 import {
   fixtureText,
   runShimProcess,
@@ -15,7 +14,7 @@ import {
   storedEvents,
   TEST_ACTOR,
 } from "../../../shims/testing.ts";
-import { postJson, startTestDaemon, type TestDaemon } from "./mod.ts";
+import { LEAP_YEAR_TITLE, saveLeapYearMemory, startTestDaemon, type TestDaemon } from "./mod.ts";
 
 const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
 
@@ -81,17 +80,7 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
   const project = await gitProject(home, "app");
   const env = { ...daemon.env, HOME: home };
   const { namespace } = resolveProject(project, { actor: TEST_ACTOR, home });
-  const saved = await postJson(
-    daemon,
-    "/v1/memories",
-    makeRecord({
-      namespace,
-      title: "Date parser leap-year bug",
-      summary: "parseDate rejected February 29 in leap years because of a fixed days table.",
-      concepts: ["leap-year"],
-    }),
-  );
-  assert.equal(saved.status, 200, await saved.text());
+  await saveLeapYearMemory(daemon, namespace);
   const payload = (name: string, cwd = project) => fixtureText(`claude_code/${name}`, cwd);
 
   await t.step("fast path: no Deno runs, and it prints exactly what the shim prints", async () => {
@@ -104,7 +93,7 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     });
     assert.equal(fast.code, 0, fast.stderr);
     assert.equal(fast.stderr, "");
-    assert.match(fast.stdout, /Date parser leap-year bug/);
+    assert.ok(fast.stdout.includes(LEAP_YEAR_TITLE), fast.stdout);
     const shim = await runShimProcess("claude-code", {
       settings: daemon.settings,
       env,
@@ -278,11 +267,6 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
   await Deno.remove(home, { recursive: true });
 });
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
+function exists(path: string): Promise<boolean> {
+  return Deno.lstat(path).then(() => true, () => false);
 }
