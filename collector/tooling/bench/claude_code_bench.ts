@@ -6,8 +6,9 @@
  * installed by its own installer with a running collector (five hooks fire per session:
  * SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, each its `sh` launcher posting the
  * raw payload over the collector's Unix socket with curl, or running the shim when that fails), and
- * in a third HOME with the same installation minus its MCP server entry: the hooks' share alone.
- * Runs rotate among the three so drift on a shared machine hits all alike.
+ * in a third HOME with the same installation minus its MCP server entry: the hooks' share alone;
+ * and in a fourth like the third whose hooks all run the shim (`deno run`, the path before the
+ * fast path). Runs rotate among the four so drift on a shared machine hits all alike.
  *
  * Not part of the default `deno task bench` run (it needs the client): run it with
  * `deno task bench claude-code`, or `deno run -A collector/tooling/bench/claude_code_bench.ts
@@ -67,10 +68,17 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   await using bare = await claudeSandbox();
   await using hooked = await claudeSandbox();
   await using hooksOnly = await claudeSandbox();
+  await using shimOnly = await claudeSandbox();
   const bareProject = await bare.project("app");
   const hookedProject = await hooked.project("app");
   const hooksOnlyProject = await hooksOnly.project("app");
-  for (const [box, project] of [[hooked, hookedProject], [hooksOnly, hooksOnlyProject]] as const) {
+  const shimOnlyProject = await shimOnly.project("app");
+  const installed = [
+    [hooked, hookedProject],
+    [hooksOnly, hooksOnlyProject],
+    [shimOnly, shimOnlyProject],
+  ] as const;
+  for (const [box, project] of installed) {
     for (const args of [["install"], ["start"]]) {
       const done = await box.kiroLearn(args, project);
       if (done.code !== 0) {
@@ -80,14 +88,19 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       }
     }
   }
-  // The hooks' share alone: the same installation without its MCP server entry.
-  const userConfig = `${hooksOnly.home}/.claude.json`;
-  const config = JSON.parse(await Deno.readTextFile(userConfig));
-  if (config.mcpServers?.[MCP_SERVER_NAME] === undefined) {
-    throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ${userConfig}`);
+  // The hooks' share alone: the same installation without its MCP server entry; and the same
+  // again with every hook running the shim (`deno run`), as before the launchers' fast path: with
+  // the header file gone, the launcher execs the shim at once.
+  for (const box of [hooksOnly, shimOnly]) {
+    const userConfig = `${box.home}/.claude.json`;
+    const config = JSON.parse(await Deno.readTextFile(userConfig));
+    if (config.mcpServers?.[MCP_SERVER_NAME] === undefined) {
+      throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ${userConfig}`);
+    }
+    delete config.mcpServers[MCP_SERVER_NAME];
+    await Deno.writeTextFile(userConfig, JSON.stringify(config, null, 2));
   }
-  delete config.mcpServers[MCP_SERVER_NAME];
-  await Deno.writeTextFile(userConfig, JSON.stringify(config, null, 2));
+  await Deno.remove(`${shimOnly.dataDir}/hook-auth`);
   const session = async (box: typeof bare, cwd: string): Promise<number> => {
     const started = performance.now();
     const run = await box.claude("Run echo hi and tell me what it printed", {
@@ -106,10 +119,12 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   const without: number[] = [];
   const withHooks: number[] = [];
   const onlyHooks: number[] = [];
+  const onlyShims: number[] = [];
   const configs = [
     { times: without, box: bare, cwd: bareProject },
     { times: withHooks, box: hooked, cwd: hookedProject },
     { times: onlyHooks, box: hooksOnly, cwd: hooksOnlyProject },
+    { times: onlyShims, box: shimOnly, cwd: shimOnlyProject },
   ];
   for (let i = -WARMUP; i < RUNS; i++) {
     // Rotate which goes first, so none always runs on a machine another just warmed.
@@ -123,7 +138,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   // hook firings each collector answered on the launchers' fast path (its Unix socket), at what
   // cost to it: the rest ran the shim.
   const hookFigures: Record<string, unknown>[] = [];
-  for (const box of [hooked, hooksOnly]) {
+  for (const box of [hooked, hooksOnly, shimOnly]) {
     const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
     const headers = { authorization: `Bearer ${token}` };
     const res = await fetch(`http://127.0.0.1:${box.port}/v1/events?limit=1000`, { headers });
@@ -149,25 +164,60 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   const a = figure(without);
   const b = figure(withHooks);
   const h = figure(onlyHooks);
+  const sh = figure(onlyShims);
   console.log(line("without kiro-learn", a));
+  console.log(line("hooks, shim only (no MCP)", sh));
   console.log(line("hooks only (no MCP)", h));
   console.log(line("hooks + MCP server", b));
-  const diff = { median_ms: b.median_ms - a.median_ms, p95_ms: b.p95_ms - a.p95_ms };
-  const hooksDiff = { median_ms: h.median_ms - a.median_ms, p95_ms: h.p95_ms - a.p95_ms };
-  for (const [label, d] of [["hooks only", hooksDiff], ["hooks + MCP", diff]] as const) {
+  // Besides the difference of the medians, the median of the per-round differences: each round
+  // runs every configuration back to back, so a load swing on the shared machine hits a pair alike.
+  const paired = (times: number[]) => summarize(times.map((t, i) => t - without[i])).p50;
+  const diff = {
+    median_ms: b.median_ms - a.median_ms,
+    p95_ms: b.p95_ms - a.p95_ms,
+    paired_median_ms: paired(withHooks),
+  };
+  const hooksDiff = {
+    median_ms: h.median_ms - a.median_ms,
+    p95_ms: h.p95_ms - a.p95_ms,
+    paired_median_ms: paired(onlyHooks),
+  };
+  const shimsDiff = {
+    median_ms: sh.median_ms - a.median_ms,
+    p95_ms: sh.p95_ms - a.p95_ms,
+    paired_median_ms: paired(onlyShims),
+  };
+  const overheads = [
+    ["hooks, shim only", shimsDiff],
+    ["hooks only", hooksDiff],
+    ["hooks + MCP", diff],
+  ] as const;
+  for (const [label, d] of overheads) {
     console.log(
       `claude-code: overhead per session, ${label}: median ${signed(d.median_ms)}, p95 ${
         signed(d.p95_ms)
-      }`,
+      }, paired median ${signed(d.paired_median_ms)}`,
     );
   }
   return {
     without_kiro_learn: a,
     with_kiro_learn: b,
     hooks_only: h,
+    hooks_shim_only: sh,
     overhead: diff,
     overhead_hooks_only: hooksDiff,
-    collectors: { with_kiro_learn: hookFigures[0], hooks_only: hookFigures[1] },
+    overhead_hooks_shim_only: shimsDiff,
+    collectors: {
+      with_kiro_learn: hookFigures[0],
+      hooks_only: hookFigures[1],
+      hooks_shim_only: hookFigures[2],
+    },
+    times_ms: {
+      without_kiro_learn: without,
+      hooks_shim_only: onlyShims,
+      hooks_only: onlyHooks,
+      with_kiro_learn: withHooks,
+    },
     session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
     claude_code: CLAUDE_CODE_VERSION,
     runner: "sh launcher: curl over the collector's Unix socket, else deno run of the shim",
