@@ -1,37 +1,18 @@
 /**
- * Claude Code hook shim (stdin JSON). Handles `SessionStart` (resume block), `UserPromptSubmit`
- * (retrieval), `PostToolUse`, `PostToolUseFailure` (a failed tool fires this instead of
- * PostToolUse, with an `error` string), `Stop` (`last_assistant_message`) and `SessionEnd`
- * (no retrieval, a short timeout, else spool: the agent kills it after about 1.5 s). Context is
- * printed as plain stdout, which Claude Code adds for SessionStart and UserPromptSubmit.
+ * Claude Code hook shim (stdin JSON): the plan is core's `claudeCodePlan` (the collector's hook
+ * route runs the same one for the launcher's fast path); this entry reads the payload, supplies
+ * the session id and working directory a payload lacks, and runs the plan. Context is printed as
+ * plain stdout, which Claude Code adds for SessionStart and UserPromptSubmit.
  *
  * @module
  */
+import { claudeCodePlan as planPayload, type HookPlan } from "@kiro-learn/core/hooks";
 import type { ShimEnv } from "./env.ts";
-import {
-  type HookPlan,
-  parsePayload,
-  type PlanInput,
-  type PlannedEvent,
-  processCwd,
-  runShim,
-  str,
-} from "./run.ts";
-import { kiroSessionId, validSessionId } from "./session.ts";
+import { parsePayload, type PlanInput, processCwd, runShim } from "./run.ts";
+import { kiroSessionId } from "./session.ts";
 import { note } from "./_stderr.ts";
 import { readStdin } from "./stdin.ts";
-import { isOwnTool, toolUseBody } from "./tool_use.ts";
 import { clientId } from "./transport.ts";
-
-/** Hooks that exist but that memory does not need. */
-const IGNORED = new Set([
-  "PreToolUse",
-  "Notification",
-  "SubagentStop",
-  "SubagentStart",
-  "PreCompact",
-  "PermissionRequest",
-]);
 
 /** Context a Claude Code plan needs besides the payload. */
 export interface ClaudePlanOptions {
@@ -48,94 +29,12 @@ export function claudeCodePlan(
   payload: Record<string, unknown>,
   options: ClaudePlanOptions,
 ): HookPlan | null {
-  const hook = str(payload.hook_event_name);
-  if (hook === undefined || hook === "") {
-    note("claude hook: payload has no hook_event_name; nothing recorded");
-    return null;
-  }
-  const sessionId = validSessionId(payload.session_id) ??
-    (options.fallbackSessionId ??
-      (() => kiroSessionId({ env: options.env, hostname: clientId() })))();
-  const cwd = str(payload.cwd)?.trim() || (options.fallbackCwd ?? processCwd)();
-  const plan = (events: PlannedEvent[], timeout: HookPlan["timeout"]): HookPlan => ({
-    surface: "claude-code",
-    hook,
-    sessionId,
-    cwd,
-    events,
-    timeout,
+  return planPayload(payload, {
+    fallbackSessionId: options.fallbackSessionId ??
+      (() => kiroSessionId({ env: options.env, hostname: clientId() })),
+    fallbackCwd: options.fallbackCwd ?? processCwd,
+    warn: note,
   });
-  const toolName = str(payload.tool_name)?.trim() || "unknown";
-  switch (hook) {
-    case "SessionStart":
-      return plan([{
-        kind: "note",
-        body: { type: "text", content: "session started" },
-        query: "resume",
-        print: true,
-      }], "retrieve");
-    case "UserPromptSubmit": {
-      const prompt = str(payload.prompt);
-      if (prompt === undefined || prompt.trim() === "") return null;
-      return plan([{
-        kind: "prompt",
-        body: { type: "text", content: prompt },
-        query: "retrieve",
-        print: true,
-      }], "retrieve");
-    }
-    case "PostToolUse":
-      if (isOwnTool(toolName)) return null;
-      return plan([{
-        kind: "tool_use",
-        body: toolUseBody({
-          tool_name: toolName,
-          tool_input: payload.tool_input,
-          tool_response: payload.tool_response,
-        }),
-        query: "",
-        print: false,
-      }], "store");
-    case "PostToolUseFailure": {
-      if (isOwnTool(toolName)) return null;
-      const error = str(payload.error) ?? "tool failed";
-      return plan([{
-        kind: "tool_use",
-        body: toolUseBody({
-          tool_name: toolName,
-          tool_input: payload.tool_input,
-          tool_response: { error },
-          error,
-        }),
-        query: "",
-        print: false,
-      }], "store");
-    }
-    case "Stop":
-      return plan([{
-        kind: "session_summary",
-        body: { type: "text", content: str(payload.last_assistant_message) ?? "" },
-        query: "",
-        print: false,
-      }], "store");
-    case "SessionEnd": {
-      const reason = str(payload.reason)?.trim();
-      return plan([{
-        kind: "note",
-        body: {
-          type: "text",
-          content: reason ? `session ended (${reason.slice(0, 100)})` : "session ended",
-        },
-        query: "",
-        print: false,
-      }], "fast");
-    }
-    default:
-      if (!IGNORED.has(hook)) {
-        note(`claude hook: unknown hook "${hook.slice(0, 60)}"; nothing recorded`);
-      }
-      return null;
-  }
 }
 
 /** Reads stdin (bounded) and plans. */

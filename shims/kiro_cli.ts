@@ -30,7 +30,7 @@ import {
 import { agentPidFromArgs, kiroSessionId, validSessionId } from "./session.ts";
 import { note } from "./_stderr.ts";
 import { readStdin } from "./stdin.ts";
-import { isOwnTool, toolUseBody } from "./tool_use.ts";
+import { isOwnTool, toolUseBody } from "@kiro-learn/core/hooks";
 import { clientId } from "./transport.ts";
 
 /** v1 (PascalCase) names → the embedded names they replaced. */

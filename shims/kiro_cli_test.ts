@@ -15,7 +15,7 @@ import {
   storedEvents,
   TEST_ACTOR,
 } from "./testing.ts";
-import { serializedBytes } from "./truncate.ts";
+import { serializedBytes } from "@kiro-learn/core/hooks";
 
 const opts = {
   env: {},

@@ -10,7 +10,7 @@ import type { ShimEnv } from "./env.ts";
 import { type HookPlan, type PlanInput, processCwd, runShim, str } from "./run.ts";
 import { agentPidFromArgs, kiroSessionId } from "./session.ts";
 import { note } from "./_stderr.ts";
-import { isOwnTool, toolUseBody } from "./tool_use.ts";
+import { isOwnTool, toolUseBody } from "@kiro-learn/core/hooks";
 import { clientId } from "./transport.ts";
 
 /** Context an IDE 0.x plan needs besides its arguments. */

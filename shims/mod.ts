@@ -47,13 +47,6 @@ export {
 } from "./session.ts";
 export { readStdin, type ReadStdinOptions, type StdinResult } from "./stdin.ts";
 export {
-  detectFailure,
-  firstErrorLine,
-  isOwnTool,
-  type ToolCall,
-  toolUseBody,
-} from "./tool_use.ts";
-export {
   buildEvent,
   type BuildEventOptions,
   clientId,
@@ -68,4 +61,3 @@ export {
   type PostResult,
   type ShimConfig,
 } from "./transport.ts";
-export { serializedBytes, truncateBody, type TruncateResult } from "./truncate.ts";

@@ -5,57 +5,33 @@
  *
  * @module
  */
-import type { EventBody, EventKind, Surface } from "@kiro-learn/core/schemas";
+import {
+  firingFromArgs,
+  type HookFiring,
+  type HookPlan,
+  hookStdout,
+  NO_WAIT_ARG,
+  parseHookPayload,
+  planEvents,
+} from "@kiro-learn/core/hooks";
+import { currentActor } from "@kiro-learn/core/project";
 import { after } from "./_deadline.ts";
 import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
-import type { SpoolQuery } from "@kiro-learn/core/spool";
 import { note, writeAllSync } from "./_stderr.ts";
-import { capHookOutput, serializedBytes } from "./truncate.ts";
 import { type AutoStartOutcome, startCollectorDetached } from "./_autostart.ts";
 import { STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
-  buildEvent,
   clientId,
   deliver,
   type DeliveryResult,
   FAST_EXIT_TIMEOUT_MS,
   loadShimConfig,
+  projectFor,
   type ShimConfig,
   STORE_ONLY_TIMEOUT_MS,
 } from "./transport.ts";
 
-/** One event a hook wants recorded. */
-export interface PlannedEvent {
-  /** What happened. */
-  kind: EventKind;
-  /** Its content (capped later). */
-  body: EventBody;
-  /** Retrieval to ask for with it. */
-  query: SpoolQuery;
-  /** Print the returned context to stdout. */
-  print: boolean;
-  /** The working directory, when it differs from the plan's (deferred Kiro tool events). */
-  cwd?: string;
-}
-
-/** How long a hook may wait for the collector. */
-export type TimeoutClass = "retrieve" | "store" | "fast";
-
-/** Everything a hook firing should do. */
-export interface HookPlan {
-  /** The agent. */
-  surface: Surface;
-  /** The hook, for diagnostics. */
-  hook: string;
-  /** Session id. */
-  sessionId: string;
-  /** Working directory (decides the project). */
-  cwd: string;
-  /** Events in order. */
-  events: PlannedEvent[];
-  /** `retrieve`: `shim.timeoutMs`; `store`: at most 1 s; `fast`: at most 0.5 s (SessionEnd). */
-  timeout: TimeoutClass;
-}
+export { type HookPlan, type PlannedEvent, str, type TimeoutClass } from "@kiro-learn/core/hooks";
 
 /** What the hook firing did. */
 export interface PlanOutcome {
@@ -92,39 +68,33 @@ export async function executePlan(
     env?: ShimEnv;
     /** Starts a collector that is down (default: run the installed starter, detached). */
     startCollector?: (starter: string) => AutoStartOutcome;
+    /** The launcher's firing: event ids derive from it, so a second delivery is no duplicate. */
+    firing?: HookFiring | null;
+    /** Spool without posting (the launcher found the collector hung). */
+    noWait?: boolean;
   } = {},
 ): Promise<PlanOutcome> {
   if (plan.events.length === 0) return { stdout: "", results: [] };
-  const client = clientId();
-  // A body over the cap is cut: scrub it first, so a secret or a <private> span that straddles
-  // the cut cannot survive as a fragment the collector's rules no longer recognise. (Rare: the
-  // scrubber is loaded only then, off the hook's start-up.)
-  const over = (body: EventBody) => serializedBytes(body) > config.maxBodyBytes;
-  const scrub = plan.events.some((p) => over(p.body))
-    ? (await import("@kiro-learn/core/privacy")).scrubEventBody
-    : null;
-  const items = plan.events.map((planned) => ({
-    event: buildEvent({
-      kind: planned.kind,
-      body: scrub !== null && over(planned.body) ? scrub(planned.body) : planned.body,
-    }, {
-      surface: plan.surface,
-      sessionId: plan.sessionId,
-      cwd: planned.cwd ?? plan.cwd,
-      maxBodyBytes: config.maxBodyBytes,
-      env: options.env,
-      clientId: client,
-    }),
-    query: planned.query,
-  }));
+  const items = await planEvents(plan, {
+    project: (cwd) => {
+      const project = projectFor(cwd, options.env);
+      return { root: project.project_root, namespace: project.namespace };
+    },
+    actor: currentActor(options.env),
+    clientId: clientId(),
+    maxBodyBytes: config.maxBodyBytes,
+    firing: options.firing,
+    warn: note,
+  });
   let autoStart: AutoStartOutcome | null = null;
   const results = await deliver(items, config, {
     timeoutMs: timeoutFor(plan, config),
     onDown: () => autoStart = (options.startCollector ?? startCollectorDetached)(config.starter),
+    spoolOnly: options.noWait
+      ? "the collector did not answer the hook's launcher within its budget"
+      : undefined,
   });
-  const contexts = results
-    .filter((result, i) => plan.events[i].print && result.context.trim() !== "")
-    .map((result) => result.context.trim());
+  const contexts = results.filter((_, i) => plan.events[i].print).map((r) => r.context);
   // A session that starts without memory, and will not get it, says so once (and what to run).
   const starting = plan.events.findIndex((e) => e.query === "resume");
   if (
@@ -133,8 +103,7 @@ export async function executePlan(
   ) {
     contexts.push(collectorDownLine(autoStart));
   }
-  const stdout = contexts.length > 0 ? capHookOutput(contexts.join("\n\n") + "\n") : "";
-  return { stdout, results };
+  return { stdout: hookStdout(contexts), results };
 }
 
 /** What an entry's planner receives. */
@@ -163,9 +132,14 @@ export async function runShim(
       note("hook took too long; giving up");
       Deno.exit(0);
     });
-    const planned = await plan({ env, args: [...Deno.args] });
+    const args = [...Deno.args];
+    const planned = await plan({ env, args });
     if (planned !== null && config !== null) {
-      const outcome = await executePlan(planned, config, { env });
+      const outcome = await executePlan(planned, config, {
+        env,
+        firing: firingFromArgs(args),
+        noWait: args.includes(NO_WAIT_ARG),
+      });
       if (outcome.stdout !== "") {
         writeAllSync(Deno.stdout, new TextEncoder().encode(outcome.stdout));
       }
@@ -178,28 +152,10 @@ export async function runShim(
 
 /** A JSON object, or null (with a note) for anything else. */
 export function parsePayload(text: string, what: string): Record<string, unknown> | null {
-  const trimmed = text.replace(/^\uFEFF/, "").trim();
-  if (trimmed === "") {
-    note(`${what}: empty input; nothing recorded`);
-    return null;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(trimmed);
-  } catch {
-    note(`${what}: input is not valid JSON; nothing recorded`);
-    return null;
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    note(`${what}: input is not a JSON object; nothing recorded`);
-    return null;
-  }
-  return value as Record<string, unknown>;
-}
-
-/** `value` when it is a string, else undefined. */
-export function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
+  const parsed = parseHookPayload(text);
+  if (parsed.ok) return parsed.payload;
+  note(`${what}: ${parsed.error}; nothing recorded`);
+  return null;
 }
 
 /** The process's working directory, or "." if even that is unavailable. */

@@ -22,8 +22,8 @@
 import { envGet, type EnvLike } from "@kiro-learn/core/env";
 import { sha256Hex } from "@kiro-learn/core/project";
 
-/** Longest session id the event schema accepts. */
-export const MAX_SESSION_ID = 128;
+export { MAX_SESSION_ID, validSessionId } from "@kiro-learn/core/hooks";
+import { validSessionId } from "@kiro-learn/core/hooks";
 
 /** Process names that sit between the agent and the shim without being the agent. */
 const WRAPPERS = new Set([
@@ -59,15 +59,6 @@ export interface SessionIdOptions {
   now?: Date;
   /** Machine name mixed into the hash, so two hosts sharing a data dir never collide. */
   hostname?: string;
-}
-
-/** A session id that is usable as `session_id` (1–128 printable characters), or null. */
-export function validSessionId(value: unknown): string | null {
-  if (typeof value !== "string") return null;
-  const trimmed = value.trim();
-  // deno-lint-ignore no-control-regex
-  if (trimmed === "" || /[\u0000-\u001f\u007f]/.test(trimmed)) return null;
-  return trimmed.length > MAX_SESSION_ID ? trimmed.slice(0, MAX_SESSION_ID) : trimmed;
 }
 
 /** The session id for a Kiro hook (see the module doc for the rules). */

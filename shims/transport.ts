@@ -17,7 +17,6 @@
  * @module
  */
 import type { Event, EventBody, EventKind, Surface } from "@kiro-learn/core/schemas";
-import { newEventId } from "@kiro-learn/core/ids";
 import {
   currentActor,
   type EnvLike,
@@ -27,7 +26,7 @@ import {
 import { dataDir, dataPaths, DEFAULTS, loadSettings } from "@kiro-learn/core/settings";
 import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { spoolEvent, type SpoolQuery } from "@kiro-learn/core/spool";
-import { VERSION } from "@kiro-learn/core/version";
+import { hookEvent } from "@kiro-learn/core/hooks";
 import {
   checkCollectorProof,
   collectorBaseUrl,
@@ -42,7 +41,6 @@ import {
 } from "@kiro-learn/core/api/wire";
 import { HttpNotApprovedError, httpPost, HttpTimeoutError } from "./http.ts";
 import { note } from "./_stderr.ts";
-import { truncateBody } from "./truncate.ts";
 import type { AutoStartOutcome } from "./_autostart.ts";
 
 /** What a shim needs from settings.json and the data dir. */
@@ -207,25 +205,16 @@ export function projectFor(cwd: string, env?: EnvLike): ProjectIdentity {
 /** Builds a complete, schema-valid event; a body over the cap is cut (and marked). */
 export function buildEvent(draft: EventDraft, options: BuildEventOptions): Event {
   const project = projectFor(options.cwd, options.env);
-  const { body, truncated } = truncateBody(draft.body, options.maxBodyBytes);
-  if (truncated) note(`${draft.kind} body over ${options.maxBodyBytes} bytes: truncated`);
-  const source: Event["source"] = {
+  return hookEvent(draft, {
     surface: options.surface,
-    version: VERSION,
-    client_id: options.clientId ?? clientId(),
-  };
-  if (project.project_root.length <= 2048) source.project_path = project.project_root;
-  return {
-    event_id: newEventId(),
-    session_id: options.sessionId.slice(0, 128),
-    actor_id: currentActor(options.env),
-    namespace: project.namespace,
-    schema_version: 1,
-    kind: draft.kind,
-    body,
-    valid_time: (options.now ?? new Date()).toISOString(),
-    source,
-  };
+    sessionId: options.sessionId,
+    project: { root: project.project_root, namespace: project.namespace },
+    actor: currentActor(options.env),
+    clientId: options.clientId ?? clientId(),
+    maxBodyBytes: options.maxBodyBytes,
+    now: options.now,
+    warn: note,
+  });
 }
 
 /** What the collector said to one post. */
@@ -382,6 +371,8 @@ export interface DeliverOptions {
    * runner starts it there.
    */
   onDown?: () => AutoStartOutcome;
+  /** Why every event goes straight to the spool without a post (the collector is hung). */
+  spoolOnly?: string;
 }
 
 /**
@@ -397,7 +388,8 @@ export async function deliver(
   let config = shimConfig;
   const results: DeliveryResult[] = [];
   const deadline = Date.now() + 2 * options.timeoutMs;
-  let down: string | null = null;
+  let down: string | null = options.spoolOnly ?? null;
+  if (down !== null) note(`${down}; spooling`);
   for (const item of items) {
     const remaining = Math.min(options.timeoutMs, deadline - Date.now());
     if (down === null && remaining <= 0) down = "shim time budget spent";

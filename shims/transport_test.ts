@@ -4,7 +4,7 @@ import { failOnHang, makeEvent, withCollectorProof } from "@kiro-learn/core/test
 import { SHIM_BODY_CAP_BYTES } from "@kiro-learn/core/schemas/limits";
 import { buildEvent, deliver, loadShimConfig, postEvent, type ShimConfig } from "./transport.ts";
 import { makeDataDir, makeProject, spoolFiles } from "./testing.ts";
-import { serializedBytes } from "./truncate.ts";
+import { serializedBytes } from "@kiro-learn/core/hooks";
 
 function config(port: number, spoolDir = "/nonexistent/spool"): ShimConfig {
   return {

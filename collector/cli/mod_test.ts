@@ -191,6 +191,10 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
     }
     const launcher = await Deno.readTextFile(`${home}/.kiro-learn/bin/hook-kiro-cli`);
     assert.match(launcher, /shims\/kiro_cli\.ts/);
+    // Claude Code's launcher tries the collector's Unix socket first, the shim when that fails.
+    const claudeLauncher = await Deno.readTextFile(`${home}/.kiro-learn/bin/hook-claude-code`);
+    assert.match(claudeLauncher, /curl .*\n.*--unix-socket "\$sock"/);
+    assert.match(claudeLauncher, /shims\/claude_code\.ts/);
     const merged = JSON.parse(await Deno.readTextFile(claude));
     assert.equal(merged.model, "opus");
     assert.equal(merged.hooks.Stop.length, 2, "ours sits next to the foreign hook");

@@ -49,7 +49,7 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     for (const broad of ["-A", "--allow-all", "--allow-read", "--allow-write", "--allow-net"]) {
       assert.ok(!cmdline.includes(broad), `${broad} is unscoped`);
     }
-    assert.ok(cmdline.includes(`--allow-net=127.0.0.1:${port}`));
+    assert.ok(cmdline.includes(`--allow-net=127.0.0.1:${port},unix:${home}/collector.sock`));
     assert.ok(cmdline.includes(`--allow-write=${home}`));
     assert.ok(cmdline.includes(`--deny-write=${home}/settings.json,${home}/bin`));
     assert.ok(!cmdline.some((a) => a.startsWith("--allow-ffi") || a.startsWith("--allow-sys")));
@@ -68,6 +68,9 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
       write_outside: "denied",
       read_outside: "denied",
       net_non_loopback: "denied",
+      listen_other_socket: "denied",
+      // Permitted: it got past the check to the socket the running daemon holds.
+      listen_own_socket: "error: AddrInUse",
       net_other_loopback_port: "prompt",
       run_shell: "denied",
       env_other: "denied",

@@ -6,7 +6,7 @@
 import { collectorBaseUrl } from "@kiro-learn/core/api/wire";
 import { drainSpool, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
-import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
+import { ensureDataDir, type Settings, writeSecureFile } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { createEmbeddingService, type EmbeddingService } from "./embedding/mod.ts";
 import { type ExtractionService, startExtraction } from "./extraction/mod.ts";
@@ -65,6 +65,11 @@ export interface StartOptions {
   runner?: PromptRunner;
   /** How often the spool is drained after the start-up drain (default 30 s). */
   spoolDrainMs?: number;
+  /**
+   * Also serve the app on `<data dir>/collector.sock` (the hooks' fast path) and write the header
+   * file the hook launchers send (the daemon does; in-process tests may).
+   */
+  unixSocket?: boolean;
 }
 
 /** Opens everything and starts listening on the settings' loopback host and port. */
@@ -267,7 +272,15 @@ export async function startCollector(
   if (options.writePidFile) {
     Deno.writeTextFileSync(settings.paths.pid, `${Deno.pid}\n`, { mode: 0o600 });
   }
-  logger.info("collector listening", { url, data_dir: settings.dataDir, pid: Deno.pid });
+  const socket = options.unixSocket
+    ? await listenOnSocket(settings, { token, logger, handler: app.fetch })
+    : null;
+  logger.info("collector listening", {
+    url,
+    socket: socket === null ? null : settings.paths.socket,
+    data_dir: settings.dataDir,
+    pid: Deno.pid,
+  });
   const drainTimer = setInterval(drain, options.spoolDrainMs ?? 30_000);
   let closed: Promise<void> | undefined;
   return {
@@ -286,7 +299,8 @@ export async function startCollector(
         // Extraction first: it ends running agents at once, and a request waiting on a run
         // (a flush) would otherwise hold server.shutdown() until the agent's timeout.
         const extractionClosed = extraction.close();
-        await server.shutdown();
+        await Promise.all([server.shutdown(), socket?.shutdown()]);
+        if (socket !== null) removeIfPresent(settings.paths.socket);
         await extractionClosed;
         await embeddings.close();
         storage.close();
@@ -302,6 +316,48 @@ export async function startCollector(
       return closed;
     },
   };
+}
+
+/**
+ * Serves `handler` on the data dir's Unix socket too, and writes the `Authorization` header file
+ * the hook launchers send on it. Called once the TCP port is ours, so a socket file already there
+ * is a dead collector's (killed without its shutdown) and is replaced. A socket that cannot be
+ * made (a data dir path too long for one, say) is logged; hooks then take the shim's path.
+ */
+async function listenOnSocket(
+  settings: Settings,
+  options: {
+    token: string;
+    logger: Logger;
+    handler: (request: Request) => Response | Promise<Response>;
+  },
+): Promise<Deno.HttpServer<Deno.UnixAddr> | null> {
+  const path = settings.paths.socket;
+  try {
+    writeSecureFile(settings.paths.hookAuth, `Authorization: Bearer ${options.token}\n`);
+    removeIfPresent(path);
+    // A fresh collector answers: hooks may wait their full budget again.
+    removeIfPresent(settings.paths.unanswered);
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const server = Deno.serve({ path, onListen: () => resolve() }, options.handler);
+    await promise;
+    Deno.chmodSync(path, 0o600);
+    return server;
+  } catch (error) {
+    options.logger.warn("no Unix socket for the hooks' fast path; hooks run their shim instead", {
+      path,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return null;
+  }
+}
+
+function removeIfPresent(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
 }
 
 /** The spool as status shows it: `filling` past 80% of its bound, `dropped` when it overflowed. */

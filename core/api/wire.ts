@@ -38,6 +38,11 @@ export const ROUTES = {
    * for Claude Code; the project comes in {@linkcode MCP_NAMESPACE_HEADER}.
    */
   mcp: "/v1/mcp",
+  /**
+   * A Claude Code hook's raw payload (the hook launcher's fast path over the collector's Unix
+   * socket): the collector runs the shim's plan and answers with exactly what the hook prints.
+   */
+  claudeCodeHook: "/v1/hooks/claude-code",
 } as const;
 
 /**
@@ -45,6 +50,37 @@ export const ROUTES = {
  * shared by every session, so each request says which project it is for.
  */
 export const MCP_NAMESPACE_HEADER = "X-Kiro-Learn-Namespace";
+
+/**
+ * Headers the hook launcher sends with a raw payload: what the shim would have read from its
+ * process (working directory, environment, machine name) and found on disk (the project root,
+ * which the collector's sandbox may not read).
+ */
+export const HOOK_HEADERS = {
+  /** The hook's working directory (`$PWD`); the payload's `cwd` must be the same. */
+  cwd: "X-Kiro-Learn-Cwd",
+  /** The project root: the nearest folder above the working directory holding a `.git` folder. */
+  root: "X-Kiro-Learn-Root",
+  /** The actor (`$USER`, else `$USERNAME`, else `$LOGNAME`). */
+  actor: "X-Kiro-Learn-Actor",
+  /** This machine's name (`source.client_id`). */
+  client: "X-Kiro-Learn-Client",
+  /** The firing key (`<nanoseconds>-<pid>`) event ids derive from. */
+  firing: "X-Kiro-Learn-Firing",
+} as const;
+
+/**
+ * The query parameter carrying the repository's git config file on the hook fast path (the
+ * collector cannot read the project; the remote in that file decides the project id).
+ */
+export const HOOK_GIT_CONFIG_QUERY = "gitconfig";
+
+/**
+ * The hook launcher's budgets for its fast path, in seconds (curl's `--max-time`): a hook that
+ * retrieves (session start, prompt), one that only stores, and any hook after a call the
+ * collector did not answer in time. Past its budget the hook spools through the shim.
+ */
+export const HOOK_FAST_PATH_BUDGET_S = { retrieve: 1, store: 0.3, unanswered: 0.1 } as const;
 
 /** The path of one memory record. */
 export function memoryPath(recordId: string): string {

@@ -15,6 +15,13 @@
  *
  * @module
  */
+import {
+  HOOK_FAST_PATH_BUDGET_S,
+  HOOK_GIT_CONFIG_QUERY,
+  HOOK_HEADERS,
+  ROUTES,
+} from "../api/wire.ts";
+import { FIRING_ARG, NO_WAIT_ARG } from "../hooks/mod.ts";
 import { join } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
 import { mcpCommand, type McpCommandOptions, mcpHeadersCommand } from "./mcp.ts";
@@ -67,7 +74,10 @@ const FIND_ROOT = [
   'case "$gitdir" in /|*,*) gitdir= ;; esac',
 ];
 
-/** The launcher of a shim surface: finds the project root, then execs the shim. */
+/**
+ * The launcher of a shim surface: finds the project root, then execs the shim. Claude Code's
+ * launcher first tries the fast path ({@linkcode claudeFastPath}).
+ */
 export function hookLauncherScript(
   surface: ShimSurface,
   options: Omit<ShimCommandOptions, "args" | "projectRoots">,
@@ -77,16 +87,104 @@ export function hookLauncherScript(
     arg.startsWith("--allow-read=")
       ? `${shellQuote(arg)}"\${root:+,$root}\${gitdir:+,$gitdir}"`
       : shellQuote(arg)
-  );
-  return [
+  ).join(" ");
+  const head = [
     "#!/bin/sh",
     `# Written by \`kiro-learn install\`: runs the ${surface} hook of kiro-learn with its`,
     "# permissions, adding the hook's project root (the nearest folder holding .git) to what it",
     "# may read. Rewritten by every install; removed by uninstall.",
     ...FIND_ROOT,
-    `exec ${words.join(" ")} "$@"`,
-    "",
-  ].join("\n");
+  ];
+  if (surface !== "claude-code") return [...head, `exec ${words} "$@"`, ""].join("\n");
+  return [...head, ...claudeFastPath(options.settings, words), ""].join("\n");
+}
+
+/**
+ * Claude Code's fast path, in plain POSIX sh: when curl is there and the collector's Unix socket
+ * exists, the payload (read into a variable, never written to disk) is posted raw to the
+ * collector, which runs the shim's own plan and answers with what the hook prints. Taken only
+ * when the project is unambiguous without Deno (a `.git` folder above the physical working
+ * directory, below `$HOME`'s own level; the collector's sandbox cannot read the project). Any
+ * failure (no answer within the hook's budget, a refused connection, a 4xx/5xx) hands the same
+ * payload to the shim, which delivers or spools it under the same event id (derived from the
+ * firing key, `<ns>-<pid>`). A timeout leaves a marker, and every hook after it waits only the
+ * short `unanswered` budget and spools without waiting again, until a call is answered.
+ *
+ * The repository's config file goes along (curl reads and URL-encodes it: `--url-query`, curl
+ * 7.87 or later; an older curl fails the call and the shim takes over), so the collector derives
+ * the project id from the remote exactly as `resolveProject` does.
+ */
+export function claudeFastPath(
+  settings: Pick<Settings, "paths" | "collector">,
+  shimWords: string,
+): string[] {
+  const q = shellQuote;
+  const budget = HOOK_FAST_PATH_BUDGET_S;
+  const retrieving = ["SessionStart", "UserPromptSubmit"].flatMap((hook) => [
+    `*'"hook_event_name":"${hook}"'*`,
+    `*'"hook_event_name": "${hook}"'*`,
+  ]).join("|");
+  const host = settings.collector.host.includes(":")
+    ? `[${settings.collector.host}]`
+    : settings.collector.host;
+  const url = `http://${host}:${settings.collector.port}${ROUTES.claudeCodeHook}`;
+  return [
+    "# The memory system's own agents are never recorded (the shim would exit at once too).",
+    'case "${KIRO_LEARN_INTERNAL:-0}" in 0) ;; *) exit 0 ;; esac',
+    `sock=${q(settings.paths.socket)}`,
+    `auth=${q(settings.paths.hookAuth)}`,
+    `unanswered=${q(settings.paths.unanswered)}`,
+    'if [ -S "$sock" ] && [ -r "$auth" ] && command -v curl >/dev/null 2>&1; then',
+    "  # The project as the shim would resolve it, when a .git folder decides it: from the",
+    "  # physical working directory, never $HOME itself or above it (builtins only: a hook is hot).",
+    "  cwd=$PWD fast= groot= home=",
+    "  if cd -P . 2>/dev/null; then",
+    "    here=$PWD",
+    '    if [ -n "$HOME" ] && cd -P "$HOME" 2>/dev/null; then home=$PWD; fi',
+    '    cd "$here" 2>/dev/null || exit 0',
+    "    dir=$here",
+    '    while [ -n "$dir" ]; do',
+    '      if [ -e "$dir/.git" ]; then groot=$dir; break; fi',
+    '      dir="${dir%/*}"',
+    "    done",
+    '    if [ -n "$groot" ] && [ -d "$groot/.git" ]; then',
+    '      case "$home/" in "$groot"/*) ;; *) fast=1 ;; esac',
+    "    fi",
+    "  fi",
+    '  actor=$USER; [ -n "$actor" ] || actor=$USERNAME; [ -n "$actor" ] || actor=$LOGNAME',
+    '  [ -n "$actor" ] || actor=unknown',
+    "  host=",
+    "  { read -r host </proc/sys/kernel/hostname; } 2>/dev/null || host=$(uname -n 2>/dev/null)",
+    "  # Header values stay printable single lines.",
+    '  case "$cwd$groot$actor$host" in *[![:print:]]*) fast= ;; esac',
+    '  if [ -n "$fast" ]; then',
+    "    payload=$(cat)",
+    "    firing=$(date +%s%N 2>/dev/null)",
+    '    case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
+    `    budget=${budget.store}`,
+    `    case "$payload" in ${retrieving}) budget=${budget.retrieve} ;; esac`,
+    `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
+    `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
+    `      --unix-socket "$sock" -H @"$auth" -H 'Content-Type: application/json' \\`,
+    `      -H "${HOOK_HEADERS.cwd}: $cwd" -H "${HOOK_HEADERS.root}: $groot" \\`,
+    `      -H "${HOOK_HEADERS.actor}: $actor" -H "${HOOK_HEADERS.client}: $host" \\`,
+    `      -H "${HOOK_HEADERS.firing}: $firing" --data-binary @- \\`,
+    `      --url-query "${HOOK_GIT_CONFIG_QUERY}@$groot/.git/config" ${q(url)}; printf '/%s' "$?")`,
+    "    code=${out##*/}",
+    "    out=${out%/*}",
+    '    if [ "$code" = 0 ]; then',
+    '      [ -e "$unanswered" ] && rm -f "$unanswered"',
+    "      printf '%s' \"$out\"",
+    "      exit 0",
+    "    fi",
+    "    # Not answered in time: the shim spools without waiting on the collector again.",
+    `    nowait=; if [ "$code" = 28 ]; then : >"$unanswered"; nowait=${NO_WAIT_ARG}; fi`,
+    `    printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait "$@"`,
+    "    exit",
+    "  fi",
+    "fi",
+    `exec ${shimWords} "$@"`,
+  ];
 }
 
 /** The launcher of the MCP server. */

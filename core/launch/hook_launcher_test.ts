@@ -183,3 +183,21 @@ Deno.test("the MCP headers launcher hands over the folder of the agent that runs
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("only Claude Code's launcher has the socket fast path, and sh parses it", async () => {
+  const settings = loadSettings({ env: { KIRO_LEARN_HOME: "/home/ada/.kiro-learn" } });
+  const files = launcherFiles(settings, { home: "/home/ada", denoPath: "/opt/deno" });
+  for (const file of files) {
+    const fast = file.content.includes("--unix-socket");
+    assert.equal(fast, file.path.endsWith("hook-claude-code"), file.path);
+    const parsed = await new Deno.Command("/bin/sh", { args: ["-n", "-c", file.content] }).output();
+    assert.equal(parsed.code, 0, new TextDecoder().decode(parsed.stderr));
+  }
+  const claude = files.find((f) => f.path.endsWith("hook-claude-code"))!.content;
+  assert.match(claude, /sock=\/home\/ada\/\.kiro-learn\/collector\.sock\n/);
+  assert.match(claude, /-H @"\$auth"/);
+  assert.match(claude, /http:\/\/127\.0\.0\.1:21100\/v1\/hooks\/claude-code/);
+  // The payload reaches the shim through a pipe, never a file.
+  assert.match(claude, /printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run /);
+  assert.doesNotMatch(claude, /payload" *>/);
+});

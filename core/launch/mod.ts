@@ -22,6 +22,7 @@ export {
 export { CLI_RUN_FLAGS, cliArgv, cliLauncherScript } from "./cli.ts";
 export {
   AGENT_CWD_ARG,
+  claudeFastPath,
   HOME_DATA_DIR,
   hookLauncherScript,
   launcherFiles,

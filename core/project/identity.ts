@@ -108,8 +108,7 @@ export function resolveProject(cwd: string, options: ResolveProjectOptions = {})
   const git = findGitRoot(candidates, home);
   if (git !== undefined) {
     const config = git.gitDir === undefined ? null : readTextOrNull(join(git.gitDir, "config"));
-    const remote = config === null ? null : chooseRemote(config, { base: git.root });
-    return identity(git.root, home, actor, false, remote ?? undefined);
+    return identity(git.root, home, actor, false, remoteOf(config, git.root));
   }
   const root = findMarkerRoot(candidates);
   if (root !== undefined) return identity(root, home, actor, false);
@@ -143,6 +142,21 @@ export function sanitizeActor(actor: string): string {
 /** Hex SHA-256 of a project root path: the project id when no remote decides it. */
 export function projectIdFromRoot(projectRoot: string): string {
   return sha256Hex(projectRoot);
+}
+
+/**
+ * The project id of the git repository whose work tree is `root` and whose config file reads
+ * `configText` (`null`: no config): its remote's, else its path's — as {@linkcode resolveProject}
+ * decides it. For a process that cannot read the repository itself (the collector, handed the
+ * config by a hook's launcher).
+ */
+export function projectIdFromGitConfig(configText: string | null, root: string): string {
+  const remote = remoteOf(configText, root);
+  return remote === undefined ? projectIdFromRoot(root) : projectIdFromRemote(remote.url);
+}
+
+function remoteOf(configText: string | null, root: string): GitRemote | undefined {
+  return (configText === null ? null : chooseRemote(configText, { base: root })) ?? undefined;
 }
 
 /** The project id of a repository whose normalized remote URL is `normalizedUrl`. */

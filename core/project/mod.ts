@@ -14,6 +14,7 @@ export {
   PROJECT_ID_PATTERN,
   PROJECT_MARKERS,
   type ProjectIdentity,
+  projectIdFromGitConfig,
   projectIdFromNamespace,
   projectIdFromRemote,
   projectIdFromRoot,

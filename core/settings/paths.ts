@@ -26,6 +26,15 @@ export interface DataPaths {
   models: string;
   /** `collector.pid`. */
   pid: string;
+  /**
+   * `collector.sock`: the collector's Unix socket (the hooks' fast path). The 0700 data dir is
+   * what makes it ours: no other user can create or reach it.
+   */
+  socket: string;
+  /** `hook-auth`: the `Authorization` header line the hooks' fast path sends (0600). */
+  hookAuth: string;
+  /** `collector.unanswered`: present after a hook's fast path got no answer in time. */
+  unanswered: string;
   /** `bin/`: the scripts `install` writes (the hooks' launchers, the collector's starter). */
   bin: string;
   /**
@@ -67,6 +76,9 @@ export function dataPaths(dir: string): DataPaths {
     logs: join(dir, "logs"),
     models: join(dir, "models"),
     pid: join(dir, "collector.pid"),
+    socket: join(dir, "collector.sock"),
+    hookAuth: join(dir, "hook-auth"),
+    unanswered: join(dir, "collector.unanswered"),
     bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),
   };

@@ -42,6 +42,9 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     pid: "/d/collector.pid",
     bin: "/d/bin",
     starter: "/d/bin/start-collector",
+    socket: "/d/collector.sock",
+    hookAuth: "/d/hook-auth",
+    unanswered: "/d/collector.unanswered",
   });
 });
 

@@ -80,6 +80,9 @@ Deno.test("absent settings.json gives the defaults plus paths", async () => {
       pid: join(dir, "collector.pid"),
       bin: join(dir, "bin"),
       starter: join(dir, "bin", "start-collector"),
+      socket: join(dir, "collector.sock"),
+      hookAuth: join(dir, "hook-auth"),
+      unanswered: join(dir, "collector.unanswered"),
     });
     assert.deepEqual(s.warnings, []);
   });

@@ -49,7 +49,10 @@ export function embeddingPermissions(
 
 /** What the daemon is allowed to do. */
 export interface CollectorPermissions {
-  /** `host:port` it listens on; nothing else on the network. */
+  /**
+   * `host:port` it listens on and its Unix socket in the data dir (`unix:<path>`, the hooks' fast
+   * path); nothing else on the network.
+   */
   net: string;
   /** Paths it may read. */
   read: string[];
@@ -129,7 +132,7 @@ export function collectorPermissions(
     : settings.collector.host;
   const embedding = embeddingPermissions(settings.embedding.backend);
   return {
-    net: `${host}:${settings.collector.port}`,
+    net: `${host}:${settings.collector.port},unix:${settings.paths.socket}`,
     read: [
       settings.dataDir,
       ...COLLECTOR_ASSET_DIRS,

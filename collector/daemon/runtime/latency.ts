@@ -77,11 +77,17 @@ export interface Latencies {
   ingest: LatencyRecorder;
   /** `POST /v1/events?retrieve=true` (or `context=resume`): what the prompt hook waits for. */
   retrieval: LatencyRecorder;
+  /** `POST /v1/hooks/claude-code`: a whole hook firing on the launcher's fast path. */
+  hook: LatencyRecorder;
 }
 
 /** Creates one recorder per tracked path. */
 export function createLatencies(capacity: number = DEFAULT_LATENCY_WINDOW): Latencies {
-  return { ingest: new LatencyRecorder(capacity), retrieval: new LatencyRecorder(capacity) };
+  return {
+    ingest: new LatencyRecorder(capacity),
+    retrieval: new LatencyRecorder(capacity),
+    hook: new LatencyRecorder(capacity),
+  };
 }
 
 /** The value at nearest rank `p` (1..100) of an ascending, non-empty array. */

@@ -18,7 +18,7 @@ import { createLatencies } from "../runtime/mod.ts";
 import { createViewer } from "../viewer/mod.ts";
 import type { CollectorContext } from "./context.ts";
 import { errorResponse } from "../http/mod.ts";
-import { eventRoutes, mcpRoutes } from "./routes/mod.ts";
+import { eventRoutes, hookRoutes, mcpRoutes } from "./routes/mod.ts";
 import { memoryRoutes } from "./routes/mod.ts";
 import { statsRoutes } from "./routes/mod.ts";
 import { allowedHosts, allowedOrigins, checkBearer, checkHostAndOrigin } from "../http/mod.ts";
@@ -40,6 +40,7 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/feed": ["GET"],
   "/v1/ui/codes": ["POST"],
   "/v1/mcp": ["POST"],
+  "/v1/hooks/claude-code": ["POST"],
 };
 
 /** Hooks the rest of the collector attaches to API actions. */
@@ -73,6 +74,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
         const query = eventQueryOf({ get: (name) => c.req.query(name) ?? null });
         const retrieval = query === "retrieve" || query === "resume";
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
+      } else if (c.req.path === ROUTES.claudeCodeHook && c.res.status === 200) {
+        latency.hook.record(performance.now() - started);
       }
     }
     // No response is ever sniffed into another type (a JSON error rendered as HTML, say).
@@ -112,6 +115,7 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
   // A person who types the collector's address into a browser wants the viewer.
   app.get("/", (c) => c.redirect("/ui", 302));
   app.route("/v1", eventRoutes(ctx));
+  app.route("/v1", hookRoutes(ctx));
   app.route(
     "/v1",
     memoryRoutes(ctx, { onSaved: hooks.onRecordSaved, onDeleted: hooks.onRecordsDeleted }),

@@ -35,6 +35,13 @@ const report = {
   read_outside: await attempt(() => Deno.readTextFile("/etc/hostname")),
   // The permission check comes before any DNS lookup or socket, so nothing leaves the machine.
   net_non_loopback: await attempt(() => fetch("http://non-loopback.invalid/")),
+  // A Unix socket in the data dir other than its own: the net grant names one socket only.
+  listen_other_socket: await attempt(() =>
+    Deno.listen({ transport: "unix", path: `${dataDir}/other.sock` }).close()
+  ),
+  listen_own_socket: await attempt(() =>
+    Deno.listen({ transport: "unix", path: `${dataDir}/collector.sock` }).close()
+  ),
   net_other_loopback_port: Deno.permissions.querySync({ name: "net", host: "127.0.0.1:1" }).state,
   run_shell: await attempt(() => new Deno.Command("sh", { args: ["-c", "true"] }).output()),
   // Not the collector's, nor one it passes to agents (extraction.agentEnv).

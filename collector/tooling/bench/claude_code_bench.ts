@@ -2,13 +2,20 @@
  * Claude Code overhead benchmark: what kiro-learn's hooks and MCP server add to a real session, as
  * a user pays it. Times whole `claude -p` runs of the real client (the version `prepare.ts` pins
  * and installs), offline against the scripted model on loopback, each session one prompt, one
- * Bash call (`echo hi`) and an answer: in a HOME without kiro-learn, and in two HOMEs where
- * kiro-learn is installed by its own installer with a running collector (the hooks fire per
- * session: SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd, each a `deno run` of
- * the shim) — one with the MCP tools served by the collector over HTTP (the default), one with
- * the stdio MCP server Claude Code starts per session (`install --mcp stdio`, as before).
- * Runs rotate between the three so drift on a shared machine hits all alike. `--mcp-only` takes
- * the hooks out of both installations, so the figures isolate the MCP server's share.
+ * Bash call (`echo hi`) and an answer. Setups, each in a HOME of its own with kiro-learn installed
+ * by its own installer and a running collector (five hooks fire per session: SessionStart,
+ * UserPromptSubmit, PostToolUse, Stop, SessionEnd, each its `sh` launcher posting the raw payload
+ * over the collector's Unix socket with curl, or running the shim when that fails):
+ *
+ * - without kiro-learn;
+ * - the default install (the MCP tools served by the collector over HTTP);
+ * - `install --mcp stdio` (the stdio MCP server Claude Code starts per session, as before);
+ * - the hooks alone (the default install minus its MCP server entry);
+ * - the hooks alone, each running the shim (`deno run`, the path before the fast path).
+ *
+ * Runs rotate among them so drift on a shared machine hits all alike. `--mcp-only` takes the hooks
+ * out of the two MCP setups (and skips the hooks-only ones), so the figures isolate the MCP
+ * server's share, with Claude Code's own connect time read from its debug log.
  *
  * Not part of the default `deno task bench` run (it needs the client): run it with
  * `deno task bench claude-code`, or `deno run -A collector/tooling/bench/claude_code_bench.ts
@@ -18,6 +25,7 @@
  * @module
  */
 import { formatMs, summarize } from "@kiro-learn/core/testing";
+import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   CLAUDE_CODE_VERSION,
   claudeSandbox,
@@ -53,13 +61,98 @@ function figure(times: number[]): Figure {
 }
 
 function signed(ms: number): string {
-  return `${ms < 0 ? "-" : "+"}${formatMs(Math.abs(ms))}`;
+  return ms < 0 ? `-${formatMs(-ms)}` : `+${formatMs(ms)}`;
 }
 
 function line(label: string, f: Figure): string {
   return `claude-code: ${label.padEnd(28)} median ${formatMs(f.median_ms).padStart(8)}  p95 ${
     formatMs(f.p95_ms).padStart(8)
   }  (min ${formatMs(f.min_ms)}, max ${formatMs(f.max_ms)}, ${f.runs} runs)`;
+}
+
+type Sandbox = Awaited<ReturnType<typeof claudeSandbox>>;
+
+/** One setup the benchmark times. */
+interface Setup {
+  /** Key in the JSON figures. */
+  key: string;
+  /** Label on stdout. */
+  label: string;
+  box: Sandbox;
+  cwd: string;
+  /** `kiro-learn install` arguments, or null for no kiro-learn. */
+  install: string[] | null;
+  /** Whether its hooks are installed (and must have recorded every prompt). */
+  hooks: boolean;
+  /** Whether Claude Code connects to our MCP server. */
+  mcp: boolean;
+  times: number[];
+  connects: number[];
+}
+
+async function removeMcpEntry(box: Sandbox): Promise<void> {
+  const userConfig = `${box.home}/.claude.json`;
+  const config = JSON.parse(await Deno.readTextFile(userConfig));
+  if (config.mcpServers?.[MCP_SERVER_NAME] === undefined) {
+    throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ${userConfig}`);
+  }
+  delete config.mcpServers[MCP_SERVER_NAME];
+  await Deno.writeTextFile(userConfig, JSON.stringify(config, null, 2));
+}
+
+async function removeHooks(box: Sandbox): Promise<void> {
+  const path = `${box.home}/.claude/settings.json`;
+  const settings = JSON.parse(await Deno.readTextFile(path));
+  delete settings.hooks;
+  await Deno.writeTextFile(path, JSON.stringify(settings, null, 2));
+}
+
+async function setUp(
+  key: string,
+  label: string,
+  options: { install: string[] | null; hooks: boolean; mcp: boolean },
+): Promise<Setup> {
+  const box = await claudeSandbox();
+  const cwd = await box.project("app");
+  if (options.install !== null) {
+    for (const args of [options.install, ["start"]]) {
+      const done = await box.kiroLearn(args, cwd);
+      if (done.code !== 0) {
+        throw new Error(
+          `kiro-learn ${args.join(" ")} failed in the benchmark's sandbox: ${outputText(done)}`,
+        );
+      }
+    }
+    if (!options.mcp) await removeMcpEntry(box);
+    if (!options.hooks) await removeHooks(box);
+  }
+  return { key, label, box, cwd, ...options, times: [], connects: [] };
+}
+
+/** Every hooked session's prompt reached the collector; and its fast-path hook figures. */
+async function hookFigures(setup: Setup): Promise<Record<string, unknown>> {
+  const { box } = setup;
+  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+  const headers = { authorization: `Bearer ${token}` };
+  const res = await fetch(`http://127.0.0.1:${box.port}/v1/events?limit=1000`, { headers });
+  const prompts = ((await res.json()).items as { kind: string }[])
+    .filter((e) => e.kind === "prompt").length;
+  if (prompts !== RUNS + WARMUP) {
+    throw new Error(
+      `the collector holds ${prompts} prompts for ${RUNS + WARMUP} hooked sessions: the hooks ` +
+        "did not all run, so the figures would not measure them; check `kiro-learn doctor`",
+    );
+  }
+  const stats = await fetch(`http://127.0.0.1:${box.port}/v1/stats`, { headers });
+  const hook = (await stats.json()).latency?.hook as
+    | { count: number; p50: number; p95: number }
+    | undefined;
+  console.log(
+    `claude-code: ${setup.label}: ${prompts} prompts recorded; fast-path hook firings ${
+      hook?.count ?? 0
+    } (collector side p50 ${hook?.p50 ?? "-"} ms, p95 ${hook?.p95 ?? "-"} ms)`,
+  );
+  return { prompts, fast_path_hooks: hook ?? null };
 }
 
 /** Runs the benchmark; returns the figures written to `out`. */
@@ -70,143 +163,138 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   await using model = startScriptedModel(
     toolThenText({ name: "Bash", input: { command: "echo hi", description: "Say hi" } }, ANSWER),
   );
-  await using bare = await claudeSandbox();
-  await using hooked = await claudeSandbox();
-  await using stdio = await claudeSandbox();
-  const bareProject = await bare.project("app");
-  const hookedProject = await hooked.project("app");
-  const stdioProject = await stdio.project("app");
-  for (
-    const [box, project, args] of [
-      [hooked, hookedProject, ["install"]],
-      [hooked, hookedProject, ["start"]],
-      [stdio, stdioProject, ["install", "--mcp", "stdio"]],
-      [stdio, stdioProject, ["start"]],
-    ] as const
-  ) {
-    const done = await box.kiroLearn([...args], project);
-    if (done.code !== 0) {
-      throw new Error(
-        `kiro-learn ${args.join(" ")} failed in the benchmark's sandbox: ${outputText(done)}`,
-      );
-    }
-  }
-  if (mcpOnly) {
-    for (const box of [hooked, stdio]) {
-      const path = `${box.home}/.claude/settings.json`;
-      const settings = JSON.parse(await Deno.readTextFile(path));
-      delete settings.hooks;
-      await Deno.writeTextFile(path, JSON.stringify(settings, null, 2));
-    }
-  }
-  // Claude Code's own figure for the MCP server's connection, from its debug log (--mcp-only).
-  const connects = new Map<typeof bare, number[]>([[hooked, []], [stdio, []]]);
-  const session = async (box: typeof bare, cwd: string): Promise<number> => {
-    const started = performance.now();
-    const run = await box.claude("Run echo hi and tell me what it printed", {
-      cwd,
-      modelUrl: model.url,
-      // All three log alike, so the debug log costs each the same.
-      args: mcpOnly ? ["--debug", "mcp"] : [],
-    });
-    const ms = performance.now() - started;
-    if (mcpOnly && box !== bare) {
-      const log = await Deno.readTextFile(`${box.home}/.claude/debug/latest`);
-      const connected = /"kiro-learn-memory": Successfully connected \(transport: \w+\) in (\d+)ms/
-        .exec(log);
-      if (connected === null) {
-        throw new Error("Claude Code's debug log says kiro-learn-memory did not connect: " + log);
-      }
-      connects.get(box)!.push(Number(connected[1]));
-    }
-    if (run.code !== 0 || run.result !== ANSWER) {
-      throw new Error(
-        `a claude -p session failed (exit ${run.code}, result ${JSON.stringify(run.result)}): ` +
-          run.stderr + run.stdout.slice(0, 2000),
-      );
-    }
-    return ms;
-  };
-  const configs = [
-    { box: bare, cwd: bareProject, times: [] as number[] },
-    { box: hooked, cwd: hookedProject, times: [] as number[] },
-    { box: stdio, cwd: stdioProject, times: [] as number[] },
+  const hooks = !mcpOnly;
+  const setups: Setup[] = [
+    await setUp("without_kiro_learn", "without kiro-learn", {
+      install: null,
+      hooks: false,
+      mcp: false,
+    }),
+    await setUp("with_kiro_learn", mcpOnly ? "HTTP MCP only" : "kiro-learn (HTTP MCP)", {
+      install: ["install"],
+      hooks,
+      mcp: true,
+    }),
+    await setUp(
+      "with_kiro_learn_stdio_mcp",
+      mcpOnly ? "stdio MCP only" : "kiro-learn (stdio MCP)",
+      { install: ["install", "--mcp", "stdio"], hooks, mcp: true },
+    ),
   ];
-  for (let i = -WARMUP; i < RUNS; i++) {
-    // Rotate which goes first, so none always runs on a machine another just warmed.
-    for (let k = 0; k < configs.length; k++) {
-      const config = configs[(i + WARMUP + k) % configs.length];
-      const ms = await session(config.box, config.cwd);
-      if (i >= 0) config.times.push(ms);
-    }
-  }
-  const [without, withHooks, withStdio] = configs.map((c) => c.times);
-  // The MCP servers must have connected: the model saw their tools, and no failure.
-  const texts = model.requests.map((r) => requestText(r.body));
-  const offered = texts.filter((t) => t.includes("mcp__kiro-learn-memory__search_memory")).length;
-  if (offered === 0 || texts.some((t) => t.includes("failed to connect"))) {
-    throw new Error(
-      "the kiro-learn-memory MCP server did not connect in every session, so the figures would " +
-        "not measure it; check `kiro-learn doctor`",
+  if (!mcpOnly) {
+    setups.push(
+      await setUp("hooks_only", "hooks only (no MCP)", { install: ["install"], hooks, mcp: false }),
     );
-  }
-  // The hooks must have run: every hooked session's prompt reached the collector.
-  for (const box of mcpOnly ? [] : [hooked, stdio]) {
-    const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
-    const res = await fetch(`http://127.0.0.1:${box.port}/v1/events?limit=1000`, {
-      headers: { authorization: `Bearer ${token}` },
+    const shimOnly = await setUp("hooks_shim_only", "hooks, shim only (no MCP)", {
+      install: ["install"],
+      hooks,
+      mcp: false,
     });
-    const prompts = ((await res.json()).items as { kind: string }[])
-      .filter((e) => e.kind === "prompt").length;
-    if (prompts !== RUNS + WARMUP) {
+    // Without the header file the launcher execs the shim at once: the path before the fast path.
+    await Deno.remove(`${shimOnly.box.dataDir}/hook-auth`);
+    setups.push(shimOnly);
+  }
+  try {
+    const session = async (setup: Setup): Promise<number> => {
+      const started = performance.now();
+      const run = await setup.box.claude("Run echo hi and tell me what it printed", {
+        cwd: setup.cwd,
+        modelUrl: model.url,
+        // Every setup logs alike, so the debug log costs each the same.
+        args: mcpOnly ? ["--debug", "mcp"] : [],
+      });
+      const ms = performance.now() - started;
+      if (mcpOnly && setup.mcp) {
+        const log = await Deno.readTextFile(`${setup.box.home}/.claude/debug/latest`);
+        const connected =
+          /"kiro-learn-memory": Successfully connected \(transport: \w+\) in (\d+)ms/.exec(log);
+        if (connected === null) {
+          throw new Error("Claude Code's debug log says kiro-learn-memory did not connect: " + log);
+        }
+        setup.connects.push(Number(connected[1]));
+      }
+      if (run.code !== 0 || run.result !== ANSWER) {
+        throw new Error(
+          `a claude -p session failed (exit ${run.code}, result ${JSON.stringify(run.result)}): ` +
+            run.stderr + run.stdout.slice(0, 2000),
+        );
+      }
+      return ms;
+    };
+    for (let i = -WARMUP; i < RUNS; i++) {
+      // Rotate which goes first, so none always runs on a machine another just warmed.
+      for (let k = 0; k < setups.length; k++) {
+        const setup = setups[(k + i + WARMUP) % setups.length];
+        const ms = await session(setup);
+        if (i >= 0) setup.times.push(ms);
+      }
+    }
+    // The MCP servers must have connected: the model saw their tools, and no failure.
+    const texts = model.requests.map((r) => requestText(r.body));
+    const offered = texts.filter((t) => t.includes("search_memory")).length;
+    if (offered === 0 || texts.some((t) => t.includes("failed to connect"))) {
       throw new Error(
-        `the collector holds ${prompts} prompts for ${RUNS + WARMUP} hooked sessions: the hooks ` +
-          "did not all run, so the figures would not measure them; check `kiro-learn doctor`",
+        "the kiro-learn-memory MCP server did not connect in every session, so the figures would " +
+          "not measure it; check `kiro-learn doctor`",
       );
     }
+    const collectors: Record<string, unknown> = {};
+    for (const setup of setups) {
+      if (setup.hooks) collectors[setup.key] = await hookFigures(setup);
+    }
+    const without = setups[0].times;
+    const base = figure(without);
+    // Besides the difference of the medians, the median of the per-round differences: each round
+    // runs every setup back to back, so a load swing on the shared machine hits a pair alike.
+    const paired = (times: number[]) => summarize(times.map((t, i) => t - without[i])).p50;
+    const figures: Record<string, unknown> = {};
+    const overheads: Record<string, unknown> = {};
+    const connects: Record<string, unknown> = {};
+    for (const setup of setups) {
+      const f = figure(setup.times);
+      figures[setup.key] = f;
+      console.log(line(setup.label, f));
+      if (setup === setups[0]) continue;
+      const d = {
+        median_ms: f.median_ms - base.median_ms,
+        p95_ms: f.p95_ms - base.p95_ms,
+        paired_median_ms: paired(setup.times),
+      };
+      overheads[setup.key] = d;
+      if (setup.connects.length > 0) connects[setup.key] = figure(setup.connects);
+    }
+    for (const setup of setups.slice(1)) {
+      const d = overheads[setup.key] as {
+        median_ms: number;
+        p95_ms: number;
+        paired_median_ms: number;
+      };
+      console.log(
+        `claude-code: overhead per session, ${setup.label}: median ${signed(d.median_ms)}, p95 ${
+          signed(d.p95_ms)
+        }, paired median ${signed(d.paired_median_ms)}`,
+      );
+      if (setup.connects.length > 0) {
+        console.log(line(`MCP connect (${setup.label})`, connects[setup.key] as Figure));
+      }
+    }
+    return {
+      ...figures,
+      overhead: overheads,
+      mcp_connect_ms: mcpOnly ? connects : undefined,
+      collectors,
+      times_ms: Object.fromEntries(setups.map((s) => [s.key, s.times])),
+      session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
+      mcp_only: mcpOnly,
+      claude_code: CLAUDE_CODE_VERSION,
+      runner: "sh launcher: curl over the collector's Unix socket, else deno run of the shim",
+      deno: Deno.version.deno,
+      quick,
+      at: new Date().toISOString(),
+    };
+  } finally {
+    for (const setup of setups) await setup.box[Symbol.asyncDispose]();
   }
-  console.log(
-    `claude-code: ${RUNS + WARMUP} sessions per setup, ` +
-      (mcpOnly ? "MCP server only (no hooks), connected" : "each prompt recorded"),
-  );
-  const a = figure(without);
-  const b = figure(withHooks);
-  const c = figure(withStdio);
-  console.log(line("without kiro-learn", a));
-  const what = mcpOnly ? "MCP only" : "kiro-learn";
-  const connectFigures = mcpOnly
-    ? { http: figure(connects.get(hooked)!), stdio: figure(connects.get(stdio)!) }
-    : undefined;
-  console.log(line(`with ${what} (HTTP MCP)`, b));
-  console.log(line(`with ${what} (stdio MCP)`, c));
-  const diff = { median_ms: b.median_ms - a.median_ms, p95_ms: b.p95_ms - a.p95_ms };
-  const diffStdio = { median_ms: c.median_ms - a.median_ms, p95_ms: c.p95_ms - a.p95_ms };
-  for (const [label, d] of [["HTTP MCP", diff], ["stdio MCP", diffStdio]] as const) {
-    console.log(
-      `claude-code: overhead per session (${label}): median ${signed(d.median_ms)}, p95 ${
-        signed(d.p95_ms)
-      }`,
-    );
-  }
-  if (connectFigures) {
-    console.log(line("MCP connect (HTTP)", connectFigures.http));
-    console.log(line("MCP connect (stdio)", connectFigures.stdio));
-  }
-  return {
-    mcp_connect_ms: connectFigures,
-    without_kiro_learn: a,
-    with_kiro_learn: b,
-    with_kiro_learn_stdio_mcp: c,
-    overhead: diff,
-    overhead_stdio_mcp: diffStdio,
-    session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
-    mcp_only: mcpOnly,
-    claude_code: CLAUDE_CODE_VERSION,
-    runner: "deno run (no compiled shims)",
-    deno: Deno.version.deno,
-    quick,
-    at: new Date().toISOString(),
-  };
 }
 
 if (import.meta.main) {

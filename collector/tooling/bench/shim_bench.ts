@@ -7,7 +7,9 @@
  * - the same through the launcher `install` writes (`<data dir>/bin/hook-kiro-cli`, a shell
  *   script that finds the project root and execs the shim): what an installed hook costs;
  * - prompt hook: a Kiro CLI `userPromptSubmit` with inline retrieval, the project's namespace
- *   seeded with 10k memory records (1k with `--quick`).
+ *   seeded with 10k memory records (1k with `--quick`);
+ * - Claude Code's tool-use and prompt hooks through their installed launcher, which posts the raw
+ *   payload over the collector's Unix socket with curl (its fast path; no Deno process).
  *
  * Run: `deno run -A collector/tooling/bench/shim_bench.ts [--quick] [--out=<path>]`. Figures go to stdout
  * and to `.bench/shims.json` (`.bench/shims-quick.json` with `--quick`).
@@ -105,25 +107,10 @@ export async function benchShims(): Promise<Record<string, unknown>> {
       hookLauncherScript("kiro-cli", { settings: daemon.settings, preferCompiled: false }),
       { mode: 0o700 },
     );
-    const installed = await measure("tool-use hook, installed launcher", async () => {
-      const started = performance.now();
-      const child = new Deno.Command(launcher, {
-        cwd: project,
-        env: { ...daemon.env, USER: ACTOR },
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "null",
-      }).spawn();
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(toolUse));
-      await writer.close();
-      const output = await child.output();
-      return {
-        code: output.code,
-        ms: Math.round(performance.now() - started),
-        stdout: new TextDecoder().decode(output.stdout),
-      };
-    });
+    const installed = await measure(
+      "tool-use hook, installed launcher",
+      () => runLauncher(launcher, { cwd: project, env: { ...daemon.env, USER: ACTOR }, toolUse }),
+    );
     const prompt = await measure(
       `prompt hook, retrieval at ${RECORDS / 1000}k records`,
       (i) =>
@@ -134,11 +121,46 @@ export async function benchShims(): Promise<Record<string, unknown>> {
         })),
     );
     console.log(`shim: ${prompt.with_context}/${RUNS} prompts got context`);
+    // Claude Code's launcher takes its fast path where a .git folder decides the project.
+    await Deno.mkdir(`${project}/.git`);
+    const claude = `${daemon.dataDir}/hook-claude-code`;
+    await Deno.writeTextFile(
+      claude,
+      hookLauncherScript("claude-code", { settings: daemon.settings, preferCompiled: false }),
+      { mode: 0o700 },
+    );
+    const claudeEnv = { ...daemon.env, USER: ACTOR };
+    const claudeTool = await measure(
+      "Claude Code tool-use hook, fast path",
+      () =>
+        runLauncher(claude, {
+          cwd: project,
+          env: claudeEnv,
+          toolUse: fixtureText("claude_code/post_tool_use_bash.json", project),
+        }),
+    );
+    const claudePrompt = await measure(
+      `Claude Code prompt hook, fast path, ${RECORDS / 1000}k`,
+      (i) =>
+        runLauncher(claude, {
+          cwd: project,
+          env: claudeEnv,
+          toolUse: JSON.stringify({
+            session_id: "bench",
+            hook_event_name: "UserPromptSubmit",
+            cwd: project,
+            prompt: queries[(i + queries.length) % queries.length].text,
+          }),
+        }),
+    );
+    console.log(`shim: ${claudePrompt.with_context}/${RUNS} Claude Code prompts got context`);
     return {
       startup_floor: startup,
       tool_use_hook: tool,
       tool_use_hook_installed: installed,
       prompt_hook: { ...prompt, records: RECORDS },
+      claude_code_tool_use_hook_fast_path: claudeTool,
+      claude_code_prompt_hook_fast_path: { ...claudePrompt, records: RECORDS },
       runner: "deno run (no compiled shims)",
       deno: Deno.version.deno,
       quick,
@@ -147,6 +169,30 @@ export async function benchShims(): Promise<Record<string, unknown>> {
   } finally {
     await Deno.remove(project, { recursive: true });
   }
+}
+
+// Runs an installed launcher as an agent does: payload on stdin, whole process timed.
+async function runLauncher(
+  launcher: string,
+  options: { cwd: string; env: Record<string, string>; toolUse: string },
+): Promise<{ code: number; ms: number; stdout: string }> {
+  const started = performance.now();
+  const child = new Deno.Command(launcher, {
+    cwd: options.cwd,
+    env: options.env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(options.toolUse));
+  await writer.close();
+  const output = await child.output();
+  return {
+    code: output.code,
+    ms: Math.round(performance.now() - started),
+    stdout: new TextDecoder().decode(output.stdout),
+  };
 }
 
 if (import.meta.main) {

@@ -18,9 +18,16 @@ Deno.test("the shim benchmark runs end to end with --quick", async () => {
     assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
     assert.match(stdout, /shim: tool-use hook\s+median/);
     assert.match(stdout, /shim: prompt hook, retrieval at 1k records\s+median/);
+    assert.match(stdout, /shim: Claude Code tool-use hook, fast path\s+median/);
     const figures = JSON.parse(await Deno.readTextFile(`${dir}/shims.json`));
     assert.equal(figures.quick, true);
     assert.equal(figures.tool_use_hook.runs, 8);
+    // The fast path retrieves as the shim does: the same prompts get context.
+    assert.ok(figures.prompt_hook.with_context > 0);
+    assert.equal(
+      figures.claude_code_prompt_hook_fast_path.with_context,
+      figures.prompt_hook.with_context,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -146,6 +146,11 @@ export async function claudeSandbox(
     async project(name) {
       const dir = `${root}/work/${name}`;
       await Deno.mkdir(`${dir}/.git`, { recursive: true });
+      // Like a real clone: a remote decides the project id.
+      await Deno.writeTextFile(
+        `${dir}/.git/config`,
+        `[remote "origin"]\n\turl = git@git.example.com:team/${name}.git\n`,
+      );
       return dir;
     },
     kiroLearn,

@@ -72,6 +72,10 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   assert.deepEqual(tool.tool_input, { command: "false", description: "Run the failing check" });
   assert.equal(tool.failed, true, "Bash `false` fails: PostToolUseFailure must record that");
   assert.equal(new Set(events.map((e) => e.session_id)).size, 1, "one session id");
+  // The hooks took the fast path (the collector's Unix socket, no Deno process per hook):
+  // SessionStart, UserPromptSubmit, PostToolUseFailure and Stop at least (SessionEnd may be cut).
+  const stats = await (await api(ROUTES.stats)).json();
+  assert.ok(stats.latency.hook.count >= 4, `fast-path hooks: ${JSON.stringify(stats.latency)}`);
 
   // A memory of alpha's, then session 2 in alpha: the model must see it.
   const record = makeRecord({

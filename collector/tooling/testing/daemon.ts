@@ -5,6 +5,7 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { makeRecord } from "@kiro-learn/core/testing";
 import { daemonArgs } from "../../daemon/permissions/mod.ts";
 
 /** A daemon under test. */
@@ -145,4 +146,26 @@ export function postJson(
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
   });
+}
+
+/** Title of {@linkcode saveLeapYearMemory}'s record. */
+export const LEAP_YEAR_TITLE = "Date parser leap-year bug";
+
+/**
+ * Saves, in `namespace`, the memory the recorded Claude Code prompt of `shims/testdata` (about the
+ * date parser failing on leap years) retrieves; throws when the collector refuses it.
+ */
+export async function saveLeapYearMemory(daemon: TestDaemon, namespace: string): Promise<void> {
+  const res = await postJson(
+    daemon,
+    "/v1/memories",
+    makeRecord({
+      namespace,
+      title: LEAP_YEAR_TITLE,
+      summary: "parseDate rejected February 29 in leap years because of a fixed days table.",
+      concepts: ["leap-year"],
+    }),
+  );
+  if (!res.ok) throw new Error(`saving the test memory failed: ${res.status} ${await res.text()}`);
+  await res.body?.cancel();
 }

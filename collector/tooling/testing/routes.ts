@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { MCP_NAMESPACE_HEADER } from "@kiro-learn/core/api";
+import { HOOK_GIT_CONFIG_QUERY, HOOK_HEADERS, MCP_NAMESPACE_HEADER } from "@kiro-learn/core/api";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { SESSION_KEY, sessionCookieName } from "../../daemon/viewer/mod.ts";
 import type { TestDaemon } from "./daemon.ts";
@@ -66,6 +66,23 @@ export const V1_ROUTES: V1Route[] = [
   },
   { method: "GET", route: "/v1/feed", path: () => "/v1/feed" },
   { method: "POST", route: "/v1/ui/codes", path: () => "/v1/ui/codes" },
+  {
+    method: "POST",
+    route: "/v1/hooks/claude-code",
+    path: () => `/v1/hooks/claude-code?${HOOK_GIT_CONFIG_QUERY}=`,
+    body: () => ({
+      hook_event_name: "Stop",
+      session_id: "0b7f6f7e-3c1a-4f7e-9c55-0c6a3e2b9f10",
+      cwd: "/srv/app",
+      last_assistant_message: "Done.",
+    }),
+    headers: {
+      [HOOK_HEADERS.cwd]: "/srv/app",
+      [HOOK_HEADERS.root]: "/srv/app",
+      [HOOK_HEADERS.actor]: "tester",
+      [HOOK_HEADERS.client]: "test-host",
+    },
+  },
   {
     method: "POST",
     route: "/v1/mcp",

@@ -7,3 +7,4 @@ export * from "./events.ts";
 export * from "./mcp.ts";
 export * from "./memories.ts";
 export * from "./stats.ts";
+export * from "./hooks.ts";

@@ -22,6 +22,7 @@ export function statsRoutes(ctx: CollectorContext): Hono {
       latency: ctx.latency && {
         ingest: ctx.latency.ingest.summary(),
         retrieval: ctx.latency.retrieval.summary(),
+        hook: ctx.latency.hook.summary(),
       },
       ...ctx.status?.(),
     });

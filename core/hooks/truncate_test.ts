@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { EventBody } from "@kiro-learn/core/schemas";
 import { SHIM_BODY_CAP_BYTES, TRUNCATION_MARKER } from "@kiro-learn/core/schemas/limits";
-import { dataOf } from "./testing.ts";
 import {
   capHookOutput,
   cutString,
@@ -12,6 +11,12 @@ import {
   serializedBytes,
   truncateBody,
 } from "./truncate.ts";
+
+// deno-lint-ignore no-explicit-any
+function dataOf(body: EventBody): any {
+  if (body.type !== "json") throw new Error(`expected a json body, got ${body.type}`);
+  return body.data;
+}
 
 Deno.test("a body under the cap is returned as it is", () => {
   const body: EventBody = { type: "text", content: "hello" };

@@ -1,0 +1,278 @@
+// The installed Claude Code hook launcher, for real: the `sh` script `kiro-learn install` writes,
+// real curl, a real collector daemon, real Claude Code payloads (shims/testdata). Its fast path
+// (the collector's Unix socket) prints what the shim prints; every way it can fail (no socket, no
+// `.git` to decide the project, collector hung, collector killed) ends in the shim, which delivers
+// or spools the same event, once.
+import assert from "node:assert/strict";
+import { launcherFiles, launcherPath } from "@kiro-learn/core/launch";
+import { resolveProject } from "@kiro-learn/core/project";
+import type { Event } from "@kiro-learn/core/schemas";
+import {
+  fixtureText,
+  runShimProcess,
+  spoolFiles,
+  storedEvents,
+  TEST_ACTOR,
+} from "../../../shims/testing.ts";
+import { LEAP_YEAR_TITLE, saveLeapYearMemory, startTestDaemon, type TestDaemon } from "./mod.ts";
+
+const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
+
+interface LauncherRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Writes the launchers `install` writes (optionally naming a Deno that does not exist). */
+async function installLauncher(
+  daemon: TestDaemon,
+  options: { denoPath?: string; home: string },
+): Promise<string> {
+  await Deno.mkdir(daemon.settings.paths.bin, { recursive: true });
+  for (const file of launcherFiles(daemon.settings, options)) {
+    await Deno.writeTextFile(file.path, file.content, { mode: 0o755 });
+  }
+  return launcherPath(daemon.settings.paths.bin, "claude-code");
+}
+
+/** Runs the launcher as Claude Code does: `sh -c '<launcher> || true'`, payload on stdin. */
+async function runLauncher(
+  launcher: string,
+  options: { cwd: string; stdin: string; env: Record<string, string> },
+): Promise<LauncherRun> {
+  const child = new Deno.Command("/bin/sh", {
+    args: ["-c", `'${launcher}' || true`],
+    cwd: options.cwd,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", USER: TEST_ACTOR, ...options.env },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // A guard against a hang, not a timing assertion.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const writer = child.stdin.getWriter();
+  writer.write(new TextEncoder().encode(options.stdin)).then(() => writer.close()).catch(() => {});
+  const [status, stdout, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  clearTimeout(guard);
+  return { code: status.code, stdout, stderr };
+}
+
+async function gitProject(home: string, name: string): Promise<string> {
+  const dir = `${home}/${name}`;
+  await Deno.mkdir(`${dir}/.git`, { recursive: true });
+  // Like a real clone: a config whose remote decides the project id (the launcher sends it).
+  await Deno.writeTextFile(
+    `${dir}/.git/config`,
+    `[remote "origin"]\n\turl = https://git.example.com/team/${name}.git\n`,
+  );
+  await Deno.mkdir(`${dir}/src`, { recursive: true });
+  return dir;
+}
+
+function sessionEvents(events: Event[], kind: string): Event[] {
+  return events.filter((e) => e.session_id === SESSION && e.kind === kind);
+}
+
+Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) => {
+  await using daemon = await startTestDaemon();
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+  const project = await gitProject(home, "app");
+  const env = { ...daemon.env, HOME: home };
+  const { namespace } = resolveProject(project, { actor: TEST_ACTOR, home });
+  await saveLeapYearMemory(daemon, namespace);
+  const payload = (name: string, cwd = project) => fixtureText(`claude_code/${name}`, cwd);
+
+  await t.step("fast path: no Deno runs, and it prints exactly what the shim prints", async () => {
+    // A launcher whose shim cannot start: whatever it prints came over the socket.
+    const noDeno = await installLauncher(daemon, { home, denoPath: "/nonexistent/deno" });
+    const fast = await runLauncher(noDeno, {
+      cwd: project,
+      stdin: payload("user_prompt_submit.json"),
+      env,
+    });
+    assert.equal(fast.code, 0, fast.stderr);
+    assert.equal(fast.stderr, "");
+    assert.ok(fast.stdout.includes(LEAP_YEAR_TITLE), fast.stdout);
+    const shim = await runShimProcess("claude-code", {
+      settings: daemon.settings,
+      env,
+      cwd: project,
+      stdin: payload("user_prompt_submit.json"),
+    });
+    assert.equal(shim.code, 0, shim.stderr);
+    assert.equal(fast.stdout, shim.stdout);
+    const [viaShim, viaSocket] = sessionEvents(await storedEvents(daemon), "prompt");
+    for (const key of ["namespace", "actor_id", "kind", "body", "session_id"] as const) {
+      assert.deepEqual(viaSocket[key], viaShim[key], key);
+    }
+    assert.deepEqual(
+      { ...viaSocket.source, version: "" },
+      { ...viaShim.source, version: "" },
+    );
+    for (const name of ["session_start.json", "post_tool_use_bash.json", "stop.json"]) {
+      const cwd = `${project}/src`;
+      const run = await runLauncher(noDeno, { cwd, stdin: payload(name, cwd), env });
+      assert.equal(run.code, 0);
+      assert.equal(run.stderr, "", name);
+    }
+    const latest = (await storedEvents(daemon)).slice(0, 3);
+    assert.deepEqual(latest.map((e) => e.kind), ["session_summary", "tool_use", "note"]);
+    for (const event of latest) assert.equal(event.namespace, namespace, "filed under the root");
+  });
+
+  const launcher = await installLauncher(daemon, { home });
+
+  await t.step("no socket: the shim delivers over TCP", async () => {
+    const before = (await storedEvents(daemon)).length;
+    await Deno.rename(daemon.settings.paths.socket, `${daemon.settings.paths.socket}.away`);
+    try {
+      const run = await runLauncher(launcher, { cwd: project, stdin: payload("stop.json"), env });
+      assert.equal(run.code, 0, run.stderr);
+    } finally {
+      await Deno.rename(`${daemon.settings.paths.socket}.away`, daemon.settings.paths.socket);
+    }
+    assert.equal((await storedEvents(daemon)).length, before + 1);
+  });
+
+  await t.step("no .git deciding the project: the shim resolves it", async () => {
+    const marker = `${home}/marked`;
+    await Deno.mkdir(marker);
+    await Deno.writeTextFile(`${marker}/deno.json`, "{}\n");
+    const run = await runLauncher(launcher, {
+      cwd: marker,
+      stdin: payload("stop.json", marker),
+      env,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const [latest] = await storedEvents(daemon);
+    assert.equal(latest.namespace, resolveProject(marker, { actor: TEST_ACTOR, home }).namespace);
+  });
+
+  await t.step(
+    "every layout files its events where the shim's project detection says",
+    async () => {
+      // Nested repository, a symlinked path, a git worktree (.git file), $HOME itself holding
+      // .git, a .git above $HOME, a folder outside $HOME: fast where a .git folder decides, the
+      // shim elsewhere, and always the namespace resolveProject gives.
+      const nested = await gitProject(project, "vendor/lib");
+      await Deno.symlink(project, `${home}/link`);
+      const worktree = `${home}/wt`;
+      await Deno.mkdir(worktree);
+      await Deno.writeTextFile(`${worktree}/.git`, `gitdir: ${project}/.git/worktrees/wt\n`);
+      await Deno.mkdir(`${project}/.git/worktrees/wt`, { recursive: true });
+      await Deno.writeTextFile(`${project}/.git/worktrees/wt/commondir`, "../..\n");
+      const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-out-" }));
+      const outsideProject = await gitProject(outside, "srv");
+      const gitHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+      await Deno.mkdir(`${gitHome}/.git`);
+      await Deno.writeTextFile(`${gitHome}/.git/config`, "[core]\n\tbare = false\n");
+      await Deno.mkdir(`${gitHome}/notes`);
+      // A .git above $HOME (a home inside a repository) decides nothing below $HOME.
+      const underGit = `${gitHome}/users/ada`;
+      await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+      const cases: [string, string][] = [
+        [nested, home],
+        [`${nested}/..`, home],
+        [`${home}/link/src`, home],
+        [worktree, home],
+        [`${outsideProject}/src`, home],
+        [gitHome, gitHome],
+        [`${gitHome}/notes`, gitHome],
+        [`${underGit}/notes`, underGit],
+      ];
+      try {
+        for (const [cwd, caseHome] of cases) {
+          const run = await runLauncher(launcher, {
+            cwd,
+            stdin: payload("stop.json", cwd),
+            env: { ...env, HOME: caseHome },
+          });
+          assert.equal(run.code, 0, run.stderr);
+          const [latest] = await storedEvents(daemon);
+          const expected = resolveProject(cwd, { actor: TEST_ACTOR, home: caseHome });
+          assert.equal(latest.namespace, expected.namespace, cwd);
+          assert.equal(latest.source.project_path, expected.project_root, cwd);
+        }
+      } finally {
+        await Deno.remove(outside, { recursive: true });
+        await Deno.remove(gitHome, { recursive: true });
+      }
+    },
+  );
+
+  await t.step("an agent of kiro-learn's own is not recorded", async () => {
+    const before = (await storedEvents(daemon)).length;
+    const run = await runLauncher(launcher, {
+      cwd: project,
+      stdin: payload("stop.json"),
+      env: { ...env, KIRO_LEARN_INTERNAL: "1" },
+    });
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout, "");
+    assert.equal((await storedEvents(daemon)).length, before);
+  });
+
+  await t.step(
+    "collector hung: each hook waits only its budget, spools, and nothing doubles",
+    async () => {
+      const spool = daemon.settings.paths.spool;
+      const before = spoolFiles(spool).length;
+      const tools = sessionEvents(await storedEvents(daemon), "tool_use").length;
+      const failures = payload("post_tool_use_failure.json");
+      Deno.kill(daemon.pid(), "SIGSTOP");
+      let first: LauncherRun, second: LauncherRun;
+      try {
+        first = await runLauncher(launcher, { cwd: project, stdin: failures, env });
+        second = await runLauncher(launcher, {
+          cwd: project,
+          stdin: payload("post_tool_use_read.json"),
+          env,
+        });
+      } finally {
+        Deno.kill(daemon.pid(), "SIGCONT");
+      }
+      for (const run of [first, second]) {
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stdout, "");
+        // Straight to the spool: the shim did not wait on the hung collector over TCP again.
+        assert.match(run.stderr, /did not answer the hook's launcher within its budget; spooling/);
+      }
+      assert.equal(spoolFiles(spool).length, before + 2);
+      assert.ok(await exists(daemon.settings.paths.unanswered), "the next hook is told");
+      // The stalled requests were in the socket's queue: the collector may store them on waking,
+      // and then the spooled copies, under the same ids, are not stored again.
+      // A restart drains the spool before it listens.
+      await daemon.kill();
+      await daemon.restart();
+      assert.equal(spoolFiles(spool).length, 0);
+      assert.equal(sessionEvents(await storedEvents(daemon), "tool_use").length, tools + 2);
+      // Answered again: the marker goes.
+      const run = await runLauncher(launcher, { cwd: project, stdin: failures, env });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(await exists(daemon.settings.paths.unanswered), false);
+    },
+  );
+
+  await t.step("collector killed (a stale socket file): the shim spools", async () => {
+    const spool = daemon.settings.paths.spool;
+    await daemon.kill();
+    assert.ok(await exists(daemon.settings.paths.socket), "a killed collector leaves its socket");
+    const run = await runLauncher(launcher, { cwd: project, stdin: payload("stop.json"), env });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "");
+    assert.equal(spoolFiles(spool).length, 1);
+    await daemon.restart();
+  });
+
+  await Deno.remove(home, { recursive: true });
+});
+
+function exists(path: string): Promise<boolean> {
+  return Deno.lstat(path).then(() => true, () => false);
+}

@@ -1,0 +1,125 @@
+/**
+ * The Claude Code hooks as plans: `SessionStart` (resume block), `UserPromptSubmit`
+ * (retrieval), `PostToolUse`, `PostToolUseFailure` (a failed tool fires this instead of
+ * PostToolUse, with an `error` string), `Stop` (`last_assistant_message`) and `SessionEnd`
+ * (no retrieval, a short timeout: the agent kills it after about 1.5 s). The shim
+ * (`shims/claude_code.ts`) and the collector's hook route run this same function.
+ *
+ * @module
+ */
+import type { HookPlan, PlannedEvent } from "./plan.ts";
+import { str, validSessionId } from "./plan.ts";
+import { isOwnTool, toolUseBody } from "./tool_use.ts";
+
+/** Hooks that exist but that memory does not need. */
+const IGNORED = new Set([
+  "PreToolUse",
+  "Notification",
+  "SubagentStop",
+  "SubagentStart",
+  "PreCompact",
+  "PermissionRequest",
+]);
+
+/** Context a Claude Code plan needs besides the payload. */
+export interface ClaudePlanOptions {
+  /** Session id when the payload has none (it always should). */
+  fallbackSessionId: () => string;
+  /** Working directory when the payload has none. */
+  fallbackCwd: () => string;
+  /** Where to say why nothing is recorded (a shim's stderr). */
+  warn?: (message: string) => void;
+}
+
+/** Turns one Claude Code payload into a plan, or null when there is nothing to record. */
+export function claudeCodePlan(
+  payload: Record<string, unknown>,
+  options: ClaudePlanOptions,
+): HookPlan | null {
+  const hook = str(payload.hook_event_name);
+  if (hook === undefined || hook === "") {
+    options.warn?.("claude hook: payload has no hook_event_name; nothing recorded");
+    return null;
+  }
+  const sessionId = validSessionId(payload.session_id) ?? options.fallbackSessionId();
+  const cwd = str(payload.cwd)?.trim() || options.fallbackCwd();
+  const plan = (events: PlannedEvent[], timeout: HookPlan["timeout"]): HookPlan => ({
+    surface: "claude-code",
+    hook,
+    sessionId,
+    cwd,
+    events,
+    timeout,
+  });
+  const toolName = str(payload.tool_name)?.trim() || "unknown";
+  switch (hook) {
+    case "SessionStart":
+      return plan([{
+        kind: "note",
+        body: { type: "text", content: "session started" },
+        query: "resume",
+        print: true,
+      }], "retrieve");
+    case "UserPromptSubmit": {
+      const prompt = str(payload.prompt);
+      if (prompt === undefined || prompt.trim() === "") return null;
+      return plan([{
+        kind: "prompt",
+        body: { type: "text", content: prompt },
+        query: "retrieve",
+        print: true,
+      }], "retrieve");
+    }
+    case "PostToolUse":
+      if (isOwnTool(toolName)) return null;
+      return plan([{
+        kind: "tool_use",
+        body: toolUseBody({
+          tool_name: toolName,
+          tool_input: payload.tool_input,
+          tool_response: payload.tool_response,
+        }),
+        query: "",
+        print: false,
+      }], "store");
+    case "PostToolUseFailure": {
+      if (isOwnTool(toolName)) return null;
+      const error = str(payload.error) ?? "tool failed";
+      return plan([{
+        kind: "tool_use",
+        body: toolUseBody({
+          tool_name: toolName,
+          tool_input: payload.tool_input,
+          tool_response: { error },
+          error,
+        }),
+        query: "",
+        print: false,
+      }], "store");
+    }
+    case "Stop":
+      return plan([{
+        kind: "session_summary",
+        body: { type: "text", content: str(payload.last_assistant_message) ?? "" },
+        query: "",
+        print: false,
+      }], "store");
+    case "SessionEnd": {
+      const reason = str(payload.reason)?.trim();
+      return plan([{
+        kind: "note",
+        body: {
+          type: "text",
+          content: reason ? `session ended (${reason.slice(0, 100)})` : "session ended",
+        },
+        query: "",
+        print: false,
+      }], "fast");
+    }
+    default:
+      if (!IGNORED.has(hook)) {
+        options.warn?.(`claude hook: unknown hook "${hook.slice(0, 60)}"; nothing recorded`);
+      }
+      return null;
+  }
+}

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import type { EventBody } from "@kiro-learn/core/schemas";
+import { claudeCodePlan } from "./claude_code.ts";
+
+// Payloads recorded from the real Claude Code (the shims' test data).
+const TESTDATA = new URL("../../shims/testdata/claude_code/", import.meta.url);
+const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
+
+function fixture(name: string): Record<string, unknown> {
+  return JSON.parse(
+    Deno.readTextFileSync(new URL(name, TESTDATA)).replaceAll("${PROJECT}", "/tmp/project"),
+  );
+}
+
+// deno-lint-ignore no-explicit-any
+function dataOf(body: EventBody): any {
+  if (body.type !== "json") throw new Error(`expected a json body, got ${body.type}`);
+  return body.data;
+}
+
+const opts = { fallbackSessionId: () => "fallback", fallbackCwd: () => "/fallback" };
+const plan = (name: string) => claudeCodePlan(fixture(name), opts);
+
+Deno.test("plan: every Claude Code hook maps to its event", () => {
+  const start = plan("session_start.json")!;
+  assert.equal(start.surface, "claude-code");
+  assert.equal(start.sessionId, SESSION);
+  assert.deepEqual(start.events.map((e) => [e.kind, e.query, e.print]), [["note", "resume", true]]);
+  assert.deepEqual(plan("user_prompt_submit.json")!.events.map((e) => [e.kind, e.query]), [[
+    "prompt",
+    "retrieve",
+  ]]);
+  const read = dataOf(plan("post_tool_use_read.json")!.events[0].body);
+  assert.equal(read.tool_name, "Read");
+  assert.equal(read.failed, undefined);
+  const bash = dataOf(plan("post_tool_use_bash.json")!.events[0].body);
+  assert.equal(bash.failed, undefined);
+  const failure = dataOf(plan("post_tool_use_failure.json")!.events[0].body);
+  assert.equal(failure.failed, true);
+  assert.equal(failure.error, "error: RangeError: bad day: 29");
+  assert.match(failure.tool_response.error, /^Exit code 1/);
+  const stop = plan("stop.json")!;
+  assert.equal(stop.events[0].kind, "session_summary");
+  assert.match((stop.events[0].body as { content: string }).content, /leap years/);
+  const end = plan("session_end.json")!;
+  assert.equal(end.timeout, "fast");
+  assert.deepEqual(end.events[0].body, {
+    type: "text",
+    content: "session ended (prompt_input_exit)",
+  });
+  assert.equal(end.events[0].query, "");
+  assert.equal(plan("post_tool_use_own_tool.json"), null);
+  assert.equal(plan("unknown_hook.json"), null);
+  assert.equal(plan("notification.json"), null);
+});
+
+Deno.test("plan: the payload's cwd, else the fallback; the reasons for nothing go to warn", () => {
+  const warned: string[] = [];
+  const options = { ...opts, warn: (m: string) => warned.push(m) };
+  const noCwd = claudeCodePlan({ hook_event_name: "Stop", session_id: "s" }, options)!;
+  assert.equal(noCwd.cwd, "/fallback");
+  const noSession = claudeCodePlan({ hook_event_name: "Stop", cwd: " /x " }, options)!;
+  assert.equal(noSession.sessionId, "fallback");
+  assert.equal(noSession.cwd, "/x");
+  assert.equal(claudeCodePlan({ session_id: "s" }, options), null);
+  assert.equal(claudeCodePlan({ hook_event_name: "TimeTravel" }, options), null);
+  assert.equal(claudeCodePlan({ hook_event_name: "PreToolUse" }, options), null);
+  assert.equal(warned.length, 2);
+  assert.match(warned[0], /no hook_event_name/);
+  assert.match(warned[1], /unknown hook "TimeTravel"/);
+});

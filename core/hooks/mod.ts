@@ -1,0 +1,52 @@
+/**
+ * Hook plans shared by the shims and the collector: what an agent's hook payload means (the
+ * Claude Code plan), the events it becomes (tool-use bodies, caps, ids derived from the
+ * firing) and what the hook prints. npm-free: a hook loads it on every firing.
+ *
+ * @module
+ */
+export { claudeCodePlan, type ClaudePlanOptions } from "./claude_code.ts";
+export {
+  FIRING_ARG,
+  firingFromArgs,
+  type HookDelivery,
+  hookEvent,
+  hookEventId,
+  type HookEventOptions,
+  type HookFiring,
+  type HookProject,
+  NO_WAIT_ARG,
+  parseFiring,
+  planEvents,
+  type PlanEventsOptions,
+} from "./event.ts";
+export {
+  clientIdFrom,
+  type HookPlan,
+  hookStdout,
+  MAX_SESSION_ID,
+  parseHookPayload,
+  type PayloadParse,
+  type PlannedEvent,
+  str,
+  type TimeoutClass,
+  validSessionId,
+} from "./plan.ts";
+export {
+  detectFailure,
+  firstErrorLine,
+  isOwnTool,
+  MAX_ERROR_LINE,
+  type ToolCall,
+  toolUseBody,
+} from "./tool_use.ts";
+export {
+  capHookOutput,
+  cutString,
+  MAX_HOOK_OUTPUT_BYTES,
+  MIN_KEPT_CHARS,
+  OUTPUT_CUT_MARKER,
+  serializedBytes,
+  truncateBody,
+  type TruncateResult,
+} from "./truncate.ts";

@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import {
+  clientIdFrom,
+  hookStdout,
+  MAX_SESSION_ID,
+  parseHookPayload,
+  str,
+  validSessionId,
+} from "./plan.ts";
+import { MAX_HOOK_OUTPUT_BYTES, OUTPUT_CUT_MARKER } from "./truncate.ts";
+
+Deno.test("parseHookPayload: one JSON object, or why not", () => {
+  assert.deepEqual(parseHookPayload('\uFEFF {"a": 1}\n'), { ok: true, payload: { a: 1 } });
+  assert.deepEqual(parseHookPayload("  "), { ok: false, error: "empty input" });
+  assert.deepEqual(parseHookPayload("{nope"), { ok: false, error: "input is not valid JSON" });
+  for (const text of ["[1]", "null", "3", '"s"']) {
+    assert.deepEqual(parseHookPayload(text), { ok: false, error: "input is not a JSON object" });
+  }
+});
+
+Deno.test("hookStdout: blocks in order, blanks dropped, capped at the hook output limit", () => {
+  assert.equal(hookStdout([]), "");
+  assert.equal(hookStdout(["", "  \n"]), "");
+  assert.equal(hookStdout([" first\n", "", "second"]), "first\n\nsecond\n");
+  const long = hookStdout(["x".repeat(MAX_HOOK_OUTPUT_BYTES), "y"]);
+  assert.ok(new TextEncoder().encode(long).length <= MAX_HOOK_OUTPUT_BYTES);
+  assert.ok(long.endsWith(`${OUTPUT_CUT_MARKER}\n`));
+});
+
+Deno.test("validSessionId, str and clientIdFrom", () => {
+  assert.equal(validSessionId(" abc "), "abc");
+  assert.equal(validSessionId("a\nb"), null);
+  assert.equal(validSessionId(""), null);
+  assert.equal(validSessionId(7), null);
+  assert.equal(validSessionId("s".repeat(200))?.length, MAX_SESSION_ID);
+  assert.equal(str("x"), "x");
+  assert.equal(str(1), undefined);
+  assert.equal(clientIdFrom(" box\n"), "box");
+  assert.equal(clientIdFrom(""), "localhost");
+  assert.equal(clientIdFrom(undefined), "localhost");
+  assert.equal(clientIdFrom("h".repeat(300)).length, 256);
+});
