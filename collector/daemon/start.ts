@@ -8,6 +8,7 @@ import { drainSpool, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spoo
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
+import { readTeamPassword, startTeamSync, type TeamSync } from "./team/mod.ts";
 import { createEmbeddingService, type EmbeddingService } from "./embedding/mod.ts";
 import { type ExtractionService, startExtraction } from "./extraction/mod.ts";
 import type { PromptRunner } from "./llm/mod.ts";
@@ -43,6 +44,8 @@ export interface RunningCollector {
   embeddings: EmbeddingService;
   /** Live-feed bus. */
   bus: EventBus;
+  /** Team sync, when `team.url` is set. */
+  team: TeamSync | null;
   /**
    * The app itself, without the network (Hono's `app.request`): what in-process route tests call.
    * Requests still pass the Host, Origin and token checks.
@@ -196,6 +199,26 @@ export async function startCollector(
     options.onStored?.(info);
   };
   const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored });
+  // Changes are captured for the team only while one is configured (the outbox would otherwise
+  // grow with nothing to publish it).
+  storage.setTeamCapture(settings.team.url !== "");
+  const team = settings.team.url === "" ? null : startTeamSync({
+    url: settings.team.url,
+    password: readTeamPassword(settings.paths.teamPassword),
+    store: storage,
+    logger,
+    pollMs: settings.team.pollMs,
+    onApplied: ({ saved, deleted }) => {
+      for (const r of saved) {
+        embeddings.recordSaved(r);
+        publishSaved(r);
+      }
+      if (deleted.length > 0) {
+        embeddings.recordsDeleted(deleted);
+        bus.publish({ type: "records_deleted", record_ids: deleted });
+      }
+    },
+  });
   const ctx: CollectorContext = {
     storage,
     search,
@@ -212,6 +235,7 @@ export async function startCollector(
         enabled: settings.reconciliation.enabled,
         judge_breakers: reconciler.breaker.statuses(),
       },
+      team: team?.status() ?? null,
     }),
   };
   // Events the shims spooled while we were down come in first (before new ones, keeping their
@@ -239,6 +263,7 @@ export async function startCollector(
       onListen: (addr) => resolve(addr),
     }, app.fetch);
   } catch (error) {
+    await team?.close();
     await embeddings.close();
     storage.close();
     if (error instanceof Deno.errors.AddrInUse) {
@@ -266,6 +291,7 @@ export async function startCollector(
     extraction,
     embeddings,
     bus,
+    team,
     close() {
       closed ??= (async () => {
         clearInterval(drainTimer);
@@ -275,6 +301,7 @@ export async function startCollector(
         const extractionClosed = extraction.close();
         await server.shutdown();
         await extractionClosed;
+        await team?.close();
         await embeddings.close();
         storage.close();
         if (options.writePidFile) {

@@ -42,6 +42,7 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     pid: "/d/collector.pid",
     bin: "/d/bin",
     starter: "/d/bin/start-collector",
+    teamPassword: "/d/team-password",
   });
 });
 

@@ -78,6 +78,7 @@ Deno.test("absent settings.json gives the defaults plus paths", async () => {
       pid: join(dir, "collector.pid"),
       bin: join(dir, "bin"),
       starter: join(dir, "bin", "start-collector"),
+      teamPassword: join(dir, "team-password"),
     });
     assert.deepEqual(s.warnings, []);
   });

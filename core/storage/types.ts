@@ -248,8 +248,8 @@ export class StaleCommitError extends Error {
   }
 }
 
-/** What the collector and workers need from a database. */
-export interface Storage {
+/** What the collector and workers need from a database (team sharing's local side included). */
+export interface Storage extends TeamStore {
   /**
    * Stores an (already scrubbed) event and its queue row in one transaction. Idempotent on
    * `event_id`: a second insert stores nothing and returns `false`.

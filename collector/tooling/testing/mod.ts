@@ -13,3 +13,4 @@ export * from "./scripted_model.ts";
 export * from "./scripted_extraction_model.ts";
 export * from "./claude_client.ts";
 export * from "./cli_process.ts";
+export * from "./postgres.ts";

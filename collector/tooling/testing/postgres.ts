@@ -9,10 +9,12 @@
  *
  * @module
  */
+import { connectTeam, migrateTeam, TEAM_MEMBER_ROLE } from "../../daemon/team/mod.ts";
 import { freePort } from "./daemon.ts";
+import { POSTGRES_INITDB } from "./prepare.ts";
 
-/** Where Debian's PostgreSQL 15 server programs are. */
-export const POSTGRES_BIN_DIR = "/usr/lib/postgresql/15/bin";
+/** Where Debian's PostgreSQL 15 server programs are (`prepare.ts` installs them). */
+export const POSTGRES_BIN_DIR: string = POSTGRES_INITDB.slice(0, POSTGRES_INITDB.lastIndexOf("/"));
 
 /** The superuser of a test cluster (the team's admin in the tests). */
 export const TEST_PG_ADMIN = "kl_admin";
@@ -70,10 +72,10 @@ async function run(
 /** Starts a fresh cluster; dispose it (`await using`) so no server outlives the test. */
 export async function startTestPostgres(): Promise<TestPostgres> {
   try {
-    Deno.statSync(`${POSTGRES_BIN_DIR}/initdb`);
+    Deno.statSync(POSTGRES_INITDB);
   } catch {
     throw new Error(
-      `PostgreSQL 15 is missing (${POSTGRES_BIN_DIR}/initdb): run \`deno task test\` once ` +
+      `PostgreSQL 15 is missing (${POSTGRES_INITDB}): run \`deno task test\` once ` +
         "(prepare installs Debian's postgresql package) or `sudo apt-get install -y postgresql`",
     );
   }
@@ -165,4 +167,40 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       await Deno.remove(root, { recursive: true });
     },
   };
+}
+
+/** A team member the tests connect as. */
+export interface TestTeamMember {
+  /** PostgreSQL role (LOGIN, member of `kiro_learn_member`). */
+  role: string;
+  /** Its password. */
+  password: string;
+  /** Project keys granted to it. */
+  projects: string[];
+}
+
+/**
+ * Makes the team database `db` (default `team`) on a test cluster, migrated by the admin, with
+ * the members' roles and grants, as the README tells a team admin to.
+ */
+export async function createTeamDatabase(
+  pg: TestPostgres,
+  options: { db?: string; members: TestTeamMember[] },
+): Promise<void> {
+  const db = options.db ?? "team";
+  await pg.psql(`CREATE DATABASE ${db}`);
+  const sql = connectTeam(pg.url({ db, password: "" }), { password: pg.adminPassword });
+  try {
+    await migrateTeam(sql);
+    for (const member of options.members) {
+      await sql.unsafe(
+        `CREATE ROLE ${member.role} LOGIN PASSWORD '${member.password}' IN ROLE ${TEAM_MEMBER_ROLE}`,
+      );
+      for (const key of member.projects) {
+        await sql`INSERT INTO kl_grants (role, project_key) VALUES (${member.role}, ${key})`;
+      }
+    }
+  } finally {
+    await sql.end();
+  }
 }
