@@ -82,6 +82,11 @@ export function describeTeamError(error: unknown, url: string): string {
       return `the team database does not exist (${where}): ${message}; check the database ` +
         "name in the URL";
     case "ECONNREFUSED":
+    case "ECONNRESET":
+    case "EPIPE":
+    case "57P01": // terminated by an administrator (the server is shutting down)
+    case "57P02":
+    case "57P03": // the server is starting up
     case "CONNECT_TIMEOUT":
     case "ENOTFOUND":
     case "EAI_AGAIN":
@@ -97,7 +102,7 @@ export function describeTeamError(error: unknown, url: string): string {
       return `the team database has no kiro-learn tables yet (${where}): ask your admin to run ` +
         "`kiro-learn team migrate` on it";
   }
-  if (/ECONNREFUSED|connect|timeout|closed/i.test(message)) {
+  if (/ECONNREFUSED|ECONNRESET|connect|timeout|closed/i.test(message)) {
     return `cannot reach the team database at ${where}: ${message}`;
   }
   return `team database error (${where}): ${message}`;

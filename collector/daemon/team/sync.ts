@@ -30,6 +30,8 @@ import { TEAM_CHANNEL, teamSchemaState } from "./schema.ts";
 const BATCH = 500;
 /** A pull runs at least this often even without a notification. */
 const PULL_EVERY_MS = 30_000;
+/** A cycle stuck longer than this (a hung connection) is given up; the next gets a new pool. */
+const CYCLE_TIMEOUT_MS = 60_000;
 /** The longest pause between retries while the database is unreachable. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -90,7 +92,8 @@ export interface TeamSyncOptions {
 /** Starts syncing in the background; the first cycle runs at once. */
 export function startTeamSync(options: TeamSyncOptions): TeamSync {
   const { store, logger } = options;
-  const sql = connectTeam(options.url, { password: options.password, max: 1 });
+  const connect = () => connectTeam(options.url, { password: options.password, max: 1 });
+  let sql = connect();
   const clientId = store.teamClientId();
   const state = {
     connected: false,
@@ -222,6 +225,21 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     }
   }
 
+  function fail(error: unknown): void {
+    // A fresh pool (and LISTEN) next time: a connection that died mid-query is not reused.
+    const old = sql;
+    sql = connect();
+    state.listening = false;
+    old.end({ timeout: 0 }).catch(() => {});
+    const message = describeTeamError(error, options.url);
+    if (message !== state.lastError) logger.warn("team: sync failed", { error: message });
+    state.connected = false;
+    state.failures++;
+    state.lastError = message;
+    state.lastErrorAt = new Date().toISOString();
+    state.notified = true; // pull everything missed once it is back
+  }
+
   function runCycle(): Promise<void> {
     running ??= (async () => {
       try {
@@ -232,13 +250,7 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
         state.lastError = null;
         state.lastSyncAt = new Date().toISOString();
       } catch (error) {
-        const message = describeTeamError(error, options.url);
-        if (message !== state.lastError) logger.warn("team: sync failed", { error: message });
-        state.connected = false;
-        state.failures++;
-        state.lastError = message;
-        state.lastErrorAt = new Date().toISOString();
-        state.notified = true; // pull everything missed once it is back
+        fail(error);
       } finally {
         running = null;
       }
@@ -246,9 +258,25 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     return running;
   }
 
+  // postgres@3.4.9 can throw from a queued write after its socket closed (porsager/postgres
+  // #1066, #1154, unfixed upstream): an uncaught TypeError that would end the collector when the
+  // team database goes away mid-query. That write is moot (its query was already rejected), so
+  // it is swallowed here; the cycle that was waiting fails or times out, and the next one
+  // starts on a fresh pool.
+  const onUncaught = (event: ErrorEvent) => {
+    if (!isClientWriteRace(event.error)) return;
+    event.preventDefault();
+    logger.debug("team: dropped a write to a closed team database connection");
+  };
+  globalThis.addEventListener("error", onUncaught);
+
   const loop = (async () => {
     while (!closed) {
-      await runCycle();
+      if (!await settlesWithin(runCycle(), CYCLE_TIMEOUT_MS)) {
+        // A hung connection: drop the cycle and its pool; the next one starts afresh.
+        fail(new Error(`a sync cycle took over ${CYCLE_TIMEOUT_MS / 1000} s`));
+        running = null;
+      }
       // A teammate committed while this cycle ran: pull now, not after a pause.
       if (state.notified && state.failures === 0) continue;
       const pause = state.failures === 0
@@ -291,8 +319,26 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
       // Ending the pool first fails a query waiting on an unreachable server at once.
       await sql.end({ timeout: 2 });
       await loop;
+      globalThis.removeEventListener("error", onUncaught);
     },
   };
+}
+
+/** The uncaught error of the client's write race (see `startTeamSync`). */
+export function isClientWriteRace(error: unknown): boolean {
+  return error instanceof TypeError && /reading 'write'/.test(error.message) &&
+    /postgres[@/].*connection\.js/.test(error.stack ?? "");
+}
+
+/** Resolves true when `work` settles within `ms`, false otherwise. */
+async function settlesWithin(work: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const done = await Promise.race([
+    work.then(() => true),
+    new Promise<boolean>((r) => timer = setTimeout(() => r(false), ms)),
+  ]);
+  clearTimeout(timer);
+  return done;
 }
 
 type postgresJson = Parameters<postgres.Sql["json"]>[0];

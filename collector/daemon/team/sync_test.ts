@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
 import { makeRecord } from "@kiro-learn/core/testing";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { silentLogger } from "../runtime/mod.ts";
 import { type RunningCollector, startCollector } from "../mod.ts";
 import {
@@ -62,6 +63,11 @@ async function machine(
       if (!options.dataDir) await Deno.remove(dataDir, { recursive: true });
     },
   });
+}
+
+/** Waits for a synchronous condition (a status field) to hold. */
+function until<T>(check: () => T | undefined, what: string): Promise<T> {
+  return waitFor(() => Promise.resolve(check()), { what, timeoutMs: 60_000 });
 }
 
 async function api(c: RunningCollector, path: string, init: RequestInit = {}): Promise<Response> {
@@ -164,5 +170,137 @@ Deno.test("save, edit, forget and merge propagate between two machines", async (
     assert.equal(byId.get(shared.record_id)?.state, "forgotten");
   } finally {
     await sql.end();
+  }
+});
+
+Deno.test("a machine offline during a forget: its stale copy never comes back", async () => {
+  await using pg = await startTestPostgres();
+  await createTeamDatabase(pg, { members: MEMBERS });
+  await using a = await machine(pg, "alice");
+  await using b = await machine(pg, "bob");
+  const carolDir = await Deno.makeTempDir({ prefix: "kiro-learn-carol-" });
+  try {
+    const record = makeRecord({ namespace: ns("alice"), title: "deploy key lives in vault" });
+    await save(a, record);
+    {
+      await using carol = await machine(pg, "carol", { dataDir: carolDir });
+      await arrives(carol, record.record_id, record.title);
+      await arrives(b, record.record_id, record.title);
+    }
+    // Carol is offline: her collector is down, and she edits her copy meanwhile (the edit
+    // waits in her outbox).
+    const offline = openSqliteStorage(`${carolDir}/kiro-learn.db`);
+    await offline.updateRecord(record.record_id, { title: "deploy key lives in vault (edited)" });
+    assert.equal(offline.teamCounts().backlog, 1);
+    offline.close();
+
+    assert.equal(
+      (await api(a, `/v1/memories/${record.record_id}`, { method: "DELETE" })).status,
+      200,
+    );
+    await arrives(b, record.record_id, null);
+
+    // Carol reconnects: her stale edit is published and refused by the tombstone, and the
+    // forget reaches her.
+    await using carol = await machine(pg, "carol", { dataDir: carolDir });
+    await arrives(carol, record.record_id, null);
+    await until(() => carol.team!.status().backlog === 0 || undefined, "carol's backlog to go");
+    await b.team!.syncNow();
+    await a.team!.syncNow();
+    assert.equal(await title(a, record.record_id), null);
+    assert.equal(await title(b, record.record_id), null);
+    await assert.rejects(a.storage.putRecord(record), /forgotten/);
+    await assert.rejects(carol.storage.putRecord(record), /forgotten/);
+  } finally {
+    await Deno.remove(carolDir, { recursive: true });
+  }
+});
+
+Deno.test("PostgreSQL killed mid-sync and restarted: nothing lost, nothing twice", async () => {
+  await using pg = await startTestPostgres();
+  await createTeamDatabase(pg, { members: MEMBERS });
+  await using a = await machine(pg, "alice");
+  await using b = await machine(pg, "bob");
+  const records = Array.from(
+    { length: 1300 },
+    (_, i) => makeRecord({ namespace: ns("alice"), title: `note ${i}` }),
+  );
+  for (const r of records.slice(0, 1200)) await a.storage.putRecord(r);
+  // Kill it once A has published a first batch (of several), while it publishes the next.
+  while (a.team!.status().published === 0 && a.team!.status().backlog > 0) {
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await pg.kill();
+  for (const r of records.slice(1200)) await save(a, r); // saving locally keeps working
+  const down = await until(() => {
+    const s = a.team!.status();
+    return s.last_error !== null ? s : undefined;
+  }, "the sync to notice");
+  assert.match(down.last_error!, /cannot reach the team database/);
+  assert.ok(down.backlog > 0, "the backlog is visible");
+  const stats = await (await api(a, "/v1/stats")).json();
+  assert.equal(stats.team.backlog > 0, true, "and in the status API");
+  assert.equal(stats.team.connected, false);
+
+  await pg.restart();
+  await waitFor(async () => {
+    const n = (await b.storage.listRecords({ namespace: ns("alice"), limit: 1, offset: 0 }))
+      .total;
+    return n === records.length ? true : undefined;
+  }, { what: "every record on B", timeoutMs: 60_000 });
+  // A's next whole cycle succeeds and its backlog is gone.
+  await until(() => {
+    const s = a.team!.status();
+    return s.backlog === 0 && s.last_error === null ? true : undefined;
+  }, "A to catch up");
+  const sql = connectTeam(pg.url({ db: "team", password: "" }), { password: pg.adminPassword });
+  try {
+    const [{ n, distinct }] = await sql`SELECT count(*)::int AS n,
+      count(DISTINCT record_id)::int AS distinct FROM kl_records WHERE project_key = ${PROJECT}`;
+    assert.deepEqual({ n, distinct }, { n: records.length, distinct: records.length });
+  } finally {
+    await sql.end();
+  }
+  const onB = await b.storage.listRecords({ namespace: ns("alice"), limit: 2000, offset: 0 });
+  assert.deepEqual(
+    onB.items.map((r) => r.title).sort(),
+    records.map((r) => r.title).sort(),
+    "each record exactly once",
+  );
+});
+
+Deno.test("a role without a grant gets nothing and shares nothing; a wrong password is shown", async () => {
+  await using pg = await startTestPostgres();
+  await createTeamDatabase(pg, {
+    members: [...MEMBERS, { role: "dave", password: "dave-pw", projects: [] }],
+  });
+  MEMBERS.push({ role: "dave", password: "dave-pw", projects: [] });
+  MEMBERS.push({ role: "eve", password: "not-eves-password", projects: [] });
+  try {
+    await using a = await machine(pg, "alice");
+    await using b = await machine(pg, "bob");
+    await using dave = await machine(pg, "dave");
+    const record = makeRecord({ namespace: ns("alice"), title: "granted projects only" });
+    await save(a, record);
+    const daves = makeRecord({ namespace: ns("dave"), title: "dave's note stays home" });
+    await save(dave, daves);
+    await arrives(b, record.record_id, record.title);
+    await dave.team!.syncNow();
+    await a.team!.syncNow();
+    assert.equal(await title(dave, record.record_id), null);
+    assert.equal(await title(a, daves.record_id), null);
+    const status = dave.team!.status();
+    assert.equal(status.last_error, null);
+    assert.equal(status.projects, 0);
+    assert.equal(await title(dave, daves.record_id), "dave's note stays home");
+
+    await using eve = await machine(pg, "eve"); // no such role's password: refused
+    const refused = await until(() => eve.team!.status().last_error ?? undefined, "eve's error");
+    assert.match(refused, /refused the password for role "eve"/);
+    const local = makeRecord({ namespace: ns("eve"), title: "still saved locally" });
+    await save(eve, local);
+    assert.equal(await title(eve, local.record_id), "still saved locally");
+  } finally {
+    MEMBERS.splice(3);
   }
 });
