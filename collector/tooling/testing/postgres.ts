@@ -27,8 +27,11 @@ export interface TestPostgres {
   dataDir: string;
   /** The admin's password. */
   adminPassword: string;
-  /** A `postgres://` URL for `user` (default: the admin) with `password`, on database `db`. */
-  url(options?: { user?: string; password?: string; db?: string }): string;
+  /**
+   * A `postgres://` URL for `user` (default: the admin) with `password`, on database `db`, at
+   * `host` (127.0.0.1, or 127.0.0.2).
+   */
+  url(options?: { user?: string; password?: string; db?: string; host?: string }): string;
   /** Runs SQL as the admin through `psql` (for setup: roles, databases, grants). */
   psql(sql: string, options?: { db?: string }): Promise<string>;
   /** Crashes the server (immediate shutdown: no checkpoint, connections cut). */
@@ -98,7 +101,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       "-t",
       "60",
       "-o",
-      `-p ${port} -h 127.0.0.1 -k '' -c fsync=off -c max_connections=200`,
+      // Also on 127.0.0.2: a loopback address the CLI's own --allow-net does not cover.
+      `-p ${port} -h 127.0.0.1,127.0.0.2 -k '' -c fsync=off -c max_connections=200`,
       "start",
     ]);
   let running = false;
@@ -122,11 +126,13 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     throw error;
   }
 
-  const url = (options: { user?: string; password?: string; db?: string } = {}) => {
+  const url = (
+    options: { user?: string; password?: string; db?: string; host?: string } = {},
+  ) => {
     const user = encodeURIComponent(options.user ?? TEST_PG_ADMIN);
     const password = encodeURIComponent(options.password ?? adminPassword);
     const auth = password === "" ? user : `${user}:${password}`;
-    return `postgres://${auth}@127.0.0.1:${port}/${options.db ?? "postgres"}`;
+    return `postgres://${auth}@${options.host ?? "127.0.0.1"}:${port}/${options.db ?? "postgres"}`;
   };
   return {
     port,
