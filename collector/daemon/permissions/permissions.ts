@@ -25,7 +25,7 @@ export const COLLECTOR_ENV_VARS: readonly string[] = [
  * The environment variables the team database client (`postgres`) reads whatever options it is
  * given; granted only when a team is configured.
  */
-export const TEAM_CLIENT_ENV: readonly string[] = ["PGAPPNAME"];
+export const TEAM_CLIENT_ENV: readonly string[] = ["PGAPPNAME", "PGTARGETSESSIONATTRS"];
 
 /** The daemon's entry module. */
 export const DAEMON_ENTRY: string = new URL("../main.ts", import.meta.url).pathname;

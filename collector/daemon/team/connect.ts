@@ -4,8 +4,8 @@
  *
  * The `postgres` client falls back to `PG*` environment variables (and the OS user) for every
  * option it is not given; the collector may not read those, so each one is given here. It still
- * reads `PGAPPNAME` unconditionally, the one variable the daemon is granted for it
- * (`TEAM_CLIENT_ENV` in `permissions/`).
+ * reads `PGAPPNAME` and `PGTARGETSESSIONATTRS` unconditionally, the two variables the daemon is
+ * granted for it (`TEAM_CLIENT_ENV` in `permissions/`).
  *
  * @module
  */
