@@ -10,6 +10,8 @@ import { type RunningCollector, startCollector } from "../mod.ts";
 import {
   createTeamDatabase,
   freePort,
+  processText,
+  runKiroLearn,
   startTestPostgres,
   type TestPostgres,
   waitFor,
@@ -241,6 +243,11 @@ Deno.test("PostgreSQL killed mid-sync and restarted: nothing lost, nothing twice
   const stats = await (await api(a, "/v1/stats")).json();
   assert.equal(stats.team.backlog > 0, true, "and in the status API");
   assert.equal(stats.team.connected, false);
+  const status = processText(
+    await runKiroLearn(["status"], { env: { KIRO_LEARN_HOME: a.dataDir, HOME: a.dataDir } }),
+  );
+  assert.match(status, /team: postgres:\/\/alice@.*NOT CONNECTED, backlog \d+ change\(s\)/);
+  assert.match(status, /last error: cannot reach the team database/);
 
   await pg.restart();
   await waitFor(async () => {
