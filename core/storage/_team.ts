@@ -123,8 +123,11 @@ export function teamCursor(c: Connection, projectKey: string): number {
   return row?.last_seq ?? 0;
 }
 
-/** Where pulled records of a project live here: the namespace this machine uses for it. */
-function localNamespace(c: Connection, projectKey: string, change: TeamChange): string {
+/**
+ * The namespace this machine uses for a project (its newest record's, else an event's), or null
+ * before it has worked on the project.
+ */
+export function teamLocalNamespace(c: Connection, projectKey: string): string | null {
   const row = (c.stmt(
     `SELECT namespace FROM memory_records WHERE ${PROJECT_NAMESPACES}
     ORDER BY id DESC LIMIT 1`,
@@ -132,7 +135,11 @@ function localNamespace(c: Connection, projectKey: string, change: TeamChange): 
     c.stmt("SELECT namespace FROM events WHERE project_id = ? LIMIT 1").get(projectKey)) as
       | { namespace: string }
       | undefined;
-  return row?.namespace ?? buildNamespace(change.origin_actor, projectKey);
+  return row?.namespace ?? null;
+}
+
+function localNamespace(c: Connection, projectKey: string, change: TeamChange): string {
+  return teamLocalNamespace(c, projectKey) ?? buildNamespace(change.origin_actor, projectKey);
 }
 
 /**

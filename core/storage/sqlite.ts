@@ -82,6 +82,7 @@ import {
   teamClientId,
   teamCounts,
   teamCursor,
+  teamLocalNamespace,
   teamOutbox,
   teamProvenance,
   teamStartProject,
@@ -414,6 +415,11 @@ export class SqliteStorage implements Storage, TeamStore {
   /** See `TeamStore.teamCursor`. */
   teamCursor(projectKey: string): number {
     return teamCursor(this.#c, projectKey);
+  }
+
+  /** See `TeamStore.teamLocalNamespace`. */
+  teamLocalNamespace(projectKey: string): string | null {
+    return teamLocalNamespace(this.#c, projectKey);
   }
 
   /** See `TeamStore.teamApply`. */

@@ -515,6 +515,8 @@ export interface TeamStore {
   teamAck(seqs: readonly number[]): void;
   /** The pull cursor of a project. */
   teamCursor(projectKey: string): number;
+  /** The namespace this machine uses for a project, or null before it has worked on it. */
+  teamLocalNamespace(projectKey: string): string | null;
   /** Applies pulled changes of one project and moves its cursor, in one transaction. */
   teamApply(
     batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },

@@ -57,6 +57,16 @@ Deno.test("sandboxed collectors share through PostgreSQL, and no secret or event
   });
   await using a = await teamDaemon(pg, "alice");
   await using b = await teamDaemon(pg, "bob");
+  const bobs = await postJson(b, "/v1/memories", {
+    record_id: newRecordId(),
+    namespace: ns("bob"),
+    strategy: "mcp_observation",
+    title: "bob works on this project too",
+    summary: "so teammates' records are pulled into his namespace",
+    source_event_ids: [newEventId()],
+    created_at: new Date().toISOString(),
+  });
+  assert.equal(bobs.status, 200);
 
   for (const [i, entry] of corpus.entries()) {
     const event = makeEvent({
@@ -78,9 +88,9 @@ Deno.test("sandboxed collectors share through PostgreSQL, and no secret or event
     assert.equal(saved.status, 200, await saved.text());
   }
   const onB = await waitFor(async () => {
-    const res = await b.fetch(`/v1/memories?namespace=${encodeURIComponent(ns("alice"))}&limit=1`);
+    const res = await b.fetch(`/v1/memories?namespace=${encodeURIComponent(ns("bob"))}&limit=1`);
     const page = await res.json();
-    return page.total === corpus.length ? page.total : undefined;
+    return page.total === corpus.length + 1 ? page.total - 1 : undefined;
   }, { what: "every record on B", timeoutMs: 60_000 });
   assert.equal(onB, corpus.length, "shared by daemons holding only their own flags");
   const stats = await (await a.fetch("/v1/stats")).json();

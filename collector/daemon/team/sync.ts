@@ -16,7 +16,9 @@
  * - **Down.** Any error is kept as the last error (status shows it), the cycle retries with a
  *   growing pause, and everything local keeps working; the outbox is the backlog.
  *
- * Which projects are shared is the database's decision: those granted to this role.
+ * Which projects are shared is the database's decision: those granted to this role. A project
+ * is pulled once this machine has worked on it (an event or a record of it is here): teammates'
+ * records go into the namespace this machine's retrieval searches for it.
  *
  * @module
  */
@@ -202,7 +204,16 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
         IS DISTINCT FROM (excluded.state, excluded.body, excluded.superseded_by)`;
   }
 
+  /** Projects this machine has worked on (pulled records need its namespace for them). */
+  const localProjects = new Set<string>();
+
   async function pull(key: string): Promise<void> {
+    // Before this machine has worked on a project, its teammates' records would land in no
+    // namespace its retrieval searches: they are pulled (from the start) once it has.
+    if (!localProjects.has(key)) {
+      if (store.teamLocalNamespace(key) === null) return;
+      localProjects.add(key);
+    }
     for (;;) {
       const cursor = store.teamCursor(key);
       const rows = await sql<(Omit<TeamChange, "change_seq"> & { change_seq: string })[]>`

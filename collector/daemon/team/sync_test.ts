@@ -101,11 +101,13 @@ Deno.test("save, edit, forget and merge propagate between two machines", async (
   await createTeamDatabase(pg, { members: MEMBERS });
   await using a = await machine(pg, "alice");
   await using b = await machine(pg, "bob");
-  // B has worked on the project before: pulled records land in its own namespace.
-  await save(b, makeRecord({ namespace: ns("bob"), title: "bob's own note" }));
-
   const shared = makeRecord({ namespace: ns("alice"), title: "payments client retries on 409" });
   await save(a, shared);
+  await until(() => a.team!.status().backlog === 0 || undefined, "A to publish");
+  await b.team!.syncNow();
+  assert.equal(await title(b, shared.record_id), null, "B has not worked on the project yet");
+  // Once B works on it, teammates' records land in B's own namespace for it.
+  await save(b, makeRecord({ namespace: ns("bob"), title: "bob's own note" }));
   await arrives(b, shared.record_id, "payments client retries on 409");
   const [onB] = await b.storage.getRecords([shared.record_id]);
   assert.equal(onB.namespace, ns("bob"), "retrievable in B's namespace for the project");
@@ -180,12 +182,15 @@ Deno.test("a machine offline during a forget: its stale copy never comes back", 
   await createTeamDatabase(pg, { members: MEMBERS });
   await using a = await machine(pg, "alice");
   await using b = await machine(pg, "bob");
+  await save(b, makeRecord({ namespace: ns("bob"), title: "bob works here" }));
   const carolDir = await Deno.makeTempDir({ prefix: "kiro-learn-carol-" });
   try {
     const record = makeRecord({ namespace: ns("alice"), title: "deploy key lives in vault" });
     await save(a, record);
     {
       await using carol = await machine(pg, "carol", { dataDir: carolDir });
+      // Pulling starts once a machine has worked on the project.
+      await save(carol, makeRecord({ namespace: ns("carol"), title: "carol's own note" }));
       await arrives(carol, record.record_id, record.title);
       await arrives(b, record.record_id, record.title);
     }
@@ -223,6 +228,7 @@ Deno.test("PostgreSQL killed mid-sync and restarted: nothing lost, nothing twice
   await createTeamDatabase(pg, { members: MEMBERS });
   await using a = await machine(pg, "alice");
   await using b = await machine(pg, "bob");
+  await save(b, makeRecord({ namespace: ns("bob"), title: "bob was here first" }));
   const records = Array.from(
     { length: 1300 },
     (_, i) => makeRecord({ namespace: ns("alice"), title: `note ${i}` }),
@@ -251,9 +257,9 @@ Deno.test("PostgreSQL killed mid-sync and restarted: nothing lost, nothing twice
 
   await pg.restart();
   await waitFor(async () => {
-    const n = (await b.storage.listRecords({ namespace: ns("alice"), limit: 1, offset: 0 }))
+    const n = (await b.storage.listRecords({ namespace: ns("bob"), limit: 1, offset: 0 }))
       .total;
-    return n === records.length ? true : undefined;
+    return n === records.length + 1 ? true : undefined;
   }, { what: "every record on B", timeoutMs: 60_000 });
   // A's next whole cycle succeeds and its backlog is gone.
   await until(() => {
@@ -264,13 +270,14 @@ Deno.test("PostgreSQL killed mid-sync and restarted: nothing lost, nothing twice
   try {
     const [{ n, distinct }] = await sql`SELECT count(*)::int AS n,
       count(DISTINCT record_id)::int AS distinct FROM kl_records WHERE project_key = ${PROJECT}`;
-    assert.deepEqual({ n, distinct }, { n: records.length, distinct: records.length });
+    const expected = records.length + 1; // and bob's note
+    assert.deepEqual({ n, distinct }, { n: expected, distinct: expected });
   } finally {
     await sql.end();
   }
-  const onB = await b.storage.listRecords({ namespace: ns("alice"), limit: 2000, offset: 0 });
+  const onB = await b.storage.listRecords({ namespace: ns("bob"), limit: 2000, offset: 0 });
   assert.deepEqual(
-    onB.items.map((r) => r.title).sort(),
+    onB.items.map((r) => r.title).filter((t) => t.startsWith("note ")).sort(),
     records.map((r) => r.title).sort(),
     "each record exactly once",
   );
@@ -287,6 +294,7 @@ Deno.test("a role without a grant gets nothing and shares nothing; a wrong passw
     await using a = await machine(pg, "alice");
     await using b = await machine(pg, "bob");
     await using dave = await machine(pg, "dave");
+    await save(b, makeRecord({ namespace: ns("bob"), title: "bob works here" }));
     const record = makeRecord({ namespace: ns("alice"), title: "granted projects only" });
     await save(a, record);
     const daves = makeRecord({ namespace: ns("dave"), title: "dave's note stays home" });
