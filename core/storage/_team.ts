@@ -6,7 +6,7 @@
  */
 import { MemoryRecordSchema } from "../schemas/mod.ts";
 import { buildNamespace, projectIdFromNamespace } from "../project/mod.ts";
-import { getRecordsSync, insertRecord } from "./_records.ts";
+import { getRecordsSync, insertRecord, writeRecordContent } from "./_records.ts";
 import type { Connection } from "./_connection.ts";
 import type {
   TeamApplied,
@@ -15,8 +15,6 @@ import type {
   TeamProvenance,
   TeamStatusCounts,
 } from "./types.ts";
-import { searchText } from "./_search_text.ts";
-import { SEARCH_TEXT_VERSION } from "../search/mod.ts";
 
 function setCapture(c: Connection, on: boolean): void {
   c.stmt("UPDATE team_state SET value = ? WHERE key = 'capture'").run(on ? "1" : "0");
@@ -197,27 +195,7 @@ function applyOne(c: Connection, projectKey: string, change: TeamChange, out: Te
     insertRecord(c, record);
   } else {
     if (JSON.stringify(current) === JSON.stringify(record)) return provenance(c, change);
-    const text = searchText(record);
-    c.stmt(
-      `UPDATE memory_records SET title = ?, summary = ?, facts_json = ?, facts_text = ?,
-        concepts_json = ?, files_touched_json = ?, observation_type = ?, updated_at = ?,
-        files_text = ?, code_text = ?, search_version = ?, embedding = NULL,
-        embedding_model = NULL, embed_failures = 0
-      WHERE record_id = ?`,
-    ).run(
-      record.title,
-      record.summary,
-      JSON.stringify(record.facts),
-      record.facts.join(" "),
-      JSON.stringify(record.concepts),
-      JSON.stringify(record.files_touched),
-      record.observation_type,
-      new Date().toISOString(),
-      text.files,
-      text.code,
-      SEARCH_TEXT_VERSION,
-      id,
-    );
+    writeRecordContent(c, record, { textChanged: true });
   }
   provenance(c, change);
   out.saved.push(record);

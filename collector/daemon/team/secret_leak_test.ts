@@ -8,6 +8,7 @@ import { makeEvent } from "@kiro-learn/core/testing";
 import corpus from "../../../core/privacy/testdata/secrets_corpus.json" with { type: "json" };
 import {
   createTeamDatabase,
+  everyFile,
   postJson,
   startTestDaemon,
   startTestPostgres,
@@ -35,16 +36,6 @@ async function teamDaemon(pg: TestPostgres, role: string): Promise<TestDaemon> {
       },
     },
   });
-}
-
-async function everyFile(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory) out.push(...await everyFile(path));
-    else if (e.isFile) out.push(path);
-  }
-  return out;
 }
 
 Deno.test("sandboxed collectors share through PostgreSQL, and no secret or event reaches it", async () => {

@@ -140,3 +140,14 @@ export function postJson(
     body: JSON.stringify(body),
   });
 }
+
+/** Every file below `dir`, recursively (a data dir to search for bytes that must not be there). */
+export async function everyFile(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) out.push(...await everyFile(path));
+    else if (e.isFile) out.push(path);
+  }
+  return out;
+}

@@ -7,17 +7,7 @@ import { newEventId, newRecordId } from "@kiro-learn/core/ids";
 import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { makeProject, runShimProcess } from "@kiro-learn/shims/testing";
 import corpus from "../../../core/privacy/testdata/secrets_corpus.json" with { type: "json" };
-import { postJson, startTestDaemon } from "./mod.ts";
-
-async function everyFile(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory) out.push(...await everyFile(path));
-    else if (e.isFile) out.push(path);
-  }
-  return out;
-}
+import { everyFile, postJson, startTestDaemon } from "./mod.ts";
 
 /** Every place a secret was found: `file: kind`. */
 async function leaks(dir: string): Promise<string[]> {
