@@ -23,6 +23,7 @@ import { serveCommand } from "./serve.ts";
 import { startCommand } from "./start.ts";
 import { statusCommand } from "./status.ts";
 import { stopCommand } from "./stop.ts";
+import { teamCommand } from "./team.ts";
 import { uninstallCommand } from "./uninstall.ts";
 
 export type { Command, CommandArgs } from "./_command.ts";
@@ -42,6 +43,7 @@ export * from "./serve.ts";
 export * from "./start.ts";
 export * from "./status.ts";
 export * from "./stop.ts";
+export * from "./team.ts";
 export * from "./uninstall.ts";
 
 /** Every command, in the order `kiro-learn --help` lists them. */
@@ -61,6 +63,7 @@ export const COMMANDS: readonly Command[] = [
   modelsCommand,
   openCommand,
   forgetCommand,
+  teamCommand,
 ];
 
 function helpText(): string {

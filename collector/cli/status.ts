@@ -1,6 +1,6 @@
 /**
  * `kiro-learn status`: is the collector running, and what it holds (counts, queue, extraction,
- * embeddings, spool).
+ * embeddings, spool, team sharing).
  *
  * @module
  */
@@ -65,6 +65,25 @@ export async function status(
           (spool.dropped > 0 ? `, ${spool.dropped} dropped because it was full` : "") +
           (spool.filling ? " (FILLING: start the collector or raise spool.maxBytes)" : "");
       }
+      const team = s.team as
+        | {
+          url: string;
+          role: string;
+          connected: boolean;
+          backlog: number;
+          pulled_records: number;
+          last_error: string | null;
+          last_sync_at: string | null;
+        }
+        | null
+        | undefined;
+      if (team) {
+        lines.team = options.json ? team : `${team.url} as ${team.role}: ` +
+          `${team.connected ? "connected" : "NOT CONNECTED"}, backlog ${team.backlog} ` +
+          `change(s) to publish, ${team.pulled_records} record(s) from teammates` +
+          (team.last_sync_at ? `, last sync ${team.last_sync_at}` : "") +
+          (team.last_error ? `; last error: ${team.last_error}` : "");
+      }
     }
   }
   if (options.json) {
@@ -123,7 +142,7 @@ function describeProject(p: ExtractionProjectState): string {
 export const statusCommand: Command = {
   name: "status",
   usage: "kiro-learn status [--json]",
-  summary: "is it running? pid, port, data dir, counts, queue, spool, extraction breakers",
+  summary: "is it running? pid, port, data dir, counts, queue, spool, extraction breakers, team",
   options: { json: { type: "boolean" } },
   run: async (args) => (await status(loadSettings(), { json: flag(args, "json") })) ? 0 : 3,
 };

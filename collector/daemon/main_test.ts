@@ -118,6 +118,34 @@ Deno.test("an agent command the daemon could rewrite is never granted --allow-ru
   }
 });
 
+Deno.test("with a team, the daemon may also reach exactly the team database, and no more", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-team-flags-" });
+  try {
+    const flags = (team: Record<string, unknown>) => {
+      Deno.writeTextFileSync(
+        `${home}/settings.json`,
+        JSON.stringify({ collector: { port: 4321 }, team }),
+      );
+      const args = daemonArgs(loadSettings({ env: { KIRO_LEARN_HOME: home } }));
+      const value = (name: string) => args.find((a) => a.startsWith(`--${name}=`))!.split("=")[1];
+      return { net: value("allow-net"), env: value("allow-env").split(","), args };
+    };
+    const alone = flags({});
+    assert.equal(alone.net, "127.0.0.1:4321");
+    assert.ok(!alone.env.some((v) => v.startsWith("PG")), "no PG variable without a team");
+    const joined = flags({ url: "postgres://alice@db.example.internal:6543/team" });
+    assert.equal(joined.net, "127.0.0.1:4321,db.example.internal:6543");
+    assert.deepEqual(joined.env.filter((v) => v.startsWith("PG")), [
+      "PGAPPNAME",
+      "PGTARGETSESSIONATTRS",
+    ]);
+    // settings.json, which names the team database, stays out of the daemon's reach.
+    assert.ok(joined.args.includes(`--deny-write=${home}/settings.json,${home}/bin`));
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
 Deno.test("the daemon's flags refuse a remote import() before any connection", async () => {
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-import-" });
   try {

@@ -8,6 +8,7 @@ import { drainSpool, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spoo
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings, writeSecureFile } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
+import { readTeamPassword, startTeamSync, type TeamSync } from "./team/mod.ts";
 import { createEmbeddingService, type EmbeddingService } from "./embedding/mod.ts";
 import { type ExtractionService, startExtraction } from "./extraction/mod.ts";
 import type { PromptRunner } from "./llm/mod.ts";
@@ -44,6 +45,8 @@ export interface RunningCollector {
   embeddings: EmbeddingService;
   /** Live-feed bus. */
   bus: EventBus;
+  /** Team sync, when `team.url` is set. */
+  team: TeamSync | null;
   /**
    * The app itself, without the network (Hono's `app.request`): what in-process route tests call.
    * Requests still pass the Host, Origin and token checks.
@@ -214,6 +217,26 @@ export async function startCollector(
     });
   };
   const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored, onMoved });
+  // Changes are captured for the team only while one is configured (the outbox would otherwise
+  // grow with nothing to publish it).
+  storage.setTeamCapture(settings.team.url !== "");
+  const team = settings.team.url === "" ? null : startTeamSync({
+    url: settings.team.url,
+    password: readTeamPassword(settings.paths.teamPassword),
+    store: storage,
+    logger,
+    pollMs: settings.team.pollMs,
+    onApplied: ({ saved, deleted }) => {
+      for (const r of saved) {
+        embeddings.recordSaved(r);
+        publishSaved(r);
+      }
+      if (deleted.length > 0) {
+        embeddings.recordsDeleted(deleted);
+        bus.publish({ type: "records_deleted", record_ids: deleted });
+      }
+    },
+  });
   const ctx: CollectorContext = {
     storage,
     search,
@@ -230,6 +253,7 @@ export async function startCollector(
         enabled: settings.reconciliation.enabled,
         judge_breakers: reconciler.breaker.statuses(),
       },
+      team: team?.status() ?? null,
     }),
   };
   // Events the shims spooled while we were down come in first (before new ones, keeping their
@@ -257,6 +281,7 @@ export async function startCollector(
       onListen: (addr) => resolve(addr),
     }, app.fetch);
   } catch (error) {
+    await team?.close();
     await embeddings.close();
     storage.close();
     if (error instanceof Deno.errors.AddrInUse) {
@@ -292,6 +317,7 @@ export async function startCollector(
     extraction,
     embeddings,
     bus,
+    team,
     close() {
       closed ??= (async () => {
         clearInterval(drainTimer);
@@ -302,6 +328,7 @@ export async function startCollector(
         await Promise.all([server.shutdown(), socket?.shutdown()]);
         if (socket !== null) removeIfPresent(settings.paths.socket);
         await extractionClosed;
+        await team?.close();
         await embeddings.close();
         storage.close();
         if (options.writePidFile) {

@@ -42,6 +42,11 @@ export interface DataPaths {
    * by `kiro-learn install`; hooks may run this file and nothing else).
    */
   starter: string;
+  /**
+   * `team-password`: the password of the team database's role (0600; written by
+   * `kiro-learn team join`), so it is never in settings.json, a command line or a log.
+   */
+  teamPassword: string;
 }
 
 /** Name of the settings file inside the data dir. */
@@ -81,6 +86,7 @@ export function dataPaths(dir: string): DataPaths {
     unanswered: join(dir, "collector.unanswered"),
     bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),
+    teamPassword: join(dir, "team-password"),
   };
 }
 

@@ -45,6 +45,7 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     socket: "/d/collector.sock",
     hookAuth: "/d/hook-auth",
     unanswered: "/d/collector.unanswered",
+    teamPassword: "/d/team-password",
   });
 });
 

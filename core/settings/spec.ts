@@ -90,8 +90,22 @@ export interface LoopbackHostSpec {
   readonly description: string;
 }
 
+/**
+ * A PostgreSQL URL without a password (`postgres://user@host:port/db`), or empty for none: the
+ * password never sits in settings.json (see the team password file).
+ */
+export interface PostgresUrlSpec {
+  /** Kind of value. */
+  readonly type: "postgres-url";
+  /** Value used when the key is absent. */
+  readonly default: string;
+  /** What the key does. */
+  readonly description: string;
+}
+
 /** The specification of one key. */
 export type KeySpec =
+  | PostgresUrlSpec
   | IntegerSpec
   | NumberSpec
   | BooleanSpec
@@ -279,6 +293,21 @@ export const SETTINGS_SPEC = deepFreeze({
       "Bound on events waiting in the spool while the collector is down.",
     ),
   },
+  team: {
+    url: {
+      type: "postgres-url",
+      default: "",
+      description:
+        "The team's PostgreSQL database (`kiro-learn team join` writes it); empty = no " +
+        "team sharing.",
+    } as PostgresUrlSpec,
+    pollMs: int(
+      100,
+      60_000,
+      1000,
+      "How often local changes are published and, besides notifications, teammates' pulled.",
+    ),
+  },
   log: {
     level: oneOf(["debug", "info", "warn", "error"], "info", "Least severe level logged."),
   },
@@ -294,6 +323,7 @@ export type ValueOf<S> = S extends IntegerSpec | NumberSpec ? number
   : S extends CommandSpec ? string[]
   : S extends NamesSpec ? string[]
   : S extends LoopbackHostSpec ? string
+  : S extends PostgresUrlSpec ? string
   : never;
 
 /** Validated settings values (the contents of settings.json with defaults applied). */
@@ -336,6 +366,8 @@ export function allowedText(spec: KeySpec): string {
       return "an array of environment variable names (letters, digits, _; no wildcards)";
     case "loopback-host":
       return "a loopback host: 127.x.x.x, ::1 or localhost";
+    case "postgres-url":
+      return "empty, or postgres://user@host[:port]/database without a password";
   }
 }
 
@@ -351,6 +383,34 @@ export function isLoopbackHost(host: string): boolean {
   if (h === "localhost" || h === "::1") return true;
   const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
   return m !== null && m.slice(1).every((part) => Number(part) <= 255);
+}
+
+/**
+ * Why `value` is not a team database URL we accept, or null when it is one (or empty). The
+ * password belongs in the team password file, never in settings.json.
+ */
+export function postgresUrlProblem(value: string): string | null {
+  if (value === "") return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "is not a URL";
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    return "is not a postgres:// URL";
+  }
+  if (url.password !== "") return "holds a password (keep it in the team password file)";
+  if (url.username === "") return "names no user (postgres://USER@host/db)";
+  if (url.hostname === "") return "names no host";
+  if (url.pathname.length <= 1) return "names no database (postgres://user@host/DATABASE)";
+  return null;
+}
+
+/** `host:port` of a team database URL (the port defaults to PostgreSQL's 5432). */
+export function postgresHostPort(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port === "" ? 5432 : Number(u.port)}`;
 }
 
 /** Fresh default values (new arrays every call, so loaded settings never share one). */

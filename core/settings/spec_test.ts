@@ -38,9 +38,11 @@ typeIs<
     | "reconciliation"
     | "embedding"
     | "spool"
+    | "team"
     | "log"
   >
 >();
+typeIs<Equals<SettingsValues["team"], { url: string; pollMs: number }>>();
 typeIs<Equals<NonNullable<SettingsInput["log"]>, { level?: LogLevel }>>();
 
 function specs(): Array<[string, KeySpec]> {
@@ -141,4 +143,16 @@ Deno.test("the README's settings table agrees with the spec (keys, order, defaul
       for (const value of spec.values) assert.ok(allowed.includes(`\`${value}\``), path);
     }
   }
+});
+
+Deno.test("team.url: a postgres URL naming user, host and database, never a password", () => {
+  const url = (value: unknown) => checkValue(SETTINGS_SPEC.team.url, value);
+  assert.equal(url(""), null);
+  assert.equal(url("postgres://alice@db.internal:5432/team"), null);
+  assert.equal(url("postgresql://alice@db.internal/team"), null);
+  assert.match(url("postgres://alice:hunter2@db/team") ?? "", /password/);
+  assert.match(url("mysql://alice@db/team") ?? "", /postgres/);
+  assert.match(url("postgres://db/team") ?? "", /no user/);
+  assert.match(url("postgres://alice@db") ?? "", /no database/);
+  assert.match(url("not a url") ?? "", /not a URL/);
 });

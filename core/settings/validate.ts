@@ -12,6 +12,7 @@ import {
   defaultValues,
   isLoopbackHost,
   type KeySpec,
+  postgresUrlProblem,
   SETTINGS_SPEC,
   type SettingsSpecShape,
   type SettingsValues,
@@ -127,6 +128,9 @@ export function checkValue(spec: KeySpec, value: unknown): string | null {
     case "loopback-host":
       if (typeof value !== "string") return "is not a string";
       return isLoopbackHost(value) ? null : "is not a loopback host";
+    case "postgres-url":
+      if (typeof value !== "string") return "is not a string";
+      return postgresUrlProblem(value);
   }
 }
 

@@ -109,31 +109,46 @@ export async function updateRecord(
   const textChanged = next.title !== current.title || next.summary !== current.summary ||
     JSON.stringify(next.facts) !== JSON.stringify(current.facts) ||
     JSON.stringify(next.concepts) !== JSON.stringify(current.concepts);
-  c.transaction(() => {
-    c.stmt(
-      `UPDATE memory_records SET title = ?, summary = ?, facts_json = ?, facts_text = ?,
-        concepts_json = ?, updated_at = ?, files_text = ?, code_text = ?, search_version = ?,
-        embedding = CASE WHEN ? THEN NULL ELSE embedding END,
-        embedding_model = CASE WHEN ? THEN NULL ELSE embedding_model END,
-        embed_failures = CASE WHEN ? THEN 0 ELSE embed_failures END
-      WHERE record_id = ?`,
-    ).run(
-      next.title,
-      next.summary,
-      JSON.stringify(next.facts),
-      next.facts.join(" "),
-      JSON.stringify(next.concepts),
-      new Date().toISOString(),
-      searchText(next).files,
-      searchText(next).code,
-      SEARCH_TEXT_VERSION,
-      textChanged ? 1 : 0,
-      textChanged ? 1 : 0,
-      textChanged ? 1 : 0,
-      recordId,
-    );
-  });
+  c.transaction(() => writeRecordContent(c, next, { textChanged }));
   return next;
+}
+
+/**
+ * Writes a record's content and its derived search text over the stored row with its id (inside
+ * the caller's transaction). Changed text drops the embedding, so the backfill embeds it again.
+ */
+export function writeRecordContent(
+  c: Connection,
+  next: MemoryRecord,
+  options: { textChanged: boolean },
+): void {
+  const text = searchText(next);
+  const drop = options.textChanged ? 1 : 0;
+  c.stmt(
+    `UPDATE memory_records SET title = ?, summary = ?, facts_json = ?, facts_text = ?,
+      concepts_json = ?, files_touched_json = ?, observation_type = ?, updated_at = ?,
+      files_text = ?, code_text = ?, search_version = ?,
+      embedding = CASE WHEN ? THEN NULL ELSE embedding END,
+      embedding_model = CASE WHEN ? THEN NULL ELSE embedding_model END,
+      embed_failures = CASE WHEN ? THEN 0 ELSE embed_failures END
+    WHERE record_id = ?`,
+  ).run(
+    next.title,
+    next.summary,
+    JSON.stringify(next.facts),
+    next.facts.join(" "),
+    JSON.stringify(next.concepts),
+    JSON.stringify(next.files_touched),
+    next.observation_type,
+    new Date().toISOString(),
+    text.files,
+    text.code,
+    SEARCH_TEXT_VERSION,
+    drop,
+    drop,
+    drop,
+    next.record_id,
+  );
 }
 
 /** See `Storage.deleteRecords`. */

@@ -318,6 +318,52 @@ WHEN new.project_id IN (SELECT from_project_id FROM namespace_moves) BEGIN
   DELETE FROM llm_usage WHERE rowid = new.rowid;
 END;`,
   },
+  {
+    version: 9,
+    name: "team_sync",
+    // Team memory (collector/daemon/team): triggers fill an outbox in the same transaction as
+    // every record change, so a change is published even if the collector dies right after it,
+    // and while PostgreSQL is down. They fire only while team_state.capture is '1' (a team is
+    // configured and the change is not one being pulled in). A deleted record's row carries its
+    // namespace (forget and merge delete the row first); whether it was forgotten or merged is
+    // read from forgotten_records and record_merges when it is published. Pull cursors and the
+    // provenance of pulled records live beside them.
+    sql: `CREATE TABLE team_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+INSERT INTO team_state (key, value) VALUES ('capture', '0');
+CREATE TABLE team_outbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  record_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  op TEXT NOT NULL CHECK (op IN ('put', 'gone'))
+) STRICT;
+CREATE INDEX team_outbox_record ON team_outbox(record_id);
+CREATE TABLE team_cursors (project_key TEXT PRIMARY KEY, last_seq INTEGER NOT NULL) STRICT;
+CREATE TABLE team_provenance (
+  record_id TEXT PRIMARY KEY,
+  actor TEXT NOT NULL,
+  role TEXT NOT NULL,
+  client TEXT NOT NULL,
+  changed_by_role TEXT NOT NULL,
+  changed_by_client TEXT NOT NULL,
+  change_seq INTEGER NOT NULL
+) STRICT;
+CREATE TRIGGER team_outbox_insert AFTER INSERT ON memory_records
+WHEN (SELECT value FROM team_state WHERE key = 'capture') = '1' BEGIN
+  INSERT INTO team_outbox (record_id, namespace, op) VALUES (new.record_id, new.namespace, 'put');
+END;
+CREATE TRIGGER team_outbox_update AFTER UPDATE OF title, summary, facts_json, concepts_json,
+  files_touched_json, observation_type ON memory_records
+WHEN (SELECT value FROM team_state WHERE key = 'capture') = '1' BEGIN
+  INSERT INTO team_outbox (record_id, namespace, op) VALUES (new.record_id, new.namespace, 'put');
+END;
+CREATE TRIGGER team_outbox_delete AFTER DELETE ON memory_records
+WHEN (SELECT value FROM team_state WHERE key = 'capture') = '1' BEGIN
+  INSERT INTO team_outbox (record_id, namespace, op) VALUES (old.record_id, old.namespace, 'gone');
+END;
+CREATE TRIGGER team_provenance_delete AFTER DELETE ON memory_records BEGIN
+  DELETE FROM team_provenance WHERE record_id = old.record_id;
+END;`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

@@ -26,6 +26,12 @@ import type {
   Stats,
   Storage,
   StoredEmbedding,
+  TeamApplied,
+  TeamChange,
+  TeamOutboxItem,
+  TeamProvenance,
+  TeamStatusCounts,
+  TeamStore,
 } from "./types.ts";
 import { DatabaseSync } from "node:sqlite";
 import {
@@ -71,6 +77,18 @@ import {
 } from "./_records.ts";
 import { stats } from "./_stats.ts";
 import { moveNamespace, namespaceMovedTo } from "./_moves.ts";
+import {
+  setTeamCapture,
+  teamAck,
+  teamApply,
+  teamClientId,
+  teamCounts,
+  teamCursor,
+  teamLocalNamespace,
+  teamOutbox,
+  teamProvenance,
+  teamStartProject,
+} from "./_team.ts";
 import { Connection } from "./_connection.ts";
 import { deriveSearchText } from "./_search_text.ts";
 
@@ -114,7 +132,7 @@ function ensurePrivateFile(path: string): void {
 }
 
 /** `Storage` on one SQLite connection; each table family lives in its own module. */
-export class SqliteStorage implements Storage {
+export class SqliteStorage implements Storage, TeamStore {
   #c: Connection;
   #closed = false;
 
@@ -381,6 +399,58 @@ export class SqliteStorage implements Storage {
   /** See `Storage.namespaceMovedTo`. */
   namespaceMovedTo(namespace: string): Promise<string | null> {
     return namespaceMovedTo(this.#c, namespace);
+  }
+
+  /** See `TeamStore.setTeamCapture`. */
+  setTeamCapture(on: boolean): void {
+    setTeamCapture(this.#c, on);
+  }
+
+  /** See `TeamStore.teamClientId`. */
+  teamClientId(): string {
+    return teamClientId(this.#c);
+  }
+
+  /** See `TeamStore.teamStartProject`. */
+  teamStartProject(projectKey: string): boolean {
+    return teamStartProject(this.#c, projectKey);
+  }
+
+  /** See `TeamStore.teamOutbox`. */
+  teamOutbox(options: { limit: number }): TeamOutboxItem[] {
+    return teamOutbox(this.#c, options);
+  }
+
+  /** See `TeamStore.teamAck`. */
+  teamAck(seqs: readonly number[]): void {
+    teamAck(this.#c, seqs);
+  }
+
+  /** See `TeamStore.teamCursor`. */
+  teamCursor(projectKey: string): number {
+    return teamCursor(this.#c, projectKey);
+  }
+
+  /** See `TeamStore.teamLocalNamespace`. */
+  teamLocalNamespace(projectKey: string): string | null {
+    return teamLocalNamespace(this.#c, projectKey);
+  }
+
+  /** See `TeamStore.teamApply`. */
+  teamApply(
+    batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },
+  ): TeamApplied {
+    return teamApply(this.#c, batch);
+  }
+
+  /** See `TeamStore.teamCounts`. */
+  teamCounts(): TeamStatusCounts {
+    return teamCounts(this.#c);
+  }
+
+  /** See `TeamStore.teamProvenance`. */
+  teamProvenance(ids: readonly string[]): Map<string, TeamProvenance> {
+    return teamProvenance(this.#c, ids);
   }
 
   /** Closes the connection (idempotent). */

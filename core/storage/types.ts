@@ -266,8 +266,8 @@ export class StaleCommitError extends Error {
   }
 }
 
-/** What the collector and workers need from a database. */
-export interface Storage {
+/** What the collector and workers need from a database (team sharing's local side included). */
+export interface Storage extends TeamStore {
   /**
    * Stores an (already scrubbed) event and its queue row in one transaction. Idempotent on
    * `event_id`: a second insert stores nothing and returns `false`.
@@ -457,4 +457,103 @@ export class DuplicateRecordError extends Error {
     super(`memory record ${recordId} already exists`);
     this.name = "DuplicateRecordError";
   }
+}
+
+/** One outbox row, resolved to what team sharing publishes for it now. */
+export type TeamOutboxItem =
+  & {
+    /** Outbox sequence (acknowledge it once published). */
+    seq: number;
+    /** The record. */
+    record_id: string;
+    /** The shared project key (the namespace's project segment). */
+    project_key: string;
+  }
+  & (
+    | { kind: "put"; record: MemoryRecord }
+    | { kind: "forgotten" }
+    | { kind: "merged"; superseded_by: string }
+    | { kind: "skip" }
+  );
+
+/** A teammate's change of one record, as pulled from the team database. */
+export interface TeamChange {
+  /** The record. */
+  record_id: string;
+  /** The team database's change sequence. */
+  change_seq: number;
+  /** `live`, or a tombstone: `forgotten` or `merged`. */
+  state: "live" | "forgotten" | "merged";
+  /** The record without its namespace (live only). */
+  body: Record<string, unknown> | null;
+  /** The survivor of a merge. */
+  superseded_by: string | null;
+  /** Who made the record (their namespace's actor). */
+  origin_actor: string;
+  /** The PostgreSQL role that first published it. */
+  origin_role: string;
+  /** The machine that first published it. */
+  origin_client: string;
+  /** The role of its last change. */
+  changed_by_role: string;
+  /** The machine of its last change. */
+  changed_by_client: string;
+}
+
+/** What applying pulled changes did here. */
+export interface TeamApplied {
+  /** Records stored or updated. */
+  saved: MemoryRecord[];
+  /** Ids of records deleted (forgotten or merged elsewhere). */
+  deleted: string[];
+}
+
+/** Who and which machine a pulled record came from. */
+export interface TeamProvenance {
+  /** The actor of the namespace it was made in. */
+  actor: string;
+  /** The PostgreSQL role that first published it. */
+  role: string;
+  /** The machine that first published it. */
+  client: string;
+  /** The role of its last change. */
+  changed_by_role: string;
+  /** The machine of its last change. */
+  changed_by_client: string;
+}
+
+/** Local counts of team sharing. */
+export interface TeamStatusCounts {
+  /** Local changes not yet published. */
+  backlog: number;
+  /** Projects shared (granted and started here). */
+  projects: number;
+  /** Records here that came from teammates. */
+  pulled_records: number;
+}
+
+/** The local store of team sharing (the SQLite storage implements it). */
+export interface TeamStore {
+  /** Turns change capture on or off (off empties the outbox). */
+  setTeamCapture(on: boolean): void;
+  /** This machine's id in the team. */
+  teamClientId(): string;
+  /** Starts sharing a project (queues its existing records once); true the first time. */
+  teamStartProject(projectKey: string): boolean;
+  /** The oldest unpublished changes. */
+  teamOutbox(options: { limit: number }): TeamOutboxItem[];
+  /** Removes published outbox rows. */
+  teamAck(seqs: readonly number[]): void;
+  /** The pull cursor of a project. */
+  teamCursor(projectKey: string): number;
+  /** The namespace this machine uses for a project, or null before it has worked on it. */
+  teamLocalNamespace(projectKey: string): string | null;
+  /** Applies pulled changes of one project and moves its cursor, in one transaction. */
+  teamApply(
+    batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },
+  ): TeamApplied;
+  /** Backlog and counts. */
+  teamCounts(): TeamStatusCounts;
+  /** Provenance of pulled records. */
+  teamProvenance(ids: readonly string[]): Map<string, TeamProvenance>;
 }

@@ -17,6 +17,7 @@ export {
   permissionFiles,
   permissionFlags,
   resolveCommand,
+  TEAM_CLIENT_ENV,
 } from "./permissions.ts";
 export {
   ONNX_CHILD,

@@ -9,7 +9,7 @@
 import { commandPresence, LOCAL_MODULES_ONLY, resolveCommand } from "@kiro-learn/core/launch";
 
 export { resolveCommand };
-import { ENV_OVERRIDES, type Settings } from "@kiro-learn/core/settings";
+import { ENV_OVERRIDES, postgresHostPort, type Settings } from "@kiro-learn/core/settings";
 import { dirname } from "@kiro-learn/core/path";
 import { USE_LITE_WORKER, useLiteReadPaths, WORKSPACE_CONFIG } from "./model_paths.ts";
 
@@ -20,6 +20,12 @@ export const COLLECTOR_ENV_VARS: readonly string[] = [
   "HOME",
   "USERPROFILE",
 ];
+
+/**
+ * The environment variables the team database client (`postgres`) reads whatever options it is
+ * given; granted only when a team is configured.
+ */
+export const TEAM_CLIENT_ENV: readonly string[] = ["PGAPPNAME", "PGTARGETSESSIONATTRS"];
 
 /** The daemon's entry module. */
 export const DAEMON_ENTRY: string = new URL("../main.ts", import.meta.url).pathname;
@@ -50,8 +56,9 @@ export function embeddingPermissions(
 /** What the daemon is allowed to do. */
 export interface CollectorPermissions {
   /**
-   * `host:port` it listens on and its Unix socket in the data dir (`unix:<path>`, the hooks' fast
-   * path); nothing else on the network.
+   * `host:port` it listens on, its Unix socket in the data dir (`unix:<path>`, the hooks' fast
+   * path), and the team database's `host:port` when `team.url` is set (settings.json, which the
+   * daemon cannot write); nothing else on the network.
    */
   net: string;
   /** Paths it may read. */
@@ -131,8 +138,9 @@ export function collectorPermissions(
     ? `[${settings.collector.host}]`
     : settings.collector.host;
   const embedding = embeddingPermissions(settings.embedding.backend);
+  const team = settings.team.url === "" ? [] : [postgresHostPort(settings.team.url)];
   return {
-    net: `${host}:${settings.collector.port},unix:${settings.paths.socket}`,
+    net: [`${host}:${settings.collector.port}`, `unix:${settings.paths.socket}`, ...team].join(","),
     read: [
       settings.dataDir,
       ...COLLECTOR_ASSET_DIRS,
@@ -146,7 +154,13 @@ export function collectorPermissions(
     denyWrite: permissionFiles(settings),
     run: [...(options.agentCommands ?? []), ...embedding.run],
     // Its own variables, and the ones it passes on to the agents it runs (and to no one else).
-    env: [...new Set([...COLLECTOR_ENV_VARS, ...settings.extraction.agentEnv])],
+    env: [
+      ...new Set([
+        ...COLLECTOR_ENV_VARS,
+        ...(team.length > 0 ? TEAM_CLIENT_ENV : []),
+        ...settings.extraction.agentEnv,
+      ]),
+    ],
   };
 }
 

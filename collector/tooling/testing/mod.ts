@@ -21,3 +21,4 @@ export * from "./durability.ts";
 export * from "./sandbox_probe.ts";
 export * from "./fuzz.ts";
 export * from "./browser.ts";
+export * from "./postgres.ts";

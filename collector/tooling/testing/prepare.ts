@@ -4,8 +4,9 @@
  *
  * What the tests drive that is not part of the workspace:
  *
- * - Debian's headless Chromium (the viewer's end-to-end test drives it). When it is missing and
- *   we may install packages (root, or password-less sudo), it is installed with `apt-get`;
+ * - Debian's headless Chromium (the viewer's end-to-end test drives it) and PostgreSQL 15 (the
+ *   team-memory tests start throwaway servers of it). When one is missing and we may install
+ *   packages (root, or password-less sudo), it is installed with `apt-get`;
  * - the real clients the end-to-end tests drive, npm packages ({@linkcode NPM_TOOLS}: Claude
  *   Code and the ACP agent `claude-code-acp`), each installed at its pinned version with `npm`
  *   into a folder of its own under `~/.cache/kiro-learn-test/npm/` when it is not there yet.
@@ -25,6 +26,12 @@ export const CHROMIUM_PATH = "/usr/bin/chromium";
 
 /** The Debian package that provides {@linkcode CHROMIUM_PATH}. */
 export const CHROMIUM_PACKAGE = "chromium";
+
+/** Where the team-memory tests expect Debian's PostgreSQL 15 server programs. */
+export const POSTGRES_INITDB = "/usr/lib/postgresql/15/bin/initdb";
+
+/** The Debian package that provides {@linkcode POSTGRES_INITDB} (version 15 on bookworm). */
+export const POSTGRES_PACKAGE = "postgresql";
 
 /** An npm package the tests run, pinned to an exact version. */
 export interface NpmTool {
@@ -86,6 +93,8 @@ export function claudeCodeBinary(options: { home?: string } = {}): string {
 export interface MachineFacts {
   /** Chromium is already at {@linkcode CHROMIUM_PATH}. */
   hasChromium: boolean;
+  /** PostgreSQL 15 is already at {@linkcode POSTGRES_INITDB}. */
+  hasPostgres: boolean;
   /** The {@linkcode NPM_TOOLS} whose executable is not installed yet. */
   missingTools: readonly NpmTool[];
   /** `npm` is on the PATH. */
@@ -110,28 +119,43 @@ export type PreparePlan =
 
 type Part = { commands: string[][]; note: string } | { blocked: string } | null;
 
-function chromiumPart(facts: MachineFacts): Part {
-  if (facts.hasChromium) return null;
-  const manual = `sudo apt-get install -y ${CHROMIUM_PACKAGE}`;
+function aptPart(facts: MachineFacts): Part {
+  const missing = [
+    ...facts.hasChromium ? [] : [{
+      what: `headless Chromium is missing (${CHROMIUM_PATH})`,
+      pkg: CHROMIUM_PACKAGE,
+      purpose: "the viewer's end-to-end test",
+    }],
+    ...facts.hasPostgres ? [] : [{
+      what: `PostgreSQL 15 is missing (${POSTGRES_INITDB})`,
+      pkg: POSTGRES_PACKAGE,
+      purpose: "the team-memory tests, which start their own throwaway server",
+    }],
+  ];
+  if (missing.length === 0) return null;
+  const what = missing.map((m) => m.what).join(" and ");
+  const pkgs = missing.map((m) => m.pkg);
+  const manual = `sudo apt-get install -y ${pkgs.join(" ")}`;
   if (!facts.hasAptGet) {
     return {
-      blocked: `headless Chromium is missing (${CHROMIUM_PATH}) and this machine has no apt-get: ` +
-        `install Chromium so that ${CHROMIUM_PATH} exists, then run the tests again`,
+      blocked: `${what} and this machine has no apt-get: install ${pkgs.join(" and ")} so ` +
+        `that ${missing.map((m) => m.what.replace(/.*\((.*)\)$/, "$1")).join(" and ")} ` +
+        "exist, then run the tests again",
     };
   }
   const prefix = facts.isRoot ? [] : facts.hasPasswordlessSudo ? ["sudo", "-n"] : null;
   if (prefix === null) {
     return {
-      blocked: `headless Chromium is missing (${CHROMIUM_PATH}) and installing it needs root: ` +
-        `run \`${manual}\`, then run the tests again`,
+      blocked: `${what} and installing it needs root: run \`${manual}\`, then run the tests ` +
+        "again",
     };
   }
   // The lock timeout waits out an unattended upgrade instead of failing on a busy dpkg.
   const apt = [...prefix, "apt-get", "-o", "DPkg::Lock::Timeout=600"];
   return {
-    commands: [[...apt, "update", "-qq"], [...apt, "install", "-y", "-qq", CHROMIUM_PACKAGE]],
-    note: `headless Chromium is missing (${CHROMIUM_PATH}); installing Debian's ` +
-      `${CHROMIUM_PACKAGE} package for the viewer's end-to-end test (about a minute, once)`,
+    commands: [[...apt, "update", "-qq"], [...apt, "install", "-y", "-qq", ...pkgs]],
+    note: `${what}; installing Debian's ${pkgs.join(" and ")} for ` +
+      `${missing.map((m) => m.purpose).join(" and ")} (about a minute, once)`,
   };
 }
 
@@ -157,9 +181,12 @@ function npmToolPart(tool: NpmTool, facts: MachineFacts): Part {
   };
 }
 
-/** Decides how to get Chromium and the pinned npm tools onto the machine from what it offers. */
+/**
+ * Decides how to get Chromium, PostgreSQL and the pinned npm tools onto the machine from what
+ * it offers.
+ */
 export function preparePlan(facts: MachineFacts): PreparePlan {
-  const parts = [chromiumPart(facts), ...facts.missingTools.map((t) => npmToolPart(t, facts))]
+  const parts = [aptPart(facts), ...facts.missingTools.map((t) => npmToolPart(t, facts))]
     .filter((p) => p !== null);
   const blocked = parts.flatMap((p) => "blocked" in p ? [p.blocked] : []);
   if (blocked.length > 0) return { kind: "blocked", message: blocked.join("; and ") };
@@ -199,6 +226,7 @@ export async function machineFacts(): Promise<MachineFacts> {
   const home = Deno.env.get("HOME") ?? "";
   return {
     hasChromium: fileExists(CHROMIUM_PATH),
+    hasPostgres: fileExists(POSTGRES_INITDB),
     missingTools: NPM_TOOLS.filter((tool) => !fileExists(npmToolBin(tool, { home }))),
     hasNpm: await succeeds("npm", ["--version"]),
     home,
@@ -237,6 +265,13 @@ async function main(): Promise<number> {
   }
   if (!facts.hasChromium && !fileExists(CHROMIUM_PATH)) {
     console.error(`[prepare] apt-get installed ${CHROMIUM_PACKAGE} but ${CHROMIUM_PATH} is absent`);
+    return 1;
+  }
+  if (!facts.hasPostgres && !fileExists(POSTGRES_INITDB)) {
+    console.error(
+      `[prepare] apt-get installed ${POSTGRES_PACKAGE} but ${POSTGRES_INITDB} is absent: this ` +
+        "Debian release may ship another major version; install postgresql-15",
+    );
     return 1;
   }
   for (const tool of facts.missingTools) {

@@ -9,6 +9,7 @@ import {
   NPM_TOOLS,
   npmToolBin,
   npmToolDir,
+  POSTGRES_PACKAGE,
   preparePlan,
 } from "./prepare.ts";
 
@@ -16,6 +17,7 @@ const CLAUDE_DIR = npmToolDir(CLAUDE_CODE, { home: "/home/u" });
 /** Chromium missing, every npm tool present: the Chromium cases below. */
 const MISSING = {
   hasChromium: false,
+  hasPostgres: true,
   hasAptGet: true,
   isRoot: false,
   hasPasswordlessSudo: false,
@@ -43,6 +45,19 @@ Deno.test("preparePlan: as root, apt-get update then install, with a lock timeou
   assert.ok(plan.commands[0].includes("update"));
   assert.deepEqual(plan.commands[1].slice(-2), ["-qq", CHROMIUM_PACKAGE]);
   assert.ok(plan.commands.every((c) => c.includes("DPkg::Lock::Timeout=600")));
+});
+
+Deno.test("preparePlan: PostgreSQL missing is installed the same way, with Chromium in one go", () => {
+  const plan = preparePlan({ ...MISSING, hasPostgres: false, isRoot: true });
+  assert.equal(plan.kind, "install");
+  if (plan.kind !== "install") return;
+  assert.deepEqual(plan.commands[1].slice(-3), ["-qq", CHROMIUM_PACKAGE, POSTGRES_PACKAGE]);
+  const blocked = preparePlan({ ...MISSING, hasChromium: true, hasPostgres: false });
+  assert.equal(blocked.kind, "blocked");
+  if (blocked.kind === "blocked") {
+    assert.match(blocked.message, /PostgreSQL 15 is missing .* needs root/);
+    assert.match(blocked.message, /sudo apt-get install -y postgresql`/);
+  }
 });
 
 Deno.test("preparePlan: a user with password-less sudo installs through sudo -n", () => {
@@ -125,6 +140,7 @@ Deno.test("machineFacts reads this machine: the suite's own run found Chromium a
   // `deno task test` runs prepare.ts before the tests, so by now both are there.
   const facts = await machineFacts();
   assert.equal(facts.hasChromium, true);
+  assert.equal(facts.hasPostgres, true);
   assert.deepEqual(facts.missingTools, [], "every npm tool is installed: run `deno task test`");
   assert.deepEqual(preparePlan(facts), { kind: "ready" });
 });

@@ -136,7 +136,9 @@ export function memoryRoutes(
     const [record] = await ctx.storage.getRecords([id.value]);
     if (!record) return errorResponse(404, "memory not found");
     const source_events = await ctx.storage.getEvents(record.source_event_ids.slice(0, 100));
-    return c.json({ record, source_events });
+    // Who and which machine a teammate's record came from; null for one made here.
+    const provenance = ctx.storage.teamProvenance([record.record_id]).get(record.record_id) ?? null;
+    return c.json({ record, source_events, provenance });
   });
 
   app.patch("/memories/:id", async (c) => {

@@ -24,7 +24,7 @@ function eventText(body) {
 export async function memoryPage(main) {
   const id = main.dataset.recordId ?? "";
   const projects = await loadProjects();
-  /** @type {{record: MemoryRecord, source_events: StoredEvent[]}} */
+  /** @type {{record: MemoryRecord, source_events: StoredEvent[], provenance?: {actor: string, role: string, client: string, changed_by_role: string, changed_by_client: string} | null}} */
   let data;
   try {
     data = await api(`/v1/memories/${encodeURIComponent(id)}`);
@@ -74,6 +74,14 @@ export async function memoryPage(main) {
           h("span", { class: "muted" }, "·"),
           when(r.created_at),
           h("span", { class: "muted mono" }, r.record_id),
+          data.provenance
+            ? h(
+              "span",
+              { class: "muted", "data-testid": "provenance" },
+              `from ${data.provenance.actor} (role ${data.provenance.role}, machine ` +
+                `${data.provenance.client})`,
+            )
+            : null,
         ),
         h("p", { class: "summary", "data-testid": "memory-summary" }, r.summary),
         h(

@@ -89,6 +89,13 @@ function renderOverview(stats, health, runs) {
         : "not running",
       "LLM sessions in use": x ? String(x.sessions_in_use) : undefined,
       Spool: stats.spool === undefined ? undefined : JSON.stringify(stats.spool),
+      // Team sharing (null when no team is configured): the backlog is local changes waiting
+      // for the team database.
+      Team: stats.team
+        ? `${stats.team.connected ? "connected" : "not connected"} as ${stats.team.role}; ` +
+          `backlog ${num(stats.team.backlog)}; ${num(stats.team.pulled_records)} from ` +
+          `teammates${stats.team.last_error ? `; ${stats.team.last_error}` : ""}`
+        : undefined,
     }),
   );
 

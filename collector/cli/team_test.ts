@@ -1,0 +1,140 @@
+// `kiro-learn team …` as a user runs it (the real CLI process, its own permissions) against a
+// real PostgreSQL: clear errors that change nothing, migrate, join, status, leave.
+import assert from "node:assert/strict";
+import { CLI_ENTRY, CLI_RUN_FLAGS } from "@kiro-learn/core/launch";
+import {
+  createTeamDatabase,
+  freePort,
+  startTestPostgres,
+  TEST_PG_ADMIN,
+} from "../tooling/testing/mod.ts";
+
+async function kiroLearn(
+  args: string[],
+  options: { home: string; stdin?: string; cwd?: string },
+): Promise<{ code: number; out: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...CLI_RUN_FLAGS, CLI_ENTRY, ...args],
+    cwd: options.cwd ?? options.home,
+    env: { KIRO_LEARN_HOME: `${options.home}/.kiro-learn`, HOME: options.home, NO_COLOR: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  if (options.stdin !== undefined) await writer.write(new TextEncoder().encode(options.stdin));
+  await writer.close();
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    out: decoder.decode(output.stdout) + decoder.decode(output.stderr),
+  };
+}
+
+function listing(dir: string): string[] {
+  try {
+    return [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+  } catch {
+    return [];
+  }
+}
+
+Deno.test("team join checks everything first; wrong URL or password changes nothing", async () => {
+  await using pg = await startTestPostgres();
+  await pg.psql("CREATE DATABASE fresh");
+  await createTeamDatabase(pg, {
+    members: [{ role: "alice", password: "alice-pw", projects: ["a".repeat(64)] }],
+  });
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-team-cli-" });
+  const dataDir = `${home}/.kiro-learn`;
+  try {
+    await Deno.mkdir(dataDir, { mode: 0o700 });
+    const settingsBefore = JSON.stringify({ collector: { port: freePort() } });
+    await Deno.writeTextFile(`${dataDir}/settings.json`, settingsBefore);
+    // 127.0.0.2: beyond the CLI's own --allow-net, so join runs itself again with it added.
+    const url = pg.url({ user: "alice", password: "", db: "team", host: "127.0.0.2" });
+    const unchanged = async () => {
+      assert.equal(await Deno.readTextFile(`${dataDir}/settings.json`), settingsBefore);
+      assert.deepEqual(listing(dataDir), ["settings.json"]);
+    };
+
+    const wrong = await kiroLearn(["team", "join", url, "--password-stdin"], {
+      home,
+      stdin: "not-the-password",
+    });
+    assert.equal(wrong.code, 1, wrong.out);
+    assert.match(wrong.out, /refused the password for role "alice"/);
+    assert.ok(!wrong.out.includes("not-the-password"));
+    await unchanged();
+
+    const nowhere = await kiroLearn(
+      ["team", "join", `postgres://alice@127.0.0.1:${freePort()}/team`, "--password-stdin"],
+      { home, stdin: "alice-pw" },
+    );
+    assert.equal(nowhere.code, 1);
+    assert.match(nowhere.out, /cannot reach the team database/);
+    await unchanged();
+
+    const notUrl = await kiroLearn(["team", "join", "mysql://alice@db/team"], { home });
+    assert.equal(notUrl.code, 1);
+    assert.match(notUrl.out, /not a postgres:\/\/ URL/);
+
+    const unmigrated = await kiroLearn(
+      [
+        "team",
+        "join",
+        pg.url({ user: TEST_PG_ADMIN, password: "", db: "fresh" }),
+        "--password-stdin",
+      ],
+      { home, stdin: pg.adminPassword },
+    );
+    assert.equal(unmigrated.code, 1);
+    assert.match(unmigrated.out, /no kiro-learn tables yet.*team migrate/);
+    await unchanged();
+
+    // The admin migrates the fresh database; a second run has nothing to do.
+    const adminUrl = pg.url({ user: TEST_PG_ADMIN, password: "", db: "fresh" });
+    const migrated = await kiroLearn(["team", "migrate", adminUrl, "--password-stdin"], {
+      home,
+      stdin: pg.adminPassword,
+    });
+    assert.equal(migrated.code, 0, migrated.out);
+    assert.match(migrated.out, /applied team migration\(s\) 1/);
+    const again = await kiroLearn(["team", "migrate", adminUrl, "--password-stdin"], {
+      home,
+      stdin: pg.adminPassword,
+    });
+    assert.match(again.out, /schema up to date/);
+    await unchanged();
+
+    // The right password: joined, the password in its own 0600 file, never in settings.json.
+    const joined = await kiroLearn(["team", "join", url, "--password-stdin"], {
+      home,
+      stdin: "alice-pw\n",
+    });
+    assert.equal(joined.code, 0, joined.out);
+    assert.match(joined.out, /joined .* as role "alice"/);
+    assert.match(joined.out, /this project .* is not: ask your admin.*INSERT INTO kl_grants/);
+    const settings = JSON.parse(await Deno.readTextFile(`${dataDir}/settings.json`));
+    assert.equal(settings.team.url, url);
+    assert.equal(JSON.parse(settingsBefore).collector.port, settings.collector.port);
+    assert.equal(await Deno.readTextFile(`${dataDir}/team-password`), "alice-pw\n");
+    assert.equal((await Deno.stat(`${dataDir}/team-password`)).mode! & 0o777, 0o600);
+    assert.ok(!(await Deno.readTextFile(`${dataDir}/settings.json`)).includes("alice-pw"));
+
+    const status = await kiroLearn(["team", "status"], { home });
+    assert.match(status.out, /team: postgres:\/\/alice@/);
+    assert.match(status.out, /collector: stopped/);
+
+    const left = await kiroLearn(["team", "leave"], { home });
+    assert.equal(left.code, 0);
+    assert.match(left.out, /every memory here stays/);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dataDir}/settings.json`)), {
+      collector: JSON.parse(settingsBefore).collector,
+    });
+    assert.deepEqual(listing(dataDir), ["settings.json"]);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

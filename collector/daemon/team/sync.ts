@@ -1,0 +1,355 @@
+/**
+ * Team sync: one job, keeping this machine's memory of shared projects in step with the team's
+ * PostgreSQL database.
+ *
+ * - **Publish.** SQLite triggers put every local save, edit, forget and merge of a record into
+ *   an outbox in the same transaction (`core/storage`, migration 9). Each cycle publishes the
+ *   outbox oldest first, one PostgreSQL transaction per project, and deletes the rows only after
+ *   that commit: a collector killed in between publishes them again, which is harmless (an
+ *   upsert of the same content changes nothing).
+ * - **Pull.** Teammates' changes of each granted project are read after a cursor (the team
+ *   database's change sequence) and applied to the local store with the cursor in one SQLite
+ *   transaction: nothing is applied twice or skipped. Retrieval stays local.
+ * - **When.** A LISTEN on the change channel wakes a pull as soon as a teammate commits; the
+ *   outbox is looked at every `team.pollMs`, and a pull runs at least every 30 s without a
+ *   notification (a missed one while reconnecting).
+ * - **Down.** Any error is kept as the last error (status shows it), the cycle retries with a
+ *   growing pause, and everything local keeps working; the outbox is the backlog.
+ *
+ * Which projects are shared is the database's decision: those granted to this role. A project
+ * is pulled once this machine has worked on it (an event or a record of it is here): teammates'
+ * records go into the namespace this machine's retrieval searches for it.
+ *
+ * @module
+ */
+import type { TeamApplied, TeamChange, TeamOutboxItem, TeamStore } from "@kiro-learn/core/storage";
+import type postgres from "postgres";
+import type { Logger } from "../runtime/mod.ts";
+import { connectTeam, describeTeamError, redactTeamUrl, teamUser } from "./connect.ts";
+import { TEAM_CHANNEL, teamSchemaState } from "./schema.ts";
+
+/** How many outbox rows or pulled changes one step handles. */
+const BATCH = 500;
+/** A pull runs at least this often even without a notification. */
+const PULL_EVERY_MS = 30_000;
+/** A cycle stuck longer than this (a hung connection) is given up; the next gets a new pool. */
+const CYCLE_TIMEOUT_MS = 60_000;
+/** The longest pause between retries while the database is unreachable. */
+const MAX_BACKOFF_MS = 30_000;
+
+/** What status and the viewer show of team sharing. */
+export interface TeamSyncStatus {
+  /** The database, without a password. */
+  url: string;
+  /** The PostgreSQL role this machine connects as. */
+  role: string;
+  /** This machine's id in the team. */
+  client_id: string;
+  /** The last cycle reached the database. */
+  connected: boolean;
+  /** Local changes not yet published. */
+  backlog: number;
+  /** Projects shared. */
+  projects: number;
+  /** Records here that came from teammates. */
+  pulled_records: number;
+  /** Records published since the collector started. */
+  published: number;
+  /** Changes pulled since the collector started. */
+  pulled: number;
+  /** What went wrong last (null once a cycle succeeds again). */
+  last_error: string | null;
+  /** When it went wrong. */
+  last_error_at: string | null;
+  /** When a cycle last succeeded. */
+  last_sync_at: string | null;
+}
+
+/** A running sync. */
+export interface TeamSync {
+  /** Status for `kiro-learn status` and `/v1/stats`. */
+  status(): TeamSyncStatus;
+  /** Runs a cycle now (and waits for it). */
+  syncNow(): Promise<void>;
+  /** Stops the loop and closes the connections. */
+  close(): Promise<void>;
+}
+
+/** What the sync needs. */
+export interface TeamSyncOptions {
+  /** The team database (`team.url`, no password). */
+  url: string;
+  /** The role's password (from the team password file). */
+  password: string;
+  /** The local store. */
+  store: TeamStore;
+  /** Logger (never given the password). */
+  logger: Logger;
+  /** How often the outbox is looked at. */
+  pollMs: number;
+  /** Told what each pull changed here (embeddings, live feed). */
+  onApplied?: (applied: TeamApplied) => void;
+}
+
+/** Starts syncing in the background; the first cycle runs at once. */
+export function startTeamSync(options: TeamSyncOptions): TeamSync {
+  const { store, logger } = options;
+  const connect = () => connectTeam(options.url, { password: options.password, max: 1 });
+  let sql = connect();
+  const clientId = store.teamClientId();
+  const state = {
+    connected: false,
+    published: 0,
+    pulled: 0,
+    lastError: null as string | null,
+    lastErrorAt: null as string | null,
+    lastSyncAt: null as string | null,
+    lastPullAt: 0,
+    notified: true,
+    listening: false,
+    schemaChecked: false,
+    failures: 0,
+  };
+  let closed = false;
+  let wake: () => void = () => {};
+  let running: Promise<void> | null = null;
+
+  async function listen(): Promise<void> {
+    if (state.listening) return;
+    // The client re-issues the LISTEN on its own after a reconnect.
+    await sql.listen(TEAM_CHANNEL, () => {
+      state.notified = true;
+      wake();
+    });
+    state.listening = true;
+  }
+
+  async function cycle(): Promise<void> {
+    if (!state.schemaChecked) {
+      const schema = await teamSchemaState(sql);
+      if (schema.pending.length > 0) {
+        throw new Error(
+          `the team database lacks schema version(s) ${schema.pending.join(", ")}: ask your ` +
+            "admin to run `kiro-learn team migrate`",
+        );
+      }
+      state.schemaChecked = true;
+    }
+    await listen();
+    const grants = await sql<{ project_key: string }[]>`
+      SELECT DISTINCT project_key FROM kl_grants`;
+    const granted = new Set(grants.map((g) => g.project_key));
+    for (const key of granted) {
+      if (store.teamStartProject(key)) logger.info("team: sharing project", { project_id: key });
+    }
+    await publish(granted);
+    const pullDue = state.notified || Date.now() - state.lastPullAt >= PULL_EVERY_MS;
+    if (pullDue) {
+      state.notified = false;
+      for (const key of granted) await pull(key);
+      state.lastPullAt = Date.now();
+    }
+  }
+
+  async function publish(granted: Set<string>): Promise<void> {
+    for (;;) {
+      const items = store.teamOutbox({ limit: BATCH });
+      if (items.length === 0) return;
+      const byProject = new Map<string, TeamOutboxItem[]>();
+      const dropped: number[] = [];
+      for (const item of items) {
+        if (item.kind === "skip" || !granted.has(item.project_key)) {
+          dropped.push(item.seq);
+          continue;
+        }
+        byProject.set(item.project_key, [...byProject.get(item.project_key) ?? [], item]);
+      }
+      for (const [key, group] of byProject) {
+        await sql.begin(async (tx) => {
+          for (const item of group) await upsert(tx, key, item);
+        });
+        store.teamAck(group.map((i) => i.seq));
+        state.published += group.length;
+      }
+      store.teamAck(dropped);
+    }
+  }
+
+  async function upsert(
+    tx: postgres.TransactionSql,
+    key: string,
+    item: TeamOutboxItem,
+  ): Promise<void> {
+    if (item.kind === "skip") return;
+    let body: Record<string, unknown> | null = null;
+    let actor = "unknown";
+    if (item.kind === "put") {
+      const { namespace, ...rest } = item.record;
+      body = rest;
+      actor = namespace.split("/")[2] ?? "unknown";
+    }
+    const stateName = item.kind === "put" ? "live" : item.kind;
+    const superseded = item.kind === "merged" ? item.superseded_by : null;
+    // Unchanged content is not written again (no new change_seq, no needless pulls).
+    await tx`
+      INSERT INTO kl_records (project_key, record_id, change_seq, state, body, superseded_by,
+        origin_actor, origin_role, origin_client, changed_by_role, changed_by_client, changed_at)
+      VALUES (${key}, ${item.record_id}, 0, ${stateName},
+        ${body === null ? null : tx.json(body as postgresJson)}, ${superseded}, ${actor},
+        current_user, ${clientId}, current_user, ${clientId}, now())
+      ON CONFLICT (project_key, record_id) DO UPDATE SET state = excluded.state,
+        body = excluded.body, superseded_by = excluded.superseded_by,
+        changed_by_client = excluded.changed_by_client
+      WHERE (kl_records.state, kl_records.body, kl_records.superseded_by)
+        IS DISTINCT FROM (excluded.state, excluded.body, excluded.superseded_by)`;
+  }
+
+  /** Projects this machine has worked on (pulled records need its namespace for them). */
+  const localProjects = new Set<string>();
+
+  async function pull(key: string): Promise<void> {
+    // Before this machine has worked on a project, its teammates' records would land in no
+    // namespace its retrieval searches: they are pulled (from the start) once it has.
+    if (!localProjects.has(key)) {
+      if (store.teamLocalNamespace(key) === null) return;
+      localProjects.add(key);
+    }
+    for (;;) {
+      const cursor = store.teamCursor(key);
+      const rows = await sql<(Omit<TeamChange, "change_seq"> & { change_seq: string })[]>`
+        SELECT record_id, change_seq, state, body, superseded_by, origin_actor, origin_role,
+          origin_client, changed_by_role, changed_by_client
+        FROM kl_records WHERE project_key = ${key} AND change_seq > ${cursor}
+        ORDER BY change_seq LIMIT ${BATCH}`;
+      if (rows.length === 0) return;
+      // Our own live changes coming back are already here; tombstones apply whoever wrote them.
+      const changes = rows.map((r) => ({ ...r, change_seq: Number(r.change_seq) }))
+        .filter((r) => r.state !== "live" || r.changed_by_client !== clientId);
+      const applied = store.teamApply({
+        projectKey: key,
+        changes,
+        lastSeq: Number(rows.at(-1)!.change_seq),
+      });
+      state.pulled += changes.length;
+      if (applied.saved.length + applied.deleted.length > 0) options.onApplied?.(applied);
+      if (rows.length < BATCH) return;
+    }
+  }
+
+  function fail(error: unknown): void {
+    // A fresh pool (and LISTEN) next time: a connection that died mid-query is not reused.
+    const old = sql;
+    sql = connect();
+    state.listening = false;
+    old.end({ timeout: 0 }).catch(() => {});
+    const message = describeTeamError(error, options.url);
+    if (message !== state.lastError) logger.warn("team: sync failed", { error: message });
+    state.connected = false;
+    state.failures++;
+    state.lastError = message;
+    state.lastErrorAt = new Date().toISOString();
+    state.notified = true; // pull everything missed once it is back
+  }
+
+  function runCycle(): Promise<void> {
+    running ??= (async () => {
+      try {
+        await cycle();
+        if (!state.connected) logger.info("team: connected", { url: redactTeamUrl(options.url) });
+        state.connected = true;
+        state.failures = 0;
+        state.lastError = null;
+        state.lastSyncAt = new Date().toISOString();
+      } catch (error) {
+        fail(error);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  }
+
+  // postgres@3.4.9 can throw from a queued write after its socket closed (porsager/postgres
+  // #1066, #1154, unfixed upstream): an uncaught TypeError that would end the collector when the
+  // team database goes away mid-query. That write is moot (its query was already rejected), so
+  // it is swallowed here; the cycle that was waiting fails or times out, and the next one
+  // starts on a fresh pool.
+  const onUncaught = (event: ErrorEvent) => {
+    if (!isClientWriteRace(event.error)) return;
+    event.preventDefault();
+    logger.debug("team: dropped a write to a closed team database connection");
+  };
+  globalThis.addEventListener("error", onUncaught);
+
+  const loop = (async () => {
+    while (!closed) {
+      if (!await settlesWithin(runCycle(), CYCLE_TIMEOUT_MS)) {
+        // A hung connection: drop the cycle and its pool; the next one starts afresh.
+        fail(new Error(`a sync cycle took over ${CYCLE_TIMEOUT_MS / 1000} s`));
+        running = null;
+      }
+      // A teammate committed while this cycle ran: pull now, not after a pause.
+      if (state.notified && state.failures === 0) continue;
+      const pause = state.failures === 0
+        ? options.pollMs
+        : Math.min(options.pollMs * 2 ** state.failures, MAX_BACKOFF_MS);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  })();
+
+  return {
+    status() {
+      const counts = store.teamCounts();
+      return {
+        url: redactTeamUrl(options.url),
+        role: teamUser(options.url),
+        client_id: clientId,
+        connected: state.connected,
+        ...counts,
+        published: state.published,
+        pulled: state.pulled,
+        last_error: state.lastError,
+        last_error_at: state.lastErrorAt,
+        last_sync_at: state.lastSyncAt,
+      };
+    },
+    async syncNow() {
+      if (running) await running;
+      state.notified = true;
+      await runCycle();
+    },
+    async close() {
+      closed = true;
+      wake();
+      // Ending the pool first fails a query waiting on an unreachable server at once.
+      await sql.end({ timeout: 2 });
+      await loop;
+      globalThis.removeEventListener("error", onUncaught);
+    },
+  };
+}
+
+/** The uncaught error of the client's write race (see `startTeamSync`). */
+export function isClientWriteRace(error: unknown): boolean {
+  return error instanceof TypeError && /reading 'write'/.test(error.message) &&
+    /postgres[@/].*connection\.js/.test(error.stack ?? "");
+}
+
+/** Resolves true when `work` settles within `ms`, false otherwise. */
+async function settlesWithin(work: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const done = await Promise.race([
+    work.then(() => true),
+    new Promise<boolean>((r) => timer = setTimeout(() => r(false), ms)),
+  ]);
+  clearTimeout(timer);
+  return done;
+}
+
+type postgresJson = Parameters<postgres.Sql["json"]>[0];
