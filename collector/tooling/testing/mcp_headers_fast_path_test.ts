@@ -107,6 +107,8 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
       const notes = `${home}/notes/2026`;
       await Deno.mkdir(notes, { recursive: true });
       await Deno.writeTextFile(`${home}/notes/deno.json`, "{}\n");
+      // A dotfiles repository at $HOME: its .git never decides a project inside $HOME.
+      await gitProject(home, ".");
       const launcher = await installLaunchers(daemon, { home });
       const printed = await runAsClaudeCode(launcher, { agentCwd: notes, home, env });
       assert.deepEqual(JSON.parse(printed), {
@@ -129,9 +131,11 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
       assert.equal(new TextDecoder().decode(out.stdout), "");
     });
 
-    await t.step("the collector down, an impostor on its port: no token printed", async () => {
+    await t.step("the collector killed, an impostor on its port: no token printed", async () => {
       const launcher = await installLaunchers(daemon, { home });
-      await daemon.stop();
+      // Killed, not stopped: its socket file (and header file) stay behind, nothing listens.
+      await daemon.kill();
+      assert.equal((await Deno.stat(daemon.settings.paths.socket)).isSocket, true);
       const seen: string[] = [];
       const impostor = Deno.serve(
         { hostname: "127.0.0.1", port: daemon.port, onListen() {} },
