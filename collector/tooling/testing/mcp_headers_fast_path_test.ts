@@ -131,6 +131,52 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
       assert.equal(new TextDecoder().decode(out.stdout), "");
     });
 
+    await t.step("every layout gets the namespace resolveProject gives", async () => {
+      // Nested repository, a symlinked path, a git worktree (.git file), $HOME itself holding
+      // .git, a .git above $HOME, a folder outside $HOME: the socket where a .git folder decides,
+      // the Deno helper elsewhere, and the same answer either way.
+      const launcher = await installLaunchers(daemon, { home });
+      const nested = await gitProject(project, "vendor/lib");
+      await Deno.symlink(project, `${home}/link`);
+      const worktree = `${home}/wt`;
+      await Deno.mkdir(worktree);
+      await Deno.writeTextFile(`${worktree}/.git`, `gitdir: ${project}/.git/worktrees/wt\n`);
+      await Deno.mkdir(`${project}/.git/worktrees/wt`, { recursive: true });
+      await Deno.writeTextFile(`${project}/.git/worktrees/wt/commondir`, "../..\n");
+      const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-out-" }));
+      const outsideProject = await gitProject(outside, "srv");
+      const gitHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+      await Deno.mkdir(`${gitHome}/.git`);
+      await Deno.writeTextFile(`${gitHome}/.git/config`, "[core]\n\tbare = false\n");
+      await Deno.mkdir(`${gitHome}/notes`);
+      const underGit = `${gitHome}/users/ada`;
+      await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+      const cases: [string, string][] = [
+        [nested, home],
+        [`${home}/link/src`, home],
+        [worktree, home],
+        [`${outsideProject}/src`, home],
+        [gitHome, gitHome],
+        [`${gitHome}/notes`, gitHome],
+        [`${underGit}/notes`, underGit],
+      ];
+      try {
+        for (const [agentCwd, caseHome] of cases) {
+          const printed = await runAsClaudeCode(launcher, { agentCwd, home: caseHome, env });
+          // The agent's folder as /proc gives it: the physical one.
+          const physical = await Deno.realPath(agentCwd);
+          assert.deepEqual(JSON.parse(printed), {
+            [MCP_NAMESPACE_HEADER]: resolveProject(physical, { actor: TEST_ACTOR, home: caseHome })
+              .namespace,
+            Authorization: `Bearer ${daemon.token}`,
+          }, agentCwd);
+        }
+      } finally {
+        await Deno.remove(outside, { recursive: true });
+        await Deno.remove(gitHome, { recursive: true });
+      }
+    });
+
     await t.step("the collector killed, an impostor on its port: no token printed", async () => {
       const launcher = await installLaunchers(daemon, { home });
       // Killed, not stopped: its socket file (and header file) stay behind, nothing listens.
