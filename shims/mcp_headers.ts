@@ -3,6 +3,11 @@
  * object on stdout, the headers Claude Code adds to every request of that MCP connection — the
  * bearer token and the session's project (its namespace).
  *
+ * Its launcher (core/launch `mcpHeadersLauncherScript`) first asks the collector over its Unix
+ * socket, which prints the same object with no Deno process; this helper is what runs when that
+ * fast path cannot answer (no socket or curl, a project no `.git` folder decides, a collector
+ * that is down or too slow).
+ *
  * - **The token only goes to our collector.** Before printing it, the helper asks the process on
  *   the collector's port for the hello proof (`core/api/wire.ts`); a process that cannot prove
  *   it holds the token (another user's collector, another program) gets no token: the helper

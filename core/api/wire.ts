@@ -43,6 +43,13 @@ export const ROUTES = {
    * socket): the collector runs the shim's plan and answers with exactly what the hook prints.
    */
   claudeCodeHook: "/v1/hooks/claude-code",
+  /**
+   * POST, empty body, the hook launcher's project headers and git config: the headers Claude
+   * Code's MCP connection sends (`{namespace, Authorization}`, as the headers helper prints
+   * them). For the helper's fast path over the collector's Unix socket; bearer only (a viewer
+   * session never gets the token).
+   */
+  mcpHeaders: "/v1/mcp/headers",
 } as const;
 
 /**
@@ -81,6 +88,12 @@ export const HOOK_GIT_CONFIG_QUERY = "gitconfig";
  * collector did not answer in time. Past its budget the hook spools through the shim.
  */
 export const HOOK_FAST_PATH_BUDGET_S = { retrieve: 1, store: 0.3, unanswered: 0.1 } as const;
+
+/**
+ * The MCP headers helper's budget for its fast path, in seconds: past it the helper runs its Deno
+ * fallback, which waits for the collector within the hooks' own timeout.
+ */
+export const MCP_HEADERS_FAST_PATH_BUDGET_S = 1;
 
 /** The path of one memory record. */
 export function memoryPath(recordId: string): string {

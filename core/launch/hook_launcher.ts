@@ -19,6 +19,7 @@ import {
   HOOK_FAST_PATH_BUDGET_S,
   HOOK_GIT_CONFIG_QUERY,
   HOOK_HEADERS,
+  MCP_HEADERS_FAST_PATH_BUDGET_S,
   ROUTES,
 } from "../api/wire.ts";
 import { FIRING_ARG, NO_WAIT_ARG } from "../hooks/mod.ts";
@@ -124,39 +125,15 @@ export function claudeFastPath(
     `*'"hook_event_name":"${hook}"'*`,
     `*'"hook_event_name": "${hook}"'*`,
   ]).join("|");
-  const host = settings.collector.host.includes(":")
-    ? `[${settings.collector.host}]`
-    : settings.collector.host;
-  const url = `http://${host}:${settings.collector.port}${ROUTES.claudeCodeHook}`;
   return [
     "# The memory system's own agents are never recorded (the shim would exit at once too).",
     'case "${KIRO_LEARN_INTERNAL:-0}" in 0) ;; *) exit 0 ;; esac',
-    `sock=${q(settings.paths.socket)}`,
-    `auth=${q(settings.paths.hookAuth)}`,
+    ...socketVariables(settings),
     `unanswered=${q(settings.paths.unanswered)}`,
     'if [ -S "$sock" ] && [ -r "$auth" ] && command -v curl >/dev/null 2>&1; then',
-    "  # The project as the shim would resolve it, when a .git folder decides it: from the",
-    "  # physical working directory, never $HOME itself or above it (builtins only: a hook is hot).",
-    "  cwd=$PWD fast= groot= home=",
-    "  if cd -P . 2>/dev/null; then",
-    "    here=$PWD",
-    '    if [ -n "$HOME" ] && cd -P "$HOME" 2>/dev/null; then home=$PWD; fi',
-    '    cd "$here" 2>/dev/null || exit 0',
-    "    dir=$here",
-    '    while [ -n "$dir" ]; do',
-    '      if [ -e "$dir/.git" ]; then groot=$dir; break; fi',
-    '      dir="${dir%/*}"',
-    "    done",
-    '    if [ -n "$groot" ] && [ -d "$groot/.git" ]; then',
-    '      case "$home/" in "$groot"/*) ;; *) fast=1 ;; esac',
-    "    fi",
-    "  fi",
-    '  actor=$USER; [ -n "$actor" ] || actor=$USERNAME; [ -n "$actor" ] || actor=$LOGNAME',
-    '  [ -n "$actor" ] || actor=unknown',
-    "  host=",
-    "  { read -r host </proc/sys/kernel/hostname; } 2>/dev/null || host=$(uname -n 2>/dev/null)",
-    "  # Header values stay printable single lines.",
-    '  case "$cwd$groot$actor$host" in *[![:print:]]*) fast= ;; esac',
+    "  cwd=$PWD",
+    // The shim fallback runs in the hook's folder: a folder that vanished has nothing to record.
+    ...gitProjectLines({ start: ".", lost: "exit 0" }).map((l) => `  ${l}`),
     '  if [ -n "$fast" ]; then',
     "    payload=$(cat)",
     "    firing=$(date +%s%N 2>/dev/null)",
@@ -165,11 +142,10 @@ export function claudeFastPath(
     `    case "$payload" in ${retrieving}) budget=${budget.retrieve} ;; esac`,
     `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
-    `      --unix-socket "$sock" -H @"$auth" -H 'Content-Type: application/json' \\`,
-    `      -H "${HOOK_HEADERS.cwd}: $cwd" -H "${HOOK_HEADERS.root}: $groot" \\`,
-    `      -H "${HOOK_HEADERS.actor}: $actor" -H "${HOOK_HEADERS.client}: $host" \\`,
+    `      ${projectCurlArgs()} \\`,
+    `      -H 'Content-Type: application/json' -H "${HOOK_HEADERS.client}: $host" \\`,
     `      -H "${HOOK_HEADERS.firing}: $firing" --data-binary @- \\`,
-    `      --url-query "${HOOK_GIT_CONFIG_QUERY}@$groot/.git/config" ${q(url)}; printf '/%s' "$?")`,
+    `      ${q(socketUrl(settings, ROUTES.claudeCodeHook))}; printf '/%s' "$?")`,
     "    code=${out##*/}",
     "    out=${out%/*}",
     '    if [ "$code" = 0 ]; then',
@@ -185,6 +161,72 @@ export function claudeFastPath(
     "fi",
     `exec ${shimWords} "$@"`,
   ];
+}
+
+/** sh lines naming the collector's Unix socket (`sock`) and its header file (`auth`). */
+function socketVariables(settings: Pick<Settings, "paths">): string[] {
+  return [
+    `sock=${shellQuote(settings.paths.socket)}`,
+    `auth=${shellQuote(settings.paths.hookAuth)}`,
+  ];
+}
+
+/** The URL curl asks for over the socket: the collector's own address, the Host it checks. */
+function socketUrl(settings: Pick<Settings, "collector">, route: string): string {
+  const host = settings.collector.host.includes(":")
+    ? `[${settings.collector.host}]`
+    : settings.collector.host;
+  return `http://${host}:${settings.collector.port}${route}`;
+}
+
+/**
+ * Finds, in plain sh, the project as `resolveProject` decides it when a `.git` folder does: from
+ * the physical folder of `start`, the nearest folder above holding `.git` (`groot`), taken
+ * (`fast=1`) only when `.git` is a folder and `groot` lies below `$HOME`'s own level. Sets the
+ * actor and the machine name as the shim reads them; header values must stay printable single
+ * lines (`$cwd`, which the caller sets, included). Builtins only: a hook is hot. Leaves the
+ * working directory at `start`'s physical folder, or runs `lost`. One source for the hooks' and
+ * the MCP headers helper's fast paths; the collector derives the id (`projectIdFromGitConfig`)
+ * from what {@linkcode projectCurlArgs} sends.
+ */
+function gitProjectLines(options: { start: string; lost: string }): string[] {
+  return [
+    "fast= groot= home=",
+    `if cd -P ${options.start} 2>/dev/null; then`,
+    "  here=$PWD",
+    '  if [ -n "$HOME" ] && cd -P "$HOME" 2>/dev/null; then home=$PWD; fi',
+    `  cd "$here" 2>/dev/null || ${options.lost}`,
+    "  dir=$here",
+    '  while [ -n "$dir" ]; do',
+    '    if [ -e "$dir/.git" ]; then groot=$dir; break; fi',
+    '    dir="${dir%/*}"',
+    "  done",
+    '  if [ -n "$groot" ] && [ -d "$groot/.git" ]; then',
+    '    case "$home/" in "$groot"/*) ;; *) fast=1 ;; esac',
+    "  fi",
+    "fi",
+    'actor=$USER; [ -n "$actor" ] || actor=$USERNAME; [ -n "$actor" ] || actor=$LOGNAME',
+    '[ -n "$actor" ] || actor=unknown',
+    "host=",
+    "{ read -r host </proc/sys/kernel/hostname; } 2>/dev/null || host=$(uname -n 2>/dev/null)",
+    'case "$cwd$groot$actor$host" in *[![:print:]]*) fast= ;; esac',
+  ];
+}
+
+/**
+ * curl's arguments for a call over the socket about the project {@linkcode gitProjectLines}
+ * found: the socket, the bearer header file, the folder, root and actor headers, and the
+ * repository's config file (curl reads and URL-encodes it: `--url-query`, curl 7.87 or later;
+ * an older curl fails the call and the caller falls back), so the collector derives the project
+ * id from the remote exactly as `resolveProject` does.
+ */
+function projectCurlArgs(): string {
+  return [
+    `--unix-socket "$sock" -H @"$auth"`,
+    `-H "${HOOK_HEADERS.cwd}: $cwd" -H "${HOOK_HEADERS.root}: $groot"`,
+    `-H "${HOOK_HEADERS.actor}: $actor"`,
+    `--url-query "${HOOK_GIT_CONFIG_QUERY}@$groot/.git/config"`,
+  ].join(" ");
 }
 
 /** The launcher of the MCP server. */
@@ -219,15 +261,45 @@ const FIND_AGENT_CWD = [
 ];
 
 /**
- * The launcher of Claude Code's MCP headers helper: finds the agent's folder, then execs the
- * helper with it ({@linkcode AGENT_CWD_ARG}).
+ * The launcher of Claude Code's MCP headers helper: finds the agent's folder, then, given the
+ * settings, takes the fast path: when curl is there, the collector's Unix socket exists and a
+ * `.git` folder decides the agent's project ({@linkcode gitProjectLines}, the hooks' own code),
+ * it asks the collector over the socket for the headers (`ROUTES.mcpHeaders`, with the hooks'
+ * project headers and git config) and prints its answer. The socket lives in the 0700 data dir,
+ * so whatever answers on it is this user's collector: no hello proof is needed, and the token is
+ * printed only when the answer came that way. Anything else (no socket, no answer within
+ * {@linkcode MCP_HEADERS_FAST_PATH_BUDGET_S}, a 4xx, a project `.git` does not decide) execs the
+ * helper with the agent's folder ({@linkcode AGENT_CWD_ARG}), which proves the collector on its
+ * TCP port before it prints the token.
  */
-export function mcpHeadersLauncherScript(argv: readonly string[]): string {
+export function mcpHeadersLauncherScript(
+  argv: readonly string[],
+  options: { settings?: Pick<Settings, "paths" | "collector"> } = {},
+): string {
+  const settings = options.settings;
+  const fast = settings === undefined ? [] : [
+    ...socketVariables(settings),
+    'if [ -n "$agent_cwd" ] && [ "${KIRO_LEARN_INTERNAL:-0}" = 0 ] && [ -S "$sock" ] &&',
+    '  [ -r "$auth" ] && command -v curl >/dev/null 2>&1; then',
+    "  launched=$PWD",
+    "  cwd=$agent_cwd",
+    // Every path below is absolute: a folder left behind changes nothing.
+    ...gitProjectLines({ start: '"$cwd"', lost: ":" }).map((l) => `  ${l}`),
+    '  if [ -n "$fast" ]; then',
+    `    out=$(curl --silent --fail --max-time ${MCP_HEADERS_FAST_PATH_BUDGET_S} \\`,
+    `      ${projectCurlArgs()} \\`,
+    `      --data-binary '' ${shellQuote(socketUrl(settings, ROUTES.mcpHeaders))})`,
+    "    case \"$out\" in '{'*'}') printf '%s\\n' \"$out\"; exit 0 ;; esac",
+    "  fi",
+    '  cd "$launched" 2>/dev/null',
+    "fi",
+  ];
   return [
     "#!/bin/sh",
     "# Written by `kiro-learn install`: prints the headers (token, project) Claude Code sends to",
     "# the collector's MCP route. Rewritten by every install; removed by uninstall.",
     ...FIND_AGENT_CWD,
+    ...fast,
     `exec ${argv.map(shellQuote).join(" ")} "${AGENT_CWD_ARG}$agent_cwd"`,
     "",
   ].join("\n");
@@ -257,6 +329,7 @@ export function launcherFiles(
       path: launcherPath(settings.paths.bin, "mcp-headers"),
       content: mcpHeadersLauncherScript(
         mcpHeadersCommand(settings, { denoPath: options.denoPath, home: options.home }),
+        { settings },
       ),
     },
   ];

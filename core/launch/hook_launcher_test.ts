@@ -184,12 +184,12 @@ Deno.test("the MCP headers launcher hands over the folder of the agent that runs
   }
 });
 
-Deno.test("only Claude Code's launcher has the socket fast path, and sh parses it", async () => {
+Deno.test("only Claude Code's launchers have the socket fast path, and sh parses it", async () => {
   const settings = loadSettings({ env: { KIRO_LEARN_HOME: "/home/ada/.kiro-learn" } });
   const files = launcherFiles(settings, { home: "/home/ada", denoPath: "/opt/deno" });
   for (const file of files) {
     const fast = file.content.includes("--unix-socket");
-    assert.equal(fast, file.path.endsWith("hook-claude-code"), file.path);
+    assert.equal(fast, /\/(hook-claude-code|mcp-headers)$/.test(file.path), file.path);
     const parsed = await new Deno.Command("/bin/sh", { args: ["-n", "-c", file.content] }).output();
     assert.equal(parsed.code, 0, new TextDecoder().decode(parsed.stderr));
   }
@@ -200,4 +200,8 @@ Deno.test("only Claude Code's launcher has the socket fast path, and sh parses i
   // The payload reaches the shim through a pipe, never a file.
   assert.match(claude, /printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run /);
   assert.doesNotMatch(claude, /payload" *>/);
+  // The headers helper asks its own route over the same socket, with the same header file.
+  const headers = files.find((f) => f.path.endsWith("mcp-headers"))!.content;
+  assert.match(headers, /-H @"\$auth"/);
+  assert.match(headers, /http:\/\/127\.0\.0\.1:21100\/v1\/mcp\/headers/);
 });

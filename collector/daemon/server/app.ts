@@ -41,6 +41,7 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/ui/codes": ["POST"],
   "/v1/mcp": ["POST"],
   "/v1/hooks/claude-code": ["POST"],
+  "/v1/mcp/headers": ["POST"],
 };
 
 /** Hooks the rest of the collector attaches to API actions. */

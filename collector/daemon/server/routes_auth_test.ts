@@ -106,8 +106,10 @@ Deno.test("a live viewer cookie replayed alone opens no /v1 route, the feed incl
           headers: { ...replay, [SESSION_KEY.header]: key },
         });
         await res.body?.cancel();
-        // Minting codes takes the bearer token: a session must not extend itself.
-        const expected = route.route === "/v1/ui/codes" ? 401 : 200;
+        // Minting codes takes the bearer token: a session must not extend itself. Nor may it
+        // read the token from the MCP headers helper's route.
+        const bearerOnly = ["/v1/ui/codes", "/v1/mcp/headers"];
+        const expected = bearerOnly.includes(route.route) ? 401 : 200;
         assert.equal(res.status, expected, `${route.method} ${route.route}`);
       }
       const feed = await fetch(`${daemon.url}/v1/feed?${SESSION_KEY.query}=${key}`, {

@@ -1,7 +1,8 @@
 /**
  * `deno task bench`: runs every benchmark of the workspace in turn, each as its own process so
- * one's memory and JIT state do not colour the next, and prints their figures. `--quick` runs
- * the small sizes; any other argument is a name filter (e.g. `deno task bench storage`). A
+ * one's memory and JIT state do not colour the next, and prints their figures. Flags go to each
+ * benchmark (`--quick` runs the small sizes; the Claude Code one takes `--runs=N` and
+ * `--mcp-only`); any other argument is a name filter (e.g. `deno task bench storage`). A
  * benchmark marked `optIn` (it needs something the workspace does not hold, such as the real
  * Claude Code client) runs only when an argument names it exactly (`deno task bench claude-code`).
  *
@@ -33,7 +34,9 @@ function exists(path: string): boolean {
 }
 
 if (import.meta.main) {
-  const quick = Deno.args.includes("--quick");
+  // Flags go to every benchmark run (`--quick`, and the Claude Code one's `--runs=N`,
+  // `--mcp-only`): a flag dropped here would silently measure something else.
+  const flags = Deno.args.filter((a) => a.startsWith("--"));
   const filters = Deno.args.filter((a) => !a.startsWith("--"));
   let failed = 0;
   for (const bench of BENCHMARKS) {
@@ -42,7 +45,7 @@ if (import.meta.main) {
     if (!exists(bench.path)) continue;
     console.log(`\n== ${bench.name} (${bench.path}) ==`);
     const { code } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL(bench.path, ROOT).pathname, ...(quick ? ["--quick"] : [])],
+      args: ["run", "-A", new URL(bench.path, ROOT).pathname, ...flags],
       cwd: ROOT.pathname,
       stdout: "inherit",
       stderr: "inherit",

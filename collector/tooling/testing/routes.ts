@@ -85,6 +85,16 @@ export const V1_ROUTES: V1Route[] = [
   },
   {
     method: "POST",
+    route: "/v1/mcp/headers",
+    path: () => `/v1/mcp/headers?${HOOK_GIT_CONFIG_QUERY}=`,
+    headers: {
+      [HOOK_HEADERS.cwd]: "/srv/app/src",
+      [HOOK_HEADERS.root]: "/srv/app",
+      [HOOK_HEADERS.actor]: "tester",
+    },
+  },
+  {
+    method: "POST",
     route: "/v1/mcp",
     path: () => "/v1/mcp",
     body: () => ({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),

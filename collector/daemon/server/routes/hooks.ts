@@ -11,6 +11,10 @@
  * `cwd` is not the launcher's working directory gets 409, so the launcher lets the shim resolve
  * that project itself.
  *
+ * `POST /v1/mcp/headers`: the same launcher headers and git config, from Claude Code's MCP
+ * headers helper on its own fast path; answers the headers that helper prints (the project's
+ * namespace and the bearer token), derived exactly as a hook's project is.
+ *
  * @module
  */
 import { Hono } from "hono";
@@ -18,6 +22,7 @@ import { z } from "zod";
 import {
   HOOK_GIT_CONFIG_QUERY,
   HOOK_HEADERS,
+  MCP_NAMESPACE_HEADER,
   readRetrievalContext,
   ROUTES,
 } from "@kiro-learn/core/api/wire";
@@ -31,7 +36,7 @@ import {
 } from "@kiro-learn/core/hooks";
 import { buildNamespace, projectIdFromGitConfig, sanitizeActor } from "@kiro-learn/core/project";
 import { MAX_EVENT_BODY_CHARS, MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
-import { errorResponse, readJsonBody } from "../../http/mod.ts";
+import { checkBearer, errorResponse, readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
 
 /** A path header: absolute, one line. */
@@ -111,7 +116,7 @@ export function hookRoutes(ctx: CollectorContext): Hono {
         details: "the shim derives one from its process; run the hook through the shim",
       });
     }
-    const { cwd, root, actor, client, firing } = headers.value;
+    const { cwd, root, client, firing } = headers.value;
     const plan = claudeCodePlan(fields, {
       fallbackSessionId: () => "",
       fallbackCwd: () => cwd,
@@ -119,24 +124,17 @@ export function hookRoutes(ctx: CollectorContext): Hono {
     if (plan === null) return c.text("");
     // The launcher found the root from the physical working directory; a path through a symlink
     // (or a payload about another folder) is left to the shim, which resolves it itself.
-    if (plan.cwd !== cwd || (cwd !== root && !cwd.startsWith(root.replace(/\/$/, "") + "/"))) {
+    if (plan.cwd !== cwd || !isInside(cwd, root)) {
       return errorResponse(409, "the hook's project is not the one the launcher found", {
         details: "the payload's cwd must be the launcher's working directory, inside the root; " +
           "run the hook through the shim",
       });
     }
-    const gitConfig = c.req.query(HOOK_GIT_CONFIG_QUERY);
-    if (gitConfig === undefined) {
-      return errorResponse(400, `the hook sent no ${HOOK_GIT_CONFIG_QUERY} query`, {
-        details: "the project id comes from the repository's remote: send its git config file " +
-          `(curl --url-query "${HOOK_GIT_CONFIG_QUERY}@<root>/.git/config"), or run the shim`,
-      });
-    }
-    const namespaceActor = sanitizeActor(actor);
-    const projectId = projectIdFromGitConfig(gitConfig, root);
+    const project = launcherProject(headers.value, c.req.query(HOOK_GIT_CONFIG_QUERY));
+    if (!project.ok) return project.response;
     const deliveries = await planEvents(plan, {
-      project: () => ({ root, namespace: buildNamespace(namespaceActor, projectId) }),
-      actor: namespaceActor,
+      project: () => ({ root, namespace: project.namespace }),
+      actor: project.actor,
       clientId: clientIdFrom(client),
       maxBodyBytes: Math.min(ctx.settings.shim.maxBodyBytes, MAX_EVENT_BODY_CHARS),
       firing: parseFiring(firing),
@@ -154,5 +152,56 @@ export function hookRoutes(ctx: CollectorContext): Hono {
     }
     return c.text(hookStdout(contexts));
   });
+  app.post(ROUTES.mcpHeaders.slice("/v1".length), (c) => {
+    // The /v1 guard also lets the viewer's session cookie through; the token is only ever handed
+    // to a caller that already holds it (the launcher, with the data dir's header file).
+    const refused = checkBearer(c.req.raw, ctx.token);
+    if (refused) return refused;
+    const headers = readHookHeaders(c.req.raw.headers);
+    if (!headers.ok) {
+      return errorResponse(400, "bad launcher headers", { details: headers.details });
+    }
+    const { cwd, root } = headers.value;
+    if (!isInside(cwd, root)) {
+      return errorResponse(409, "the agent's folder is not inside the root the launcher found", {
+        details: "send the agent's physical folder and the nearest folder above it holding " +
+          ".git; or run the Deno headers helper",
+      });
+    }
+    const project = launcherProject(headers.value, c.req.query(HOOK_GIT_CONFIG_QUERY));
+    if (!project.ok) return project.response;
+    // The helper's own output: the namespace first, then the token (shims/mcp_headers.ts).
+    return c.json({
+      [MCP_NAMESPACE_HEADER]: project.namespace,
+      Authorization: `Bearer ${ctx.token}`,
+    });
+  });
   return app;
+}
+
+/** `path` is `root` or below it. */
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.replace(/\/$/, "") + "/");
+}
+
+/**
+ * The project a launcher's headers and git config name, as `resolveProject` derives it when a
+ * `.git` folder at `root` decides it: one derivation for the hooks and the MCP headers.
+ */
+function launcherProject(
+  headers: HookHeaders,
+  gitConfig: string | undefined,
+): { ok: true; actor: string; namespace: string } | { ok: false; response: Response } {
+  if (gitConfig === undefined) {
+    return {
+      ok: false,
+      response: errorResponse(400, `the launcher sent no ${HOOK_GIT_CONFIG_QUERY} query`, {
+        details: "the project id comes from the repository's remote: send its git config file " +
+          `(curl --url-query "${HOOK_GIT_CONFIG_QUERY}@<root>/.git/config"), or run the shim`,
+      }),
+    };
+  }
+  const actor = sanitizeActor(headers.actor);
+  const namespace = buildNamespace(actor, projectIdFromGitConfig(gitConfig, headers.root));
+  return { ok: true, actor, namespace };
 }

@@ -2,7 +2,12 @@
 // real Claude Code payloads (shims/testdata) become the shim's events, a retry of a firing is one
 // event, and bad payloads or headers get a 4xx and store nothing.
 import assert from "node:assert/strict";
-import { HOOK_GIT_CONFIG_QUERY, HOOK_HEADERS, ROUTES } from "@kiro-learn/core/api/wire";
+import {
+  HOOK_GIT_CONFIG_QUERY,
+  HOOK_HEADERS,
+  MCP_NAMESPACE_HEADER,
+  ROUTES,
+} from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
 import {
   LEAP_YEAR_TITLE,
@@ -196,4 +201,45 @@ Deno.test("a stale socket file does not stop the daemon, and a clean stop remove
   }
   await assert.rejects(() => Deno.stat(`${dataDir}/collector.sock`), Deno.errors.NotFound);
   await Deno.remove(dataDir, { recursive: true });
+});
+
+Deno.test("the MCP headers route answers the helper's headers for the launcher's project", async (t) => {
+  await using daemon = await startTestDaemon();
+  const project = await gitProject();
+  const post = (headers: Record<string, string>, options: { gitConfig?: string | null } = {}) => {
+    const config = options.gitConfig === undefined ? GIT_CONFIG : options.gitConfig;
+    const query = config === null ? "" : `?${HOOK_GIT_CONFIG_QUERY}=${encodeURIComponent(config)}`;
+    return daemon.fetch(ROUTES.mcpHeaders + query, { method: "POST", headers });
+  };
+
+  await t.step("the namespace resolveProject gives, and the token", async () => {
+    const res = await post(hookHeaders(`${project}/src`, { [HOOK_HEADERS.root]: project }));
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), {
+      [MCP_NAMESPACE_HEADER]: resolveProject(`${project}/src`, { actor: ACTOR }).namespace,
+      Authorization: `Bearer ${daemon.token}`,
+    });
+  });
+
+  await t.step(
+    "a folder outside the root, bad headers, no git config: a 4xx that says why",
+    async () => {
+      const cases: [Record<string, string>, string | null, number, RegExp][] = [
+        [hookHeaders("/elsewhere", { [HOOK_HEADERS.root]: project }), GIT_CONFIG, 409, /inside/],
+        [hookHeaders(`${project}-x`, { [HOOK_HEADERS.root]: project }), GIT_CONFIG, 409, /inside/],
+        [hookHeaders(project, { [HOOK_HEADERS.root]: "relative" }), GIT_CONFIG, 400, /Root/],
+        [{ [HOOK_HEADERS.cwd]: project, [HOOK_HEADERS.root]: project }, GIT_CONFIG, 400, /Actor/],
+        [hookHeaders(project), null, 400, /gitconfig/],
+      ];
+      for (const [headers, gitConfig, status, message] of cases) {
+        const res = await post(headers, { gitConfig });
+        const text = await res.text();
+        assert.equal(res.status, status, text);
+        assert.match(text, message);
+        assert.ok(!text.includes(daemon.token));
+      }
+    },
+  );
+
+  await Deno.remove(project, { recursive: true });
 });
