@@ -131,10 +131,11 @@ Deno.test("with a team, the daemon may also reach exactly the team database, and
       return { net: value("allow-net"), env: value("allow-env").split(","), args };
     };
     const alone = flags({});
-    assert.equal(alone.net, "127.0.0.1:4321");
+    const socket = `unix:${home}/collector.sock`;
+    assert.equal(alone.net, `127.0.0.1:4321,${socket}`);
     assert.ok(!alone.env.some((v) => v.startsWith("PG")), "no PG variable without a team");
     const joined = flags({ url: "postgres://alice@db.example.internal:6543/team" });
-    assert.equal(joined.net, "127.0.0.1:4321,db.example.internal:6543");
+    assert.equal(joined.net, `127.0.0.1:4321,${socket},db.example.internal:6543`);
     assert.deepEqual(joined.env.filter((v) => v.startsWith("PG")), [
       "PGAPPNAME",
       "PGTARGETSESSIONATTRS",
