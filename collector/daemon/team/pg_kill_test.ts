@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
 import {
   createTeamDatabase,
+  POSTGRES_BIN_DIR,
   postJson,
   processText,
   runKiroLearn,
@@ -14,7 +15,6 @@ import {
   type TestPostgres,
   waitFor,
 } from "../../tooling/testing/mod.ts";
-import { POSTGRES_BIN_DIR } from "../../tooling/testing/postgres.ts";
 import { connectTeam } from "./mod.ts";
 
 const PROJECT = "e".repeat(64);
