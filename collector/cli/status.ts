@@ -74,6 +74,7 @@ export async function status(
           pulled_records: number;
           last_error: string | null;
           last_sync_at: string | null;
+          worker_restarts?: number;
         }
         | null
         | undefined;
@@ -82,6 +83,7 @@ export async function status(
           `${team.connected ? "connected" : "NOT CONNECTED"}, backlog ${team.backlog} ` +
           `change(s) to publish, ${team.pulled_records} record(s) from teammates` +
           (team.last_sync_at ? `, last sync ${team.last_sync_at}` : "") +
+          (team.worker_restarts ? `, sync worker restarted ${team.worker_restarts} time(s)` : "") +
           (team.last_error ? `; last error: ${team.last_error}` : "");
       }
     }

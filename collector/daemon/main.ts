@@ -25,7 +25,12 @@ if (import.meta.main) {
   for (const warning of settings.warnings) logger.warn(warning);
   let collector;
   try {
-    collector = await startCollector(settings, { logger, writePidFile: true, unixSocket: true });
+    collector = await startCollector(settings, {
+      logger,
+      writePidFile: true,
+      unixSocket: true,
+      teamSandbox: true,
+    });
   } catch (error) {
     logger.error("collector failed to start", { error: String(error) });
     if (!detached) console.error(`kiro-learn: ${error instanceof Error ? error.message : error}`);

@@ -3,7 +3,13 @@ import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
 import { LOCAL_MODULES_ONLY } from "@kiro-learn/core/launch";
 import { makeEvent, probeRemoteImports } from "@kiro-learn/core/testing";
-import { agentRunPaths, DAEMON_ENTRY, daemonArgs, resolveCommand } from "./permissions/mod.ts";
+import {
+  agentRunPaths,
+  DAEMON_ENTRY,
+  daemonArgs,
+  resolveCommand,
+  teamWorkerCodePaths,
+} from "./permissions/mod.ts";
 import {
   freePort,
   HOLD_QUEUE_SETTINGS,
@@ -128,19 +134,31 @@ Deno.test("with a team, the daemon may also reach exactly the team database, and
       );
       const args = daemonArgs(loadSettings({ env: { KIRO_LEARN_HOME: home } }));
       const value = (name: string) => args.find((a) => a.startsWith(`--${name}=`))!.split("=")[1];
-      return { net: value("allow-net"), env: value("allow-env").split(","), args };
+      return {
+        net: value("allow-net"),
+        env: value("allow-env").split(","),
+        read: value("allow-read").split(","),
+        args,
+      };
     };
     const alone = flags({});
     // The port, and the Unix socket of the hooks' fast path.
     const own = `127.0.0.1:4321,unix:${home}/collector.sock`;
     assert.equal(alone.net, own);
     assert.ok(!alone.env.some((v) => v.startsWith("PG")), "no PG variable without a team");
+    const workerCode = teamWorkerCodePaths();
+    assert.ok(
+      !workerCode.some((p) => alone.read.includes(p)),
+      "no sync Worker code without a team",
+    );
     const joined = flags({ url: "postgres://alice@db.example.internal:6543/team" });
     assert.equal(joined.net, `${own},db.example.internal:6543`);
     assert.deepEqual(joined.env.filter((v) => v.startsWith("PG")), [
       "PGAPPNAME",
       "PGTARGETSESSIONATTRS",
     ]);
+    // Its sync Worker's code, to start it (the Worker's own permissions are narrower).
+    assert.ok(workerCode.every((p) => joined.read.includes(p)));
     // settings.json, which names the team database, stays out of the daemon's reach.
     assert.ok(joined.args.includes(`--deny-write=${home}/settings.json,${home}/bin`));
   } finally {

@@ -8,7 +8,7 @@ import { drainSpool, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spoo
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings, writeSecureFile } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
-import { readTeamPassword, startTeamSync, type TeamSync } from "./team/mod.ts";
+import { readTeamPassword, startTeamSyncWorker, type TeamSyncWorker } from "./team/mod.ts";
 import { createEmbeddingService, type EmbeddingService } from "./embedding/mod.ts";
 import { type ExtractionService, startExtraction } from "./extraction/mod.ts";
 import type { PromptRunner } from "./llm/mod.ts";
@@ -45,8 +45,8 @@ export interface RunningCollector {
   embeddings: EmbeddingService;
   /** Live-feed bus. */
   bus: EventBus;
-  /** Team sync, when `team.url` is set. */
-  team: TeamSync | null;
+  /** Team sync (in its supervised Worker), when `team.url` is set. */
+  team: TeamSyncWorker | null;
   /**
    * The app itself, without the network (Hono's `app.request`): what in-process route tests call.
    * Requests still pass the Host, Origin and token checks.
@@ -73,6 +73,11 @@ export interface StartOptions {
    * file the hook launchers send (the daemon does; in-process tests may).
    */
   unixSocket?: boolean;
+  /**
+   * Run the team sync Worker with its own narrow permissions (needs `--unstable-worker-options`:
+   * the daemon passes true). Default false: under `deno test -A` the Worker inherits the test's.
+   */
+  teamSandbox?: boolean;
 }
 
 /** Opens everything and starts listening on the settings' loopback host and port. */
@@ -220,12 +225,16 @@ export async function startCollector(
   // Changes are captured for the team only while one is configured (the outbox would otherwise
   // grow with nothing to publish it).
   storage.setTeamCapture(settings.team.url !== "");
-  const team = settings.team.url === "" ? null : startTeamSync({
+  // In a Worker: whatever the PostgreSQL client throws ends that Worker, never the collector.
+  const team = settings.team.url === "" ? null : startTeamSyncWorker({
     url: settings.team.url,
     password: readTeamPassword(settings.paths.teamPassword),
+    dbPath: settings.paths.db,
     store: storage,
+    home: Deno.env.get("HOME"),
     logger,
     pollMs: settings.team.pollMs,
+    sandbox: options.teamSandbox ?? false,
     onApplied: ({ saved, deleted }) => {
       for (const r of saved) {
         embeddings.recordSaved(r);

@@ -22,6 +22,8 @@ export {
 export {
   ONNX_CHILD,
   onnxRuntimeBinDir,
+  TEAM_SYNC_WORKER,
+  teamWorkerCodePaths,
   USE_LITE_MODEL_VERSION,
   USE_LITE_WORKER,
   useLiteReadPaths,

@@ -20,6 +20,34 @@ export const USE_LITE_WORKER: string = fromFileUrl(
   new URL("../embedding/use_lite_worker.ts", import.meta.url),
 );
 
+/** The team sync Worker's entry module (the daemon reads it to start the Worker). */
+export const TEAM_SYNC_WORKER: string = fromFileUrl(
+  new URL("../team/sync_worker.ts", import.meta.url),
+);
+
+/** The folder of an npm package (`…/node_modules/<name>`), as the import map resolves it. */
+function packageRoot(name: string): string {
+  const file = packageFile(name);
+  return file.slice(0, file.lastIndexOf(`/node_modules/${name}/`) + `/node_modules/${name}`.length);
+}
+
+/**
+ * What the team sync Worker reads to load its code (a Worker's imports are checked against its
+ * read permission, unlike the daemon's own): the shared core, the sync's folders, and the
+ * `postgres` and `zod` packages. Code only: no data, settings or home folder.
+ */
+export function teamWorkerCodePaths(): string[] {
+  const here = (path: string) => fromFileUrl(new URL(path, import.meta.url));
+  return [
+    here("../../../core"),
+    here("../team"),
+    here("../runtime"),
+    here("."),
+    packageRoot("postgres"),
+    packageRoot("zod"),
+  ];
+}
+
 /** The workspace's `deno.json` (import map and lock), which the onnx child runs with. */
 export const WORKSPACE_CONFIG: string = fromFileUrl(new URL("../../../deno.json", import.meta.url));
 

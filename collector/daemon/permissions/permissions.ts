@@ -11,7 +11,12 @@ import { commandPresence, LOCAL_MODULES_ONLY, resolveCommand } from "@kiro-learn
 export { resolveCommand };
 import { ENV_OVERRIDES, postgresHostPort, type Settings } from "@kiro-learn/core/settings";
 import { dirname } from "@kiro-learn/core/path";
-import { USE_LITE_WORKER, useLiteReadPaths, WORKSPACE_CONFIG } from "./model_paths.ts";
+import {
+  teamWorkerCodePaths,
+  USE_LITE_WORKER,
+  useLiteReadPaths,
+  WORKSPACE_CONFIG,
+} from "./model_paths.ts";
 
 /** Environment variables the collector reads, and no others. */
 export const COLLECTOR_ENV_VARS: readonly string[] = [
@@ -145,6 +150,8 @@ export function collectorPermissions(
       settings.dataDir,
       ...COLLECTOR_ASSET_DIRS,
       ...embedding.read,
+      // The team sync Worker's code, to start it (a Worker's imports are permission-checked).
+      ...(team.length > 0 ? teamWorkerCodePaths() : []),
       // The agent commands' own files, only so the daemon can tell whether one is there
       // (`extraction.strategy: auto`); it may run them anyway.
       ...(options.agentCommands ?? []),

@@ -1,6 +1,7 @@
 /**
  * Team memory: sharing projects' memory records with teammates through a PostgreSQL database
- * (the schema and its migrations, the connection, and the sync the collector runs).
+ * (the schema and its migrations, the connection, and the sync the collector runs in a supervised
+ * Worker).
  *
  * @module
  */
@@ -21,3 +22,12 @@ export {
   teamSchemaState,
 } from "./schema.ts";
 export { startTeamSync, type TeamSync, type TeamSyncOptions, type TeamSyncStatus } from "./sync.ts";
+export {
+  startTeamSyncWorker,
+  type TeamSyncWorker,
+  type TeamSyncWorkerOptions,
+  teamWorkerPermissions,
+  type TeamWorkerReply,
+  type TeamWorkerRequest,
+  type TeamWorkerStatus,
+} from "./worker.ts";

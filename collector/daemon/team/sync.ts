@@ -15,6 +15,8 @@
  *   notification (a missed one while reconnecting).
  * - **Down.** Any error is kept as the last error (status shows it), the cycle retries with a
  *   growing pause, and everything local keeps working; the outbox is the backlog.
+ * - **Isolated.** The collector runs this loop in a Worker (`worker.ts`), never on its own event
+ *   loop: an error the PostgreSQL client throws outside any caller ends that Worker only.
  *
  * Which projects are shared is the database's decision: those granted to this role. A project
  * is pulled once this machine has worked on it (an event or a record of it is here): teammates'
@@ -89,6 +91,8 @@ export interface TeamSyncOptions {
   pollMs: number;
   /** Told what each pull changed here (embeddings, live feed). */
   onApplied?: (applied: TeamApplied) => void;
+  /** Told whenever the status may have changed (a batch published or pulled, a cycle's end). */
+  onStatus?: () => void;
 }
 
 /** Starts syncing in the background; the first cycle runs at once. */
@@ -170,6 +174,7 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
         });
         store.teamAck(group.map((i) => i.seq));
         state.published += group.length;
+        options.onStatus?.();
       }
       store.teamAck(dropped);
     }
@@ -231,6 +236,7 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
         lastSeq: Number(rows.at(-1)!.change_seq),
       });
       state.pulled += changes.length;
+      options.onStatus?.();
       if (applied.saved.length + applied.deleted.length > 0) options.onApplied?.(applied);
       if (rows.length < BATCH) return;
     }
@@ -264,22 +270,11 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
         fail(error);
       } finally {
         running = null;
+        options.onStatus?.();
       }
     })();
     return running;
   }
-
-  // postgres@3.4.9 can throw from a queued write after its socket closed (porsager/postgres
-  // #1066, #1154, unfixed upstream): an uncaught TypeError that would end the collector when the
-  // team database goes away mid-query. That write is moot (its query was already rejected), so
-  // it is swallowed here; the cycle that was waiting fails or times out, and the next one
-  // starts on a fresh pool.
-  const onUncaught = (event: ErrorEvent) => {
-    if (!isClientWriteRace(event.error)) return;
-    event.preventDefault();
-    logger.debug("team: dropped a write to a closed team database connection");
-  };
-  globalThis.addEventListener("error", onUncaught);
 
   const loop = (async () => {
     while (!closed) {
@@ -330,15 +325,8 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
       // Ending the pool first fails a query waiting on an unreachable server at once.
       await sql.end({ timeout: 2 });
       await loop;
-      globalThis.removeEventListener("error", onUncaught);
     },
   };
-}
-
-/** The uncaught error of the client's write race (see `startTeamSync`). */
-export function isClientWriteRace(error: unknown): boolean {
-  return error instanceof TypeError && /reading 'write'/.test(error.message) &&
-    /postgres[@/].*connection\.js/.test(error.stack ?? "");
 }
 
 /** Resolves true when `work` settles within `ms`, false otherwise. */

@@ -34,8 +34,12 @@ export interface TestPostgres {
   url(options?: { user?: string; password?: string; db?: string; host?: string }): string;
   /** Runs SQL as the admin through `psql` (for setup: roles, databases, grants). */
   psql(sql: string, options?: { db?: string }): Promise<string>;
-  /** Crashes the server (immediate shutdown: no checkpoint, connections cut). */
-  kill(): Promise<void>;
+  /**
+   * Crashes the server: an immediate shutdown (no checkpoint, connections cut), or with
+   * `signal: "SIGKILL"` the postmaster and every backend killed at once (a machine losing power:
+   * the sockets just close, no backend says goodbye).
+   */
+  kill(options?: { signal?: "SIGKILL" }): Promise<void>;
   /** Starts it again on the same folder and port. */
   restart(): Promise<void>;
   /** Stops the server and removes the folder. */
@@ -155,8 +159,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       }
       return new TextDecoder().decode(result.stdout);
     },
-    async kill() {
-      await pgCtl(["-m", "immediate", "-w", "stop"]);
+    async kill(options = {}) {
+      if (options.signal === "SIGKILL") {
+        await killCluster(dataDir);
+      } else {
+        await pgCtl(["-m", "immediate", "-w", "stop"]);
+      }
       running = false;
     },
     async restart() {
@@ -173,6 +181,43 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       await Deno.remove(root, { recursive: true });
     },
   };
+}
+
+/** SIGKILLs a cluster's postmaster and all its children, and waits until they are gone. */
+async function killCluster(dataDir: string): Promise<void> {
+  const postmaster = Number(Deno.readTextFileSync(`${dataDir}/postmaster.pid`).split("\n")[0]);
+  const children = [...Deno.readDirSync("/proc")].flatMap((entry) => {
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after ")".
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      return ppid === postmaster ? [Number(entry.name)] : [];
+    } catch {
+      return [];
+    }
+  });
+  for (const pid of [postmaster, ...children]) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  for (const pid of [postmaster, ...children]) {
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 10));
+  }
+  // The postmaster may stay a zombie (its adopter need not reap it), which PostgreSQL's
+  // start-up check takes for a live server: its lock file goes, as an admin would remove it.
+  Deno.removeSync(`${dataDir}/postmaster.pid`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    // A zombie (not reaped yet by its parent) is dead for our purpose.
+    return !/^\d+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return false;
+  }
 }
 
 /** A team member the tests connect as. */
