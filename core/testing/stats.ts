@@ -114,3 +114,23 @@ export function round(value: number, digits = 3): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** A benchmark's timing figure as the benchmarks write it to `.bench/<name>.json`. */
+export interface TimingFigure {
+  /** Measured runs. */
+  runs: number;
+  /** Median, in ms. */
+  median_ms: number;
+  /** 95th percentile, in ms. */
+  p95_ms: number;
+  /** Fastest run, in ms. */
+  min_ms: number;
+  /** Slowest run, in ms. */
+  max_ms: number;
+}
+
+/** The {@linkcode TimingFigure} of a set of run times in ms. */
+export function timingFigure(times: readonly number[]): TimingFigure {
+  const s = summarize(times);
+  return { runs: times.length, median_ms: s.p50, p95_ms: s.p95, min_ms: s.min, max_ms: s.max };
+}

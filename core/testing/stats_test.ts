@@ -9,6 +9,7 @@ import {
   percentile,
   sortedAscending,
   summarize,
+  timingFigure,
 } from "./stats.ts";
 
 /** Nearest rank, straight from the definition: the smallest sample with at least p% at or below. */
@@ -131,4 +132,14 @@ Deno.test("formatCount, formatSeconds, formatSize, formatBytes", () => {
   assert.equal(formatBytes(812), "812 B");
   assert.equal(formatBytes(4300), "4.2 KiB");
   assert.equal(formatBytes(37 * 1024 * 1024), "37 MiB");
+});
+
+Deno.test("timingFigure: runs, median, p95, min and max of the times", () => {
+  assert.deepEqual(timingFigure([30, 10, 20, 40]), {
+    runs: 4,
+    median_ms: 20,
+    p95_ms: 40,
+    min_ms: 10,
+    max_ms: 40,
+  });
 });

@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { formatMs, summarize } from "@kiro-learn/core/testing";
+import { formatMs, summarize, type TimingFigure, timingFigure } from "@kiro-learn/core/testing";
 import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   CLAUDE_CODE_VERSION,
@@ -46,25 +46,11 @@ const out = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ??
   ).pathname;
 const ANSWER = "It printed hi.";
 
-/** One measured configuration. */
-interface Figure {
-  runs: number;
-  median_ms: number;
-  p95_ms: number;
-  min_ms: number;
-  max_ms: number;
-}
-
-function figure(times: number[]): Figure {
-  const s = summarize(times);
-  return { runs: times.length, median_ms: s.p50, p95_ms: s.p95, min_ms: s.min, max_ms: s.max };
-}
-
 function signed(ms: number): string {
   return ms < 0 ? `-${formatMs(-ms)}` : `+${formatMs(ms)}`;
 }
 
-function line(label: string, f: Figure): string {
+function line(label: string, f: TimingFigure): string {
   return `claude-code: ${label.padEnd(28)} median ${formatMs(f.median_ms).padStart(8)}  p95 ${
     formatMs(f.p95_ms).padStart(8)
   }  (min ${formatMs(f.min_ms)}, max ${formatMs(f.max_ms)}, ${f.runs} runs)`;
@@ -243,7 +229,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       if (setup.hooks) collectors[setup.key] = await hookFigures(setup);
     }
     const without = setups[0].times;
-    const base = figure(without);
+    const base = timingFigure(without);
     // Besides the difference of the medians, the median of the per-round differences: each round
     // runs every setup back to back, so a load swing on the shared machine hits a pair alike.
     const paired = (times: number[]) => summarize(times.map((t, i) => t - without[i])).p50;
@@ -251,7 +237,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
     const overheads: Record<string, unknown> = {};
     const connects: Record<string, unknown> = {};
     for (const setup of setups) {
-      const f = figure(setup.times);
+      const f = timingFigure(setup.times);
       figures[setup.key] = f;
       console.log(line(setup.label, f));
       if (setup === setups[0]) continue;
@@ -261,7 +247,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
         paired_median_ms: paired(setup.times),
       };
       overheads[setup.key] = d;
-      if (setup.connects.length > 0) connects[setup.key] = figure(setup.connects);
+      if (setup.connects.length > 0) connects[setup.key] = timingFigure(setup.connects);
     }
     for (const setup of setups.slice(1)) {
       const d = overheads[setup.key] as {
@@ -275,7 +261,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
         }, paired median ${signed(d.paired_median_ms)}`,
       );
       if (setup.connects.length > 0) {
-        console.log(line(`MCP connect (${setup.label})`, connects[setup.key] as Figure));
+        console.log(line(`MCP connect (${setup.label})`, connects[setup.key] as TimingFigure));
       }
     }
     return {

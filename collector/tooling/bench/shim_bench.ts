@@ -19,7 +19,13 @@
 import { hookLauncherScript } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
-import { formatMs, generateQueries, generateRecords, summarize } from "@kiro-learn/core/testing";
+import {
+  formatMs,
+  generateQueries,
+  generateRecords,
+  type TimingFigure,
+  timingFigure,
+} from "@kiro-learn/core/testing";
 import { startTestDaemon } from "../testing/mod.ts";
 import { fixtureText, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
 
@@ -31,19 +37,10 @@ const WARMUP = quick ? 1 : 3;
 const RECORDS = quick ? 1000 : 10_000;
 const ACTOR = "bench";
 
-/** One measured hook. */
-interface Figure {
-  runs: number;
-  median_ms: number;
-  p95_ms: number;
-  min_ms: number;
-  max_ms: number;
-}
-
 async function measure(
   label: string,
   run: (i: number) => Promise<{ code: number; ms: number; stdout: string }>,
-): Promise<Figure & { with_context: number }> {
+): Promise<TimingFigure & { with_context: number }> {
   for (let i = 0; i < WARMUP; i++) await run(-1 - i);
   const times: number[] = [];
   let withContext = 0;
@@ -53,21 +50,14 @@ async function measure(
     if (result.stdout.trim() !== "") withContext++;
     times.push(result.ms);
   }
-  const s = summarize(times);
+  const f = timingFigure(times);
   console.log(
-    `shim: ${label.padEnd(34)} median ${formatMs(s.p50).padStart(6)}  p95 ${
-      formatMs(s.p95).padStart(6)
+    `shim: ${label.padEnd(34)} median ${formatMs(f.median_ms).padStart(6)}  p95 ${
+      formatMs(f.p95_ms).padStart(6)
     }` +
-      `  (min ${formatMs(s.min)}, max ${formatMs(s.max)}, ${RUNS} runs)`,
+      `  (min ${formatMs(f.min_ms)}, max ${formatMs(f.max_ms)}, ${RUNS} runs)`,
   );
-  return {
-    runs: RUNS,
-    median_ms: s.p50,
-    p95_ms: s.p95,
-    min_ms: s.min,
-    max_ms: s.max,
-    with_context: withContext,
-  };
+  return { ...f, with_context: withContext };
 }
 
 /** Runs the benchmark; returns the figures written to `out`. */
