@@ -9,7 +9,7 @@ import {
   postJson,
   processText,
   runKiroLearn,
-  startTestDaemon,
+  startTeamDaemon,
   startTestPostgres,
   type TestDaemon,
   type TestPostgres,
@@ -77,15 +77,10 @@ Deno.test(`PostgreSQL killed ${KILLS} times inside an open publish transaction: 
   await createTeamDatabase(pg, {
     members: [{ role: "alice", password: "alice-pw", projects: [PROJECT] }],
   });
-  const dataDir = await Deno.makeTempDir({ prefix: "kiro-learn-pg-kill-" });
-  await Deno.writeTextFile(`${dataDir}/team-password`, "alice-pw", { mode: 0o600 });
-  await using daemon = await startTestDaemon({
-    dataDir,
-    settings: {
-      reconciliation: { enabled: false },
-      team: { url: pg.url({ user: "alice", password: "", db: "team" }), pollMs: 100 },
-    },
+  await using daemon = await startTeamDaemon(pg, { role: "alice", password: "alice-pw" }, {
+    settings: { reconciliation: { enabled: false } },
   });
+  const { dataDir } = daemon;
   const saved: string[] = [];
   const save = async (title: string) => {
     const record = makeRecord({ namespace: NS, title });

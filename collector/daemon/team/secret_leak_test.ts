@@ -10,7 +10,7 @@ import {
   createTeamDatabase,
   everyFile,
   postJson,
-  startTestDaemon,
+  startTeamDaemon,
   startTestPostgres,
   type TestDaemon,
   type TestPostgres,
@@ -23,19 +23,9 @@ const ns = (actor: string) => `/actor/${actor}/project/${PROJECT}/`;
 const PRIVATE_MARKER = "zebraprivatequartz";
 const EVENT_MARKER = "rawpromptmarkerquokka";
 
-async function teamDaemon(pg: TestPostgres, role: string): Promise<TestDaemon> {
-  const dataDir = await Deno.makeTempDir({ prefix: `kiro-learn-${role}-` });
-  await Deno.writeTextFile(`${dataDir}/team-password`, `${role}-pw\n`, { mode: 0o600 });
-  return await startTestDaemon({
-    dataDir,
-    settings: {
-      // 127.0.0.2: not the collector's own loopback address, so only the team grant covers it.
-      team: {
-        url: pg.url({ user: role, password: "", db: "team", host: "127.0.0.2" }),
-        pollMs: 100,
-      },
-    },
-  });
+function teamDaemon(pg: TestPostgres, role: string): Promise<TestDaemon> {
+  // 127.0.0.2: not the collector's own loopback address, so only the team grant covers it.
+  return startTeamDaemon(pg, { role, password: `${role}-pw\n` }, { host: "127.0.0.2" });
 }
 
 Deno.test("sandboxed collectors share through PostgreSQL, and no secret or event reaches it", async () => {

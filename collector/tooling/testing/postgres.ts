@@ -10,7 +10,7 @@
  * @module
  */
 import { connectTeam, migrateTeam, TEAM_MEMBER_ROLE } from "../../daemon/team/mod.ts";
-import { freePort } from "./daemon.ts";
+import { freePort, startTestDaemon, type TestDaemon } from "./daemon.ts";
 import { POSTGRES_INITDB } from "./prepare.ts";
 
 /** Where Debian's PostgreSQL 15 server programs are (`prepare.ts` installs them). */
@@ -254,4 +254,23 @@ export async function createTeamDatabase(
   } finally {
     await sql.end();
   }
+}
+
+/**
+ * A collector daemon of the team member `role` (a child process with serve's flags): its
+ * password in the data dir's `team-password` file, `team.url` pointing at `pg`'s `team`
+ * database (through `host`, default 127.0.0.1), polling every 100 ms. `settings` adds to that.
+ */
+export async function startTeamDaemon(
+  pg: TestPostgres,
+  member: { role: string; password: string },
+  options: { host?: string; settings?: Record<string, unknown> } = {},
+): Promise<TestDaemon> {
+  const dataDir = await Deno.makeTempDir({ prefix: `kiro-learn-${member.role}-` });
+  await Deno.writeTextFile(`${dataDir}/team-password`, member.password, { mode: 0o600 });
+  const url = pg.url({ user: member.role, password: "", db: "team", host: options.host });
+  return await startTestDaemon({
+    dataDir,
+    settings: { ...options.settings, team: { url, pollMs: 100 } },
+  });
 }
