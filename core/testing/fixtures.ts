@@ -26,6 +26,28 @@ export function makeEvent(overrides: Partial<Event> = {}): Event {
   };
 }
 
+/**
+ * Builds a successful Kiro `fs_write` tool use with `toolInput` (what extraction and its tests
+ * feed on); fields in `overrides` win.
+ */
+export function makeFsWriteEvent(
+  toolInput: Record<string, unknown>,
+  overrides: Partial<Event> = {},
+): Event {
+  return makeEvent({
+    kind: "tool_use",
+    body: {
+      type: "json",
+      data: {
+        tool_name: "fs_write",
+        tool_input: toolInput,
+        tool_response: { success: true, result: [""] },
+      },
+    },
+    ...overrides,
+  });
+}
+
 /** Builds a valid memory record; fields in `overrides` win. */
 export function makeRecord(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
   return {

@@ -3,7 +3,7 @@
 // scripted Anthropic Messages API server on loopback. The scripted stand-in agent covers fault
 // injection (service_test.ts); this is the evidence that a real agent works end to end.
 import assert from "node:assert/strict";
-import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { makeFsWriteEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { Event } from "@kiro-learn/core/schemas";
 import { AGENT_ENV_DEFAULT } from "@kiro-learn/core/settings";
 import {
@@ -33,16 +33,10 @@ const VALID = `<memory_record type="decision">
 </memory_record>`;
 
 function toolEvent(n: number): Event {
-  return makeEvent({
-    kind: "tool_use",
-    body: {
-      type: "json",
-      data: {
-        tool_name: "fs_write",
-        tool_input: { command: "create", path: `src/file_${n}.ts`, file_text: "x".repeat(200) },
-        tool_response: { success: true, result: [""] },
-      },
-    },
+  return makeFsWriteEvent({
+    command: "create",
+    path: `src/file_${n}.ts`,
+    file_text: "x".repeat(200),
   });
 }
 

@@ -1,6 +1,6 @@
 // Extraction through the real collector, with a scripted ACP agent as the model.
 import assert from "node:assert/strict";
-import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { makeEvent, makeFsWriteEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { Event } from "@kiro-learn/core/schemas";
 import {
   liveProcessGroup,
@@ -28,20 +28,10 @@ const VALID = `<memory_record type="decision">
 const GARBAGE = "Sure! Here is a summary of what happened in this session.";
 
 function toolEvent(n: number, extra = ""): Event {
-  return makeEvent({
-    kind: "tool_use",
-    body: {
-      type: "json",
-      data: {
-        tool_name: "fs_write",
-        tool_input: {
-          command: "str_replace",
-          path: `src/file_${n}.ts`,
-          new_str: "x".repeat(200) + extra,
-        },
-        tool_response: { success: true, result: [""] },
-      },
-    },
+  return makeFsWriteEvent({
+    command: "str_replace",
+    path: `src/file_${n}.ts`,
+    new_str: "x".repeat(200) + extra,
   });
 }
 

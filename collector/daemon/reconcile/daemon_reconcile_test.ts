@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
-import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { makeFsWriteEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import {
   postJson,
   type ScriptedAgent,
@@ -28,16 +28,10 @@ const CANDIDATE = `<memory_record type="discovery">
 </memory_record>`;
 
 function toolEvent(n: number): Event {
-  return makeEvent({
-    kind: "tool_use",
-    body: {
-      type: "json",
-      data: {
-        tool_name: "fs_write",
-        tool_input: { command: "create", path: `web/src/api/refresh_${n}.ts`, file_text: "x" },
-        tool_response: { success: true, result: [""] },
-      },
-    },
+  return makeFsWriteEvent({
+    command: "create",
+    path: `web/src/api/refresh_${n}.ts`,
+    file_text: "x",
   });
 }
 
