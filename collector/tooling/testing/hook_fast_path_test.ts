@@ -14,7 +14,14 @@ import {
   storedEvents,
   TEST_ACTOR,
 } from "../../../shims/testing.ts";
-import { LEAP_YEAR_TITLE, saveLeapYearMemory, startTestDaemon, type TestDaemon } from "./mod.ts";
+import {
+  gitProject,
+  LEAP_YEAR_TITLE,
+  projectLayouts,
+  saveLeapYearMemory,
+  startTestDaemon,
+  type TestDaemon,
+} from "./mod.ts";
 
 const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
 
@@ -61,18 +68,6 @@ async function runLauncher(
   ]);
   clearTimeout(guard);
   return { code: status.code, stdout, stderr };
-}
-
-async function gitProject(home: string, name: string): Promise<string> {
-  const dir = `${home}/${name}`;
-  await Deno.mkdir(`${dir}/.git`, { recursive: true });
-  // Like a real clone: a config whose remote decides the project id (the launcher sends it).
-  await Deno.writeTextFile(
-    `${dir}/.git/config`,
-    `[remote "origin"]\n\turl = https://git.example.com/team/${name}.git\n`,
-  );
-  await Deno.mkdir(`${dir}/src`, { recursive: true });
-  return dir;
 }
 
 function sessionEvents(events: Event[], kind: string): Event[] {
@@ -160,26 +155,12 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       // Nested repository, a symlinked path, a git worktree (.git file), $HOME itself holding
       // .git, a .git above $HOME, a folder outside $HOME: fast where a .git folder decides, the
       // shim elsewhere, and always the namespace resolveProject gives.
-      const nested = await gitProject(project, "vendor/lib");
-      await Deno.symlink(project, `${home}/link`);
-      const worktree = `${home}/wt`;
-      await Deno.mkdir(worktree);
-      await Deno.writeTextFile(`${worktree}/.git`, `gitdir: ${project}/.git/worktrees/wt\n`);
-      await Deno.mkdir(`${project}/.git/worktrees/wt`, { recursive: true });
-      await Deno.writeTextFile(`${project}/.git/worktrees/wt/commondir`, "../..\n");
-      const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-out-" }));
-      const outsideProject = await gitProject(outside, "srv");
-      const gitHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
-      await Deno.mkdir(`${gitHome}/.git`);
-      await Deno.writeTextFile(`${gitHome}/.git/config`, "[core]\n\tbare = false\n");
-      await Deno.mkdir(`${gitHome}/notes`);
-      // A .git above $HOME (a home inside a repository) decides nothing below $HOME.
-      const underGit = `${gitHome}/users/ada`;
-      await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+      const layouts = await projectLayouts(home, project);
+      const { nested, link, worktree, outsideProject, gitHome, underGit } = layouts;
       const cases: [string, string][] = [
         [nested, home],
         [`${nested}/..`, home],
-        [`${home}/link/src`, home],
+        [`${link}/src`, home],
         [worktree, home],
         [`${outsideProject}/src`, home],
         [gitHome, gitHome],
@@ -200,8 +181,7 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
           assert.equal(latest.source.project_path, expected.project_root, cwd);
         }
       } finally {
-        await Deno.remove(outside, { recursive: true });
-        await Deno.remove(gitHome, { recursive: true });
+        await layouts.remove();
       }
     },
   );

@@ -8,7 +8,7 @@ import { launcherFiles, launcherPath } from "@kiro-learn/core/launch";
 import { MCP_NAMESPACE_HEADER, ROUTES } from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
 import { TEST_ACTOR } from "../../../shims/testing.ts";
-import { startTestDaemon, type TestDaemon } from "./mod.ts";
+import { gitProject, projectLayouts, startTestDaemon, type TestDaemon } from "./mod.ts";
 
 /** Writes the launchers `install` writes, optionally naming a Deno that does not exist. */
 async function installLaunchers(
@@ -47,18 +47,6 @@ async function runAsClaudeCode(
   assert.equal(out.code, 0, stderr);
   assert.equal(stderr, "");
   return new TextDecoder().decode(out.stdout);
-}
-
-async function gitProject(home: string, name: string): Promise<string> {
-  const dir = `${home}/${name}`;
-  await Deno.mkdir(`${dir}/.git`, { recursive: true });
-  // Like a real clone: the remote decides the project id (the launcher sends this file).
-  await Deno.writeTextFile(
-    `${dir}/.git/config`,
-    `[remote "origin"]\n\turl = https://git.example.com/team/${name}.git\n`,
-  );
-  await Deno.mkdir(`${dir}/src`, { recursive: true });
-  return dir;
 }
 
 Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) => {
@@ -136,24 +124,11 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
       // .git, a .git above $HOME, a folder outside $HOME: the socket where a .git folder decides,
       // the Deno helper elsewhere, and the same answer either way.
       const launcher = await installLaunchers(daemon, { home });
-      const nested = await gitProject(project, "vendor/lib");
-      await Deno.symlink(project, `${home}/link`);
-      const worktree = `${home}/wt`;
-      await Deno.mkdir(worktree);
-      await Deno.writeTextFile(`${worktree}/.git`, `gitdir: ${project}/.git/worktrees/wt\n`);
-      await Deno.mkdir(`${project}/.git/worktrees/wt`, { recursive: true });
-      await Deno.writeTextFile(`${project}/.git/worktrees/wt/commondir`, "../..\n");
-      const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-out-" }));
-      const outsideProject = await gitProject(outside, "srv");
-      const gitHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
-      await Deno.mkdir(`${gitHome}/.git`);
-      await Deno.writeTextFile(`${gitHome}/.git/config`, "[core]\n\tbare = false\n");
-      await Deno.mkdir(`${gitHome}/notes`);
-      const underGit = `${gitHome}/users/ada`;
-      await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+      const layouts = await projectLayouts(home, project);
+      const { nested, link, worktree, outsideProject, gitHome, underGit } = layouts;
       const cases: [string, string][] = [
         [nested, home],
-        [`${home}/link/src`, home],
+        [`${link}/src`, home],
         [worktree, home],
         [`${outsideProject}/src`, home],
         [gitHome, gitHome],
@@ -172,8 +147,7 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
           }, agentCwd);
         }
       } finally {
-        await Deno.remove(outside, { recursive: true });
-        await Deno.remove(gitHome, { recursive: true });
+        await layouts.remove();
       }
     });
 
