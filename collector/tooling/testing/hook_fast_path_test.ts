@@ -4,7 +4,6 @@
 // `.git` to decide the project, collector hung, collector killed) ends in the shim, which delivers
 // or spools the same event, once.
 import assert from "node:assert/strict";
-import { launcherFiles, launcherPath } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
 import {
@@ -16,11 +15,11 @@ import {
 } from "../../../shims/testing.ts";
 import {
   gitProject,
+  installLaunchers,
   LEAP_YEAR_TITLE,
   projectLayouts,
   saveLeapYearMemory,
   startTestDaemon,
-  type TestDaemon,
 } from "./mod.ts";
 
 const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
@@ -29,18 +28,6 @@ interface LauncherRun {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-/** Writes the launchers `install` writes (optionally naming a Deno that does not exist). */
-async function installLauncher(
-  daemon: TestDaemon,
-  options: { denoPath?: string; home: string },
-): Promise<string> {
-  await Deno.mkdir(daemon.settings.paths.bin, { recursive: true });
-  for (const file of launcherFiles(daemon.settings, options)) {
-    await Deno.writeTextFile(file.path, file.content, { mode: 0o755 });
-  }
-  return launcherPath(daemon.settings.paths.bin, "claude-code");
 }
 
 /** Runs the launcher as Claude Code does: `sh -c '<launcher> || true'`, payload on stdin. */
@@ -85,7 +72,11 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
 
   await t.step("fast path: no Deno runs, and it prints exactly what the shim prints", async () => {
     // A launcher whose shim cannot start: whatever it prints came over the socket.
-    const noDeno = await installLauncher(daemon, { home, denoPath: "/nonexistent/deno" });
+    const noDeno = await installLaunchers(daemon, {
+      home,
+      denoPath: "/nonexistent/deno",
+      launcher: "claude-code",
+    });
     const fast = await runLauncher(noDeno, {
       cwd: project,
       stdin: payload("user_prompt_submit.json"),
@@ -121,7 +112,7 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     for (const event of latest) assert.equal(event.namespace, namespace, "filed under the root");
   });
 
-  const launcher = await installLauncher(daemon, { home });
+  const launcher = await installLaunchers(daemon, { home, launcher: "claude-code" });
 
   await t.step("no socket: the shim delivers over TCP", async () => {
     const before = (await storedEvents(daemon)).length;

@@ -23,3 +23,4 @@ export * from "./fuzz.ts";
 export * from "./browser.ts";
 export * from "./postgres.ts";
 export * from "./project_layouts.ts";
+export * from "./launchers.ts";
