@@ -42,6 +42,15 @@ async function makeProject(): Promise<string> {
   return Deno.realPath(dir);
 }
 
+/** Writes a data dir into `home`: its API token, and settings naming a collector at `port`. */
+async function writeDataDir(home: string, options: { token: string; port: number }): Promise<void> {
+  await Deno.writeTextFile(join(home, "token"), `${options.token}\n`);
+  await Deno.writeTextFile(
+    join(home, "settings.json"),
+    JSON.stringify({ collector: { host: "127.0.0.1", port: options.port } }),
+  );
+}
+
 async function stored(daemon: TestDaemon, id: string): Promise<MemoryRecord> {
   const res = await daemon.fetch(`/v1/memories/${id}`);
   assert.equal(res.status, 200, `GET ${id}`);
@@ -436,11 +445,7 @@ Deno.test(
     const home = await Deno.makeTempDir({ prefix: "kiro-learn-mcp-down-" });
     const projectDir = await makeProject();
     const port = freePort();
-    await Deno.writeTextFile(join(home, "token"), "some-token\n");
-    await Deno.writeTextFile(
-      join(home, "settings.json"),
-      JSON.stringify({ collector: { host: "127.0.0.1", port } }),
-    );
+    await writeDataDir(home, { token: "some-token", port });
     try {
       await using session = await connect({
         port,
@@ -493,11 +498,7 @@ Deno.test(
     const token = "mcp-secret-token-0123456789";
     await using impostor = startImpostor();
     const port = impostor.port;
-    await Deno.writeTextFile(join(home, "token"), `${token}\n`);
-    await Deno.writeTextFile(
-      join(home, "settings.json"),
-      JSON.stringify({ collector: { host: "127.0.0.1", port } }),
-    );
+    await writeDataDir(home, { token, port });
     try {
       await using session = await connect({
         port,
@@ -588,15 +589,11 @@ Deno.test("stdout carries only JSON-RPC; logs go to stderr", SANITIZE, async () 
 Deno.test("a collector address outside --allow-net is explained, not fatal", SANITIZE, async () => {
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-mcp-perm-" });
   const projectDir = await makeProject();
-  await Deno.writeTextFile(join(home, "token"), "some-token\n");
   // Registered for one port while settings.json now names another (never the same number).
   const registered = freePort();
   let configured = freePort();
   while (configured === registered) configured = freePort();
-  await Deno.writeTextFile(
-    join(home, "settings.json"),
-    JSON.stringify({ collector: { host: "127.0.0.1", port: configured } }),
-  );
+  await writeDataDir(home, { token: "some-token", port: configured });
   try {
     await using session = await connect({
       port: registered,
@@ -626,11 +623,7 @@ Deno.test(
     const accepting = (async () => {
       for await (const conn of listener) held.push(conn);
     })();
-    await Deno.writeTextFile(join(home, "token"), "some-token\n");
-    await Deno.writeTextFile(
-      join(home, "settings.json"),
-      JSON.stringify({ collector: { host: "127.0.0.1", port } }),
-    );
+    await writeDataDir(home, { token: "some-token", port });
     try {
       await using session = await connect({
         port,

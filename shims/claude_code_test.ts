@@ -9,6 +9,7 @@ import {
   makeDataDir,
   makeProject,
   runShimProcess,
+  type ShimRun,
   spoolFiles,
   storedEvents,
   TEST_ACTOR,
@@ -16,6 +17,34 @@ import {
 } from "./testing.ts";
 
 const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
+
+/** A data dir whose collector is at `port`, a project, and the Claude Code shim run there. */
+interface ShimWithCollector extends AsyncDisposable {
+  /** The data dir. */
+  data: Awaited<ReturnType<typeof makeDataDir>>;
+  /** Runs the shim in the project on the fixture `claude_code/${name}`. */
+  run(name: string): Promise<ShimRun>;
+}
+
+/** Makes a data dir naming a collector at `port` and a project; disposal removes both. */
+async function shimWithCollectorAt(port: number): Promise<ShimWithCollector> {
+  const data = await makeDataDir({ collector: { host: "127.0.0.1", port } });
+  const project = await makeProject();
+  return {
+    data,
+    run: (name) =>
+      runShimProcess("claude-code", {
+        settings: data.settings,
+        env: data.env,
+        cwd: project,
+        stdin: fixtureText(`claude_code/${name}`, project),
+      }),
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(data.dir, { recursive: true });
+      await Deno.remove(project, { recursive: true });
+    },
+  };
+}
 
 // The plan itself is core's (core/hooks/claude_code_test.ts); the shim supplies what a payload
 // lacks from its own process.
@@ -84,52 +113,32 @@ Deno.test("claude_code shim as a process against a real collector", async (t) =>
 });
 
 Deno.test("SessionEnd with the collector down exits 0 on its own and spools", async () => {
-  const data = await makeDataDir({ collector: { host: "127.0.0.1", port: 9 } });
-  const project = await makeProject();
-  try {
-    const result = await runShimProcess("claude-code", {
-      settings: data.settings,
-      env: data.env,
-      cwd: project,
-      stdin: fixtureText("claude_code/session_end.json", project),
-    });
-    assert.ok(!result.killed, "SessionEnd hung until the test killed it");
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
-  } finally {
-    await Deno.remove(data.dir, { recursive: true });
-    await Deno.remove(project, { recursive: true });
-  }
+  await using shim = await shimWithCollectorAt(9);
+  const { data } = shim;
+  const result = await shim.run("session_end.json");
+  assert.ok(!result.killed, "SessionEnd hung until the test killed it");
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
 });
 
 Deno.test("an impostor on the collector's port gets no token and no event, and is not printed", async () => {
   await using impostor = startImpostor();
-  const data = await makeDataDir({ collector: { host: "127.0.0.1", port: impostor.port } });
-  const project = await makeProject();
-  try {
-    const result = await runShimProcess("claude-code", {
-      settings: data.settings,
-      env: data.env,
-      cwd: project,
-      stdin: fixtureText("claude_code/user_prompt_submit.json", project),
-    });
-    assert.ok(!result.killed, "the prompt hook hung until the test killed it");
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, "", "nothing from the impostor reaches the agent");
-    assert.ok(!result.stderr.includes(IMPOSTOR_INSTRUCTION));
-    assert.match(result.stderr, /could not prove it is this data dir's kiro-learn collector/);
-    assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the event waits in the spool");
-    assert.ok(
-      impostor.seen.length > 0,
-      "the shim did reach the impostor (the test proves something)",
-    );
-    for (const request of impostor.seen) {
-      assert.equal(request.auth, null, `the token was sent: ${JSON.stringify(request)}`);
-      assert.equal(request.body, "", `a body was sent: ${request.body.slice(0, 200)}`);
-      assert.doesNotMatch(request.path, /test-token/);
-    }
-  } finally {
-    await Deno.remove(data.dir, { recursive: true });
-    await Deno.remove(project, { recursive: true });
+  await using shim = await shimWithCollectorAt(impostor.port);
+  const { data } = shim;
+  const result = await shim.run("user_prompt_submit.json");
+  assert.ok(!result.killed, "the prompt hook hung until the test killed it");
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, "", "nothing from the impostor reaches the agent");
+  assert.ok(!result.stderr.includes(IMPOSTOR_INSTRUCTION));
+  assert.match(result.stderr, /could not prove it is this data dir's kiro-learn collector/);
+  assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the event waits in the spool");
+  assert.ok(
+    impostor.seen.length > 0,
+    "the shim did reach the impostor (the test proves something)",
+  );
+  for (const request of impostor.seen) {
+    assert.equal(request.auth, null, `the token was sent: ${JSON.stringify(request)}`);
+    assert.equal(request.body, "", `a body was sent: ${request.body.slice(0, 200)}`);
+    assert.doesNotMatch(request.path, /test-token/);
   }
 });

@@ -1,27 +1,13 @@
 // `kiro-learn status` against a real collector whose agent fails.
 import assert from "node:assert/strict";
 import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import { postJson, scriptedAgent, startTestDaemon } from "../tooling/testing/mod.ts";
+import { postJson, startTestDaemonWithFailingAgent } from "../tooling/testing/mod.ts";
 import { status } from "./status.ts";
 
 const PROJECT = TEST_NAMESPACE.split("/")[4];
 
 Deno.test("status shows an open extraction breaker, the last error and the next attempt", async () => {
-  const agent = await scriptedAgent([{ reply: "Sure! Nothing to see here." }]);
-  await using daemon = await startTestDaemon({
-    settings: {
-      extraction: {
-        strategy: "acp",
-        agentCommand: agent.command,
-        sizeThresholdBytes: 16_777_216,
-        maxAttempts: 1,
-        breakerThreshold: 1,
-        breakerCooldownMs: 600_000,
-      },
-      compaction: { enabled: false },
-      reconciliation: { enabled: false },
-    },
-  });
+  await using daemon = await startTestDaemonWithFailingAgent();
   const event = makeEvent({ kind: "prompt", body: { type: "text", content: "fix the build" } });
   await postJson(daemon, "/v1/events", event).then((r) => r.body?.cancel());
   const flushed = await daemon.fetch(`/v1/extraction/flush?project_id=${PROJECT}`, {

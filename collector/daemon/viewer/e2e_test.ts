@@ -10,8 +10,8 @@ import {
   launchChromium,
   postJson,
   rawHttp,
-  scriptedAgent,
   startTestDaemon,
+  startTestDaemonWithFailingAgent,
 } from "../../tooling/testing/mod.ts";
 import { openViewer } from "../../cli/mod.ts";
 import { SESSION_KEY } from "./mod.ts";
@@ -529,21 +529,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const agent = await scriptedAgent([{ reply: "Sure! Nothing to see here." }]);
-  await using daemon = await startTestDaemon({
-    settings: {
-      extraction: {
-        strategy: "acp",
-        agentCommand: agent.command,
-        sizeThresholdBytes: 16_777_216,
-        maxAttempts: 1,
-        breakerThreshold: 1,
-        breakerCooldownMs: 600_000,
-      },
-      compaction: { enabled: false },
-      reconciliation: { enabled: false },
-    },
-  });
+  await using daemon = await startTestDaemonWithFailingAgent();
   await ok(postJson(daemon, "/v1/events", event(NS_A, "/home/tester/alpha", {})));
   const flushed = await daemon.fetch(
     `/v1/extraction/flush?project_id=${NS_A.split("/")[4]}`,

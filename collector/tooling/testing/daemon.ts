@@ -7,6 +7,7 @@
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { makeRecord } from "@kiro-learn/core/testing";
 import { daemonArgs } from "../../daemon/permissions/mod.ts";
+import { scriptedAgent } from "./scripted_agent.ts";
 
 /** A daemon under test. */
 export interface TestDaemon {
@@ -34,6 +35,28 @@ export interface TestDaemon {
   restart(): Promise<void>;
   /** Stops it (SIGTERM) and removes the data dir. */
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts a daemon whose ACP extraction agent always answers garbage: one failed attempt opens the
+ * extraction breaker for ten minutes (compaction and reconciliation off).
+ */
+export async function startTestDaemonWithFailingAgent(): Promise<TestDaemon> {
+  const agent = await scriptedAgent([{ reply: "Sure! Nothing to see here." }]);
+  return await startTestDaemon({
+    settings: {
+      extraction: {
+        strategy: "acp",
+        agentCommand: agent.command,
+        sizeThresholdBytes: 16_777_216,
+        maxAttempts: 1,
+        breakerThreshold: 1,
+        breakerCooldownMs: 600_000,
+      },
+      compaction: { enabled: false },
+      reconciliation: { enabled: false },
+    },
+  });
 }
 
 /** Finds a free loopback port. */

@@ -4,7 +4,6 @@
 // `.git` to decide the project, collector hung, collector killed) ends in the shim, which delivers
 // or spools the same event, once.
 import assert from "node:assert/strict";
-import { launcherFiles, launcherPath } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
 import {
@@ -14,7 +13,14 @@ import {
   storedEvents,
   TEST_ACTOR,
 } from "../../../shims/testing.ts";
-import { LEAP_YEAR_TITLE, saveLeapYearMemory, startTestDaemon, type TestDaemon } from "./mod.ts";
+import {
+  gitProject,
+  installLaunchers,
+  LEAP_YEAR_TITLE,
+  projectLayouts,
+  saveLeapYearMemory,
+  startTestDaemon,
+} from "./mod.ts";
 
 const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
 
@@ -22,18 +28,6 @@ interface LauncherRun {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-/** Writes the launchers `install` writes (optionally naming a Deno that does not exist). */
-async function installLauncher(
-  daemon: TestDaemon,
-  options: { denoPath?: string; home: string },
-): Promise<string> {
-  await Deno.mkdir(daemon.settings.paths.bin, { recursive: true });
-  for (const file of launcherFiles(daemon.settings, options)) {
-    await Deno.writeTextFile(file.path, file.content, { mode: 0o755 });
-  }
-  return launcherPath(daemon.settings.paths.bin, "claude-code");
 }
 
 /** Runs the launcher as Claude Code does: `sh -c '<launcher> || true'`, payload on stdin. */
@@ -63,18 +57,6 @@ async function runLauncher(
   return { code: status.code, stdout, stderr };
 }
 
-async function gitProject(home: string, name: string): Promise<string> {
-  const dir = `${home}/${name}`;
-  await Deno.mkdir(`${dir}/.git`, { recursive: true });
-  // Like a real clone: a config whose remote decides the project id (the launcher sends it).
-  await Deno.writeTextFile(
-    `${dir}/.git/config`,
-    `[remote "origin"]\n\turl = https://git.example.com/team/${name}.git\n`,
-  );
-  await Deno.mkdir(`${dir}/src`, { recursive: true });
-  return dir;
-}
-
 function sessionEvents(events: Event[], kind: string): Event[] {
   return events.filter((e) => e.session_id === SESSION && e.kind === kind);
 }
@@ -90,7 +72,11 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
 
   await t.step("fast path: no Deno runs, and it prints exactly what the shim prints", async () => {
     // A launcher whose shim cannot start: whatever it prints came over the socket.
-    const noDeno = await installLauncher(daemon, { home, denoPath: "/nonexistent/deno" });
+    const noDeno = await installLaunchers(daemon, {
+      home,
+      denoPath: "/nonexistent/deno",
+      launcher: "claude-code",
+    });
     const fast = await runLauncher(noDeno, {
       cwd: project,
       stdin: payload("user_prompt_submit.json"),
@@ -126,7 +112,7 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     for (const event of latest) assert.equal(event.namespace, namespace, "filed under the root");
   });
 
-  const launcher = await installLauncher(daemon, { home });
+  const launcher = await installLaunchers(daemon, { home, launcher: "claude-code" });
 
   await t.step("no socket: the shim delivers over TCP", async () => {
     const before = (await storedEvents(daemon)).length;
@@ -160,26 +146,12 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       // Nested repository, a symlinked path, a git worktree (.git file), $HOME itself holding
       // .git, a .git above $HOME, a folder outside $HOME: fast where a .git folder decides, the
       // shim elsewhere, and always the namespace resolveProject gives.
-      const nested = await gitProject(project, "vendor/lib");
-      await Deno.symlink(project, `${home}/link`);
-      const worktree = `${home}/wt`;
-      await Deno.mkdir(worktree);
-      await Deno.writeTextFile(`${worktree}/.git`, `gitdir: ${project}/.git/worktrees/wt\n`);
-      await Deno.mkdir(`${project}/.git/worktrees/wt`, { recursive: true });
-      await Deno.writeTextFile(`${project}/.git/worktrees/wt/commondir`, "../..\n");
-      const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-out-" }));
-      const outsideProject = await gitProject(outside, "srv");
-      const gitHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
-      await Deno.mkdir(`${gitHome}/.git`);
-      await Deno.writeTextFile(`${gitHome}/.git/config`, "[core]\n\tbare = false\n");
-      await Deno.mkdir(`${gitHome}/notes`);
-      // A .git above $HOME (a home inside a repository) decides nothing below $HOME.
-      const underGit = `${gitHome}/users/ada`;
-      await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+      const layouts = await projectLayouts(home, project);
+      const { nested, link, worktree, outsideProject, gitHome, underGit } = layouts;
       const cases: [string, string][] = [
         [nested, home],
         [`${nested}/..`, home],
-        [`${home}/link/src`, home],
+        [`${link}/src`, home],
         [worktree, home],
         [`${outsideProject}/src`, home],
         [gitHome, gitHome],
@@ -200,8 +172,7 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
           assert.equal(latest.source.project_path, expected.project_root, cwd);
         }
       } finally {
-        await Deno.remove(outside, { recursive: true });
-        await Deno.remove(gitHome, { recursive: true });
+        await layouts.remove();
       }
     },
   );

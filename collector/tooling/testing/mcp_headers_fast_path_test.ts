@@ -4,23 +4,10 @@
 // what the Deno helper prints; every way it can fail falls back to that helper, and the token only
 // ever comes from the socket or from a collector that proved itself.
 import assert from "node:assert/strict";
-import { launcherFiles, launcherPath } from "@kiro-learn/core/launch";
 import { MCP_NAMESPACE_HEADER, ROUTES } from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
 import { TEST_ACTOR } from "../../../shims/testing.ts";
-import { startTestDaemon, type TestDaemon } from "./mod.ts";
-
-/** Writes the launchers `install` writes, optionally naming a Deno that does not exist. */
-async function installLaunchers(
-  daemon: TestDaemon,
-  options: { home: string; denoPath?: string },
-): Promise<string> {
-  await Deno.mkdir(daemon.settings.paths.bin, { recursive: true });
-  for (const file of launcherFiles(daemon.settings, options)) {
-    await Deno.writeTextFile(file.path, file.content, { mode: 0o755 });
-  }
-  return launcherPath(daemon.settings.paths.bin, "mcp-headers");
-}
+import { gitProject, installLaunchers, projectLayouts, startTestDaemon } from "./mod.ts";
 
 /**
  * Runs the launcher as Claude Code does: the agent works in `agentCwd`, and runs the helper in
@@ -49,18 +36,6 @@ async function runAsClaudeCode(
   return new TextDecoder().decode(out.stdout);
 }
 
-async function gitProject(home: string, name: string): Promise<string> {
-  const dir = `${home}/${name}`;
-  await Deno.mkdir(`${dir}/.git`, { recursive: true });
-  // Like a real clone: the remote decides the project id (the launcher sends this file).
-  await Deno.writeTextFile(
-    `${dir}/.git/config`,
-    `[remote "origin"]\n\turl = https://git.example.com/team/${name}.git\n`,
-  );
-  await Deno.mkdir(`${dir}/src`, { recursive: true });
-  return dir;
-}
-
 Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) => {
   await using daemon = await startTestDaemon();
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
@@ -76,11 +51,15 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
   try {
     await t.step("fast path: no Deno runs, and it prints what the Deno helper prints", async () => {
       // A launcher whose helper cannot start: whatever it prints came over the socket.
-      const noDeno = await installLaunchers(daemon, { home, denoPath: "/nonexistent/deno" });
+      const noDeno = await installLaunchers(daemon, {
+        home,
+        denoPath: "/nonexistent/deno",
+        launcher: "mcp-headers",
+      });
       const fast = await runAsClaudeCode(noDeno, { agentCwd: `${project}/src`, home, env });
       assert.equal(fast, expected);
       // The Deno helper, the socket out of the way: the same bytes.
-      const launcher = await installLaunchers(daemon, { home });
+      const launcher = await installLaunchers(daemon, { home, launcher: "mcp-headers" });
       const socket = daemon.settings.paths.socket;
       await Deno.rename(socket, `${socket}.away`);
       try {
@@ -109,14 +88,18 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
       await Deno.writeTextFile(`${home}/notes/deno.json`, "{}\n");
       // A dotfiles repository at $HOME: its .git never decides a project inside $HOME.
       await gitProject(home, ".");
-      const launcher = await installLaunchers(daemon, { home });
+      const launcher = await installLaunchers(daemon, { home, launcher: "mcp-headers" });
       const printed = await runAsClaudeCode(launcher, { agentCwd: notes, home, env });
       assert.deepEqual(JSON.parse(printed), {
         [MCP_NAMESPACE_HEADER]: resolveProject(notes, { actor: TEST_ACTOR, home }).namespace,
         Authorization: `Bearer ${daemon.token}`,
       });
       // And with no Deno to fall back on, the fast path did not answer for it.
-      const noDeno = await installLaunchers(daemon, { home, denoPath: "/nonexistent/deno" });
+      const noDeno = await installLaunchers(daemon, {
+        home,
+        denoPath: "/nonexistent/deno",
+        launcher: "mcp-headers",
+      });
       const out = await new Deno.Command("/bin/sh", {
         args: ["-c", `(cd '${home}' && sh -c "exec '${noDeno}'")`],
         cwd: notes,
@@ -135,25 +118,12 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
       // Nested repository, a symlinked path, a git worktree (.git file), $HOME itself holding
       // .git, a .git above $HOME, a folder outside $HOME: the socket where a .git folder decides,
       // the Deno helper elsewhere, and the same answer either way.
-      const launcher = await installLaunchers(daemon, { home });
-      const nested = await gitProject(project, "vendor/lib");
-      await Deno.symlink(project, `${home}/link`);
-      const worktree = `${home}/wt`;
-      await Deno.mkdir(worktree);
-      await Deno.writeTextFile(`${worktree}/.git`, `gitdir: ${project}/.git/worktrees/wt\n`);
-      await Deno.mkdir(`${project}/.git/worktrees/wt`, { recursive: true });
-      await Deno.writeTextFile(`${project}/.git/worktrees/wt/commondir`, "../..\n");
-      const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-out-" }));
-      const outsideProject = await gitProject(outside, "srv");
-      const gitHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
-      await Deno.mkdir(`${gitHome}/.git`);
-      await Deno.writeTextFile(`${gitHome}/.git/config`, "[core]\n\tbare = false\n");
-      await Deno.mkdir(`${gitHome}/notes`);
-      const underGit = `${gitHome}/users/ada`;
-      await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+      const launcher = await installLaunchers(daemon, { home, launcher: "mcp-headers" });
+      const layouts = await projectLayouts(home, project);
+      const { nested, link, worktree, outsideProject, gitHome, underGit } = layouts;
       const cases: [string, string][] = [
         [nested, home],
-        [`${home}/link/src`, home],
+        [`${link}/src`, home],
         [worktree, home],
         [`${outsideProject}/src`, home],
         [gitHome, gitHome],
@@ -172,13 +142,12 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
           }, agentCwd);
         }
       } finally {
-        await Deno.remove(outside, { recursive: true });
-        await Deno.remove(gitHome, { recursive: true });
+        await layouts.remove();
       }
     });
 
     await t.step("the collector killed, an impostor on its port: no token printed", async () => {
-      const launcher = await installLaunchers(daemon, { home });
+      const launcher = await installLaunchers(daemon, { home, launcher: "mcp-headers" });
       // Killed, not stopped: its socket file (and header file) stay behind, nothing listens.
       await daemon.kill();
       assert.equal((await Deno.stat(daemon.settings.paths.socket)).isSocket, true);

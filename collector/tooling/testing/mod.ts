@@ -22,3 +22,5 @@ export * from "./sandbox_probe.ts";
 export * from "./fuzz.ts";
 export * from "./browser.ts";
 export * from "./postgres.ts";
+export * from "./project_layouts.ts";
+export * from "./launchers.ts";

@@ -1,0 +1,76 @@
+/**
+ * Test helper: the project layouts a hook launcher's fast path must file as the shim's project
+ * detection does.
+ *
+ * @module
+ */
+
+/**
+ * Creates `${home}/${name}` as a git clone would leave it: a `.git` folder whose config names an
+ * `origin` remote (the remote decides the project id; the launcher sends this file), and a `src`
+ * folder. Returns the project's path.
+ */
+export async function gitProject(home: string, name: string): Promise<string> {
+  const dir = `${home}/${name}`;
+  await Deno.mkdir(`${dir}/.git`, { recursive: true });
+  await Deno.writeTextFile(
+    `${dir}/.git/config`,
+    `[remote "origin"]\n\turl = https://git.example.com/team/${name}.git\n`,
+  );
+  await Deno.mkdir(`${dir}/src`, { recursive: true });
+  return dir;
+}
+
+/** The folders {@linkcode projectLayouts} builds. */
+export interface ProjectLayouts {
+  /** A repository nested inside the project (`vendor/lib`). */
+  nested: string;
+  /** `${home}/link`, a symlink to the project. */
+  link: string;
+  /** A git worktree of the project: a folder whose `.git` is a file. */
+  worktree: string;
+  /** A repository in a temp folder outside `home`. */
+  outsideProject: string;
+  /** A home folder (outside `home`) that itself holds `.git`, with a `notes` folder. */
+  gitHome: string;
+  /** A home folder below `gitHome` (a home inside a repository), with a `notes` folder. */
+  underGit: string;
+  /** Removes the temp folders made outside `home`. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Builds, around `project` (a {@linkcode gitProject} in `home`), the layouts a launcher meets: a
+ * nested repository, a symlinked path, a git worktree (.git file), a folder outside $HOME, $HOME
+ * itself holding .git, and a .git above $HOME.
+ */
+export async function projectLayouts(home: string, project: string): Promise<ProjectLayouts> {
+  const nested = await gitProject(project, "vendor/lib");
+  await Deno.symlink(project, `${home}/link`);
+  const worktree = `${home}/wt`;
+  await Deno.mkdir(worktree);
+  await Deno.writeTextFile(`${worktree}/.git`, `gitdir: ${project}/.git/worktrees/wt\n`);
+  await Deno.mkdir(`${project}/.git/worktrees/wt`, { recursive: true });
+  await Deno.writeTextFile(`${project}/.git/worktrees/wt/commondir`, "../..\n");
+  const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-out-" }));
+  const outsideProject = await gitProject(outside, "srv");
+  const gitHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+  await Deno.mkdir(`${gitHome}/.git`);
+  await Deno.writeTextFile(`${gitHome}/.git/config`, "[core]\n\tbare = false\n");
+  await Deno.mkdir(`${gitHome}/notes`);
+  // A .git above $HOME (a home inside a repository) decides nothing below $HOME.
+  const underGit = `${gitHome}/users/ada`;
+  await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+  return {
+    nested,
+    link: `${home}/link`,
+    worktree,
+    outsideProject,
+    gitHome,
+    underGit,
+    async remove() {
+      await Deno.remove(outside, { recursive: true });
+      await Deno.remove(gitHome, { recursive: true });
+    },
+  };
+}
