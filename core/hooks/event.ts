@@ -87,6 +87,8 @@ export interface HookEventOptions {
   clientId: string;
   /** Body cap in UTF-8 bytes. */
   maxBodyBytes: number;
+  /** The draft body's serialized size, when the caller has already measured it. */
+  bodyBytes?: number;
   /** The event id (default: a fresh ULID). */
   eventId?: string;
   /** Clock. */
@@ -100,7 +102,7 @@ export function hookEvent(
   draft: { kind: EventKind; body: EventBody },
   options: HookEventOptions,
 ): Event {
-  const { body, truncated } = truncateBody(draft.body, options.maxBodyBytes);
+  const { body, truncated } = truncateBody(draft.body, options.maxBodyBytes, options.bodyBytes);
   if (truncated) options.warn?.(`${draft.kind} body over ${options.maxBodyBytes} bytes: truncated`);
   const source: Event["source"] = {
     surface: options.surface,
@@ -155,25 +157,31 @@ export async function planEvents(
   // A body over the cap is cut: scrub it first, so a secret or a <private> span that straddles
   // the cut cannot survive as a fragment the collector's rules no longer recognise. (Rare: the
   // scrubber is loaded only then, off the hook's start-up.)
-  const over = (body: EventBody) => serializedBytes(body) > options.maxBodyBytes;
-  const scrub = plan.events.some((p) => over(p.body))
+  // Each body is measured once: the same size decides the scrub and the cut.
+  const sizes = plan.events.map((p) => serializedBytes(p.body));
+  const scrub = sizes.some((size) => size > options.maxBodyBytes)
     ? (await import("@kiro-learn/core/privacy")).scrubEventBody
     : null;
-  return plan.events.map((planned, index) => ({
-    event: hookEvent({
-      kind: planned.kind,
-      body: scrub !== null && over(planned.body) ? scrub(planned.body) : planned.body,
-    }, {
-      surface: plan.surface,
-      sessionId: plan.sessionId,
-      project: options.project(planned.cwd ?? plan.cwd),
-      actor: options.actor,
-      clientId: options.clientId,
-      maxBodyBytes: options.maxBodyBytes,
-      eventId: hookEventId(plan, { index, firing: options.firing }),
-      now: options.now,
-      warn: options.warn,
-    }),
-    query: planned.query,
-  }));
+  return plan.events.map((planned, index) => {
+    const scrubbed = scrub !== null && sizes[index] > options.maxBodyBytes;
+    return {
+      event: hookEvent({
+        kind: planned.kind,
+        body: scrubbed ? scrub(planned.body) : planned.body,
+      }, {
+        surface: plan.surface,
+        sessionId: plan.sessionId,
+        project: options.project(planned.cwd ?? plan.cwd),
+        actor: options.actor,
+        clientId: options.clientId,
+        maxBodyBytes: options.maxBodyBytes,
+        // A scrubbed body is another body: it is measured again.
+        bodyBytes: scrubbed ? undefined : sizes[index],
+        eventId: hookEventId(plan, { index, firing: options.firing }),
+        now: options.now,
+        warn: options.warn,
+      }),
+      query: planned.query,
+    };
+  });
 }
