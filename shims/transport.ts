@@ -67,6 +67,17 @@ export interface ShimConfig {
   tokenFile: string;
 }
 
+/** True when something accepts connections on the collector's port. Never throws. */
+export async function collectorListening(config: ShimConfig): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({ hostname: config.collectorHost, port: config.collectorPort });
+    conn.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Waits until a collector accepts connections on the configured port and its token file exists,
  * or `deadline` passes; returns the token, or null. Polls every 50 ms: a start takes ~1 s.
@@ -76,16 +87,9 @@ export async function waitForCollector(
   options: { deadline: number },
 ): Promise<string | null> {
   while (Date.now() < options.deadline) {
-    try {
-      const conn = await Deno.connect({
-        hostname: config.collectorHost,
-        port: config.collectorPort,
-      });
-      conn.close();
+    if (await collectorListening(config)) {
       const token = tokenOrNull(config.tokenFile);
       if (token !== null) return token;
-    } catch {
-      // Not listening yet.
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
