@@ -24,9 +24,8 @@ import {
   resolveProject,
 } from "@kiro-learn/core/project";
 import { dataDir, dataPaths, DEFAULTS, loadSettings } from "@kiro-learn/core/settings";
-import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { spoolEvent, type SpoolQuery } from "@kiro-learn/core/spool";
-import { hookEvent } from "@kiro-learn/core/hooks";
+import { hookBodyCap, hookEvent } from "@kiro-learn/core/hooks";
 import {
   checkCollectorProof,
   collectorBaseUrl,
@@ -135,7 +134,7 @@ export function loadShimConfig(options: { env?: EnvLike } = {}): ShimConfig | nu
     collectorAddress: address,
     token: tokenOrNull(paths.token),
     timeoutMs: values.shim.timeoutMs,
-    maxBodyBytes: Math.min(values.shim.maxBodyBytes, MAX_EVENT_BODY_CHARS),
+    maxBodyBytes: hookBodyCap(values.shim.maxBodyBytes),
     spoolDir: paths.spool,
     spoolMaxBytes: values.spool.maxBytes,
     starter: paths.starter,

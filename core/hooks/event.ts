@@ -11,6 +11,7 @@ import type { Event, EventBody, EventKind, Surface } from "@kiro-learn/core/sche
 import type { SpoolQuery } from "@kiro-learn/core/spool";
 import { derivedUlid, newEventId } from "@kiro-learn/core/ids";
 import { sha256 } from "@kiro-learn/core/project";
+import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { VERSION } from "@kiro-learn/core/version";
 import type { HookPlan } from "./plan.ts";
 import { serializedBytes, truncateBody } from "./truncate.ts";
@@ -63,6 +64,14 @@ export function hookEventId(
       `${plan.hook}\n${options.index}`,
   );
   return derivedUlid(options.firing.ms, seed);
+}
+
+/**
+ * A hook's body cap from `shim.maxBodyBytes`: never above what the event schema accepts. The
+ * shim and the collector's hook route both cut with it, so a firing's two deliveries agree.
+ */
+export function hookBodyCap(maxBodyBytes: number): number {
+  return Math.min(maxBodyBytes, MAX_EVENT_BODY_CHARS);
 }
 
 /** The project an event is filed under. */

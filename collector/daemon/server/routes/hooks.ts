@@ -29,13 +29,14 @@ import {
 import {
   claudeCodePlan,
   clientIdFrom,
+  hookBodyCap,
   hookStdout,
   parseFiring,
   planEvents,
   validSessionId,
 } from "@kiro-learn/core/hooks";
 import { buildNamespace, projectIdFromGitConfig, sanitizeActor } from "@kiro-learn/core/project";
-import { MAX_EVENT_BODY_CHARS, MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
+import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
 import { checkBearer, errorResponse, readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
 
@@ -136,7 +137,7 @@ export function hookRoutes(ctx: CollectorContext): Hono {
       project: () => ({ root, namespace: project.namespace }),
       actor: project.actor,
       clientId: clientIdFrom(client),
-      maxBodyBytes: Math.min(ctx.settings.shim.maxBodyBytes, MAX_EVENT_BODY_CHARS),
+      maxBodyBytes: hookBodyCap(ctx.settings.shim.maxBodyBytes),
       firing: parseFiring(firing),
     });
     const contexts: string[] = [];
