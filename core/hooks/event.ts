@@ -13,7 +13,7 @@ import { derivedUlid, newEventId } from "@kiro-learn/core/ids";
 import { sha256 } from "@kiro-learn/core/project";
 import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { VERSION } from "@kiro-learn/core/version";
-import type { HookPlan } from "./plan.ts";
+import { type HookPlan, MAX_SESSION_ID } from "./plan.ts";
 import { serializedBytes, truncateBody } from "./truncate.ts";
 
 /** One hook firing as its launcher names it: the clock when it started, and its process. */
@@ -86,7 +86,7 @@ export interface HookProject {
 export interface HookEventOptions {
   /** The agent. */
   surface: Surface;
-  /** Session id (cut to 128 characters). */
+  /** Session id (cut to {@linkcode MAX_SESSION_ID} characters). */
   sessionId: string;
   /** The project. */
   project: HookProject;
@@ -121,7 +121,7 @@ export function hookEvent(
   if (options.project.root.length <= 2048) source.project_path = options.project.root;
   return {
     event_id: options.eventId ?? newEventId(),
-    session_id: options.sessionId.slice(0, 128),
+    session_id: options.sessionId.slice(0, MAX_SESSION_ID),
     actor_id: options.actor,
     namespace: options.project.namespace,
     schema_version: 1,
