@@ -43,6 +43,9 @@ import type { CollectorContext } from "../mod.ts";
 /** A path header: absolute, one line. */
 const PathHeader = z.string().min(1).max(4096).startsWith("/").regex(/^[^\r\n\0]*$/);
 
+/** What a caller that posted something other than a hook payload should post. */
+const PAYLOAD_DETAILS = "post the JSON object Claude Code hands the hook on stdin";
+
 /** The launcher's headers, as the route reads them. */
 export const HookHeadersSchema = z.object({
   cwd: PathHeader,
@@ -103,13 +106,13 @@ export function hookRoutes(ctx: CollectorContext): Hono {
     const payload = body.value;
     if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
       return errorResponse(400, "hook payload is not a JSON object", {
-        details: "post the JSON object Claude Code hands the hook on stdin",
+        details: PAYLOAD_DETAILS,
       });
     }
     const fields = payload as Record<string, unknown>;
     if (typeof fields.hook_event_name !== "string" || fields.hook_event_name.trim() === "") {
       return errorResponse(400, "hook payload has no hook_event_name", {
-        details: "post the JSON object Claude Code hands the hook on stdin",
+        details: PAYLOAD_DETAILS,
       });
     }
     if (validSessionId(fields.session_id) === null) {
