@@ -36,7 +36,13 @@ import {
 } from "@kiro-learn/core/api/wire";
 import { AGENT_CWD_ARG } from "@kiro-learn/core/launch";
 import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
-import { loadShimConfig, projectFor, type ShimConfig, waitForCollector } from "./transport.ts";
+import {
+  collectorListening,
+  loadShimConfig,
+  projectFor,
+  type ShimConfig,
+  waitForCollector,
+} from "./transport.ts";
 import { startCollectorDetached } from "./_autostart.ts";
 
 /** The headers to print: the token only when the collector proved itself. */
@@ -52,7 +58,7 @@ export async function mcpHeaders(
   if (config === null) return headers;
   let token = config.token;
   let proven = token !== null && await proves(config, token);
-  if (!proven && !await listening(config)) {
+  if (!proven && !await collectorListening(config)) {
     // Down (after a reboot, say): start it as a hook would, and wait within the hook's budget.
     if (startCollectorDetached(config.starter).status === "started") {
       token = await waitForCollector(config, { deadline: Date.now() + config.timeoutMs });
@@ -74,16 +80,6 @@ export async function proves(config: ShimConfig, token: string): Promise<boolean
     const body = await response.text();
     return response.status === 200 &&
       await checkCollectorProof(token, { ...challenge, proof: readHelloProof(body) });
-  } catch {
-    return false;
-  }
-}
-
-async function listening(config: ShimConfig): Promise<boolean> {
-  try {
-    const conn = await Deno.connect({ hostname: config.collectorHost, port: config.collectorPort });
-    conn.close();
-    return true;
   } catch {
     return false;
   }

@@ -24,9 +24,8 @@ import {
   resolveProject,
 } from "@kiro-learn/core/project";
 import { dataDir, dataPaths, DEFAULTS, loadSettings } from "@kiro-learn/core/settings";
-import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { spoolEvent, type SpoolQuery } from "@kiro-learn/core/spool";
-import { hookEvent } from "@kiro-learn/core/hooks";
+import { hookBodyCap, hookEvent } from "@kiro-learn/core/hooks";
 import {
   checkCollectorProof,
   collectorBaseUrl,
@@ -67,6 +66,17 @@ export interface ShimConfig {
   tokenFile: string;
 }
 
+/** True when something accepts connections on the collector's port. Never throws. */
+export async function collectorListening(config: ShimConfig): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({ hostname: config.collectorHost, port: config.collectorPort });
+    conn.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Waits until a collector accepts connections on the configured port and its token file exists,
  * or `deadline` passes; returns the token, or null. Polls every 50 ms: a start takes ~1 s.
@@ -76,16 +86,9 @@ export async function waitForCollector(
   options: { deadline: number },
 ): Promise<string | null> {
   while (Date.now() < options.deadline) {
-    try {
-      const conn = await Deno.connect({
-        hostname: config.collectorHost,
-        port: config.collectorPort,
-      });
-      conn.close();
+    if (await collectorListening(config)) {
       const token = tokenOrNull(config.tokenFile);
       if (token !== null) return token;
-    } catch {
-      // Not listening yet.
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -131,7 +134,7 @@ export function loadShimConfig(options: { env?: EnvLike } = {}): ShimConfig | nu
     collectorAddress: address,
     token: tokenOrNull(paths.token),
     timeoutMs: values.shim.timeoutMs,
-    maxBodyBytes: Math.min(values.shim.maxBodyBytes, MAX_EVENT_BODY_CHARS),
+    maxBodyBytes: hookBodyCap(values.shim.maxBodyBytes),
     spoolDir: paths.spool,
     spoolMaxBytes: values.spool.maxBytes,
     starter: paths.starter,

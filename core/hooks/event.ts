@@ -11,8 +11,9 @@ import type { Event, EventBody, EventKind, Surface } from "@kiro-learn/core/sche
 import type { SpoolQuery } from "@kiro-learn/core/spool";
 import { derivedUlid, newEventId } from "@kiro-learn/core/ids";
 import { sha256 } from "@kiro-learn/core/project";
+import { MAX_EVENT_BODY_CHARS } from "@kiro-learn/core/schemas/limits";
 import { VERSION } from "@kiro-learn/core/version";
-import type { HookPlan } from "./plan.ts";
+import { type HookPlan, MAX_SESSION_ID } from "./plan.ts";
 import { serializedBytes, truncateBody } from "./truncate.ts";
 
 /** One hook firing as its launcher names it: the clock when it started, and its process. */
@@ -65,6 +66,14 @@ export function hookEventId(
   return derivedUlid(options.firing.ms, seed);
 }
 
+/**
+ * A hook's body cap from `shim.maxBodyBytes`: never above what the event schema accepts. The
+ * shim and the collector's hook route both cut with it, so a firing's two deliveries agree.
+ */
+export function hookBodyCap(maxBodyBytes: number): number {
+  return Math.min(maxBodyBytes, MAX_EVENT_BODY_CHARS);
+}
+
 /** The project an event is filed under. */
 export interface HookProject {
   /** The project root (`source.project_path`). */
@@ -77,7 +86,7 @@ export interface HookProject {
 export interface HookEventOptions {
   /** The agent. */
   surface: Surface;
-  /** Session id (cut to 128 characters). */
+  /** Session id (cut to {@linkcode MAX_SESSION_ID} characters). */
   sessionId: string;
   /** The project. */
   project: HookProject;
@@ -87,6 +96,8 @@ export interface HookEventOptions {
   clientId: string;
   /** Body cap in UTF-8 bytes. */
   maxBodyBytes: number;
+  /** The draft body's serialized size, when the caller has already measured it. */
+  bodyBytes?: number;
   /** The event id (default: a fresh ULID). */
   eventId?: string;
   /** Clock. */
@@ -100,7 +111,7 @@ export function hookEvent(
   draft: { kind: EventKind; body: EventBody },
   options: HookEventOptions,
 ): Event {
-  const { body, truncated } = truncateBody(draft.body, options.maxBodyBytes);
+  const { body, truncated } = truncateBody(draft.body, options.maxBodyBytes, options.bodyBytes);
   if (truncated) options.warn?.(`${draft.kind} body over ${options.maxBodyBytes} bytes: truncated`);
   const source: Event["source"] = {
     surface: options.surface,
@@ -110,7 +121,7 @@ export function hookEvent(
   if (options.project.root.length <= 2048) source.project_path = options.project.root;
   return {
     event_id: options.eventId ?? newEventId(),
-    session_id: options.sessionId.slice(0, 128),
+    session_id: options.sessionId.slice(0, MAX_SESSION_ID),
     actor_id: options.actor,
     namespace: options.project.namespace,
     schema_version: 1,
@@ -155,25 +166,31 @@ export async function planEvents(
   // A body over the cap is cut: scrub it first, so a secret or a <private> span that straddles
   // the cut cannot survive as a fragment the collector's rules no longer recognise. (Rare: the
   // scrubber is loaded only then, off the hook's start-up.)
-  const over = (body: EventBody) => serializedBytes(body) > options.maxBodyBytes;
-  const scrub = plan.events.some((p) => over(p.body))
+  // Each body is measured once: the same size decides the scrub and the cut.
+  const sizes = plan.events.map((p) => serializedBytes(p.body));
+  const scrub = sizes.some((size) => size > options.maxBodyBytes)
     ? (await import("@kiro-learn/core/privacy")).scrubEventBody
     : null;
-  return plan.events.map((planned, index) => ({
-    event: hookEvent({
-      kind: planned.kind,
-      body: scrub !== null && over(planned.body) ? scrub(planned.body) : planned.body,
-    }, {
-      surface: plan.surface,
-      sessionId: plan.sessionId,
-      project: options.project(planned.cwd ?? plan.cwd),
-      actor: options.actor,
-      clientId: options.clientId,
-      maxBodyBytes: options.maxBodyBytes,
-      eventId: hookEventId(plan, { index, firing: options.firing }),
-      now: options.now,
-      warn: options.warn,
-    }),
-    query: planned.query,
-  }));
+  return plan.events.map((planned, index) => {
+    const scrubbed = scrub !== null && sizes[index] > options.maxBodyBytes;
+    return {
+      event: hookEvent({
+        kind: planned.kind,
+        body: scrubbed ? scrub(planned.body) : planned.body,
+      }, {
+        surface: plan.surface,
+        sessionId: plan.sessionId,
+        project: options.project(planned.cwd ?? plan.cwd),
+        actor: options.actor,
+        clientId: options.clientId,
+        maxBodyBytes: options.maxBodyBytes,
+        // A scrubbed body is another body: it is measured again.
+        bodyBytes: scrubbed ? undefined : sizes[index],
+        eventId: hookEventId(plan, { index, firing: options.firing }),
+        now: options.now,
+        warn: options.warn,
+      }),
+      query: planned.query,
+    };
+  });
 }

@@ -9,6 +9,7 @@ export { claudeCodePlan, type ClaudePlanOptions } from "./claude_code.ts";
 export {
   FIRING_ARG,
   firingFromArgs,
+  hookBodyCap,
   type HookDelivery,
   hookEvent,
   hookEventId,

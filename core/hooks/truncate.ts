@@ -31,10 +31,14 @@ export function serializedBytes(value: unknown): number {
  * Fits `body` into `maxBytes` (UTF-8 of its JSON). The longest string leaves are cut to a
  * common length (their heads kept, {@linkcode TRUNCATION_MARKER} appended); if that cannot be
  * enough (a huge array of small values), the body's largest parts are replaced by a cut JSON
- * rendering of themselves. The result is always valid and never over the cap.
+ * rendering of themselves. The result is always valid and never over the cap. `size` is the
+ * body's {@linkcode serializedBytes}, when the caller has already measured it.
  */
-export function truncateBody(body: EventBody, maxBytes: number): TruncateResult {
-  const size = serializedBytes(body);
+export function truncateBody(
+  body: EventBody,
+  maxBytes: number,
+  size: number = serializedBytes(body),
+): TruncateResult {
   if (size <= maxBytes) return { body, truncated: false };
   const copy = structuredClone(body) as EventBody;
   let current = size;

@@ -29,18 +29,22 @@ import {
 import {
   claudeCodePlan,
   clientIdFrom,
+  hookBodyCap,
   hookStdout,
   parseFiring,
   planEvents,
   validSessionId,
 } from "@kiro-learn/core/hooks";
 import { buildNamespace, projectIdFromGitConfig, sanitizeActor } from "@kiro-learn/core/project";
-import { MAX_EVENT_BODY_CHARS, MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
+import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
 import { checkBearer, errorResponse, readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
 
 /** A path header: absolute, one line. */
 const PathHeader = z.string().min(1).max(4096).startsWith("/").regex(/^[^\r\n\0]*$/);
+
+/** What a caller that posted something other than a hook payload should post. */
+const PAYLOAD_DETAILS = "post the JSON object Claude Code hands the hook on stdin";
 
 /** The launcher's headers, as the route reads them. */
 export const HookHeadersSchema = z.object({
@@ -102,13 +106,13 @@ export function hookRoutes(ctx: CollectorContext): Hono {
     const payload = body.value;
     if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
       return errorResponse(400, "hook payload is not a JSON object", {
-        details: "post the JSON object Claude Code hands the hook on stdin",
+        details: PAYLOAD_DETAILS,
       });
     }
     const fields = payload as Record<string, unknown>;
     if (typeof fields.hook_event_name !== "string" || fields.hook_event_name.trim() === "") {
       return errorResponse(400, "hook payload has no hook_event_name", {
-        details: "post the JSON object Claude Code hands the hook on stdin",
+        details: PAYLOAD_DETAILS,
       });
     }
     if (validSessionId(fields.session_id) === null) {
@@ -136,7 +140,7 @@ export function hookRoutes(ctx: CollectorContext): Hono {
       project: () => ({ root, namespace: project.namespace }),
       actor: project.actor,
       clientId: clientIdFrom(client),
-      maxBodyBytes: Math.min(ctx.settings.shim.maxBodyBytes, MAX_EVENT_BODY_CHARS),
+      maxBodyBytes: hookBodyCap(ctx.settings.shim.maxBodyBytes),
       firing: parseFiring(firing),
     });
     const contexts: string[] = [];
