@@ -50,6 +50,25 @@ const CURRENT: PathFlavor = Deno.build.os === "windows" ? WINDOWS : POSIX;
 /** This platform's separator. */
 export const sep: string = CURRENT.sep;
 
+/**
+ * True when `path` is `dir` or lies below it, after both are normalized: `/a/b/../c` is not
+ * inside `/a/b`, and `/a/bc` is not inside `/a/b`. Both should be absolute (or both relative
+ * to the same folder); nothing is read from disk, so a symlink is not followed.
+ */
+export function isInside(path: string, dir: string, flavor: PathFlavor = CURRENT): boolean {
+  const trim = (p: string) => {
+    const n = normalize(p, flavor);
+    let end = n.length;
+    while (end > Math.max(flavor.rootLength(n), 1) && flavor.isSep(n[end - 1])) end--;
+    return n.slice(0, end);
+  };
+  const child = trim(path);
+  const parent = trim(dir);
+  if (child === parent) return true;
+  const prefix = flavor.isSep(parent[parent.length - 1]) ? parent : parent + flavor.sep;
+  return child.startsWith(prefix);
+}
+
 /** True when `path` starts at a root. */
 export function isAbsolute(path: string, flavor: PathFlavor = CURRENT): boolean {
   return flavor.rootLength(path) > 0;

@@ -5,6 +5,7 @@ import {
   dirname,
   fromFileUrl,
   isAbsolute,
+  isInside,
   join,
   joinWith,
   normalize,
@@ -73,4 +74,18 @@ Deno.test("fromFileUrl decodes percent escapes", () => {
   );
   assert.equal(fromFileUrl("file://server/share/x", WINDOWS), "\\\\server\\share\\x");
   assert.throws(() => fromFileUrl("https://example.com/x"), TypeError);
+});
+
+Deno.test("isInside: the folder itself and what lies below it, never a sibling or a way out", () => {
+  assert.equal(isInside("/a/b", "/a/b", POSIX), true);
+  assert.equal(isInside("/a/b/c/d", "/a/b", POSIX), true);
+  assert.equal(isInside("/a/b/", "/a/b", POSIX), true);
+  assert.equal(isInside("/a/b/c", "/a/b/", POSIX), true);
+  assert.equal(isInside("/a/bc", "/a/b", POSIX), false);
+  assert.equal(isInside("/a", "/a/b", POSIX), false);
+  assert.equal(isInside("/a/b/../c", "/a/b", POSIX), false);
+  assert.equal(isInside("/a/b/./c//d", "/a/b", POSIX), true);
+  assert.equal(isInside("/anything", "/", POSIX), true);
+  assert.equal(isInside("C:\\work\\x", "C:/work", WINDOWS), true);
+  assert.equal(isInside("C:\\workx", "C:\\work", WINDOWS), false);
 });

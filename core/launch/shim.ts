@@ -223,13 +223,7 @@ function homeDir(): string | undefined {
  */
 export function resolveCommand(command: string, env: { PATH?: string } = {}): string | null {
   if (command.includes("/")) return executableAt(command) === true ? command : null;
-  const path = env.PATH ?? Deno.env.get("PATH") ?? "";
-  for (const dir of path.split(":")) {
-    if (dir === "") continue;
-    const candidate = `${dir}/${command}`;
-    if (executableAt(candidate) === true) return candidate;
-  }
-  return null;
+  return searchPath(command, env.PATH ?? Deno.env.get("PATH") ?? "").found;
 }
 
 /**
@@ -253,14 +247,23 @@ export function commandPresence(
   } catch {
     return undefined;
   }
-  let unknown = false;
-  for (const dir of (path ?? "").split(":")) {
-    if (dir === "") continue;
-    const found = executableAt(`${dir}/${command}`);
-    if (found === true) return true;
-    if (found === undefined) unknown = true;
-  }
+  const { found, unknown } = searchPath(command, path ?? "");
+  if (found !== null) return true;
   return unknown ? undefined : false;
+}
+
+// The one PATH walk: the first executable named `command`, and whether a folder could not be
+// looked at (so "absent" is not certain).
+function searchPath(command: string, path: string): { found: string | null; unknown: boolean } {
+  let unknown = false;
+  for (const dir of path.split(":")) {
+    if (dir === "") continue;
+    const candidate = `${dir}/${command}`;
+    const here = executableAt(candidate);
+    if (here === true) return { found: candidate, unknown };
+    if (here === undefined) unknown = true;
+  }
+  return { found: null, unknown };
 }
 
 /** True/false when `path` is (not) an executable file; undefined when this process may not look. */

@@ -8,7 +8,7 @@
  */
 
 import { envGet, type EnvLike } from "../env.ts";
-import { dirname, isAbsolute, join, resolve, sep } from "../path.ts";
+import { dirname, isAbsolute, isInside, join, resolve, sep } from "../path.ts";
 import { NAMESPACE_PATTERN } from "../schemas/limits.ts";
 import { sha256Hex } from "./sha256.ts";
 import { chooseRemote, type GitRemote } from "./_git_remote.ts";
@@ -290,11 +290,6 @@ function findMarkerRoot(candidates: string[]): string | undefined {
   return undefined;
 }
 
-function isInside(path: string, dir: string): boolean {
-  if (path === dir) return true;
-  const prefix = dir.endsWith(sep) ? dir : dir + sep;
-  return path.startsWith(prefix);
-}
 
 function isFsRoot(path: string): boolean {
   return dirname(path) === path;

@@ -18,6 +18,7 @@ import {
   writeSecureFile,
 } from "@kiro-learn/core/settings";
 import { starterScript } from "@kiro-learn/core/launch";
+import { isInside } from "@kiro-learn/core/path";
 import { InstallError } from "./errors.ts";
 import {
   cloneJson,
@@ -828,10 +829,6 @@ function unsafeToRemove(dir: string, home: string, project: string): string | nu
   return null;
 }
 
-function isInside(child: string, parent: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
 
 function exists(path: string): boolean {
   try {

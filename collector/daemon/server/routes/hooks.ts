@@ -36,6 +36,7 @@ import {
   validSessionId,
 } from "@kiro-learn/core/hooks";
 import { buildNamespace, projectIdFromGitConfig, sanitizeActor } from "@kiro-learn/core/project";
+import { isInside } from "@kiro-learn/core/path";
 import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
 import { checkBearer, errorResponse, readJsonBody } from "../../http/mod.ts";
 import type { CollectorContext } from "../mod.ts";
@@ -183,10 +184,6 @@ export function hookRoutes(ctx: CollectorContext): Hono {
   return app;
 }
 
-/** `path` is `root` or below it. */
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.replace(/\/$/, "") + "/");
-}
 
 /**
  * The project a launcher's headers and git config name, as `resolveProject` derives it when a
