@@ -254,7 +254,7 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     },
   );
 
-  await t.step("collector killed (a stale socket file): the shim spools", async () => {
+  await t.step("collector killed (a stale socket file, then none): the shim spools", async () => {
     const spool = daemon.settings.paths.spool;
     await daemon.kill();
     assert.ok(await exists(daemon.settings.paths.socket), "a killed collector leaves its socket");
@@ -262,6 +262,15 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, "");
     assert.equal(spoolFiles(spool).length, 1);
+    // No socket at all: the shim alone, in the background, spools too.
+    await Deno.remove(daemon.settings.paths.socket);
+    const tool = await runLauncher(launcher, {
+      cwd: project,
+      stdin: payload("post_tool_use_read.json"),
+      env,
+    });
+    assert.deepEqual([tool.code, tool.stdout, tool.stderr], [0, "", ""]);
+    assert.equal(spoolFiles(spool).length, 2);
     await daemon.restart();
   });
 
