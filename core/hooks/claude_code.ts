@@ -21,6 +21,22 @@ const IGNORED = new Set([
   "PermissionRequest",
 ]);
 
+/**
+ * Claude Code hooks whose plan prints what it retrieves: Claude Code must wait for their answer.
+ */
+export const CLAUDE_RETRIEVE_HOOKS: readonly string[] = ["SessionStart", "UserPromptSubmit"];
+
+/**
+ * Claude Code hooks that only store (nothing they print matters): the hook launcher delivers
+ * them in the background and returns at once (`claudeFastPath` in core/launch).
+ */
+export const CLAUDE_STORE_HOOKS: readonly string[] = [
+  "PostToolUse",
+  "PostToolUseFailure",
+  "Stop",
+  "SessionEnd",
+];
+
 /** Context a Claude Code plan needs besides the payload. */
 export interface ClaudePlanOptions {
   /** Session id when the payload has none (it always should). */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { EventBody } from "@kiro-learn/core/schemas";
-import { claudeCodePlan } from "./claude_code.ts";
+import { CLAUDE_RETRIEVE_HOOKS, CLAUDE_STORE_HOOKS, claudeCodePlan } from "./claude_code.ts";
 
 // Payloads recorded from the real Claude Code (the shims' test data).
 const TESTDATA = new URL("../../shims/testdata/claude_code/", import.meta.url);
@@ -68,4 +68,29 @@ Deno.test("plan: the payload's cwd, else the fallback; the reasons for nothing g
   assert.equal(warned.length, 2);
   assert.match(warned[0], /no hook_event_name/);
   assert.match(warned[1], /unknown hook "TimeTravel"/);
+});
+
+Deno.test("plan: the hooks the launcher runs in the background print nothing, the others print", () => {
+  // The launcher detaches a store hook's delivery: whatever its plan printed would be lost.
+  const fixtures: Record<string, string> = {
+    SessionStart: "session_start.json",
+    UserPromptSubmit: "user_prompt_submit.json",
+    PostToolUse: "post_tool_use_bash.json",
+    PostToolUseFailure: "post_tool_use_failure.json",
+    Stop: "stop.json",
+    SessionEnd: "session_end.json",
+  };
+  assert.deepEqual(
+    [...CLAUDE_RETRIEVE_HOOKS, ...CLAUDE_STORE_HOOKS].sort(),
+    Object.keys(fixtures).sort(),
+    "every hook we plan is either retrieved (waited for) or stored (run in the background)",
+  );
+  for (const hook of CLAUDE_STORE_HOOKS) {
+    const events = plan(fixtures[hook])!.events;
+    assert.ok(events.length > 0, hook);
+    assert.ok(events.every((e) => !e.print && e.query === ""), `${hook} must print nothing`);
+  }
+  for (const hook of CLAUDE_RETRIEVE_HOOKS) {
+    assert.ok(plan(fixtures[hook])!.events.some((e) => e.print), `${hook} prints`);
+  }
 });

@@ -5,7 +5,12 @@
  *
  * @module
  */
-export { claudeCodePlan, type ClaudePlanOptions } from "./claude_code.ts";
+export {
+  CLAUDE_RETRIEVE_HOOKS,
+  CLAUDE_STORE_HOOKS,
+  claudeCodePlan,
+  type ClaudePlanOptions,
+} from "./claude_code.ts";
 export {
   FIRING_ARG,
   firingFromArgs,

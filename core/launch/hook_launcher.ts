@@ -22,7 +22,12 @@ import {
   MCP_HEADERS_FAST_PATH_BUDGET_S,
   ROUTES,
 } from "../api/wire.ts";
-import { FIRING_ARG, NO_WAIT_ARG } from "../hooks/mod.ts";
+import {
+  CLAUDE_RETRIEVE_HOOKS,
+  CLAUDE_STORE_HOOKS,
+  FIRING_ARG,
+  NO_WAIT_ARG,
+} from "../hooks/mod.ts";
 import { join } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
 import { mcpCommand, type McpCommandOptions, mcpHeadersCommand } from "./mcp.ts";
@@ -114,6 +119,13 @@ export function hookLauncherScript(
  * The repository's config file goes along (curl reads and URL-encodes it: `--url-query`, curl
  * 7.87 or later; an older curl fails the call and the shim takes over), so the collector derives
  * the project id from the remote exactly as `resolveProject` does.
+ *
+ * A hook that only stores ({@linkcode CLAUDE_STORE_HOOKS}) keeps Claude Code waiting no longer
+ * than it takes to read the payload (and take the firing key): the same delivery (curl, else the
+ * shim, which delivers or spools; the shim alone off the fast path) then goes on in a background
+ * subshell, and the launcher exits.
+ * Claude Code's own `"async": true` is no substitute: in a `claude -p` session it kills a
+ * background hook's process group when the turn ends, a Stop hook's delivery with it.
  */
 export function claudeFastPath(
   settings: Pick<Settings, "paths" | "collector">,
@@ -121,26 +133,33 @@ export function claudeFastPath(
 ): string[] {
   const q = shellQuote;
   const budget = HOOK_FAST_PATH_BUDGET_S;
-  const retrieving = ["SessionStart", "UserPromptSubmit"].flatMap((hook) => [
-    `*'"hook_event_name":"${hook}"'*`,
-    `*'"hook_event_name": "${hook}"'*`,
-  ]).join("|");
+  const named = (hooks: readonly string[]) =>
+    hooks.flatMap((hook) => [
+      `*'"hook_event_name":"${hook}"'*`,
+      `*'"hook_event_name": "${hook}"'*`,
+    ]).join("|");
   return [
     "# The memory system's own agents are never recorded (the shim would exit at once too).",
     'case "${KIRO_LEARN_INTERNAL:-0}" in 0) ;; *) exit 0 ;; esac',
     ...socketVariables(settings),
     `unanswered=${q(settings.paths.unanswered)}`,
+    "fast=",
     'if [ -S "$sock" ] && [ -r "$auth" ] && command -v curl >/dev/null 2>&1; then',
     "  cwd=$PWD",
     // The shim fallback runs in the hook's folder: a folder that vanished has nothing to record.
     ...gitProjectLines({ start: ".", lost: "exit 0" }).map((l) => `  ${l}`),
-    '  if [ -n "$fast" ]; then',
-    "    payload=$(cat)",
-    "    firing=$(date +%s%N 2>/dev/null)",
-    '    case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
-    `    budget=${budget.store}`,
-    `    case "$payload" in ${retrieving}) budget=${budget.retrieve} ;; esac`,
-    `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
+    "fi",
+    "payload=$(cat)",
+    `budget=${budget.store} store=`,
+    'case "$payload" in',
+    `  ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
+    `  ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
+    "esac",
+    'if [ -n "$fast" ]; then',
+    "  firing=$(date +%s%N 2>/dev/null)",
+    '  case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
+    `  [ -e "$unanswered" ] && budget=${budget.unanswered}`,
+    "  deliver() {",
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
     `      ${projectCurlArgs()} \\`,
     `      -H 'Content-Type: application/json' -H "${HOOK_HEADERS.client}: $host" \\`,
@@ -156,10 +175,18 @@ export function claudeFastPath(
     "    # Not answered in time: the shim spools without waiting on the collector again.",
     `    nowait=; if [ "$code" = 28 ]; then : >"$unanswered"; nowait=${NO_WAIT_ARG}; fi`,
     `    printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait "$@"`,
-    "    exit",
-    "  fi",
+    "  }",
+    "else",
+    `  deliver() { printf '%s\\n' "$payload" | exec ${shimWords} "$@"; }`,
     "fi",
-    `exec ${shimWords} "$@"`,
+    "# A hook that only stores: Claude Code waits for the hook's pipes to close, so the delivery",
+    "# goes on in a background subshell off them (deaf to a terminal's hangup), and the hook is",
+    "# done. It ends within its own budget: curl's, then the shim's.",
+    'if [ -n "$store" ]; then',
+    "  (trap '' HUP; deliver \"$@\") </dev/null >/dev/null 2>&1 &",
+    "  exit 0",
+    "fi",
+    'deliver "$@"',
   ];
 }
 

@@ -40,6 +40,15 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
   ]);
   for (const file of files) {
     assert.ok(file.content.startsWith("#!/bin/sh\n"));
+    if (file.path.endsWith("hook-claude-code")) {
+      // Claude Code's launcher reads the payload first, then hands it to the shim through a pipe.
+      assert.match(
+        file.content,
+        /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .*"\$@"; \}\n/,
+      );
+      assert.match(file.content, /\ndeliver "\$@"\n$/);
+      continue;
+    }
     assert.match(file.content, /\nexec '?\/opt\/deno'? run .*"(\$@|--agent-cwd=\$agent_cwd)"\n$/);
   }
   assert.match(

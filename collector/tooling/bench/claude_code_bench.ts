@@ -5,7 +5,8 @@
  * Bash call (`echo hi`) and an answer. Setups, each in a HOME of its own with kiro-learn installed
  * by its own installer and a running collector (five hooks fire per session: SessionStart,
  * UserPromptSubmit, PostToolUse, Stop, SessionEnd, each its `sh` launcher posting the raw payload
- * over the collector's Unix socket with curl, or running the shim when that fails):
+ * over the collector's Unix socket with curl, or running the shim when that fails; the last three
+ * only store, so their launcher does that in the background and returns at once):
  *
  * - without kiro-learn;
  * - the default install (the MCP tools served by the collector over HTTP);
@@ -273,7 +274,8 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
       mcp_only: mcpOnly,
       claude_code: CLAUDE_CODE_VERSION,
-      runner: "sh launcher: curl over the collector's Unix socket, else deno run of the shim",
+      runner: "sh launcher: curl over the collector's Unix socket, else deno run of the shim; " +
+        "store hooks (PostToolUse, Stop, SessionEnd) deliver in the background",
       deno: Deno.version.deno,
       quick,
       at: new Date().toISOString(),

@@ -9,7 +9,9 @@
  * - prompt hook: a Kiro CLI `userPromptSubmit` with inline retrieval, the project's namespace
  *   seeded with 10k memory records (1k with `--quick`);
  * - Claude Code's tool-use and prompt hooks through their installed launcher, which posts the raw
- *   payload over the collector's Unix socket with curl (its fast path; no Deno process).
+ *   payload over the collector's Unix socket with curl (its fast path; no Deno process). The
+ *   tool-use hook only stores, so its launcher posts in the background and exits once it has read
+ *   the payload: its figure is what Claude Code waits, not the delivery.
  *
  * Run: `deno run -A collector/tooling/bench/shim_bench.ts [--quick] [--out=<path>]`. Figures go to stdout
  * and to `.bench/shims.json` (`.bench/shims-quick.json` with `--quick`).

@@ -2,7 +2,8 @@
 // real curl, a real collector daemon, real Claude Code payloads (shims/testdata). Its fast path
 // (the collector's Unix socket) prints what the shim prints; every way it can fail (no socket, no
 // `.git` to decide the project, collector hung, collector killed) ends in the shim, which delivers
-// or spools the same event, once.
+// or spools the same event, once. A hook that only stores returns at once and delivers in the
+// background: each run here waits for that delivery to end before it looks.
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
@@ -17,9 +18,11 @@ import {
   gitProject,
   installLaunchers,
   LEAP_YEAR_TITLE,
+  processesWithEnv,
   projectLayouts,
   saveLeapYearMemory,
   startTestDaemon,
+  waitFor,
 } from "./mod.ts";
 
 const SESSION = "3f2b8a6e-1c4d-4e9f-a7b2-5d6c8e0f1a23";
@@ -30,16 +33,28 @@ interface LauncherRun {
   stderr: string;
 }
 
-/** Runs the launcher as Claude Code does: `sh -c '<launcher> || true'`, payload on stdin. */
+/** Marks the processes of one launcher run, so the run can wait for its background delivery. */
+const RUN_MARK = "KIRO_LEARN_TEST_LAUNCHER_RUN";
+
+/**
+ * Runs the launcher as Claude Code does: `sh -c '<launcher> || true'`, payload on stdin; then
+ * waits until every process it left (a store hook's background delivery) has ended.
+ */
 async function runLauncher(
   launcher: string,
   options: { cwd: string; stdin: string; env: Record<string, string> },
 ): Promise<LauncherRun> {
+  const mark = crypto.randomUUID();
   const child = new Deno.Command("/bin/sh", {
     args: ["-c", `'${launcher}' || true`],
     cwd: options.cwd,
     clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", USER: TEST_ACTOR, ...options.env },
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      USER: TEST_ACTOR,
+      ...options.env,
+      [RUN_MARK]: mark,
+    },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -54,6 +69,11 @@ async function runLauncher(
     new Response(child.stderr).text(),
   ]);
   clearTimeout(guard);
+  // A hang guard, far above a delivery's own budget (curl's, then the shim's).
+  await waitFor(
+    () => Promise.resolve(processesWithEnv(RUN_MARK, mark).length === 0 ? true : undefined),
+    { timeoutMs: 60_000, what: `the background delivery of ${launcher} to end` },
+  );
   return { code: status.code, stdout, stderr };
 }
 
@@ -194,26 +214,30 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     async () => {
       const spool = daemon.settings.paths.spool;
       const before = spoolFiles(spool).length;
-      const tools = sessionEvents(await storedEvents(daemon), "tool_use").length;
+      const count = async (kind: string) => sessionEvents(await storedEvents(daemon), kind).length;
+      const [prompts, tools] = [await count("prompt"), await count("tool_use")];
       const failures = payload("post_tool_use_failure.json");
       Deno.kill(daemon.pid(), "SIGSTOP");
       let first: LauncherRun, second: LauncherRun;
       try {
-        first = await runLauncher(launcher, { cwd: project, stdin: failures, env });
-        second = await runLauncher(launcher, {
+        // A prompt hook, which Claude Code waits for, then a tool-use hook, which delivers in the
+        // background (its shim's words go nowhere), both while the collector is hung.
+        first = await runLauncher(launcher, {
           cwd: project,
-          stdin: payload("post_tool_use_read.json"),
+          stdin: payload("user_prompt_submit.json"),
           env,
         });
+        second = await runLauncher(launcher, { cwd: project, stdin: failures, env });
       } finally {
         Deno.kill(daemon.pid(), "SIGCONT");
       }
       for (const run of [first, second]) {
         assert.equal(run.code, 0, run.stderr);
         assert.equal(run.stdout, "");
-        // Straight to the spool: the shim did not wait on the hung collector over TCP again.
-        assert.match(run.stderr, /did not answer the hook's launcher within its budget; spooling/);
       }
+      // Straight to the spool: the shim did not wait on the hung collector over TCP again.
+      assert.match(first.stderr, /did not answer the hook's launcher within its budget; spooling/);
+      assert.equal(second.stderr, "", "a background delivery says nothing on Claude Code's pipes");
       assert.equal(spoolFiles(spool).length, before + 2);
       assert.ok(await exists(daemon.settings.paths.unanswered), "the next hook is told");
       // The stalled requests were in the socket's queue: the collector may store them on waking,
@@ -222,15 +246,15 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       await daemon.kill();
       await daemon.restart();
       assert.equal(spoolFiles(spool).length, 0);
-      assert.equal(sessionEvents(await storedEvents(daemon), "tool_use").length, tools + 2);
-      // Answered again: the marker goes.
+      assert.deepEqual([await count("prompt"), await count("tool_use")], [prompts + 1, tools + 1]);
+      // Answered again (a background delivery too): the marker goes.
       const run = await runLauncher(launcher, { cwd: project, stdin: failures, env });
       assert.equal(run.code, 0, run.stderr);
       assert.equal(await exists(daemon.settings.paths.unanswered), false);
     },
   );
 
-  await t.step("collector killed (a stale socket file): the shim spools", async () => {
+  await t.step("collector killed (a stale socket file, then none): the shim spools", async () => {
     const spool = daemon.settings.paths.spool;
     await daemon.kill();
     assert.ok(await exists(daemon.settings.paths.socket), "a killed collector leaves its socket");
@@ -238,6 +262,15 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, "");
     assert.equal(spoolFiles(spool).length, 1);
+    // No socket at all: the shim alone, in the background, spools too.
+    await Deno.remove(daemon.settings.paths.socket);
+    const tool = await runLauncher(launcher, {
+      cwd: project,
+      stdin: payload("post_tool_use_read.json"),
+      env,
+    });
+    assert.deepEqual([tool.code, tool.stdout, tool.stderr], [0, "", ""]);
+    assert.equal(spoolFiles(spool).length, 2);
     await daemon.restart();
   });
 
