@@ -10,3 +10,4 @@ export * from "./rerank.ts";
 export * from "./context_format.ts";
 export * from "./vector.ts";
 export * from "./fusion.ts";
+export * from "./term_space.ts";

@@ -43,13 +43,18 @@ const WEIGHTS_FILE = fromFileUrl(
 /** Share of the fitting half of the no-answer prompts the gate must silence (margin over 90%). */
 const GATE_TARGET = 0.95;
 
-interface Sample {
+/** One query's candidates (BM25 order) and their feature rows. */
+export interface Sample {
+  /** The query. */
   query: RealQuery;
+  /** Candidate record ids. */
   ids: string[];
+  /** One feature row per candidate. */
   features: number[][];
 }
 
-function collect(storage: SqliteStorage, queries: readonly RealQuery[]): Sample[] {
+/** Each query's candidates from the real storage, with the reranker's features. */
+export function collect(storage: SqliteStorage, queries: readonly RealQuery[]): Sample[] {
   return queries.map((query) => {
     const { candidates, terms } = storage.searchCandidatesSync(query.namespace, query.query, {
       limit: CANDIDATE_DEPTH,
@@ -62,9 +67,16 @@ function collect(storage: SqliteStorage, queries: readonly RealQuery[]): Sample[
   });
 }
 
-/** Listwise softmax training by full-batch gradient descent. */
-function train(samples: readonly Sample[], options: { epochs: number; l2: number }): number[] {
-  const d = RERANK_FEATURES.length;
+/**
+ * Listwise softmax training by full-batch gradient descent. As many weights as the samples have
+ * feature columns, so an experiment can append columns of its own.
+ */
+export function train(
+  samples: readonly Sample[],
+  options: { epochs: number; l2: number },
+): number[] {
+  const d = samples.find((s) => s.features.length > 0)?.features[0].length ??
+    RERANK_FEATURES.length;
   const w = new Array(d).fill(0);
   w[0] = 1; // start from BM25 order
   const usable = samples.filter((s) => s.ids.some((id) => s.query.relevant.includes(id)));
@@ -107,13 +119,15 @@ function trainGate(positive: readonly number[][], negative: readonly number[][])
   return w.map((v) => Math.round(v * 1000) / 1000);
 }
 
-function rank(sample: Sample, weights: readonly number[]): { ids: string[]; best: number } {
+/** A sample's ids ordered by the linear model, and the best score. */
+export function rank(sample: Sample, weights: readonly number[]): { ids: string[]; best: number } {
   const scored = sample.ids.map((id, i) => ({ id, i, s: linearScore(sample.features[i], weights) }))
     .sort((a, b) => b.s - a.s || a.i - b.i);
   return { ids: scored.map((x) => x.id), best: scored[0]?.s ?? Number.NEGATIVE_INFINITY };
 }
 
-function table(
+/** recall@5 / MRR@10 per repository and overall of a ranking. */
+export function table(
   samples: readonly Sample[],
   rankOf: (s: Sample) => string[],
 ): Map<string, ReturnType<typeof averages>> {
@@ -130,7 +144,8 @@ function table(
   return out;
 }
 
-function printTable(label: string, rows: Map<string, ReturnType<typeof averages>>): void {
+/** Prints one line of {@linkcode table}. */
+export function printTable(label: string, rows: Map<string, ReturnType<typeof averages>>): void {
   const cells = [...rows].map(([repo, a]) =>
     `${repo === TRAIN_REPO ? `${repo} (trained on)` : repo} ${a.recall5.toFixed(3)}/${
       a.mrr10.toFixed(3)

@@ -1,0 +1,360 @@
+/**
+ * A project's own vocabulary as a vector space, learned from its memory records alone (no
+ * download, no network): latent semantic analysis by a randomized truncated SVD.
+ *
+ * A developer's prompt names a symptom ("crash", "leak", "hang"); the record that answers it
+ * names the cause in its author's words ("NULL dereference", "missing free", "lock order"). BM25
+ * sees no shared word. But in a project's history the same components, identifiers and
+ * symptom/cause words keep appearing together in records (a title and its summary and changed
+ * paths), so terms that co-occur across many records end up near each other in the space of
+ * the record×term matrix's top singular vectors, and a prompt and a record that share no word
+ * can still point the same way.
+ *
+ * Two layouts of the same matrix:
+ *
+ * - `merged`: one column per term, a record's title, summary and paths in one bag (classic LSA).
+ * - `cross`: a title term and a summary/path term are different columns (cross-language LSI).
+ *   The SVD then has to explain a record's summary/path columns from its title columns and vice
+ *   versa, which is exactly the translation a prompt (written like a title) needs to reach a
+ *   record's body; a prompt is folded in with the title columns, a record with all of its own.
+ *
+ * Pure functions over typed arrays, deterministic for a seed. Training is O(nnz · dims) per
+ * pass (a few seconds for ~4,000 records on one core); embedding a text is a sum of its terms'
+ * rows.
+ *
+ * @module
+ */
+import { codeParts, isStopWord, textWords } from "./code_text.ts";
+
+/** Training data: the parts of one memory record. */
+export interface TermSpaceDoc {
+  /** The record's title (what a prompt resembles). */
+  title: string;
+  /** Its summary (and facts). */
+  summary: string;
+  /** Its changed paths. */
+  files: readonly string[];
+}
+
+/** Which columns a text is folded in with. */
+export type TermSide = "title" | "body" | "all";
+
+/** A trained term space. */
+export interface TermSpace {
+  /** Dimensions of a vector. */
+  dims: number;
+  /** True for the cross layout (title and body terms are separate columns). */
+  cross: boolean;
+  /** Column → row of {@linkcode TermSpace.vectors}; keys are `t:` / `b:` prefixed when cross. */
+  columns: Map<string, number>;
+  /** Per column: inverse document frequency, `ln(N / df)`. */
+  idf: Float32Array;
+  /** Per column, `dims` floats: the term's row of the right singular vectors. */
+  vectors: Float32Array;
+  /** The singular values, largest first. */
+  singular: Float32Array;
+}
+
+/** Options of {@linkcode trainTermSpace}. */
+export interface TrainTermSpaceOptions {
+  /** Dimensions kept (default 128). */
+  dims?: number;
+  /** Columns seen in fewer records are dropped (default 2: a hapax teaches no association). */
+  minDf?: number;
+  /** Columns in more than this share of records are dropped (default 0.5: they carry no topic). */
+  maxDfShare?: number;
+  /** Cross layout (default false). */
+  cross?: boolean;
+  /** Power iterations of the randomized SVD (default 3; more sharpens the spectrum's tail). */
+  powerIterations?: number;
+  /** Seed of the random projection (default 1). */
+  seed?: number;
+}
+
+// Light stemming, as the reranker's coverage features do, so "crashes" and "crash" are one term.
+function stem(word: string): string {
+  return word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
+}
+
+/**
+ * The terms of a text for the term space: its words and identifier parts, lowercased and lightly
+ * stemmed, without stop words, single characters or bare numbers (they mean nothing alone).
+ */
+export function termTokens(text: string): string[] {
+  const out: string[] = [];
+  const parts = codeParts(text);
+  for (const word of [...textWords(text), ...(parts === "" ? [] : parts.split(" "))]) {
+    if (word.length < 2 || /^[0-9]+$/.test(word) || isStopWord(word)) continue;
+    out.push(stem(word));
+  }
+  return out;
+}
+
+/** A record's bags of terms: title, and summary plus paths. */
+function docBags(doc: TermSpaceDoc): { title: string[]; body: string[] } {
+  return {
+    title: termTokens(doc.title),
+    body: [...termTokens(doc.summary), ...termTokens(doc.files.join(" "))],
+  };
+}
+
+function columnKeys(
+  bags: { title: string[]; body: string[] },
+  cross: boolean,
+  side: TermSide = "all",
+): string[] {
+  const title = side === "body" ? [] : bags.title;
+  const body = side === "title" ? [] : bags.body;
+  if (!cross) return [...title, ...body];
+  return [...title.map((t) => `t:${t}`), ...body.map((t) => `b:${t}`)];
+}
+
+// Seeded generator (mulberry32) and Box–Muller normals: the projection must be reproducible.
+function normals(count: number, seed: number): Float64Array {
+  let a = seed >>> 0;
+  const uniform = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) + 1) / 4294967297;
+  };
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i += 2) {
+    const r = Math.sqrt(-2 * Math.log(uniform()));
+    const theta = 2 * Math.PI * uniform();
+    out[i] = r * Math.cos(theta);
+    if (i + 1 < count) out[i + 1] = r * Math.sin(theta);
+  }
+  return out;
+}
+
+/** Sparse rows (CSR) of the record×column matrix. */
+interface Csr {
+  rows: number;
+  cols: number;
+  ptr: Int32Array;
+  idx: Int32Array;
+  val: Float64Array;
+}
+
+/** `X · M` for dense row-major `M` (cols × l) → rows × l. */
+function mulRight(x: Csr, m: Float64Array, l: number): Float64Array {
+  const out = new Float64Array(x.rows * l);
+  for (let i = 0; i < x.rows; i++) {
+    const o = i * l;
+    for (let p = x.ptr[i]; p < x.ptr[i + 1]; p++) {
+      const v = x.val[p];
+      const r = x.idx[p] * l;
+      for (let k = 0; k < l; k++) out[o + k] += v * m[r + k];
+    }
+  }
+  return out;
+}
+
+/** `Xᵀ · M` for dense row-major `M` (rows × l) → cols × l. */
+function mulLeftT(x: Csr, m: Float64Array, l: number): Float64Array {
+  const out = new Float64Array(x.cols * l);
+  for (let i = 0; i < x.rows; i++) {
+    const r = i * l;
+    for (let p = x.ptr[i]; p < x.ptr[i + 1]; p++) {
+      const v = x.val[p];
+      const o = x.idx[p] * l;
+      for (let k = 0; k < l; k++) out[o + k] += v * m[r + k];
+    }
+  }
+  return out;
+}
+
+/** Orthonormalises the `l` columns of row-major `m` (n × l) in place (modified Gram–Schmidt). */
+function orthonormalize(m: Float64Array, n: number, l: number): void {
+  for (let j = 0; j < l; j++) {
+    for (let i = 0; i < j; i++) {
+      let d = 0;
+      for (let r = 0; r < n; r++) d += m[r * l + i] * m[r * l + j];
+      for (let r = 0; r < n; r++) m[r * l + j] -= d * m[r * l + i];
+    }
+    let s = 0;
+    for (let r = 0; r < n; r++) s += m[r * l + j] * m[r * l + j];
+    const norm = Math.sqrt(s);
+    // A dependent column (a matrix of rank < l) becomes zero rather than noise.
+    for (let r = 0; r < n; r++) m[r * l + j] = norm > 1e-10 ? m[r * l + j] / norm : 0;
+  }
+}
+
+/** Eigen-decomposition of a symmetric l × l matrix by cyclic Jacobi: values and column vectors. */
+function symmetricEigen(
+  a: Float64Array,
+  l: number,
+): { values: Float64Array; vectors: Float64Array } {
+  const v = new Float64Array(l * l);
+  for (let i = 0; i < l; i++) v[i * l + i] = 1;
+  for (let sweep = 0; sweep < 50; sweep++) {
+    let off = 0;
+    for (let p = 0; p < l; p++) for (let q = p + 1; q < l; q++) off += a[p * l + q] ** 2;
+    if (off < 1e-22) break;
+    for (let p = 0; p < l; p++) {
+      for (let q = p + 1; q < l; q++) {
+        const apq = a[p * l + q];
+        if (Math.abs(apq) < 1e-300) continue;
+        const theta = (a[q * l + q] - a[p * l + p]) / (2 * apq);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        for (let k = 0; k < l; k++) {
+          const akp = a[k * l + p], akq = a[k * l + q];
+          a[k * l + p] = c * akp - s * akq;
+          a[k * l + q] = s * akp + c * akq;
+        }
+        for (let k = 0; k < l; k++) {
+          const apk = a[p * l + k], aqk = a[q * l + k];
+          a[p * l + k] = c * apk - s * aqk;
+          a[q * l + k] = s * apk + c * aqk;
+        }
+        for (let k = 0; k < l; k++) {
+          const vkp = v[k * l + p], vkq = v[k * l + q];
+          v[k * l + p] = c * vkp - s * vkq;
+          v[k * l + q] = s * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  const values = new Float64Array(l);
+  for (let i = 0; i < l; i++) values[i] = a[i * l + i];
+  return { values, vectors: v };
+}
+
+/**
+ * Learns a term space from a namespace's records: a TF-IDF record×term matrix (log term
+ * frequency, rows of unit length so a long record does not dominate), then its top `dims`
+ * singular triplets by a randomized SVD (Halko, Martinsson & Tropp 2011). A term's vector is its
+ * row of the right singular vectors; {@linkcode embedTerms} folds a text in.
+ */
+export function trainTermSpace(
+  docs: readonly TermSpaceDoc[],
+  options: TrainTermSpaceOptions = {},
+): TermSpace {
+  const cross = options.cross ?? false;
+  const minDf = options.minDf ?? 2;
+  const maxDfShare = options.maxDfShare ?? 0.5;
+  const bags = docs.map((d) => columnKeys(docBags(d), cross));
+  const df = new Map<string, number>();
+  for (const bag of bags) for (const key of new Set(bag)) df.set(key, (df.get(key) ?? 0) + 1);
+  const columns = new Map<string, number>();
+  const idfList: number[] = [];
+  for (const [key, n] of [...df].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (n < minDf || n > maxDfShare * docs.length) continue;
+    columns.set(key, columns.size);
+    idfList.push(Math.log(docs.length / n));
+  }
+  const idf = Float32Array.from(idfList);
+  const ptr = new Int32Array(docs.length + 1);
+  const idx: number[] = [];
+  const val: number[] = [];
+  bags.forEach((bag, i) => {
+    const tf = new Map<number, number>();
+    for (const key of bag) {
+      const c = columns.get(key);
+      if (c !== undefined) tf.set(c, (tf.get(c) ?? 0) + 1);
+    }
+    const row = [...tf].map(([c, n]) => [c, (1 + Math.log(n)) * idf[c]] as const);
+    const len = Math.sqrt(row.reduce((s, [, v]) => s + v * v, 0)) || 1;
+    for (const [c, v] of row) {
+      idx.push(c);
+      val.push(v / len);
+    }
+    ptr[i + 1] = idx.length;
+  });
+  const x: Csr = {
+    rows: docs.length,
+    cols: columns.size,
+    ptr,
+    idx: Int32Array.from(idx),
+    val: Float64Array.from(val),
+  };
+  const dims = Math.max(1, Math.min(options.dims ?? 128, x.rows, x.cols));
+  // Oversampling: the randomized range finder is accurate for the top `dims` with a few spare.
+  const l = Math.min(dims + 10, x.rows, x.cols);
+  let y = mulRight(x, normals(x.cols * l, options.seed ?? 1), l);
+  orthonormalize(y, x.rows, l);
+  for (let it = 0; it < (options.powerIterations ?? 3); it++) {
+    const z = mulLeftT(x, y, l);
+    orthonormalize(z, x.cols, l);
+    y = mulRight(x, z, l);
+    orthonormalize(y, x.rows, l);
+  }
+  // B = Qᵀ X, kept transposed (cols × l); B Bᵀ = (Bᵀ)ᵀ Bᵀ is small (l × l).
+  const bt = mulLeftT(x, y, l);
+  const gram = new Float64Array(l * l);
+  for (let c = 0; c < x.cols; c++) {
+    const o = c * l;
+    for (let i = 0; i < l; i++) {
+      const bi = bt[o + i];
+      if (bi === 0) continue;
+      for (let j = 0; j < l; j++) gram[i * l + j] += bi * bt[o + j];
+    }
+  }
+  const { values, vectors: u } = symmetricEigen(gram, l);
+  const order = [...values.keys()].sort((a, b) => values[b] - values[a]).slice(0, dims);
+  const singular = Float32Array.from(order.map((k) => Math.sqrt(Math.max(0, values[k]))));
+  // Bᵀ u_k = σ_k v_k, so v_k = Bᵀ u_k / σ_k (a zero σ is a dimension the data never fills).
+  const vectors = new Float32Array(x.cols * dims);
+  for (let c = 0; c < x.cols; c++) {
+    const o = c * l;
+    for (let d = 0; d < dims; d++) {
+      const k = order[d];
+      let s = 0;
+      for (let i = 0; i < l; i++) s += bt[o + i] * u[i * l + k];
+      vectors[c * dims + d] = singular[d] > 1e-9 ? s / singular[d] : 0;
+    }
+  }
+  return { dims, cross, columns, idf, vectors, singular };
+}
+
+/**
+ * A text's vector: its TF-IDF weights projected on the right singular vectors (unknown terms add
+ * nothing), each dimension then scaled by `σ^power`, or `null` when none of its terms is known.
+ * Power 0 (the default) is the classic fold-in (a training record gets its row of `U·Σ`); -1
+ * weighs every latent topic alike. `side` picks the columns in the cross layout: a prompt reads
+ * like a title (`title`), a record is all of its parts (`all`, the default).
+ */
+export function embedTerms(
+  space: TermSpace,
+  doc: TermSpaceDoc,
+  options: { side?: TermSide; power?: number } = {},
+): Float32Array | null {
+  const keys = columnKeys(docBags(doc), space.cross, options.side ?? "all");
+  const tf = new Map<number, number>();
+  for (const key of keys) {
+    const c = space.columns.get(key);
+    if (c !== undefined) tf.set(c, (tf.get(c) ?? 0) + 1);
+  }
+  if (tf.size === 0) return null;
+  const out = new Float32Array(space.dims);
+  const dims = space.dims;
+  for (const [c, n] of tf) {
+    const w = (1 + Math.log(n)) * space.idf[c];
+    const o = c * dims;
+    for (let d = 0; d < dims; d++) out[d] += w * space.vectors[o + d];
+  }
+  const power = options.power ?? 0;
+  if (power !== 0) {
+    for (let d = 0; d < dims; d++) {
+      out[d] = space.singular[d] > 1e-9 ? out[d] * space.singular[d] ** power : 0;
+    }
+  }
+  return out;
+}
+
+/** Cosine of two term-space vectors; 0 when either is missing or has no direction. */
+export function termCosine(a: Float32Array | null, b: Float32Array | null): number {
+  if (a === null || b === null) return 0;
+  let ab = 0, aa = 0, bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
+  const n = Math.sqrt(aa * bb);
+  return n > 0 ? ab / n : 0;
+}
