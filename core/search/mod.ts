@@ -11,3 +11,4 @@ export * from "./context_format.ts";
 export * from "./vector.ts";
 export * from "./fusion.ts";
 export * from "./term_space.ts";
+export * from "./term_translation.ts";
