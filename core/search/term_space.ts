@@ -166,19 +166,54 @@ function mulLeftT(x: Csr, m: Float64Array, l: number): Float64Array {
   return out;
 }
 
-/** Orthonormalises the `l` columns of row-major `m` (n × l) in place (modified Gram–Schmidt). */
-function orthonormalize(m: Float64Array, n: number, l: number): void {
-  for (let j = 0; j < l; j++) {
-    for (let i = 0; i < j; i++) {
-      let d = 0;
-      for (let r = 0; r < n; r++) d += m[r * l + i] * m[r * l + j];
-      for (let r = 0; r < n; r++) m[r * l + j] -= d * m[r * l + i];
+/**
+ * Orthonormalises the `l` columns of row-major `m` (n × l) in place by Cholesky QR: row-wise
+ * sweeps instead of Gram–Schmidt's column-strided ones. Two passes (the second repairs the
+ * first's rounding) give an orthonormal basis; one is enough between power iterations, which
+ * only need the columns kept apart. A column that depends on the previous ones (a matrix of
+ * rank < l) becomes zero rather than noise.
+ */
+function orthonormalize(m: Float64Array, n: number, l: number, passes = 2): void {
+  for (let pass = 0; pass < passes; pass++) {
+    const g = new Float64Array(l * l);
+    for (let r = 0; r < n; r++) {
+      const o = r * l;
+      for (let i = 0; i < l; i++) {
+        const v = m[o + i];
+        if (v === 0) continue;
+        const gi = i * l;
+        for (let j = i; j < l; j++) g[gi + j] += v * m[o + j];
+      }
     }
-    let s = 0;
-    for (let r = 0; r < n; r++) s += m[r * l + j] * m[r * l + j];
-    const norm = Math.sqrt(s);
-    // A dependent column (a matrix of rank < l) becomes zero rather than noise.
-    for (let r = 0; r < n; r++) m[r * l + j] = norm > 1e-10 ? m[r * l + j] / norm : 0;
+    // Upper Cholesky factor R (Gᵀ = G, only the upper triangle is filled).
+    const rr = new Float64Array(l * l);
+    const scale = Math.max(1e-300, ...Array.from({ length: l }, (_, i) => g[i * l + i]));
+    for (let j = 0; j < l; j++) {
+      let d = g[j * l + j];
+      for (let k = 0; k < j; k++) d -= rr[k * l + j] ** 2;
+      if (d <= 1e-12 * scale) continue; // dependent column: its row of R stays zero
+      const rjj = Math.sqrt(d);
+      rr[j * l + j] = rjj;
+      for (let i = j + 1; i < l; i++) {
+        let v = g[j * l + i];
+        for (let k = 0; k < j; k++) v -= rr[k * l + j] * rr[k * l + i];
+        rr[j * l + i] = v / rjj;
+      }
+    }
+    // Each row x of the result solves x·R = row (forward substitution).
+    for (let r = 0; r < n; r++) {
+      const o = r * l;
+      for (let j = 0; j < l; j++) {
+        const rjj = rr[j * l + j];
+        if (rjj === 0) {
+          m[o + j] = 0;
+          continue;
+        }
+        let v = m[o + j];
+        for (let k = 0; k < j; k++) v -= m[o + k] * rr[k * l + j];
+        m[o + j] = v / rjj;
+      }
+    }
   }
 }
 
@@ -275,14 +310,15 @@ export function trainTermSpace(
   const dims = Math.max(1, Math.min(options.dims ?? 128, x.rows, x.cols));
   // Oversampling: the randomized range finder is accurate for the top `dims` with a few spare.
   const l = Math.min(dims + 10, x.rows, x.cols);
+  // Power iterations sharpen the range towards the top singular vectors; float64 keeps the
+  // smaller directions resolvable, so only the record-side basis is re-orthonormalised.
   let y = mulRight(x, normals(x.cols * l, options.seed ?? 1), l);
-  orthonormalize(y, x.rows, l);
+  orthonormalize(y, x.rows, l, 1);
   for (let it = 0; it < (options.powerIterations ?? 3); it++) {
-    const z = mulLeftT(x, y, l);
-    orthonormalize(z, x.cols, l);
-    y = mulRight(x, z, l);
-    orthonormalize(y, x.rows, l);
+    y = mulRight(x, mulLeftT(x, y, l), l);
+    orthonormalize(y, x.rows, l, 1);
   }
+  orthonormalize(y, x.rows, l);
   // B = Qᵀ X, kept transposed (cols × l); B Bᵀ = (Bᵀ)ᵀ Bᵀ is small (l × l).
   const bt = mulLeftT(x, y, l);
   const gram = new Float64Array(l * l);
