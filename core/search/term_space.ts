@@ -260,6 +260,54 @@ function symmetricEigen(
 }
 
 /**
+ * The top singular values and right singular vectors (one row of `dims` per column) of a sparse
+ * matrix by a randomized SVD (Halko, Martinsson & Tropp 2011).
+ */
+function truncatedSvd(
+  x: Csr,
+  options: { dims?: number; powerIterations?: number; seed?: number },
+): { dims: number; vectors: Float32Array; singular: Float32Array } {
+  const dims = Math.max(1, Math.min(options.dims ?? 128, x.rows, x.cols));
+  // Oversampling: the randomized range finder is accurate for the top `dims` with a few spare.
+  const l = Math.min(dims + 10, x.rows, x.cols);
+  // Power iterations sharpen the range towards the top singular vectors; float64 keeps the
+  // smaller directions resolvable, so only the record-side basis is re-orthonormalised.
+  let y = mulRight(x, normals(x.cols * l, options.seed ?? 1), l);
+  orthonormalize(y, x.rows, l, 1);
+  for (let it = 0; it < (options.powerIterations ?? 3); it++) {
+    y = mulRight(x, mulLeftT(x, y, l), l);
+    orthonormalize(y, x.rows, l, 1);
+  }
+  orthonormalize(y, x.rows, l);
+  // B = Qᵀ X, kept transposed (cols × l); B Bᵀ = (Bᵀ)ᵀ Bᵀ is small (l × l).
+  const bt = mulLeftT(x, y, l);
+  const gram = new Float64Array(l * l);
+  for (let c = 0; c < x.cols; c++) {
+    const o = c * l;
+    for (let i = 0; i < l; i++) {
+      const bi = bt[o + i];
+      if (bi === 0) continue;
+      for (let j = 0; j < l; j++) gram[i * l + j] += bi * bt[o + j];
+    }
+  }
+  const { values, vectors: u } = symmetricEigen(gram, l);
+  const order = [...values.keys()].sort((a, b) => values[b] - values[a]).slice(0, dims);
+  const singular = Float32Array.from(order.map((k) => Math.sqrt(Math.max(0, values[k]))));
+  // Bᵀ u_k = σ_k v_k, so v_k = Bᵀ u_k / σ_k (a zero σ is a dimension the data never fills).
+  const vectors = new Float32Array(x.cols * dims);
+  for (let c = 0; c < x.cols; c++) {
+    const o = c * l;
+    for (let d = 0; d < dims; d++) {
+      const k = order[d];
+      let s = 0;
+      for (let i = 0; i < l; i++) s += bt[o + i] * u[i * l + k];
+      vectors[c * dims + d] = singular[d] > 1e-9 ? s / singular[d] : 0;
+    }
+  }
+  return { dims, vectors, singular };
+}
+
+/**
  * Learns a term space from a namespace's records: a TF-IDF record×term matrix (log term
  * frequency, rows of unit length so a long record does not dominate), then its top `dims`
  * singular triplets by a randomized SVD (Halko, Martinsson & Tropp 2011). A term's vector is its
@@ -307,43 +355,7 @@ export function trainTermSpace(
     idx: Int32Array.from(idx),
     val: Float64Array.from(val),
   };
-  const dims = Math.max(1, Math.min(options.dims ?? 128, x.rows, x.cols));
-  // Oversampling: the randomized range finder is accurate for the top `dims` with a few spare.
-  const l = Math.min(dims + 10, x.rows, x.cols);
-  // Power iterations sharpen the range towards the top singular vectors; float64 keeps the
-  // smaller directions resolvable, so only the record-side basis is re-orthonormalised.
-  let y = mulRight(x, normals(x.cols * l, options.seed ?? 1), l);
-  orthonormalize(y, x.rows, l, 1);
-  for (let it = 0; it < (options.powerIterations ?? 3); it++) {
-    y = mulRight(x, mulLeftT(x, y, l), l);
-    orthonormalize(y, x.rows, l, 1);
-  }
-  orthonormalize(y, x.rows, l);
-  // B = Qᵀ X, kept transposed (cols × l); B Bᵀ = (Bᵀ)ᵀ Bᵀ is small (l × l).
-  const bt = mulLeftT(x, y, l);
-  const gram = new Float64Array(l * l);
-  for (let c = 0; c < x.cols; c++) {
-    const o = c * l;
-    for (let i = 0; i < l; i++) {
-      const bi = bt[o + i];
-      if (bi === 0) continue;
-      for (let j = 0; j < l; j++) gram[i * l + j] += bi * bt[o + j];
-    }
-  }
-  const { values, vectors: u } = symmetricEigen(gram, l);
-  const order = [...values.keys()].sort((a, b) => values[b] - values[a]).slice(0, dims);
-  const singular = Float32Array.from(order.map((k) => Math.sqrt(Math.max(0, values[k]))));
-  // Bᵀ u_k = σ_k v_k, so v_k = Bᵀ u_k / σ_k (a zero σ is a dimension the data never fills).
-  const vectors = new Float32Array(x.cols * dims);
-  for (let c = 0; c < x.cols; c++) {
-    const o = c * l;
-    for (let d = 0; d < dims; d++) {
-      const k = order[d];
-      let s = 0;
-      for (let i = 0; i < l; i++) s += bt[o + i] * u[i * l + k];
-      vectors[c * dims + d] = singular[d] > 1e-9 ? s / singular[d] : 0;
-    }
-  }
+  const { dims, vectors, singular } = truncatedSvd(x, options);
   return { dims, cross, columns, idf, vectors, singular };
 }
 
@@ -393,4 +405,112 @@ export function termCosine(a: Float32Array | null, b: Float32Array | null): numb
   }
   const n = Math.sqrt(aa * bb);
   return n > 0 ? ab / n : 0;
+}
+
+/** Options of {@linkcode trainWordSpace}. */
+export interface TrainWordSpaceOptions {
+  /** Dimensions kept (default 128). */
+  dims?: number;
+  /** Words at most this far apart in a title, summary or path list co-occur (default 5). */
+  window?: number;
+  /** Terms seen in fewer records are dropped (default 2). */
+  minDf?: number;
+  /** Terms in more than this share of records are dropped (default 0.5). */
+  maxDfShare?: number;
+  /**
+   * Exponent smoothing the context distribution of the PMI (default 0.75, as word2vec's negative
+   * sampling does): it keeps rare contexts from getting huge PMIs out of one co-occurrence.
+   */
+  smoothing?: number;
+  /** Power iterations of the randomized SVD (default 3). */
+  powerIterations?: number;
+  /** Seed of the random projection (default 1). */
+  seed?: number;
+}
+
+/**
+ * Learns word vectors from a namespace's records: positive PMI of words co-occurring within a
+ * small window (in a title, a summary, a path list), factorised by the same randomized SVD
+ * (Levy & Goldberg 2014: the count-based equivalent of word2vec). Unlike the record×term matrix,
+ * two words are near when they occur in the same *contexts*, even if never in the same record,
+ * which is what a paraphrase is. Embed with power 0.5 (the usual `V·√Σ` word vectors).
+ */
+export function trainWordSpace(
+  docs: readonly TermSpaceDoc[],
+  options: TrainWordSpaceOptions = {},
+): TermSpace {
+  const window = options.window ?? 5;
+  const minDf = options.minDf ?? 2;
+  const maxDfShare = options.maxDfShare ?? 0.5;
+  const alpha = options.smoothing ?? 0.75;
+  const sequences = docs.map((d) => [
+    termTokens(d.title),
+    termTokens(d.summary),
+    termTokens(d.files.join(" ")),
+  ]);
+  const df = new Map<string, number>();
+  for (const seqs of sequences) {
+    for (const key of new Set(seqs.flat())) df.set(key, (df.get(key) ?? 0) + 1);
+  }
+  const columns = new Map<string, number>();
+  const idfList: number[] = [];
+  for (const [key, n] of [...df].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (n < minDf || n > maxDfShare * docs.length) continue;
+    columns.set(key, columns.size);
+    idfList.push(Math.log(docs.length / n));
+  }
+  const v = columns.size;
+  // Symmetric counts, keyed by the ordered pair (a < b).
+  const counts = new Map<number, number>();
+  for (const seqs of sequences) {
+    for (const seq of seqs) {
+      const ids = seq.map((t) => columns.get(t)).filter((c) => c !== undefined);
+      for (let i = 0; i < ids.length; i++) {
+        for (let j = i + 1; j <= i + window && j < ids.length; j++) {
+          const a = ids[i], b = ids[j];
+          if (a === b) continue;
+          const key = a < b ? a * v + b : b * v + a;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+      }
+    }
+  }
+  const marginal = new Float64Array(v);
+  let total = 0;
+  for (const [key, n] of counts) {
+    marginal[Math.floor(key / v)] += n;
+    marginal[key % v] += n;
+    total += 2 * n;
+  }
+  let smoothedTotal = 0;
+  const smoothed = new Float64Array(v);
+  for (let c = 0; c < v; c++) smoothedTotal += smoothed[c] = marginal[c] ** alpha;
+  const pmi = (w: number, c: number, n: number) =>
+    Math.log(n / total) - Math.log(marginal[w] / total) - Math.log(smoothed[c] / smoothedTotal);
+  // CSR of the V × V PPMI matrix: count each row's entries, then fill.
+  const rowLength = new Int32Array(v);
+  const entries: [number, number, number][] = [];
+  for (const [key, n] of counts) {
+    const a = Math.floor(key / v), b = key % v;
+    const ab = pmi(a, b, n), ba = pmi(b, a, n);
+    if (ab > 0) {
+      entries.push([a, b, ab]);
+      rowLength[a]++;
+    }
+    if (ba > 0) {
+      entries.push([b, a, ba]);
+      rowLength[b]++;
+    }
+  }
+  const ptr = new Int32Array(v + 1);
+  for (let r = 0; r < v; r++) ptr[r + 1] = ptr[r] + rowLength[r];
+  const fill = ptr.slice(0, v);
+  const idx = new Int32Array(entries.length);
+  const val = new Float64Array(entries.length);
+  for (const [r, c, x] of entries) {
+    idx[fill[r]] = c;
+    val[fill[r]++] = x;
+  }
+  const { dims, vectors, singular } = truncatedSvd({ rows: v, cols: v, ptr, idx, val }, options);
+  return { dims, cross: false, columns, idf: Float32Array.from(idfList), vectors, singular };
 }

@@ -14,6 +14,8 @@ import { type TermSpaceDoc, termTokens } from "./term_space.ts";
 
 /** A trained association table. */
 export interface TermTranslation {
+  /** What titles were translated into. */
+  target: TranslationTarget;
   /** Title term → (body term → PPMI), strongest first. */
   table: Map<string, Map<string, number>>;
   /** Title term → `ln(N / df)` over record titles. */
@@ -28,9 +30,18 @@ export interface TrainTermTranslationOptions {
   topK?: number;
   /** Terms in more than this share of records are ignored on either side (default 0.3). */
   maxDfShare?: number;
+  /**
+   * What a title translates into: `body` (default) the summary's and paths' terms, `files` the
+   * changed paths whole (`lib/netdev.c`): which files a record with these title words touches.
+   */
+  target?: TranslationTarget;
 }
 
-function bodyTerms(doc: TermSpaceDoc): Set<string> {
+/** The record side of a translation: body terms, or whole changed paths. */
+export type TranslationTarget = "body" | "files";
+
+function bodyTerms(doc: TermSpaceDoc, target: TranslationTarget): Set<string> {
+  if (target === "files") return new Set(doc.files.map((f) => f.toLowerCase()));
   return new Set([...termTokens(doc.summary), ...termTokens(doc.files.join(" "))]);
 }
 
@@ -44,7 +55,11 @@ export function trainTermTranslation(
   const maxDf = (options.maxDfShare ?? 0.3) * docs.length;
   const titleDf = new Map<string, number>();
   const bodyDf = new Map<string, number>();
-  const bags = docs.map((d) => ({ title: new Set(termTokens(d.title)), body: bodyTerms(d) }));
+  const target = options.target ?? "body";
+  const bags = docs.map((d) => ({
+    title: new Set(termTokens(d.title)),
+    body: bodyTerms(d, target),
+  }));
   for (const { title, body } of bags) {
     for (const t of title) titleDf.set(t, (titleDf.get(t) ?? 0) + 1);
     for (const s of body) bodyDf.set(s, (bodyDf.get(s) ?? 0) + 1);
@@ -75,7 +90,7 @@ export function trainTermTranslation(
     if (scored.length > 0) table.set(t, new Map(scored.slice(0, topK)));
   }
   const idf = new Map([...titleDf].map(([t, n]) => [t, Math.log(docs.length / n)]));
-  return { table, idf };
+  return { target, table, idf };
 }
 
 /**
@@ -91,7 +106,7 @@ export function translationScore(
   query: string,
   options: { doc: TermSpaceDoc; skipIdentity?: boolean; sum?: boolean },
 ): number {
-  const body = bodyTerms(options.doc);
+  const body = bodyTerms(options.doc, model.target);
   let total = 0, weight = 0;
   for (const t of new Set(termTokens(query))) {
     const row = model.table.get(t);

@@ -22,6 +22,8 @@ import {
   type TrainTermSpaceOptions,
   trainTermTranslation,
   type TrainTermTranslationOptions,
+  trainWordSpace,
+  type TrainWordSpaceOptions,
   translationScore,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
@@ -40,14 +42,16 @@ type Scorer = (query: string, doc: TermSpaceDoc, id: string) => number;
 
 function space(
   name: string,
-  train: TrainTermSpaceOptions,
+  train: TrainTermSpaceOptions & TrainWordSpaceOptions & { words?: boolean },
   options: { power?: number; docSide?: TermSide } = {},
 ): Variant {
   const power = options.power ?? 0;
   return {
     name,
     prepare(docs) {
-      const model: TermSpace = trainTermSpace(docs, train);
+      const model: TermSpace = train.words
+        ? trainWordSpace(docs, train)
+        : trainTermSpace(docs, train);
       const side = train.cross ? "title" : "all";
       // Records are folded in once (the daemon would store these vectors with the model).
       const cache = new Map<string, Float32Array | null>();
@@ -91,6 +95,11 @@ const VARIANTS: Variant[] = [
   space("lsa128-white", { dims: 128 }, { power: -1 }),
   space("lsa256-title", { dims: 256 }, { docSide: "title" }),
   space("lsa192", { dims: 192 }),
+  space("ppmi128", { dims: 128, words: true }, { power: 0.5 }),
+  space("ppmi256", { dims: 256, words: true }, { power: 0.5 }),
+  space("ppmi256-title", { dims: 256, words: true }, { power: 0.5, docSide: "title" }),
+  space("ppmi128-w10", { dims: 128, words: true, window: 10 }, { power: 0.5 }),
+  space("ppmi128-p0", { dims: 128, words: true }, { power: 0 }),
   space("lsa128-title", { dims: 128 }, { docSide: "title" }),
   space("lsa384-title", { dims: 384 }, { docSide: "title" }),
   space("cross256-title", { dims: 256, cross: true }, { docSide: "title" }),
@@ -103,6 +112,8 @@ const VARIANTS: Variant[] = [
   translation("tr-max-noid", {}, { skipIdentity: true }),
   translation("tr-sum", {}, { sum: true }),
   translation("tr-sum-noid", {}, { sum: true, skipIdentity: true }),
+  translation("tr-files-max", { target: "files" }, {}),
+  translation("tr-files-sum", { target: "files" }, { sum: true }),
 ];
 for (const v of [...VARIANTS]) VARIANTS.push({ ...v, name: `${v.name}-rel`, relative: true });
 
@@ -129,10 +140,42 @@ function report(label: string, samples: readonly Sample[]): number[] {
   return weights;
 }
 
+/**
+ * Could the space find what BM25 misses? For the queries whose answer is not among the BM25
+ * candidates, where the answer ranks when every record of the namespace is ordered by cosine.
+ */
+function coverage(records: readonly MemoryRecord[], samples: readonly Sample[], name: string) {
+  const variant = VARIANTS.find((v) => v.name === name);
+  if (variant === undefined) throw new Error(`no variant ${name}`);
+  const missed = samples.filter((s) => !s.ids.some((id) => s.query.relevant.includes(id)));
+  const found = [10, 20, 50, 100].map((k) => ({ k, n: 0 }));
+  for (const namespace of new Set(records.map((r) => r.namespace))) {
+    const pool = records.filter((r) => r.namespace === namespace);
+    const { score } = variant.prepare(pool.map(docOf));
+    for (const s of missed.filter((s) => s.query.namespace === namespace)) {
+      const ranked = pool.map((r) => ({
+        id: r.record_id,
+        c: score(s.query.query, docOf(r), r.record_id),
+      }))
+        .sort((a, b) => b.c - a.c);
+      const at = ranked.findIndex((x) => s.query.relevant.includes(x.id));
+      for (const f of found) if (at >= 0 && at < f.k) f.n++;
+    }
+  }
+  console.log(
+    `${name}: of the ${missed.length} queries whose answer BM25 misses, the answer is in its ` +
+      found.map((f) => `top ${f.k} for ${f.n}`).join(", "),
+  );
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { data: { type: "string" }, variants: { type: "string" } },
+    options: {
+      data: { type: "string" },
+      variants: { type: "string" },
+      coverage: { type: "string" },
+    },
   });
   const set = await loadRealSet(values.data);
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-semantic-" });
@@ -142,6 +185,7 @@ if (import.meta.main) {
     const samples = collect(storage, set.queries);
     const byId = new Map(set.records.map((r) => [r.record_id, r]));
     report("baseline", samples);
+    if (values.coverage !== undefined) coverage(set.records, samples, values.coverage);
     // `a,b+c`: variant a alone, then b and c together (one column each).
     const specs = (values.variants ?? VARIANTS.map((v) => v.name).join(",")).split(",")
       .map((spec) => spec.split("+"));
