@@ -364,16 +364,19 @@ export function trainTermSpace(
  * nothing), each dimension then scaled by `σ^power`, or `null` when none of its terms is known.
  * Power 0 (the default) is the classic fold-in (a training record gets its row of `U·Σ`); -1
  * weighs every latent topic alike. `side` picks the columns in the cross layout: a prompt reads
- * like a title (`title`), a record is all of its parts (`all`, the default).
+ * like a title (`title`), a record is all of its parts (`all`, the default). Terms in `exclude`
+ * (as {@linkcode termTokens} spells them) are left out: a prompt and a record without the words
+ * they share are what is left to compare when looking for a paraphrase.
  */
 export function embedTerms(
   space: TermSpace,
   doc: TermSpaceDoc,
-  options: { side?: TermSide; power?: number } = {},
+  options: { side?: TermSide; power?: number; exclude?: ReadonlySet<string> } = {},
 ): Float32Array | null {
   const keys = columnKeys(docBags(doc), space.cross, options.side ?? "all");
   const tf = new Map<number, number>();
   for (const key of keys) {
+    if (options.exclude?.has(key.replace(/^[tb]:/, ""))) continue;
     const c = space.columns.get(key);
     if (c !== undefined) tf.set(c, (tf.get(c) ?? 0) + 1);
   }

@@ -18,6 +18,7 @@ import {
   type TermSide,
   type TermSpace,
   type TermSpaceDoc,
+  termTokens,
   trainTermSpace,
   type TrainTermSpaceOptions,
   trainTermTranslation,
@@ -43,7 +44,7 @@ type Scorer = (query: string, doc: TermSpaceDoc, id: string) => number;
 function space(
   name: string,
   train: TrainTermSpaceOptions & TrainWordSpaceOptions & { words?: boolean },
-  options: { power?: number; docSide?: TermSide } = {},
+  options: { power?: number; docSide?: TermSide; paraphrase?: boolean } = {},
 ): Variant {
   const power = options.power ?? 0;
   return {
@@ -59,6 +60,22 @@ function space(
       return {
         size: `${model.columns.size} terms`,
         score(query, doc, id) {
+          if (options.paraphrase) {
+            // Only what differs: the prompt without the record's words and vice versa.
+            const queryTerms = new Set(termTokens(query));
+            const docTerms = new Set([
+              ...termTokens(doc.title),
+              ...termTokens(doc.summary),
+              ...termTokens(doc.files.join(" ")),
+            ]);
+            const shared = new Set([...queryTerms].filter((t) => docTerms.has(t)));
+            const q = embedTerms(model, { title: query, summary: "", files: [] }, {
+              side,
+              power,
+              exclude: shared,
+            });
+            return termCosine(q, embedTerms(model, doc, { power, exclude: shared }));
+          }
           if (query !== lastQuery) {
             lastQuery = query;
             q = embedTerms(model, { title: query, summary: "", files: [] }, { side, power });
@@ -96,6 +113,9 @@ const VARIANTS: Variant[] = [
   space("lsa256-title", { dims: 256 }, { docSide: "title" }),
   space("lsa192", { dims: 192 }),
   space("ppmi128", { dims: 128, words: true }, { power: 0.5 }),
+  space("ppmi256-para", { dims: 256, words: true }, { power: 0.5, paraphrase: true }),
+  space("lsa256-para", { dims: 256 }, { paraphrase: true }),
+  space("ppmi128-para", { dims: 128, words: true }, { power: 0.5, paraphrase: true }),
   space("ppmi256", { dims: 256, words: true }, { power: 0.5 }),
   space("ppmi256-title", { dims: 256, words: true }, { power: 0.5, docSide: "title" }),
   space("ppmi128-w10", { dims: 128, words: true, window: 10 }, { power: 0.5 }),
@@ -133,11 +153,24 @@ function withColumn(samples: readonly Sample[], column: readonly number[][]): Sa
   });
 }
 
-function report(label: string, samples: readonly Sample[]): number[] {
-  const trainSet = samples.filter((s) => s.query.repo === TRAIN_REPO);
+/**
+ * Trains on `trainRepo`, prints the table, and returns the weights and which held-out queries
+ * have their answer in the top 5 (to count, against the baseline, the queries a column wins
+ * and loses: a paired comparison says more than two averages on 789 queries).
+ */
+function report(
+  label: string,
+  samples: readonly Sample[],
+  trainRepo: string,
+): { weights: number[]; hits: boolean[] } {
+  const trainSet = samples.filter((s) => s.query.repo === trainRepo);
   const weights = train(trainSet, { epochs: 300, l2: 1e-3 });
   printTable(label, table(samples, (s) => rank(s, weights).ids));
-  return weights;
+  const hits = samples.map((s) =>
+    s.query.repo !== trainRepo &&
+    rank(s, weights).ids.slice(0, 5).some((id) => s.query.relevant.includes(id))
+  );
+  return { weights, hits };
 }
 
 /**
@@ -175,6 +208,7 @@ if (import.meta.main) {
       data: { type: "string" },
       variants: { type: "string" },
       coverage: { type: "string" },
+      "train-repo": { type: "string" },
     },
   });
   const set = await loadRealSet(values.data);
@@ -184,7 +218,9 @@ if (import.meta.main) {
     for (const record of set.records) await storage.putRecord(record);
     const samples = collect(storage, set.queries);
     const byId = new Map(set.records.map((r) => [r.record_id, r]));
-    report("baseline", samples);
+    const trainRepo = values["train-repo"] ?? TRAIN_REPO;
+    if (trainRepo !== TRAIN_REPO) console.log(`(trained on ${trainRepo} instead)`);
+    const baseline = report("baseline", samples, trainRepo);
     if (values.coverage !== undefined) coverage(set.records, samples, values.coverage);
     // `a,b+c`: variant a alone, then b and c together (one column each).
     const specs = (values.variants ?? VARIANTS.map((v) => v.name).join(",")).split(",")
@@ -241,8 +277,13 @@ if (import.meta.main) {
       for (const name of spec) {
         extended = withColumn(extended, columns.get(name)!);
       }
-      const weights = report(spec.join("+"), extended);
-      console.log(`  weights ${weights.slice(-spec.length).join(", ")}`);
+      const { weights, hits } = report(spec.join("+"), extended, trainRepo);
+      const won = hits.filter((h, k) => h && !baseline.hits[k]).length;
+      const lost = hits.filter((h, k) => !h && baseline.hits[k]).length;
+      console.log(
+        `  weights ${weights.slice(-spec.length).join(", ")}; held-out top 5: ` +
+          `${won} queries won, ${lost} lost`,
+      );
     }
   } finally {
     storage.close();
