@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   embedTerms,
   termCosine,
+  termSpaceColumn,
   type TermSpaceDoc,
   termTokens,
   trainTermSpace,
@@ -129,4 +130,19 @@ Deno.test("embedTerms: excluded terms add nothing", () => {
   assert.ok(termCosine(both, typo) < 0.999);
   assert.ok(termCosine(excluded, typo) > 0.999);
   assert.equal(embedTerms(space, prompt("crash"), { exclude: new Set(["crash"]) }), null);
+});
+
+Deno.test("termSpaceColumn: 1 for the closest candidate, less for others, 0 without a vector", () => {
+  const space = trainTermSpace(corpus(), { dims: 2 });
+  const records = [
+    embedTerms(space, { title: "docs: fix typo", summary: "spelling", files: [] }),
+    embedTerms(space, { title: "netdev: null deref", summary: "queue", files: [] }),
+    null,
+  ];
+  const column = termSpaceColumn("crash in teardown", { space, records });
+  assert.equal(column[1], 1);
+  assert.ok(column[0] < 0.5);
+  assert.equal(column[2], 0);
+  const raw = termSpaceColumn("crash in teardown", { space, records, relative: false });
+  assert.ok(raw[1] <= 1 && raw[1] > 0.8);
 });

@@ -14,9 +14,11 @@ import { parseArgs } from "node:util";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import {
   embedTerms,
+  softCoverage,
   termCosine,
   type TermSide,
   type TermSpace,
+  termSpaceColumn,
   type TermSpaceDoc,
   termTokens,
   trainTermSpace,
@@ -107,7 +109,49 @@ function translation(
   };
 }
 
+function soft(
+  name: string,
+  train: TrainWordSpaceOptions & { words?: boolean },
+  options: { power?: number; skipExact?: boolean },
+): Variant {
+  return {
+    name,
+    prepare(docs) {
+      const model = train.words ? trainWordSpace(docs, train) : trainTermSpace(docs, train);
+      return {
+        size: `${model.columns.size} terms`,
+        score: (query, doc) => softCoverage(model, query, { doc, ...options }),
+      };
+    },
+  };
+}
+
+/** The shipped column ({@linkcode termSpaceColumn}), records folded in by their title. */
+function column(name: string, train: TrainTermSpaceOptions): Variant {
+  return {
+    name,
+    relative: true, // termSpaceColumn's own division, done here over the whole candidate list
+    prepare(docs) {
+      const model = trainTermSpace(docs, train);
+      const cache = new Map<string, Float32Array | null>();
+      return {
+        size: `${model.columns.size} terms`,
+        score(query, doc, id) {
+          if (!cache.has(id)) cache.set(id, embedTerms(model, doc, { side: "title" }));
+          const records = [cache.get(id)!];
+          return termSpaceColumn(query, { space: model, records, relative: false })[0];
+        },
+      };
+    },
+  };
+}
+
 const VARIANTS: Variant[] = [
+  column("column-lsa256", { dims: 256 }),
+  column("column-lsa128", { dims: 128 }),
+  soft("soft-ppmi128", { dims: 128, words: true }, { power: 0.5 }),
+  soft("soft-ppmi128-noexact", { dims: 128, words: true }, { power: 0.5, skipExact: true }),
+  soft("soft-lsa128-noexact", { dims: 128 }, { power: 1, skipExact: true }),
   space("lsa128", { dims: 128 }),
   space("lsa128-white", { dims: 128 }, { power: -1 }),
   space("lsa256-title", { dims: 256 }, { docSide: "title" }),
