@@ -23,9 +23,13 @@ import {
   RERANK_FEATURES,
   rerankFeatures,
   type RerankModel,
+  TERM_SPACE_FEATURE,
+  type TermSpace,
+  trainRecordTermSpace,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { CANDIDATE_DEPTH } from "../../daemon/retrieval/mod.ts";
+import { termSpaceDocPages } from "../../daemon/term_spaces/mod.ts";
 import {
   addRanking,
   averages,
@@ -53,18 +57,49 @@ export interface Sample {
   features: number[][];
 }
 
-/** Each query's candidates from the real storage, with the reranker's features. */
-export function collect(storage: SqliteStorage, queries: readonly RealQuery[]): Sample[] {
+/**
+ * Each query's candidates from the real storage, with the reranker's features; the `term_space`
+ * column from `spaces` (per namespace), neutral for a namespace without one.
+ */
+export function collect(
+  storage: SqliteStorage,
+  queries: readonly RealQuery[],
+  options: { spaces?: ReadonlyMap<string, TermSpace> } = {},
+): Sample[] {
   return queries.map((query) => {
     const { candidates, terms } = storage.searchCandidatesSync(query.namespace, query.query, {
       limit: CANDIDATE_DEPTH,
     });
+    const space = options.spaces?.get(query.namespace) ?? null;
     return {
       query,
       ids: candidates.map((c) => c.record.record_id),
-      features: rerankFeatures(query.query, candidates, { terms }),
+      features: rerankFeatures(query.query, candidates, { terms, space }),
     };
   });
+}
+
+/**
+ * Each namespace's term space, built as the collector builds it: the same document reader
+ * (`termSpaceDocPages`) and the same training (`trainRecordTermSpace`), here in-process.
+ */
+export async function trainSpaces(
+  storage: SqliteStorage,
+  namespaces: Iterable<string>,
+): Promise<Map<string, TermSpace>> {
+  const spaces = new Map<string, TermSpace>();
+  for (const namespace of namespaces) {
+    const docs = [];
+    for await (const page of termSpaceDocPages(storage, namespace)) docs.push(...page);
+    const started = performance.now();
+    spaces.set(namespace, trainRecordTermSpace(docs));
+    console.log(
+      `term space of ${namespace}: ${docs.length} records, ${
+        ((performance.now() - started) / 1000).toFixed(1)
+      } s`,
+    );
+  }
+  return spaces;
 }
 
 /**
@@ -99,7 +134,11 @@ export function train(
   return w.map((v) => Math.round(v * 1000) / 1000);
 }
 
-/** Logistic regression: real questions (1) against no-answer prompts (0), balanced. */
+/**
+ * Logistic regression: real questions (1) against no-answer prompts (0), balanced. The
+ * `term_space` weight stays 0: a namespace may or may not have a space yet, and that must not
+ * change what the gate lets through.
+ */
 function trainGate(positive: readonly number[][], negative: readonly number[][]): number[] {
   const d = RERANK_FEATURES.length + 1;
   const w = new Array(d).fill(0);
@@ -114,7 +153,9 @@ function trainGate(positive: readonly number[][], negative: readonly number[][])
       const p = 1 / (1 + Math.exp(-linearScore(x, w)));
       for (let j = 0; j < d; j++) grad[j] += weight * (p - y) * x[j];
     }
-    for (let j = 0; j < d; j++) w[j] -= 1.0 * (grad[j] / 2 + 1e-3 * w[j]);
+    for (let j = 0; j < d; j++) {
+      if (j !== TERM_SPACE_FEATURE) w[j] -= 1.0 * (grad[j] / 2 + 1e-3 * w[j]);
+    }
   }
   return w.map((v) => Math.round(v * 1000) / 1000);
 }
@@ -170,15 +211,23 @@ if (import.meta.main) {
         ((performance.now() - started) / 1000).toFixed(1)
       } s`,
     );
-    const samples = collect(storage, set.queries);
+    const spaces = await trainSpaces(storage, set.repos.keys());
+    const samples = collect(storage, set.queries, { spaces });
     const trainSet = samples.filter((s) => s.query.repo === TRAIN_REPO);
     const weights = train(trainSet, { epochs: 300, l2: 1e-3 });
+    // The same training with the column neutral: what a namespace without a space gets.
+    const without = collect(storage, set.queries);
+    const withoutWeights = train(without.filter((s) => s.query.repo === TRAIN_REPO), {
+      epochs: 300,
+      l2: 1e-3,
+    });
     const reachable = samples.filter((s) => s.ids.some((id) => s.query.relevant.includes(id)));
     console.log(
       `the right record is among the ${CANDIDATE_DEPTH} candidates for ` +
         `${reachable.length} of ${samples.length} queries (the reranker's ceiling)`,
     );
     printTable("BM25 candidates", table(samples, (s) => s.ids));
+    printTable("reranked, no term space", table(without, (s) => rank(s, withoutWeights).ids));
     printTable("reranked", table(samples, (s) => rank(s, weights).ids));
 
     // The gate: a logistic model over the best candidate's features, trained to tell the
@@ -196,6 +245,7 @@ if (import.meta.main) {
           relevant: [],
           repo: "none",
         })),
+        { spaces },
       )
     );
     const bestFeatures = (s: Sample) => {
