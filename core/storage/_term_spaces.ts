@@ -72,8 +72,8 @@ export async function putTermSpace(c: Connection, space: StoredTermSpace): Promi
 /** See `Storage.listTermSpaces`. */
 export async function listTermSpaces(c: Connection): Promise<StoredTermSpaceInfo[]> {
   await Promise.resolve();
-  return c.stmt(
+  return (c.stmt(
     `SELECT namespace, version, record_count, trained_at, length(data) AS bytes FROM term_spaces
     ORDER BY namespace`,
-  ).all() as unknown as StoredTermSpaceInfo[];
+  ).all() as unknown as StoredTermSpaceInfo[]).map((r) => ({ ...r }));
 }

@@ -50,7 +50,7 @@ export function teamWorkerCodePaths(): string[] {
 
 /** The term-space training Worker's entry module. */
 export const TERM_SPACE_WORKER: string = fromFileUrl(
-  new URL("../term_spaces/worker.ts", import.meta.url),
+  new URL("../term_spaces/_worker.ts", import.meta.url),
 );
 
 /**

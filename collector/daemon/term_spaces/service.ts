@@ -27,7 +27,7 @@ import {
 import type { Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import { TERM_SPACE_WORKER, termSpaceWorkerCodePaths } from "../permissions/mod.ts";
-import type { TermSpaceWorkerReply, TermSpaceWorkerRequest } from "./worker.ts";
+import type { TermSpaceWorkerReply, TermSpaceWorkerRequest } from "./_worker.ts";
 
 /**
  * Records a namespace needs before it gets a space: the size at which the no-answer gate starts
