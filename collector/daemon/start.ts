@@ -295,6 +295,7 @@ export async function startCollector(
       publishSaved(r);
     },
     onRecordsDeleted: (ids) => {
+      termSpaces.recordsForgotten();
       embeddings.recordsDeleted(ids);
       bus.publish({ type: "records_deleted", record_ids: ids });
     },

@@ -56,3 +56,20 @@ Deno.test("term spaces: docs page through one namespace; a space is stored, repl
     storage.close();
   }
 });
+
+Deno.test("forgetting a record deletes its namespace's stored term space, no other", async () => {
+  const storage = openSqliteStorage(":memory:");
+  try {
+    const mine = makeRecord({ title: "secret" });
+    await storage.putRecord(mine);
+    await storage.putRecord(makeRecord({ namespace: OTHER, title: "elsewhere" }));
+    const row = { version: 1, record_count: 1, trained_at: "2026-01-01T00:00:00.000Z" };
+    await storage.putTermSpace({ ...row, namespace: TEST_NAMESPACE, data: new Uint8Array([1]) });
+    await storage.putTermSpace({ ...row, namespace: OTHER, data: new Uint8Array([2]) });
+    await storage.forgetRecords([mine.record_id]);
+    assert.equal(await storage.getTermSpace(TEST_NAMESPACE), null);
+    assert.ok(await storage.getTermSpace(OTHER) !== null);
+  } finally {
+    storage.close();
+  }
+});

@@ -361,7 +361,7 @@ export interface Storage extends TeamStore {
   /**
    * Forgets records for good (the user asked): deletes them, with `withSources` also the events
    * they came from, and leaves no byte of them in the database file, its WAL or the full-text
-   * index. Slower than `deleteRecords` (it merges the index and checkpoints).
+   * index; their namespaces' stored term spaces (learned from them too) are deleted. Slower than `deleteRecords` (it merges the index and checkpoints).
    */
   forgetRecords(
     ids: readonly string[],

@@ -78,6 +78,11 @@ export interface TermSpaceService {
   spaceFor(namespace: string): TermSpace | null;
   /** The namespace's records changed: check it soon (training if it grew enough). */
   recordsChanged(namespace: string): void;
+  /**
+   * Records were forgotten: a space whose stored row the storage deleted with them is dropped
+   * from memory too, and trained again without them.
+   */
+  recordsForgotten(): void;
   /** Checks a namespace now (loads, trains if due); resolves when done, never rejects. */
   refresh(namespace: string): Promise<void>;
   /** Resolves once no check or training is queued or running. */
@@ -93,7 +98,7 @@ export interface TermSpaceServiceOptions {
   /** Where records and spaces are. */
   storage: Pick<
     Storage,
-    "termSpaceDocs" | "countRecords" | "getTermSpace" | "putTermSpace"
+    "termSpaceDocs" | "countRecords" | "getTermSpace" | "putTermSpace" | "listTermSpaces"
   >;
   /** Logger. */
   logger: Logger;
@@ -308,20 +313,29 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     }
   }
 
-  function schedule(namespace: string): Promise<void> {
-    if (closed || queued.has(namespace)) return chain;
-    queued.add(namespace);
+  async function dropForgotten(): Promise<void> {
+    const stored = new Set((await storage.listTermSpaces()).map((s) => s.namespace));
+    for (const [namespace, e] of entries) {
+      if (e.space === null || stored.has(namespace)) continue;
+      Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null, loaded: true });
+      void schedule(namespace);
+    }
+  }
+
+  function enqueue(key: string, work: () => Promise<void>): Promise<void> {
+    if (closed || queued.has(key)) return chain;
+    queued.add(key);
     running++;
     chain = chain.then(async () => {
-      queued.delete(namespace);
+      queued.delete(key);
       if (closed) return;
       try {
-        await check(namespace);
+        await work();
       } catch (error) {
         // A storage error (the database closing under us): logged, never thrown at a caller.
         if (!closed) {
           logger.warn("term space check failed", {
-            namespace,
+            key,
             error: error instanceof Error ? error.message : String(error),
           });
         }
@@ -332,6 +346,9 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     return chain;
   }
 
+  // Namespaces are keyed as themselves; the forget sweep by a key no namespace has.
+  const schedule = (namespace: string) => enqueue(namespace, () => check(namespace));
+
   return {
     spaceFor(namespace) {
       const e = entries.get(namespace);
@@ -340,6 +357,9 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     },
     recordsChanged(namespace) {
       void schedule(namespace);
+    },
+    recordsForgotten() {
+      void enqueue("\u0000forgotten", dropForgotten);
     },
     refresh(namespace) {
       return schedule(namespace);

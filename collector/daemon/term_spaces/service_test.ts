@@ -90,6 +90,13 @@ Deno.test("a namespace gets a space in a Worker once it is big enough, stored fo
       await service.refresh(A);
       assert.equal(after.calls, 1);
       assert.equal((await storage.getTermSpace(A))?.record_count, 500);
+      // Forgetting a record drops the space learned from it, and a new one is trained.
+      const [victim] = (await storage.listRecords({ namespace: A, limit: 1, offset: 0 })).items;
+      await storage.forgetRecords([victim.record_id]);
+      service.recordsForgotten();
+      await service.idle();
+      assert.equal(after.calls, 2);
+      assert.equal((await storage.getTermSpace(A))?.record_count, 499);
     } finally {
       await service.close();
       storage.close();
