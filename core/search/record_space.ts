@@ -15,8 +15,14 @@
  *
  * @module
  */
-import { embedTerms, type TermSpace, termSpaceColumn, type TermSpaceDoc } from "./term_space.ts";
-import { trainTermSpace } from "./term_space.ts";
+import {
+  embedTerms,
+  type TermSpace,
+  type TermSpaceBuilder,
+  termSpaceBuilder,
+  termSpaceColumn,
+  type TermSpaceDoc,
+} from "./term_space.ts";
 
 /** Dimensions of the shipped space. */
 export const RECORD_SPACE_DIMS = 128;
@@ -48,9 +54,16 @@ export function recordSpaceDoc(record: RecordSpaceSource): TermSpaceDoc {
   };
 }
 
+/** The shipped space's builder: documents added a page at a time, then trained. */
+export function recordTermSpaceBuilder(): TermSpaceBuilder {
+  return termSpaceBuilder({ dims: RECORD_SPACE_DIMS });
+}
+
 /** Trains the shipped space over a namespace's records (deterministic: a fixed seed). */
 export function trainRecordTermSpace(docs: readonly TermSpaceDoc[]): TermSpace {
-  return trainTermSpace(docs, { dims: RECORD_SPACE_DIMS });
+  const builder = recordTermSpaceBuilder();
+  for (const doc of docs) builder.add(doc);
+  return builder.build();
 }
 
 /**

@@ -138,9 +138,10 @@ interface Csr {
   val: Float64Array;
 }
 
-/** `X · M` for dense row-major `M` (cols × l) → rows × l. */
-function mulRight(x: Csr, m: Float64Array, l: number): Float64Array {
-  const out = new Float64Array(x.rows * l);
+/** `X · M` for dense row-major `M` (cols × l) → rows × l (into `out` when given). */
+function mulRight(x: Csr, m: Float64Array, l: number, out?: Float64Array): Float64Array {
+  if (out) out.fill(0);
+  else out = new Float64Array(x.rows * l);
   for (let i = 0; i < x.rows; i++) {
     const o = i * l;
     for (let p = x.ptr[i]; p < x.ptr[i + 1]; p++) {
@@ -152,9 +153,10 @@ function mulRight(x: Csr, m: Float64Array, l: number): Float64Array {
   return out;
 }
 
-/** `Xᵀ · M` for dense row-major `M` (rows × l) → cols × l. */
-function mulLeftT(x: Csr, m: Float64Array, l: number): Float64Array {
-  const out = new Float64Array(x.cols * l);
+/** `Xᵀ · M` for dense row-major `M` (rows × l) → cols × l (into `out` when given). */
+function mulLeftT(x: Csr, m: Float64Array, l: number, out?: Float64Array): Float64Array {
+  if (out) out.fill(0);
+  else out = new Float64Array(x.cols * l);
   for (let i = 0; i < x.rows; i++) {
     const r = i * l;
     for (let p = x.ptr[i]; p < x.ptr[i + 1]; p++) {
@@ -272,15 +274,17 @@ function truncatedSvd(
   const l = Math.min(dims + 10, x.rows, x.cols);
   // Power iterations sharpen the range towards the top singular vectors; float64 keeps the
   // smaller directions resolvable, so only the record-side basis is re-orthonormalised.
-  let y = mulRight(x, normals(x.cols * l, options.seed ?? 1), l);
+  // The two dense buffers are reused across iterations: at 100k records y alone is ~100 MB.
+  const y = mulRight(x, normals(x.cols * l, options.seed ?? 1), l);
+  const bt = new Float64Array(x.cols * l);
   orthonormalize(y, x.rows, l, 1);
   for (let it = 0; it < (options.powerIterations ?? 3); it++) {
-    y = mulRight(x, mulLeftT(x, y, l), l);
+    mulRight(x, mulLeftT(x, y, l, bt), l, y);
     orthonormalize(y, x.rows, l, 1);
   }
   orthonormalize(y, x.rows, l);
   // B = Qᵀ X, kept transposed (cols × l); B Bᵀ = (Bᵀ)ᵀ Bᵀ is small (l × l).
-  const bt = mulLeftT(x, y, l);
+  mulLeftT(x, y, l, bt);
   const gram = new Float64Array(l * l);
   for (let c = 0; c < x.cols; c++) {
     const o = c * l;
@@ -307,6 +311,101 @@ function truncatedSvd(
   return { dims, vectors, singular };
 }
 
+/** Builds a term space from documents added one at a time ({@linkcode termSpaceBuilder}). */
+export interface TermSpaceBuilder {
+  /** Adds a document (its text is tokenized now and not kept). */
+  add(doc: TermSpaceDoc): void;
+  /** Documents added. */
+  readonly size: number;
+  /** Trains the space over every document added. */
+  build(): TermSpace;
+}
+
+/**
+ * {@linkcode trainTermSpace} for documents that arrive in pages: each is reduced to its term ids
+ * and counts (a few bytes per term) as it is added, so a namespace of 100k records is never held
+ * as text, nor as one string per token.
+ */
+export function termSpaceBuilder(options: TrainTermSpaceOptions = {}): TermSpaceBuilder {
+  const cross = options.cross ?? false;
+  const vocabulary = new Map<string, number>();
+  const names: string[] = [];
+  const df: number[] = [];
+  // Per document, its distinct terms (first-occurrence order) and their counts.
+  let ids = new Int32Array(1 << 16);
+  let counts = new Int32Array(1 << 16);
+  let used = 0;
+  const starts: number[] = [0];
+  return {
+    add(doc) {
+      const tf = new Map<number, number>();
+      for (const key of columnKeys(docBags(doc), cross)) {
+        let id = vocabulary.get(key);
+        if (id === undefined) {
+          id = names.length;
+          vocabulary.set(key, id);
+          names.push(key);
+          df.push(0);
+        }
+        tf.set(id, (tf.get(id) ?? 0) + 1);
+      }
+      if (used + tf.size > ids.length) {
+        const size = Math.max(ids.length * 2, used + tf.size);
+        const grownIds = new Int32Array(size), grownCounts = new Int32Array(size);
+        grownIds.set(ids.subarray(0, used));
+        grownCounts.set(counts.subarray(0, used));
+        ids = grownIds;
+        counts = grownCounts;
+      }
+      for (const [id, n] of tf) {
+        ids[used] = id;
+        counts[used++] = n;
+        df[id]++;
+      }
+      starts.push(used);
+    },
+    get size() {
+      return starts.length - 1;
+    },
+    build() {
+      const rows = starts.length - 1;
+      const minDf = options.minDf ?? 2;
+      const maxDfShare = options.maxDfShare ?? 0.5;
+      const kept = names.map((_, id) => id)
+        .filter((id) => df[id] >= minDf && df[id] <= maxDfShare * rows)
+        .sort((a, b) => (names[a] < names[b] ? -1 : 1));
+      const column = new Int32Array(names.length).fill(-1);
+      kept.forEach((id, c) => column[id] = c);
+      const columns = new Map(kept.map((id, c) => [names[id], c]));
+      const idf = Float32Array.from(kept.map((id) => Math.log(rows / df[id])));
+      let nnz = 0;
+      for (let p = 0; p < used; p++) if (column[ids[p]] >= 0) nnz++;
+      const ptr = new Int32Array(rows + 1);
+      const idx = new Int32Array(nnz);
+      const val = new Float64Array(nnz);
+      let at = 0;
+      for (let i = 0; i < rows; i++) {
+        const from = at;
+        let length = 0;
+        for (let p = starts[i]; p < starts[i + 1]; p++) {
+          const c = column[ids[p]];
+          if (c < 0) continue;
+          const v = (1 + Math.log(counts[p])) * idf[c];
+          idx[at] = c;
+          val[at++] = v;
+          length += v * v;
+        }
+        length = Math.sqrt(length) || 1;
+        for (let p = from; p < at; p++) val[p] /= length;
+        ptr[i + 1] = at;
+      }
+      const x: Csr = { rows, cols: columns.size, ptr, idx, val };
+      const { dims, vectors, singular } = truncatedSvd(x, options);
+      return { dims, cross, columns, idf, vectors, singular };
+    },
+  };
+}
+
 /**
  * Learns a term space from a namespace's records: a TF-IDF record×term matrix (log term
  * frequency, rows of unit length so a long record does not dominate), then its top `dims`
@@ -317,46 +416,9 @@ export function trainTermSpace(
   docs: readonly TermSpaceDoc[],
   options: TrainTermSpaceOptions = {},
 ): TermSpace {
-  const cross = options.cross ?? false;
-  const minDf = options.minDf ?? 2;
-  const maxDfShare = options.maxDfShare ?? 0.5;
-  const bags = docs.map((d) => columnKeys(docBags(d), cross));
-  const df = new Map<string, number>();
-  for (const bag of bags) for (const key of new Set(bag)) df.set(key, (df.get(key) ?? 0) + 1);
-  const columns = new Map<string, number>();
-  const idfList: number[] = [];
-  for (const [key, n] of [...df].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    if (n < minDf || n > maxDfShare * docs.length) continue;
-    columns.set(key, columns.size);
-    idfList.push(Math.log(docs.length / n));
-  }
-  const idf = Float32Array.from(idfList);
-  const ptr = new Int32Array(docs.length + 1);
-  const idx: number[] = [];
-  const val: number[] = [];
-  bags.forEach((bag, i) => {
-    const tf = new Map<number, number>();
-    for (const key of bag) {
-      const c = columns.get(key);
-      if (c !== undefined) tf.set(c, (tf.get(c) ?? 0) + 1);
-    }
-    const row = [...tf].map(([c, n]) => [c, (1 + Math.log(n)) * idf[c]] as const);
-    const len = Math.sqrt(row.reduce((s, [, v]) => s + v * v, 0)) || 1;
-    for (const [c, v] of row) {
-      idx.push(c);
-      val.push(v / len);
-    }
-    ptr[i + 1] = idx.length;
-  });
-  const x: Csr = {
-    rows: docs.length,
-    cols: columns.size,
-    ptr,
-    idx: Int32Array.from(idx),
-    val: Float64Array.from(val),
-  };
-  const { dims, vectors, singular } = truncatedSvd(x, options);
-  return { dims, cross, columns, idf, vectors, singular };
+  const builder = termSpaceBuilder(options);
+  for (const doc of docs) builder.add(doc);
+  return builder.build();
 }
 
 /**

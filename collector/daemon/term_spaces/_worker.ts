@@ -5,7 +5,11 @@
  *
  * @module
  */
-import { encodeTermSpace, type TermSpaceDoc, trainRecordTermSpace } from "@kiro-learn/core/search";
+import {
+  encodeTermSpace,
+  recordTermSpaceBuilder,
+  type TermSpaceDoc,
+} from "@kiro-learn/core/search";
 
 /** A message from the collector. */
 export type TermSpaceWorkerRequest =
@@ -23,15 +27,17 @@ const scope = self as any as {
   onmessage: ((event: MessageEvent<TermSpaceWorkerRequest>) => void) | null;
 };
 
-const docs: TermSpaceDoc[] = [];
+// Each page is reduced to term ids as it arrives (the text is not kept): a large namespace's
+// records never sit here as strings.
+const builder = recordTermSpaceBuilder();
 scope.onmessage = (event) => {
   const message = event.data;
   if (message.type === "docs") {
-    for (const doc of message.docs) docs.push(doc);
+    for (const doc of message.docs) builder.add(doc);
     return;
   }
   try {
-    const space = trainRecordTermSpace(docs);
+    const space = builder.build();
     const data = encodeTermSpace(space);
     scope.postMessage({ type: "trained", data, terms: space.columns.size }, [
       data.buffer as ArrayBuffer,

@@ -44,6 +44,13 @@ export const RETRAIN_MIN_RECORDS = 200;
 /** Records read from the database per page when gathering training documents. */
 export const TERM_SPACE_PAGE = 2_000;
 
+/**
+ * Spaces held in memory at once (default; a few MB each at 4,000 records, tens of MB at 100k):
+ * the least recently searched one beyond this is dropped from memory, and loaded again from
+ * SQLite in the background when its namespace is searched next.
+ */
+export const MAX_SPACES_IN_MEMORY = 8;
+
 /** How often a namespace that is being searched is checked for growth (default). */
 const CHECK_INTERVAL_MS = 60_000;
 
@@ -113,6 +120,8 @@ export interface TermSpaceServiceOptions {
   minRecords?: number;
   /** How often a searched namespace is checked for growth (default 60 s). */
   checkIntervalMs?: number;
+  /** Spaces held in memory at once (default {@linkcode MAX_SPACES_IN_MEMORY}). */
+  maxInMemory?: number;
 }
 
 /**
@@ -202,6 +211,7 @@ interface Entry {
   failures: number;
   retryAt: number;
   lastError: string | null;
+  usedAt: number;
 }
 
 /** Starts the service (nothing runs until a namespace is searched or changed). */
@@ -209,6 +219,7 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
   const { storage, logger } = options;
   const minRecords = options.minRecords ?? TERM_SPACE_MIN_RECORDS;
   const interval = options.checkIntervalMs ?? CHECK_INTERVAL_MS;
+  const maxInMemory = options.maxInMemory ?? MAX_SPACES_IN_MEMORY;
   const stop = new AbortController();
   const train = options.train ?? workerTrainer({ sandbox: options.sandbox, signal: stop.signal });
   const entries = new Map<string, Entry>();
@@ -217,6 +228,7 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
   let running = 0;
   let chain: Promise<void> = Promise.resolve();
   let closed = false;
+  let searches = 0; // orders the entries by their last search (Date.now() ties within a ms)
 
   const entry = (namespace: string): Entry => {
     let e = entries.get(namespace);
@@ -231,6 +243,7 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
         failures: 0,
         retryAt: 0,
         lastError: null,
+        usedAt: 0,
       };
       entries.set(namespace, e);
     }
@@ -240,28 +253,49 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
   async function load(namespace: string, e: Entry): Promise<void> {
     e.loaded = true;
     const row = await storage.getTermSpace(namespace);
-    if (row === null || row.version !== RECORD_SPACE_VERSION) return;
-    try {
-      const space = decodeTermSpace(row.data);
-      if (space === null) return;
-      Object.assign(e, {
-        space,
-        records: row.record_count,
-        terms: space.columns.size,
-        trainedAt: row.trained_at,
-      });
-    } catch (error) {
-      logger.warn("stored term space unreadable; retraining it", {
-        namespace,
-        error: error instanceof Error ? error.message : String(error),
-      });
+    let space: TermSpace | null = null;
+    if (row !== null && row.version === RECORD_SPACE_VERSION) {
+      try {
+        space = decodeTermSpace(row.data);
+      } catch (error) {
+        logger.warn("stored term space unreadable; retraining it", {
+          namespace,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    if (row === null || space === null) {
+      // Nothing usable stored (never trained, another version, or deleted with a forgotten
+      // record): whatever was trained before counts for nothing.
+      Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null });
+      return;
+    }
+    Object.assign(e, {
+      space,
+      records: row.record_count,
+      terms: space.columns.size,
+      trainedAt: row.trained_at,
+    });
+  }
+
+  // Keeps at most maxInMemory spaces: the least recently searched others go (their stored copy
+  // and record count stay, so they are loaded again, not retrained).
+  function evict(): void {
+    const held = [...entries.values()].filter((e) => e.space !== null);
+    held.sort((a, b) => b.usedAt - a.usedAt);
+    for (const e of held.slice(maxInMemory)) {
+      e.space = null;
+      e.loaded = false;
     }
   }
 
   async function check(namespace: string): Promise<void> {
     const e = entry(namespace);
     e.checkedAt = Date.now();
-    if (!e.loaded) await load(namespace, e);
+    if (!e.loaded) {
+      await load(namespace, e);
+      evict();
+    }
     const count = await storage.countRecords(namespace);
     if (!trainingDue(count, { trained: e.records, minRecords }) || Date.now() < e.retryAt) return;
     training = namespace;
@@ -290,6 +324,7 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
         retryAt: 0,
         lastError: null,
       });
+      evict();
       logger.info("term space trained", {
         namespace,
         records: e.records,
@@ -316,7 +351,7 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
   async function dropForgotten(): Promise<void> {
     const stored = new Set((await storage.listTermSpaces()).map((s) => s.namespace));
     for (const [namespace, e] of entries) {
-      if (e.space === null || stored.has(namespace)) continue;
+      if (e.records === 0 || stored.has(namespace)) continue;
       Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null, loaded: true });
       void schedule(namespace);
     }
@@ -351,9 +386,10 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
 
   return {
     spaceFor(namespace) {
-      const e = entries.get(namespace);
-      if (e === undefined || Date.now() - e.checkedAt >= interval) void schedule(namespace);
-      return e?.space ?? null;
+      const e = entry(namespace);
+      e.usedAt = ++searches;
+      if (!e.loaded || Date.now() - e.checkedAt >= interval) void schedule(namespace);
+      return e.space;
     },
     recordsChanged(namespace) {
       void schedule(namespace);

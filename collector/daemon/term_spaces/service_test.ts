@@ -207,6 +207,39 @@ Deno.test("guard: the ranked search puts the answer that shares only meaning wit
   });
 });
 
+Deno.test("beyond the memory cap, the least recently searched space is dropped and loaded again", async () => {
+  await withStore(async (path) => {
+    const storage = openSqliteStorage(path);
+    await fill(storage, A, 250);
+    await fill(storage, B, 250);
+    const trainer = countingTrainer();
+    const service = createTermSpaceService({
+      storage,
+      logger,
+      train: trainer.train,
+      minRecords: 200,
+      maxInMemory: 1,
+    });
+    try {
+      service.spaceFor(A);
+      await service.idle();
+      assert.ok(service.spaceFor(A) !== null);
+      service.spaceFor(B);
+      await service.idle();
+      assert.ok(service.spaceFor(B) !== null);
+      assert.equal(trainer.calls, 2);
+      // A was searched less recently: out of memory, not retrained when it is asked for again.
+      assert.equal(service.spaceFor(A), null);
+      await service.idle();
+      assert.ok(service.spaceFor(A) !== null);
+      assert.equal(trainer.calls, 2);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+  });
+});
+
 Deno.test("trainingDue: the minimum, then 20% growth and at least 200 records", () => {
   assert.equal(trainingDue(499, { trained: 0, minRecords: 500 }), false);
   assert.equal(trainingDue(500, { trained: 0, minRecords: 500 }), true);

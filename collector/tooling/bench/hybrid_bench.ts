@@ -120,7 +120,9 @@ export interface SizeReport {
   ranked_space_ms: LatencySummary;
   /** Seconds to train the term space in its Worker (reading the records included). */
   term_space_train_s: number;
-  /** The process's peak RSS while training (MiB; the embedder and vector index are loaded). */
+  /** The process's RSS just before training (MiB; the embedder and vector index are loaded). */
+  term_space_before_rss_mib: number;
+  /** The process's peak RSS while training (MiB). */
   term_space_peak_rss_mib: number;
   /** The process's RSS after training, the Worker gone and the space held (MiB). */
   term_space_after_rss_mib: number;
@@ -266,6 +268,7 @@ export async function runHybridBench(config: HybridBenchConfig): Promise<HybridB
         ranked_ms: roundSummary(summarize(rankedMs)),
         ranked_space_ms: roundSummary(summarize(spaceMs)),
         term_space_train_s: round(training.seconds, 1),
+        term_space_before_rss_mib: mib(training.beforeRss),
         term_space_peak_rss_mib: mib(training.peakRss),
         term_space_after_rss_mib: mib(Deno.memoryUsage().rss),
         term_space_mib: mib(training.bytes),
@@ -322,8 +325,11 @@ async function timeSearches(
 async function trainSpace(
   storage: SqliteStorage,
   namespace: string,
-): Promise<{ space: TermSpace; seconds: number; peakRss: number; bytes: number }> {
-  let peakRss = Deno.memoryUsage().rss;
+): Promise<
+  { space: TermSpace; seconds: number; beforeRss: number; peakRss: number; bytes: number }
+> {
+  const beforeRss = Deno.memoryUsage().rss;
+  let peakRss = beforeRss;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, Deno.memoryUsage().rss);
   }, 50);
@@ -332,7 +338,8 @@ async function trainSpace(
     const { data } = await workerTrainer()(termSpaceDocPages(storage, namespace));
     const space = decodeTermSpace(data);
     if (space === null) throw new Error("the trained space has another version");
-    return { space, seconds: (performance.now() - started) / 1000, peakRss, bytes: data.length };
+    const seconds = (performance.now() - started) / 1000;
+    return { space, seconds, beforeRss, peakRss, bytes: data.length };
   } finally {
     clearInterval(sampler);
   }
@@ -355,7 +362,8 @@ export function sizeLine(s: SizeReport): string {
   }\nranked with the term space: p50 ${formatMs(s.ranked_space_ms.p50)}  p95 ${
     formatMs(s.ranked_space_ms.p95)
   }  (trained in ${s.term_space_train_s} s, ${s.term_space_terms} terms, ${s.term_space_mib} MiB; ` +
-    `process RSS ${s.term_space_peak_rss_mib} MiB peak while training, ` +
+    `process RSS ${s.term_space_before_rss_mib} MiB before, ${s.term_space_peak_rss_mib} MiB peak ` +
+    `while training, ` +
     `${s.term_space_after_rss_mib} MiB after)\nhybrid: ${label(s.records)} records  p50 ${
       formatMs(s.total_ms.p50)
     }  p95 ${formatMs(s.total_ms.p95)}  (search p50 ${formatMs(s.search_ms.p50)} / p95 ${
