@@ -317,7 +317,7 @@ export interface TermSpaceBuilder {
   add(doc: TermSpaceDoc): void;
   /** Documents added. */
   readonly size: number;
-  /** Trains the space over every document added. */
+  /** Trains the space over every document added (once: the documents are let go). */
   build(): TermSpace;
 }
 
@@ -399,6 +399,10 @@ export function termSpaceBuilder(options: TrainTermSpaceOptions = {}): TermSpace
         for (let p = from; p < at; p++) val[p] /= length;
         ptr[i + 1] = at;
       }
+      // The per-document ids are in the matrix now; let them go before the SVD's large buffers.
+      ids = counts = new Int32Array(0);
+      used = 0;
+      starts.length = 1;
       const x: Csr = { rows, cols: columns.size, ptr, idx, val };
       const { dims, vectors, singular } = truncatedSvd(x, options);
       return { dims, cross, columns, idf, vectors, singular };
