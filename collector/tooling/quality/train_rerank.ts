@@ -9,7 +9,10 @@
  * ```
  *
  * Candidates come from the real storage (`searchCandidatesSync`, the daemon's own code) and
- * features from `core/search/rerank.ts`, so the weights fit exactly what the collector ranks.
+ * features from `core/search/rerank.ts`, so the weights fit exactly what the collector ranks; the
+ * `term_space` column comes from each namespace's space built as the collector builds it (its
+ * document reader and `trainRecordTermSpace`). The table shows the ranking with and without the
+ * spaces; the gate gives that column no weight.
  * The model is linear; training maximises the softmax probability of the right record among a
  * query's candidates (listwise), with a little L2 so no feature takes over.
  *
