@@ -41,8 +41,11 @@ export const RETRAIN_GROWTH = 0.2;
 /** …but never for fewer new records than this. */
 export const RETRAIN_MIN_RECORDS = 200;
 
-/** Records read from the database per page when gathering training documents. */
-export const TERM_SPACE_PAGE = 2_000;
+/**
+ * Records read from the database per page when gathering training documents: a page holds the
+ * collector's thread while it is read, and requests run between pages.
+ */
+export const TERM_SPACE_PAGE = 1_000;
 
 /**
  * Spaces held in memory at once (default; a few MB each at 4,000 records, tens of MB at 100k):
