@@ -30,6 +30,7 @@ if (import.meta.main) {
       writePidFile: true,
       unixSocket: true,
       teamSandbox: true,
+      termSpaceSandbox: true,
     });
   } catch (error) {
     logger.error("collector failed to start", { error: String(error) });

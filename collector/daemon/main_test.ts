@@ -9,6 +9,7 @@ import {
   daemonArgs,
   resolveCommand,
   teamWorkerCodePaths,
+  termSpaceWorkerCodePaths,
 } from "./permissions/mod.ts";
 import {
   freePort,
@@ -147,8 +148,11 @@ Deno.test("with a team, the daemon may also reach exactly the team database, and
     assert.equal(alone.net, own);
     assert.ok(!alone.env.some((v) => v.startsWith("PG")), "no PG variable without a team");
     const workerCode = teamWorkerCodePaths();
+    // The term-space Worker's code is always there (it shares the core with the sync Worker).
+    const termSpaceCode = termSpaceWorkerCodePaths();
+    assert.ok(termSpaceCode.every((p) => alone.read.includes(p)));
     assert.ok(
-      !workerCode.some((p) => alone.read.includes(p)),
+      !workerCode.filter((p) => !termSpaceCode.includes(p)).some((p) => alone.read.includes(p)),
       "no sync Worker code without a team",
     );
     const joined = flags({ url: "postgres://alice@db.example.internal:6543/team" });

@@ -10,6 +10,7 @@ import { ensureDataDir, type Settings, writeSecureFile } from "@kiro-learn/core/
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
 import { readTeamPassword, startTeamSyncWorker, type TeamSyncWorker } from "./team/mod.ts";
 import { createEmbeddingService, type EmbeddingService } from "./embedding/mod.ts";
+import { createTermSpaceService, type TermSpaceService } from "./term_spaces/mod.ts";
 import { type ExtractionService, startExtraction } from "./extraction/mod.ts";
 import type { PromptRunner } from "./llm/mod.ts";
 import { type EventStoredHook, IngestPipeline, type NamespaceMovedHook } from "./ingest/mod.ts";
@@ -43,6 +44,8 @@ export interface RunningCollector {
   extraction: ExtractionService;
   /** Embedder, vector index and backfill. */
   embeddings: EmbeddingService;
+  /** Each namespace's term space (the ranked search's `term_space` column). */
+  termSpaces: TermSpaceService;
   /** Live-feed bus. */
   bus: EventBus;
   /** Team sync (in its supervised Worker), when `team.url` is set. */
@@ -78,6 +81,11 @@ export interface StartOptions {
    * the daemon passes true). Default false: under `deno test -A` the Worker inherits the test's.
    */
   teamSandbox?: boolean;
+  /**
+   * Train term spaces in a Worker that can only read its code (needs `--unstable-worker-options`:
+   * the daemon passes true). Default false: under `deno test -A` the Worker inherits the test's.
+   */
+  termSpaceSandbox?: boolean;
 }
 
 /** Opens everything and starts listening on the settings' loopback host and port. */
@@ -93,13 +101,21 @@ export async function startCollector(
   const token = ensureToken(settings.paths.token);
   const storage = openSqliteStorage(settings.paths.db, { home: Deno.env.get("HOME") });
   const bus = new EventBus();
-  const publishSaved = (r: MemoryRecord) =>
+  // Trained in the background once a namespace is big enough; searches use what is ready.
+  const termSpaces = createTermSpaceService({
+    storage,
+    logger,
+    sandbox: options.termSpaceSandbox ?? false,
+  });
+  const publishSaved = (r: MemoryRecord) => {
+    termSpaces.recordsChanged(r.namespace);
     bus.publish({
       type: "record_saved",
       record_id: r.record_id,
       namespace: r.namespace,
       title: r.title,
     });
+  };
   // Loads the model in the background: the port is bound without waiting for it.
   const embeddings = createEmbeddingService({
     backend: settings.embedding.backend,
@@ -158,6 +174,7 @@ export async function startCollector(
       embedTimeoutMs: settings.embedding.timeoutMs,
     }),
     searchHybrid: hybrid,
+    termSpace: (ns) => termSpaces.spaceFor(ns),
   }, {
     onSearch: (trace) => {
       if (logger.debugEnabled) logger.debug("retrieval-search", { ...trace });
@@ -258,6 +275,7 @@ export async function startCollector(
     status: () => ({
       spool: spoolSummary(settings),
       embedding: embeddings.status(),
+      term_spaces: termSpaces.status(),
       reconciliation: {
         enabled: settings.reconciliation.enabled,
         judge_breakers: reconciler.breaker.statuses(),
@@ -277,6 +295,7 @@ export async function startCollector(
       publishSaved(r);
     },
     onRecordsDeleted: (ids) => {
+      termSpaces.recordsForgotten();
       embeddings.recordsDeleted(ids);
       bus.publish({ type: "records_deleted", record_ids: ids });
     },
@@ -292,6 +311,7 @@ export async function startCollector(
   } catch (error) {
     await team?.close();
     await embeddings.close();
+    await termSpaces.close();
     storage.close();
     if (error instanceof Deno.errors.AddrInUse) {
       throw new Error(
@@ -325,6 +345,7 @@ export async function startCollector(
     request: async (input, init) => await app.request(input, init),
     extraction,
     embeddings,
+    termSpaces,
     bus,
     team,
     close() {
@@ -339,6 +360,7 @@ export async function startCollector(
         await extractionClosed;
         await team?.close();
         await embeddings.close();
+        await termSpaces.close();
         storage.close();
         if (options.writePidFile) {
           try {

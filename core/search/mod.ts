@@ -10,3 +10,6 @@ export * from "./rerank.ts";
 export * from "./context_format.ts";
 export * from "./vector.ts";
 export * from "./fusion.ts";
+export * from "./term_space.ts";
+export * from "./record_space.ts";
+export * from "./term_translation.ts";

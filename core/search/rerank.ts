@@ -12,6 +12,8 @@
  */
 import type { MemoryRecord } from "../schemas/mod.ts";
 import { isStopWord, textWords, titlePrefix } from "./code_text.ts";
+import { recordSpaceColumn } from "./record_space.ts";
+import type { TermSpace } from "./term_space.ts";
 import weightsData from "./data/rerank_weights.json" with { type: "json" };
 
 /** A lexical candidate with its BM25 score, whole and per column (higher is better, ≥ 0). */
@@ -72,7 +74,20 @@ export const RERANK_FEATURES: readonly string[] = [
   "matched_idf",
   "prefix_in_paths",
   "title_precision",
+  "term_space",
 ];
+
+/**
+ * The column of the namespace's term space (`record_space.ts`): how close a candidate's title is
+ * to the prompt in the project's own latent topics, relative to the closest candidate. Without a
+ * space (a young namespace, or one still training) it is {@linkcode TERM_SPACE_NEUTRAL} for
+ * every candidate, which moves no ranking; the gate gives it no weight, so whether a namespace
+ * has a space never changes what the gate lets through.
+ */
+export const TERM_SPACE_FEATURE: number = RERANK_FEATURES.indexOf("term_space");
+
+/** The `term_space` column's value for every candidate when there is no space. */
+export const TERM_SPACE_NEUTRAL = 0;
 
 /** The trained model: one weight per feature, and the no-answer gate. */
 export interface RerankModel {
@@ -123,11 +138,19 @@ export function promptIdentifiers(query: string): string[] {
     .map((s) => s.toLowerCase());
 }
 
+/** Options of {@linkcode rerankFeatures}. */
+export interface RerankFeatureOptions {
+  /** The query's terms with their IDF. */
+  terms: readonly WeightedTerm[];
+  /** The namespace's term space, or none (the `term_space` column is then neutral). */
+  space?: TermSpace | null;
+}
+
 /** The features of each candidate, in the order of {@linkcode RERANK_FEATURES}. */
 export function rerankFeatures(
   query: string,
   candidates: readonly LexicalCandidate[],
-  options: { terms: readonly WeightedTerm[] },
+  options: RerankFeatureOptions,
 ): number[][] {
   const terms = options.terms.filter((t) => !isStopWord(t.term));
   const identifiers = promptIdentifiers(query);
@@ -141,6 +164,9 @@ export function rerankFeatures(
   const maxFiles = max((c) => c.bm25Files);
   const totalIdf = terms.reduce((sum, t) => sum + t.idf, 0);
   const queryStems = new Set(textWords(query).map(stem));
+  const space = options.space
+    ? recordSpaceColumn(query, { space: options.space, records: candidates.map((c) => c.record) })
+    : null;
   return candidates.map((c, rank) => {
     const r = c.record;
     const title = stemSet(r.title);
@@ -190,6 +216,7 @@ export function rerankFeatures(
       inAny / 10,
       prefixInPaths,
       titlePrecision(r.title, queryStems),
+      space?.[rank] ?? TERM_SPACE_NEUTRAL,
     ];
   });
 }
@@ -222,10 +249,10 @@ export function linearScore(features: readonly number[], weights: readonly numbe
 export function rerank(
   query: string,
   candidates: readonly LexicalCandidate[],
-  options: { terms: readonly WeightedTerm[]; model?: RerankModel },
+  options: RerankFeatureOptions & { model?: RerankModel },
 ): RankedCandidate[] {
   const model = options.model ?? RERANK_MODEL;
-  const features = rerankFeatures(query, candidates, { terms: options.terms });
+  const features = rerankFeatures(query, candidates, options);
   return candidates
     .map((c, i) => ({
       ...c,

@@ -93,3 +93,26 @@ Deno.test("gateScore is a logistic of the features and the bias", () => {
   assert.ok(gateScore(features, model) > 0.99);
   assert.equal(linearScore([1, 2], [3, 4]), 11);
 });
+
+Deno.test("term_space: neutral without a space, and the shipped gate gives it no weight", () => {
+  const at = RERANK_FEATURES.indexOf("term_space");
+  assert.equal(at, RERANK_FEATURES.length - 1);
+  const rows = rerankFeatures("crash in the port", [
+    {
+      record: makeRecord({ title: "port crash" }),
+      bm25: 2,
+      bm25Title: 2,
+      bm25Summary: 0,
+      bm25Files: 0,
+    },
+    { record: makeRecord({ title: "docs" }), bm25: 1, bm25Title: 0, bm25Summary: 1, bm25Files: 0 },
+  ], { terms: [] });
+  assert.deepEqual(rows.map((r) => r[at]), [0, 0]);
+  // Whether a namespace has a space must not move the gate: same score whatever the column.
+  assert.equal(RERANK_MODEL.gateWeights[at], 0);
+  const best = [...rows[0]];
+  const without = gateScore(best, RERANK_MODEL);
+  best[at] = 1;
+  assert.equal(gateScore(best, RERANK_MODEL), without);
+  assert.ok(RERANK_MODEL.weights[at] > 0, "the trained ranking weight of the column");
+});

@@ -183,6 +183,13 @@ export async function forgetRecords(
     : [];
   // The ids stay as tombstones (no content): an import must not bring a forgotten record back.
   const records = c.transaction(() => {
+    // A namespace's term space was learned from these records too: it goes with them (the
+    // collector trains a new one without them).
+    const spaces = c.stmt(
+      `DELETE FROM term_spaces WHERE namespace IN
+      (SELECT namespace FROM memory_records WHERE record_id = ?)`,
+    );
+    for (const id of ids) spaces.run(id);
     const n = deleteRecordsSync(c, ids);
     const tomb = c.stmt(
       "INSERT OR IGNORE INTO forgotten_records (record_id, forgotten_at) VALUES (?, ?)",

@@ -364,6 +364,21 @@ CREATE TRIGGER team_provenance_delete AFTER DELETE ON memory_records BEGIN
   DELETE FROM team_provenance WHERE record_id = old.record_id;
 END;`,
   },
+  {
+    version: 10,
+    name: "term_spaces",
+    // Each namespace's term space (core/search/record_space.ts), trained in the background from
+    // its records and kept so a restart does not retrain; version is the space's format and
+    // training recipe (another one is retrained), record_count what it was trained on (the
+    // collector retrains once the namespace has grown well past it).
+    sql: `CREATE TABLE term_spaces (
+  namespace TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,
+  record_count INTEGER NOT NULL,
+  trained_at TEXT NOT NULL,
+  data BLOB NOT NULL
+) STRICT;`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Event, MemoryRecord, QueueEntry } from "../schemas/mod.ts";
-import type { LexicalCandidates, TermStats } from "../search/mod.ts";
+import type { LexicalCandidates, TermSpaceDoc, TermStats } from "../search/mod.ts";
 import { migrate } from "./migrations.ts";
 import type {
   ExtractionRun,
@@ -26,6 +26,8 @@ import type {
   Stats,
   Storage,
   StoredEmbedding,
+  StoredTermSpace,
+  StoredTermSpaceInfo,
   TeamApplied,
   TeamChange,
   TeamOutboxItem,
@@ -76,6 +78,13 @@ import {
   updateRecord,
 } from "./_records.ts";
 import { stats } from "./_stats.ts";
+import {
+  countRecords,
+  getTermSpace,
+  listTermSpaces,
+  putTermSpace,
+  termSpaceDocs,
+} from "./_term_spaces.ts";
 import { moveNamespace, namespaceMovedTo } from "./_moves.ts";
 import {
   setTeamCapture,
@@ -261,6 +270,34 @@ export class SqliteStorage implements Storage, TeamStore {
     options: { limit: number; types?: string[] },
   ): Promise<MemoryRecord[]> {
     return recentRecords(this.#c, namespace, options);
+  }
+
+  /** See `Storage.termSpaceDocs`. */
+  termSpaceDocs(
+    namespace: string,
+    options: { after: number; limit: number },
+  ): Promise<{ docs: TermSpaceDoc[]; last: number }> {
+    return termSpaceDocs(this.#c, namespace, options);
+  }
+
+  /** See `Storage.countRecords`. */
+  countRecords(namespace: string): Promise<number> {
+    return countRecords(this.#c, namespace);
+  }
+
+  /** See `Storage.getTermSpace`. */
+  getTermSpace(namespace: string): Promise<StoredTermSpace | null> {
+    return getTermSpace(this.#c, namespace);
+  }
+
+  /** See `Storage.putTermSpace`. */
+  putTermSpace(space: StoredTermSpace): Promise<void> {
+    return putTermSpace(this.#c, space);
+  }
+
+  /** See `Storage.listTermSpaces`. */
+  listTermSpaces(): Promise<StoredTermSpaceInfo[]> {
+    return listTermSpaces(this.#c);
   }
 
   /** Stems and document frequencies of query tokens, from the index's own tokenizer. */

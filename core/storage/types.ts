@@ -8,7 +8,7 @@
  * @module
  */
 import type { Event, EventBody, EventKind, MemoryRecord, QueueEntry } from "../schemas/mod.ts";
-import type { LexicalCandidates } from "../search/mod.ts";
+import type { LexicalCandidates, TermSpaceDoc } from "../search/mod.ts";
 
 /** A record together with its optional embedding. */
 export interface RecordWithEmbedding {
@@ -108,6 +108,26 @@ export interface RecordFilter {
   limit: number;
   /** Offset. */
   offset: number;
+}
+
+/** What a stored term space's row says about it, without its data. */
+export interface StoredTermSpaceInfo {
+  /** Its namespace (a space is only ever used for its own). */
+  namespace: string;
+  /** `RECORD_SPACE_VERSION` it was written with. */
+  version: number;
+  /** Records of the namespace it was trained on. */
+  record_count: number;
+  /** When (ISO). */
+  trained_at: string;
+  /** Size of its data. */
+  bytes: number;
+}
+
+/** A stored term space (`core/search/record_space.ts`'s `encodeTermSpace` bytes). */
+export interface StoredTermSpace extends Omit<StoredTermSpaceInfo, "bytes"> {
+  /** The encoded space. */
+  data: Uint8Array;
 }
 
 /** One project, as stats and the viewer list it. */
@@ -341,7 +361,7 @@ export interface Storage extends TeamStore {
   /**
    * Forgets records for good (the user asked): deletes them, with `withSources` also the events
    * they came from, and leaves no byte of them in the database file, its WAL or the full-text
-   * index. Slower than `deleteRecords` (it merges the index and checkpoints).
+   * index; their namespaces' stored term spaces (learned from them too) are deleted. Slower than `deleteRecords` (it merges the index and checkpoints).
    */
   forgetRecords(
     ids: readonly string[],
@@ -364,6 +384,22 @@ export interface Storage extends TeamStore {
     query: string,
     options: { limit: number },
   ): Promise<LexicalCandidates>;
+  /**
+   * A page of a namespace's records as term-space training documents, in row order after row id
+   * `after`; `last` is the page's last row id (the next page's `after`).
+   */
+  termSpaceDocs(
+    namespace: string,
+    options: { after: number; limit: number },
+  ): Promise<{ docs: TermSpaceDoc[]; last: number }>;
+  /** How many records a namespace holds. */
+  countRecords(namespace: string): Promise<number>;
+  /** A namespace's stored term space, or null. */
+  getTermSpace(namespace: string): Promise<StoredTermSpace | null>;
+  /** Stores (or replaces) a namespace's term space. */
+  putTermSpace(space: StoredTermSpace): Promise<void>;
+  /** Every stored term space, without its data (for status). */
+  listTermSpaces(): Promise<StoredTermSpaceInfo[]>;
   /** Newest records of a namespace. */
   recentRecords(
     namespace: string,

@@ -24,6 +24,8 @@ export {
   onnxRuntimeBinDir,
   TEAM_SYNC_WORKER,
   teamWorkerCodePaths,
+  TERM_SPACE_WORKER,
+  termSpaceWorkerCodePaths,
   USE_LITE_MODEL_VERSION,
   USE_LITE_WORKER,
   useLiteReadPaths,

@@ -48,6 +48,20 @@ export function teamWorkerCodePaths(): string[] {
   ];
 }
 
+/** The term-space training Worker's entry module. */
+export const TERM_SPACE_WORKER: string = fromFileUrl(
+  new URL("../term_spaces/_worker.ts", import.meta.url),
+);
+
+/**
+ * What the term-space Worker reads to load its code: the shared core and its own folder. It
+ * computes on what it is sent and needs nothing else.
+ */
+export function termSpaceWorkerCodePaths(): string[] {
+  const here = (path: string) => fromFileUrl(new URL(path, import.meta.url));
+  return [here("../../../core"), here("../term_spaces")];
+}
+
 /** The workspace's `deno.json` (import map and lock), which the onnx child runs with. */
 export const WORKSPACE_CONFIG: string = fromFileUrl(new URL("../../../deno.json", import.meta.url));
 

@@ -13,6 +13,7 @@ import { ENV_OVERRIDES, postgresHostPort, type Settings } from "@kiro-learn/core
 import { dirname } from "@kiro-learn/core/path";
 import {
   teamWorkerCodePaths,
+  termSpaceWorkerCodePaths,
   USE_LITE_WORKER,
   useLiteReadPaths,
   WORKSPACE_CONFIG,
@@ -152,6 +153,9 @@ export function collectorPermissions(
       ...embedding.read,
       // The team sync Worker's code, to start it (a Worker's imports are permission-checked).
       ...(team.length > 0 ? teamWorkerCodePaths() : []),
+      // The term-space Worker's code, for the same reason (the daemon cannot grant a Worker
+      // more than it has).
+      ...termSpaceWorkerCodePaths(),
       // The agent commands' own files, only so the daemon can tell whether one is there
       // (`extraction.strategy: auto`); it may run them anyway.
       ...(options.agentCommands ?? []),

@@ -4,7 +4,8 @@
  * mode is exactly what the hook injects.
  *
  * - `ranked` (the default): BM25 candidates over code-aware text, ordered by the learned
- *   reranker (`core/search/rerank.ts`); nothing when even the best candidate scores under the
+ *   reranker (`core/search/rerank.ts`), one of whose features is the namespace's own term space
+ *   when it has one (`collector/daemon/term_spaces`); nothing when even the best candidate scores under the
  *   model's gate (a prompt about nothing in memory); records with the same title and files
  *   count once (the same change remembered twice is one piece of evidence).
  * - `lexical`: plain BM25 order, for debugging and comparison.
@@ -27,6 +28,7 @@ import {
   rerank,
   RERANK_MODEL,
   type RerankModel,
+  type TermSpace,
 } from "@kiro-learn/core/search";
 import type { ScoredRecord } from "@kiro-learn/core/storage";
 import type { Searcher } from "./assembler.ts";
@@ -64,6 +66,11 @@ export interface SearchSources {
   searchVector?: Searcher;
   /** The rank fusion of BM25, vectors and recency (`mode=hybrid`). */
   searchHybrid?: Searcher;
+  /**
+   * The namespace's term space if one is ready (`collector/daemon/term_spaces`): synchronous,
+   * so a search never waits for one; without it the reranker's `term_space` column is neutral.
+   */
+  termSpace?: (namespace: string) => TermSpace | null;
 }
 
 /** What one ranked search did (for logs and tests). */
@@ -76,6 +83,8 @@ export interface SearchTrace {
   best: number | null;
   /** True when the gate withheld every candidate. */
   gated: boolean;
+  /** True when the namespace's term space took part (ranked mode). */
+  termSpace: boolean;
 }
 
 /** Same title and same files: one piece of evidence, however often it was remembered. */
@@ -107,10 +116,17 @@ export function createSearcher(
     const { candidates, terms, corpus } = await sources.searchCandidates(namespace, query, {
       limit: Math.max(depth, limit),
     });
-    const ranked = rerank(query, candidates, { terms, model });
+    const space = sources.termSpace?.(namespace) ?? null;
+    const ranked = rerank(query, candidates, { terms, model, space });
     const best = ranked.length > 0 ? gateScore(ranked[0].features, model) : null;
     const gated = best !== null && corpus >= GATE_MIN_CORPUS && best < model.gate;
-    options.onSearch?.({ mode, candidates: candidates.length, best, gated });
+    options.onSearch?.({
+      mode,
+      candidates: candidates.length,
+      best,
+      gated,
+      termSpace: space !== null,
+    });
     if (gated) return [];
     const seen = new Set<string>();
     const out: ScoredRecord[] = [];

@@ -19,6 +19,10 @@
  * - The similarity floor is disabled (-1) so that every search takes the full fusion path — with
  *   random corpus vectors a floor would turn most searches into the cheaper lexical fallback.
  *
+ * - Term space: the namespace's space is trained as the collector trains it (its Worker, the same
+ *   document pages), timed, with the process's peak RSS meanwhile; the ranked search is then
+ *   timed with it too (`ranked_space_ms`: the `term_space` column folds in 50 candidates).
+ *
  * Reports, per size: the whole hybrid search including the query embedding, which the searcher
  * starts before the FTS query so the two overlap (`total`); the same search again with the
  * query's vector already known (`search`); and the query embedding alone (`embed`).
@@ -51,6 +55,8 @@ import {
   createSearcher,
   type HybridTrace,
 } from "../../daemon/retrieval/mod.ts";
+import { termSpaceDocPages, workerTrainer } from "../../daemon/term_spaces/mod.ts";
+import { decodeTermSpace, type TermSpace } from "@kiro-learn/core/search";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -110,6 +116,20 @@ export interface SizeReport {
   fused: number;
   /** The default (ranked) search: BM25 candidates and the learned reranker, no embedding. */
   ranked_ms: LatencySummary;
+  /** The same with the namespace's term space (what the collector runs once it is trained). */
+  ranked_space_ms: LatencySummary;
+  /** Seconds to train the term space in its Worker (reading the records included). */
+  term_space_train_s: number;
+  /** The process's RSS just before training (MiB; the embedder and vector index are loaded). */
+  term_space_before_rss_mib: number;
+  /** The process's peak RSS while training (MiB). */
+  term_space_peak_rss_mib: number;
+  /** The process's RSS after training, the Worker gone and the space held (MiB). */
+  term_space_after_rss_mib: number;
+  /** Size of the stored space (MiB) and its terms. */
+  term_space_mib: number;
+  /** Terms in the space. */
+  term_space_terms: number;
 }
 
 /** The JSON report. */
@@ -235,15 +255,24 @@ export async function runHybridBench(config: HybridBenchConfig): Promise<HybridB
         searchCandidates: (ns, q, o) => storage.searchCandidates(ns, q, o),
         searchLexical: (ns, q, o) => storage.searchLexical(ns, q, o),
       });
-      for (const q of queries.slice(0, 5)) await ranked(namespace, q.text, { limit: config.limit });
-      const rankedMs: number[] = [];
-      for (const q of queries) {
-        const started = performance.now();
-        await ranked(namespace, q.text, { limit: config.limit });
-        rankedMs.push(performance.now() - started);
-      }
+      const rankedMs = await timeSearches(ranked, { namespace, queries, limit: config.limit });
+      const training = await trainSpace(storage, namespace);
+      const withSpace = createSearcher({
+        searchCandidates: (ns, q, o) => storage.searchCandidates(ns, q, o),
+        searchLexical: (ns, q, o) => storage.searchLexical(ns, q, o),
+        termSpace: () => training.space,
+      });
+      const spaceMs = await timeSearches(withSpace, { namespace, queries, limit: config.limit });
+      const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
       sizes.push({
         ranked_ms: roundSummary(summarize(rankedMs)),
+        ranked_space_ms: roundSummary(summarize(spaceMs)),
+        term_space_train_s: round(training.seconds, 1),
+        term_space_before_rss_mib: mib(training.beforeRss),
+        term_space_peak_rss_mib: mib(training.peakRss),
+        term_space_after_rss_mib: mib(Deno.memoryUsage().rss),
+        term_space_mib: mib(training.bytes),
+        term_space_terms: training.space.columns.size,
         records: size,
         seed_s: round(seedS, 1),
         index_load_ms: round(indexLoadMs, 1),
@@ -276,6 +305,46 @@ export async function runHybridBench(config: HybridBenchConfig): Promise<HybridB
   }
 }
 
+/** Times each query once, after five warm-up searches. */
+async function timeSearches(
+  search: ReturnType<typeof createSearcher>,
+  options: { namespace: string; queries: readonly { text: string }[]; limit: number },
+): Promise<number[]> {
+  const { namespace, queries, limit } = options;
+  for (const q of queries.slice(0, 5)) await search(namespace, q.text, { limit });
+  const out: number[] = [];
+  for (const q of queries) {
+    const started = performance.now();
+    await search(namespace, q.text, { limit });
+    out.push(performance.now() - started);
+  }
+  return out;
+}
+
+/** Trains the namespace's space as the collector does, sampling the process's RSS meanwhile. */
+async function trainSpace(
+  storage: SqliteStorage,
+  namespace: string,
+): Promise<
+  { space: TermSpace; seconds: number; beforeRss: number; peakRss: number; bytes: number }
+> {
+  const beforeRss = Deno.memoryUsage().rss;
+  let peakRss = beforeRss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, Deno.memoryUsage().rss);
+  }, 50);
+  const started = performance.now();
+  try {
+    const { data } = await workerTrainer()(termSpaceDocPages(storage, namespace));
+    const space = decodeTermSpace(data);
+    if (space === null) throw new Error("the trained space has another version");
+    const seconds = (performance.now() - started) / 1000;
+    return { space, seconds, beforeRss, peakRss, bytes: data.length };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
 function roundSummary(s: LatencySummary): LatencySummary {
   return Object.fromEntries(
     Object.entries(s).map(([k, v]) => [k, k === "count" ? v : round(v, 2)]),
@@ -290,9 +359,16 @@ function label(n: number): string {
 export function sizeLine(s: SizeReport): string {
   return `ranked (default): ${label(s.records)} records  p50 ${formatMs(s.ranked_ms.p50)}  p95 ${
     formatMs(s.ranked_ms.p95)
-  }\nhybrid: ${label(s.records)} records  p50 ${formatMs(s.total_ms.p50)}  p95 ${
-    formatMs(s.total_ms.p95)
-  }  (search p50 ${formatMs(s.search_ms.p50)} / p95 ${formatMs(s.search_ms.p95)}, ` +
+  }\nranked with the term space: p50 ${formatMs(s.ranked_space_ms.p50)}  p95 ${
+    formatMs(s.ranked_space_ms.p95)
+  }  (trained in ${s.term_space_train_s} s, ${s.term_space_terms} terms, ${s.term_space_mib} MiB; ` +
+    `process RSS ${s.term_space_before_rss_mib} MiB before, ${s.term_space_peak_rss_mib} MiB peak ` +
+    `while training, ` +
+    `${s.term_space_after_rss_mib} MiB after)\nhybrid: ${label(s.records)} records  p50 ${
+      formatMs(s.total_ms.p50)
+    }  p95 ${formatMs(s.total_ms.p95)}  (search p50 ${formatMs(s.search_ms.p50)} / p95 ${
+      formatMs(s.search_ms.p95)
+    }, ` +
     `query embed p50 ${formatMs(s.embed_ms.p50)} / p95 ${formatMs(s.embed_ms.p95)}; ` +
     `${s.fused}/${s.total_ms.count} fused; index load ${formatMs(s.index_load_ms)})`;
 }

@@ -30,6 +30,7 @@ Deno.test("hybrid bench --quick runs, prints a line per size, writes JSON", asyn
     assert.equal(code, 0, `${text}\n${new TextDecoder().decode(stderr)}`);
     assert.match(text, /^hybrid: 1k records +p50 \S+ ms +p95 \S+ ms/m);
     assert.match(text, /^hybrid: 5k records +p50 \S+ ms +p95 \S+ ms/m);
+    assert.match(text, /^ranked with the term space: p50 \S+ ms +p95 \S+ ms +\(trained in /m);
     // Figures are not asserted (machines differ); shape and the fusion path are.
     const report: HybridBenchReport = JSON.parse(await Deno.readTextFile(out));
     assert.equal(report.mode, "quick");
@@ -37,6 +38,8 @@ Deno.test("hybrid bench --quick runs, prints a line per size, writes JSON", asyn
     for (const size of report.sizes) {
       assert.equal(size.total_ms.count, 50);
       assert.equal(size.fused, 50, "every search took the fusion path");
+      assert.equal(size.ranked_space_ms.count, 50);
+      assert.ok(size.term_space_terms > 0, "the space was trained and searched with");
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

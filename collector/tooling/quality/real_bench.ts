@@ -8,9 +8,10 @@
  * ```
  *
  * It starts a collector (its own data dir and port, embeddings off), saves every record of the
- * set through `POST /v1/memories`, then asks each query the way the prompt hook does
- * (`POST /v1/events?retrieve=true`, reading the injected `retrieval.records`) and the way a
- * debugging user would (`GET /v1/memories/search?mode=lexical`). It also sends every no-answer
+ * set through `POST /v1/memories`, waits for the collector to train every namespace's term space
+ * (`/v1/stats`), then asks each query the way the prompt hook does (`POST /v1/events?retrieve=
+ * true`, reading the injected `retrieval.records`) and the way a debugging user would
+ * (`GET /v1/memories/search?mode=lexical`). It also sends every no-answer
  * prompt into every namespace and counts what gets injected. Prints per-repository tables and
  * latency, and writes `.bench/quality-real.json`.
  *
@@ -89,6 +90,55 @@ async function lexical(daemon: TestDaemon, query: RealQuery): Promise<string[]> 
   return (await res.json() as { record_id: string }[]).map((r) => r.record_id);
 }
 
+/** What `/v1/stats` says about the collector's term spaces. */
+interface TermSpacesStatus {
+  pending: number;
+  training: string | null;
+  namespaces: { namespace: string; records: number; terms: number; last_error: string | null }[];
+}
+
+/**
+ * Waits until the collector has trained a term space for every namespace and has nothing left
+ * to train (they are trained in the background as records arrive; a query asked before would
+ * measure the ranking without them), printing progress. Throws after `timeoutMs`.
+ */
+async function waitForTermSpaces(
+  daemon: TestDaemon,
+  namespaces: readonly string[],
+  timeoutMs = 600_000,
+): Promise<TermSpacesStatus> {
+  const started = performance.now();
+  let lastLine = 0;
+  while (true) {
+    const res = await daemon.fetch("/v1/stats");
+    const status = (await res.json() as { term_spaces: TermSpacesStatus }).term_spaces;
+    const ready = namespaces.filter((ns) =>
+      (status.namespaces.find((n) => n.namespace === ns)?.records ?? 0) > 0
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    if (ready.length === namespaces.length && status.pending === 0) {
+      console.log(
+        `term spaces ready after ${elapsed.toFixed(1)} s: ` +
+          status.namespaces.map((n) => `${n.records} records, ${n.terms} terms`).join("; "),
+      );
+      return status;
+    }
+    if (elapsed * 1000 > timeoutMs) {
+      throw new Error(
+        `term spaces not ready after ${timeoutMs / 1000} s: ${JSON.stringify(status)}`,
+      );
+    }
+    if (elapsed - lastLine >= 5) {
+      lastLine = elapsed;
+      console.log(
+        `waiting for term spaces: ${ready.length} of ${namespaces.length} trained, ` +
+          `${status.pending} check(s) queued, training ${status.training ?? "nothing"}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 function row(label: string, byRepo: Map<string, Scores>): string {
   const cells = [...byRepo].map(([repo, s]) => {
     const a = averages(s);
@@ -135,6 +185,7 @@ if (import.meta.main) {
   });
   const loadS = (performance.now() - loadStarted) / 1000;
   console.log(`saved ${set.records.length} records through the API in ${loadS.toFixed(1)} s`);
+  const spaces = await waitForTermSpaces(daemon, [...set.repos.keys()]);
 
   const inject = new Map<string, Scores>([["all", emptyScores()]]);
   const lex = new Map<string, Scores>([["all", emptyScores()]]);
@@ -188,6 +239,7 @@ if (import.meta.main) {
     injected: Object.fromEntries([...ordered(inject)].map(([k, s]) => [k, averages(s)])),
     lexical: Object.fromEntries([...ordered(lex)].map(([k, s]) => [k, averages(s)])),
     no_answer: { asked, silent, tokens },
+    term_spaces: spaces.namespaces.map(({ records, terms }) => ({ records, terms })),
     latency_ms: { server, client },
   };
   await Deno.mkdir(fileURLToPath(new URL("../../../.bench/", import.meta.url)), {

@@ -9,7 +9,10 @@
  * ```
  *
  * Candidates come from the real storage (`searchCandidatesSync`, the daemon's own code) and
- * features from `core/search/rerank.ts`, so the weights fit exactly what the collector ranks.
+ * features from `core/search/rerank.ts`, so the weights fit exactly what the collector ranks; the
+ * `term_space` column comes from each namespace's space built as the collector builds it (its
+ * document reader and `trainRecordTermSpace`). The table shows the ranking with and without the
+ * spaces; the gate gives that column no weight.
  * The model is linear; training maximises the softmax probability of the right record among a
  * query's candidates (listwise), with a little L2 so no feature takes over.
  *
@@ -23,9 +26,13 @@ import {
   RERANK_FEATURES,
   rerankFeatures,
   type RerankModel,
+  TERM_SPACE_FEATURE,
+  type TermSpace,
+  trainRecordTermSpace,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { CANDIDATE_DEPTH } from "../../daemon/retrieval/mod.ts";
+import { termSpaceDocPages } from "../../daemon/term_spaces/mod.ts";
 import {
   addRanking,
   averages,
@@ -43,28 +50,71 @@ const WEIGHTS_FILE = fromFileUrl(
 /** Share of the fitting half of the no-answer prompts the gate must silence (margin over 90%). */
 const GATE_TARGET = 0.95;
 
-interface Sample {
+/** One query's candidates (BM25 order) and their feature rows. */
+export interface Sample {
+  /** The query. */
   query: RealQuery;
+  /** Candidate record ids. */
   ids: string[];
+  /** One feature row per candidate. */
   features: number[][];
 }
 
-function collect(storage: SqliteStorage, queries: readonly RealQuery[]): Sample[] {
+/**
+ * Each query's candidates from the real storage, with the reranker's features; the `term_space`
+ * column from `spaces` (per namespace), neutral for a namespace without one.
+ */
+export function collect(
+  storage: SqliteStorage,
+  queries: readonly RealQuery[],
+  options: { spaces?: ReadonlyMap<string, TermSpace> } = {},
+): Sample[] {
   return queries.map((query) => {
     const { candidates, terms } = storage.searchCandidatesSync(query.namespace, query.query, {
       limit: CANDIDATE_DEPTH,
     });
+    const space = options.spaces?.get(query.namespace) ?? null;
     return {
       query,
       ids: candidates.map((c) => c.record.record_id),
-      features: rerankFeatures(query.query, candidates, { terms }),
+      features: rerankFeatures(query.query, candidates, { terms, space }),
     };
   });
 }
 
-/** Listwise softmax training by full-batch gradient descent. */
-function train(samples: readonly Sample[], options: { epochs: number; l2: number }): number[] {
-  const d = RERANK_FEATURES.length;
+/**
+ * Each namespace's term space, built as the collector builds it: the same document reader
+ * (`termSpaceDocPages`) and the same training (`trainRecordTermSpace`), here in-process.
+ */
+export async function trainSpaces(
+  storage: SqliteStorage,
+  namespaces: Iterable<string>,
+): Promise<Map<string, TermSpace>> {
+  const spaces = new Map<string, TermSpace>();
+  for (const namespace of namespaces) {
+    const docs = [];
+    for await (const page of termSpaceDocPages(storage, namespace)) docs.push(...page);
+    const started = performance.now();
+    spaces.set(namespace, trainRecordTermSpace(docs));
+    console.log(
+      `term space of ${namespace}: ${docs.length} records, ${
+        ((performance.now() - started) / 1000).toFixed(1)
+      } s`,
+    );
+  }
+  return spaces;
+}
+
+/**
+ * Listwise softmax training by full-batch gradient descent. As many weights as the samples have
+ * feature columns, so an experiment can append columns of its own.
+ */
+export function train(
+  samples: readonly Sample[],
+  options: { epochs: number; l2: number },
+): number[] {
+  const d = samples.find((s) => s.features.length > 0)?.features[0].length ??
+    RERANK_FEATURES.length;
   const w = new Array(d).fill(0);
   w[0] = 1; // start from BM25 order
   const usable = samples.filter((s) => s.ids.some((id) => s.query.relevant.includes(id)));
@@ -87,7 +137,11 @@ function train(samples: readonly Sample[], options: { epochs: number; l2: number
   return w.map((v) => Math.round(v * 1000) / 1000);
 }
 
-/** Logistic regression: real questions (1) against no-answer prompts (0), balanced. */
+/**
+ * Logistic regression: real questions (1) against no-answer prompts (0), balanced. The
+ * `term_space` weight stays 0: a namespace may or may not have a space yet, and that must not
+ * change what the gate lets through.
+ */
 function trainGate(positive: readonly number[][], negative: readonly number[][]): number[] {
   const d = RERANK_FEATURES.length + 1;
   const w = new Array(d).fill(0);
@@ -102,18 +156,22 @@ function trainGate(positive: readonly number[][], negative: readonly number[][])
       const p = 1 / (1 + Math.exp(-linearScore(x, w)));
       for (let j = 0; j < d; j++) grad[j] += weight * (p - y) * x[j];
     }
-    for (let j = 0; j < d; j++) w[j] -= 1.0 * (grad[j] / 2 + 1e-3 * w[j]);
+    for (let j = 0; j < d; j++) {
+      if (j !== TERM_SPACE_FEATURE) w[j] -= 1.0 * (grad[j] / 2 + 1e-3 * w[j]);
+    }
   }
   return w.map((v) => Math.round(v * 1000) / 1000);
 }
 
-function rank(sample: Sample, weights: readonly number[]): { ids: string[]; best: number } {
+/** A sample's ids ordered by the linear model, and the best score. */
+export function rank(sample: Sample, weights: readonly number[]): { ids: string[]; best: number } {
   const scored = sample.ids.map((id, i) => ({ id, i, s: linearScore(sample.features[i], weights) }))
     .sort((a, b) => b.s - a.s || a.i - b.i);
   return { ids: scored.map((x) => x.id), best: scored[0]?.s ?? Number.NEGATIVE_INFINITY };
 }
 
-function table(
+/** recall@5 / MRR@10 per repository and overall of a ranking. */
+export function table(
   samples: readonly Sample[],
   rankOf: (s: Sample) => string[],
 ): Map<string, ReturnType<typeof averages>> {
@@ -130,7 +188,8 @@ function table(
   return out;
 }
 
-function printTable(label: string, rows: Map<string, ReturnType<typeof averages>>): void {
+/** Prints one line of {@linkcode table}. */
+export function printTable(label: string, rows: Map<string, ReturnType<typeof averages>>): void {
   const cells = [...rows].map(([repo, a]) =>
     `${repo === TRAIN_REPO ? `${repo} (trained on)` : repo} ${a.recall5.toFixed(3)}/${
       a.mrr10.toFixed(3)
@@ -155,15 +214,23 @@ if (import.meta.main) {
         ((performance.now() - started) / 1000).toFixed(1)
       } s`,
     );
-    const samples = collect(storage, set.queries);
+    const spaces = await trainSpaces(storage, set.repos.keys());
+    const samples = collect(storage, set.queries, { spaces });
     const trainSet = samples.filter((s) => s.query.repo === TRAIN_REPO);
     const weights = train(trainSet, { epochs: 300, l2: 1e-3 });
+    // The same training with the column neutral: what a namespace without a space gets.
+    const without = collect(storage, set.queries);
+    const withoutWeights = train(without.filter((s) => s.query.repo === TRAIN_REPO), {
+      epochs: 300,
+      l2: 1e-3,
+    });
     const reachable = samples.filter((s) => s.ids.some((id) => s.query.relevant.includes(id)));
     console.log(
       `the right record is among the ${CANDIDATE_DEPTH} candidates for ` +
         `${reachable.length} of ${samples.length} queries (the reranker's ceiling)`,
     );
     printTable("BM25 candidates", table(samples, (s) => s.ids));
+    printTable("reranked, no term space", table(without, (s) => rank(s, withoutWeights).ids));
     printTable("reranked", table(samples, (s) => rank(s, weights).ids));
 
     // The gate: a logistic model over the best candidate's features, trained to tell the
@@ -181,6 +248,7 @@ if (import.meta.main) {
           relevant: [],
           repo: "none",
         })),
+        { spaces },
       )
     );
     const bestFeatures = (s: Sample) => {

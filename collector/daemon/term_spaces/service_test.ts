@@ -1,0 +1,267 @@
+import assert from "node:assert/strict";
+import { TERM_SPACE_FEATURE, type TermSpace } from "@kiro-learn/core/search";
+import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
+import { createLogger } from "../runtime/mod.ts";
+import { createSearcher } from "../retrieval/mod.ts";
+import {
+  createTermSpaceService,
+  type TermSpaceServiceOptions,
+  trainingDue,
+  workerTrainer,
+} from "./service.ts";
+import { guardPair, projectRecords } from "./testdata/corpus.ts";
+
+const A = `/actor/t/project/${"a".repeat(64)}/`;
+const B = `/actor/t/project/${"b".repeat(64)}/`;
+const logger = createLogger({ level: "error" });
+
+async function withStore(fn: (path: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-term-spaces-" });
+  try {
+    await fn(`${dir}/kiro-learn.db`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function fill(storage: SqliteStorage, namespace: string, count: number) {
+  for (const r of projectRecords(namespace, count)) await storage.putRecord(r);
+}
+
+/** A real Worker trainer that counts its trainings. */
+function countingTrainer(): { calls: number; train: TermSpaceServiceOptions["train"] } {
+  const real = workerTrainer({ sandbox: false });
+  const out = {
+    calls: 0,
+    train: (pages: Parameters<typeof real>[0]) => {
+      out.calls++;
+      return real(pages);
+    },
+  };
+  return out;
+}
+
+Deno.test("a namespace gets a space in a Worker once it is big enough, stored for a restart", async () => {
+  await withStore(async (path) => {
+    let storage = openSqliteStorage(path);
+    await fill(storage, A, 300);
+    await fill(storage, B, 120);
+    const trainer = countingTrainer();
+    let service = createTermSpaceService({
+      storage,
+      logger,
+      train: trainer.train,
+      minRecords: 200,
+    });
+    try {
+      assert.equal(service.spaceFor(A), null, "nothing in memory yet: the search does not wait");
+      await service.refresh(A);
+      await service.refresh(B);
+      const space = service.spaceFor(A);
+      assert.ok(space !== null && space.dims > 0 && space.columns.has("crash"));
+      assert.equal(service.spaceFor(B), null, "B is too small, and A's space is never B's");
+      assert.equal(trainer.calls, 1);
+      const stored = await storage.getTermSpace(A);
+      assert.equal(stored?.record_count, 300);
+      assert.equal(await storage.getTermSpace(B), null);
+      // Checking again without growth trains nothing.
+      await service.refresh(A);
+      assert.equal(trainer.calls, 1);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+
+    // A restart loads the stored space: no training.
+    storage = openSqliteStorage(path);
+    const after = countingTrainer();
+    service = createTermSpaceService({ storage, logger, train: after.train, minRecords: 200 });
+    try {
+      await service.refresh(A);
+      const loaded = service.spaceFor(A) as TermSpace;
+      assert.ok(loaded !== null);
+      assert.equal(after.calls, 0);
+      assert.equal(service.status().namespaces.find((n) => n.namespace === A)?.records, 300);
+      // 20% growth (at least 200 records) retrains.
+      await fill(storage, A, 199);
+      await service.refresh(A);
+      assert.equal(after.calls, 0, "199 new records: not yet");
+      await fill(storage, A, 1);
+      await service.refresh(A);
+      assert.equal(after.calls, 1);
+      assert.equal((await storage.getTermSpace(A))?.record_count, 500);
+      // Forgetting a record drops the space learned from it, and a new one is trained.
+      const [victim] = (await storage.listRecords({ namespace: A, limit: 1, offset: 0 })).items;
+      await storage.forgetRecords([victim.record_id]);
+      service.recordsForgotten();
+      await service.idle();
+      assert.equal(after.calls, 2);
+      assert.equal((await storage.getTermSpace(A))?.record_count, 499);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+  });
+});
+
+Deno.test("a stored space of another version is retrained, not read", async () => {
+  await withStore(async (path) => {
+    const storage = openSqliteStorage(path);
+    await fill(storage, A, 250);
+    const stale = await storage.getTermSpace(A);
+    assert.equal(stale, null);
+    await storage.putTermSpace({
+      namespace: A,
+      version: 0,
+      record_count: 250,
+      trained_at: "2026-01-01T00:00:00.000Z",
+      data: new Uint8Array([1, 2, 3]),
+    });
+    const trainer = countingTrainer();
+    const service = createTermSpaceService({
+      storage,
+      logger,
+      train: trainer.train,
+      minRecords: 200,
+    });
+    try {
+      await service.refresh(A);
+      assert.equal(trainer.calls, 1);
+      assert.ok(service.spaceFor(A) !== null);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+  });
+});
+
+Deno.test("a failed training is logged and retried later; searches go on without a space", async () => {
+  await withStore(async (path) => {
+    const storage = openSqliteStorage(path);
+    await fill(storage, A, 250);
+    let calls = 0;
+    const service = createTermSpaceService({
+      storage,
+      logger,
+      minRecords: 200,
+      train: () => {
+        calls++;
+        return Promise.reject(new Error("out of memory"));
+      },
+    });
+    try {
+      await service.refresh(A);
+      const state = service.status().namespaces.find((n) => n.namespace === A);
+      assert.equal(state?.failures, 1);
+      assert.match(state?.last_error ?? "", /out of memory/);
+      // Within the retry pause, another check does not train again.
+      await service.refresh(A);
+      assert.equal(calls, 1);
+      const search = createSearcher({
+        searchCandidates: (ns, q, o) => storage.searchCandidates(ns, q, o),
+        searchLexical: (ns, q, o) => storage.searchLexical(ns, q, o),
+        termSpace: (ns) => service.spaceFor(ns),
+      });
+      assert.ok((await search(A, "crash when the port is removed", { limit: 5 })).length > 0);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+  });
+});
+
+Deno.test("guard: the ranked search puts the answer that shares only meaning with the prompt first", async () => {
+  await withStore(async (path) => {
+    const storage = openSqliteStorage(path);
+    await fill(storage, A, 600);
+    const { prompt, answer, other } = guardPair(A);
+    await storage.putRecord(answer);
+    await storage.putRecord(other);
+    const service = createTermSpaceService({
+      storage,
+      logger,
+      train: workerTrainer({ sandbox: false }),
+    });
+    try {
+      await service.refresh(A);
+      assert.ok(service.spaceFor(A) !== null);
+      const sources = {
+        searchCandidates: storage.searchCandidates.bind(storage),
+        searchLexical: storage.searchLexical.bind(storage),
+      };
+      const titles = async (termSpace?: (ns: string) => TermSpace | null) =>
+        (await createSearcher({ ...sources, termSpace })(A, prompt, { limit: 5 }))
+          .map((h) => h.record.title);
+      // Without the space, the manual page wins on the lexical features alone…
+      const without = await titles();
+      assert.ok(without.indexOf(other.title) < without.indexOf(answer.title), without.join(" | "));
+      // …with it, the freed pointer (the cause of a segfault in this project's history) does.
+      const withSpace = await titles((ns) => service.spaceFor(ns));
+      assert.equal(withSpace[0], answer.title, withSpace.join(" | "));
+      // Another namespace's search never gets A's space.
+      assert.equal(service.spaceFor(B), null);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+  });
+});
+
+Deno.test("beyond the memory cap, the least recently searched space is dropped and loaded again", async () => {
+  await withStore(async (path) => {
+    const storage = openSqliteStorage(path);
+    await fill(storage, A, 250);
+    await fill(storage, B, 250);
+    const trainer = countingTrainer();
+    const service = createTermSpaceService({
+      storage,
+      logger,
+      train: trainer.train,
+      minRecords: 200,
+      maxInMemory: 1,
+    });
+    try {
+      service.spaceFor(A);
+      await service.idle();
+      assert.ok(service.spaceFor(A) !== null);
+      service.spaceFor(B);
+      await service.idle();
+      assert.ok(service.spaceFor(B) !== null);
+      assert.equal(trainer.calls, 2);
+      // A was searched less recently: out of memory, not retrained when it is asked for again.
+      assert.equal(service.spaceFor(A), null);
+      await service.idle();
+      assert.ok(service.spaceFor(A) !== null);
+      assert.equal(trainer.calls, 2);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+  });
+});
+
+Deno.test("trainingDue: the minimum, then 20% growth and at least 200 records", () => {
+  assert.equal(trainingDue(499, { trained: 0, minRecords: 500 }), false);
+  assert.equal(trainingDue(500, { trained: 0, minRecords: 500 }), true);
+  assert.equal(trainingDue(699, { trained: 500, minRecords: 500 }), false);
+  assert.equal(trainingDue(700, { trained: 500, minRecords: 500 }), true);
+  assert.equal(trainingDue(5_999, { trained: 5_000, minRecords: 500 }), false);
+  assert.equal(trainingDue(6_000, { trained: 5_000, minRecords: 500 }), true);
+  assert.ok(TERM_SPACE_FEATURE >= 0);
+});
+
+Deno.test("the training Worker runs with read access to its code only (as in the daemon)", async () => {
+  const script = new URL("./testdata/sandboxed_training.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--unstable-worker-options", "--allow-read", script],
+    stderr: "inherit",
+  }).output();
+  assert.equal(out.code, 0);
+  const report = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.equal(report.dims, Math.min(128, report.terms));
+  assert.ok(report.terms > 20, String(report.terms));
+  assert.deepEqual(
+    [report.net, report.write, report.env, report.run],
+    [false, false, false, false],
+  );
+});
