@@ -290,7 +290,6 @@ function findMarkerRoot(candidates: string[]): string | undefined {
   return undefined;
 }
 
-
 function isFsRoot(path: string): boolean {
   return dirname(path) === path;
 }

@@ -829,7 +829,6 @@ function unsafeToRemove(dir: string, home: string, project: string): string | nu
   return null;
 }
 
-
 function exists(path: string): boolean {
   try {
     Deno.lstatSync(path);

@@ -184,7 +184,6 @@ export function hookRoutes(ctx: CollectorContext): Hono {
   return app;
 }
 
-
 /**
  * The project a launcher's headers and git config name, as `resolveProject` derives it when a
  * `.git` folder at `root` decides it: one derivation for the hooks and the MCP headers.
