@@ -12,13 +12,21 @@ import type { Connection } from "./_connection.ts";
 export async function termSpaceDocs(
   c: Connection,
   namespace: string,
-  options: { after: number; limit: number },
+  options: { after: number; limit: number; newest?: number },
 ): Promise<{ docs: TermSpaceDoc[]; last: number }> {
   await Promise.resolve();
+  let after = options.after;
+  if (options.newest !== undefined) {
+    // The row just older than the namespace's `newest` records: start after it.
+    const edge = c.stmt(
+      "SELECT id FROM memory_records WHERE namespace = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
+    ).get(namespace, options.newest) as { id: number } | undefined;
+    if (edge !== undefined) after = Math.max(after, edge.id);
+  }
   const rows = c.stmt(
     `SELECT id, title, summary, facts_json, files_touched_json FROM memory_records
     WHERE namespace = ? AND id > ? ORDER BY id LIMIT ?`,
-  ).all(namespace, options.after, options.limit) as {
+  ).all(namespace, after, options.limit) as {
     id: number;
     title: string;
     summary: string;
@@ -34,7 +42,7 @@ export async function termSpaceDocs(
         files_touched: JSON.parse(r.files_touched_json) as string[],
       })
     ),
-    last: rows.at(-1)?.id ?? options.after,
+    last: rows.at(-1)?.id ?? after,
   };
 }
 

@@ -73,3 +73,34 @@ Deno.test("forgetting a record deletes its namespace's stored term space, no oth
     storage.close();
   }
 });
+
+Deno.test("term spaces: `newest` pages through the namespace's newest records only", async () => {
+  const storage = openSqliteStorage(":memory:");
+  try {
+    for (let i = 0; i < 6; i++) {
+      await storage.putRecord(makeRecord({ title: `t${i}` }));
+      // Another namespace's rows in between must not count towards this one's newest.
+      await storage.putRecord(makeRecord({ namespace: OTHER, title: `o${i}` }));
+    }
+    const first = await storage.termSpaceDocs(TEST_NAMESPACE, { after: 0, limit: 2, newest: 4 });
+    const second = await storage.termSpaceDocs(TEST_NAMESPACE, {
+      after: first.last,
+      limit: 2,
+      newest: 4,
+    });
+    const third = await storage.termSpaceDocs(TEST_NAMESPACE, {
+      after: second.last,
+      limit: 2,
+      newest: 4,
+    });
+    assert.deepEqual(
+      [...first.docs, ...second.docs].map((d) => d.title),
+      ["t2", "t3", "t4", "t5"],
+    );
+    assert.equal(third.docs.length, 0);
+    const all = await storage.termSpaceDocs(TEST_NAMESPACE, { after: 0, limit: 10, newest: 10 });
+    assert.equal(all.docs.length, 6, "fewer records than `newest`: all of them");
+  } finally {
+    storage.close();
+  }
+});

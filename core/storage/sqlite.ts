@@ -275,7 +275,7 @@ export class SqliteStorage implements Storage, TeamStore {
   /** See `Storage.termSpaceDocs`. */
   termSpaceDocs(
     namespace: string,
-    options: { after: number; limit: number },
+    options: { after: number; limit: number; newest?: number },
   ): Promise<{ docs: TermSpaceDoc[]; last: number }> {
     return termSpaceDocs(this.#c, namespace, options);
   }

@@ -386,11 +386,12 @@ export interface Storage extends TeamStore {
   ): Promise<LexicalCandidates>;
   /**
    * A page of a namespace's records as term-space training documents, in row order after row id
-   * `after`; `last` is the page's last row id (the next page's `after`).
+   * `after` (and among its `newest` records only, when given); `last` is the page's last row id
+   * (the next page's `after`).
    */
   termSpaceDocs(
     namespace: string,
-    options: { after: number; limit: number },
+    options: { after: number; limit: number; newest?: number },
   ): Promise<{ docs: TermSpaceDoc[]; last: number }>;
   /** How many records a namespace holds. */
   countRecords(namespace: string): Promise<number>;

@@ -48,6 +48,13 @@ export const RETRAIN_MIN_RECORDS = 200;
 export const TERM_SPACE_PAGE = 1_000;
 
 /**
+ * A space is learned from a namespace's newest records, at most this many: that is plenty for a
+ * project's word relations, and it bounds training time and memory whatever the namespace's size
+ * (older records are still ranked with it: a candidate is folded in by its own words).
+ */
+export const TERM_SPACE_MAX_TRAINING_RECORDS = 20_000;
+
+/**
  * Spaces held in memory at once (default; a few MB each at 4,000 records, tens of MB at 100k):
  * the least recently searched one beyond this is dropped from memory, and loaded again from
  * SQLite in the background when its namespace is searched next.
@@ -137,7 +144,11 @@ export async function* termSpaceDocPages(
 ): AsyncIterable<TermSpaceDoc[]> {
   let after = 0;
   while (true) {
-    const page = await storage.termSpaceDocs(namespace, { after, limit: TERM_SPACE_PAGE });
+    const page = await storage.termSpaceDocs(namespace, {
+      after,
+      limit: TERM_SPACE_PAGE,
+      newest: TERM_SPACE_MAX_TRAINING_RECORDS,
+    });
     if (page.docs.length === 0) return;
     yield page.docs;
     after = page.last;
