@@ -12,4 +12,3 @@ export * from "./vector.ts";
 export * from "./fusion.ts";
 export * from "./term_space.ts";
 export * from "./record_space.ts";
-export * from "./term_translation.ts";

@@ -23,12 +23,14 @@ import {
   termTokens,
   trainTermSpace,
   type TrainTermSpaceOptions,
-  trainTermTranslation,
-  type TrainTermTranslationOptions,
   trainWordSpace,
   type TrainWordSpaceOptions,
-  translationScore,
 } from "@kiro-learn/core/search";
+import {
+  trainTermTranslation,
+  type TrainTermTranslationOptions,
+  translationScore,
+} from "./_term_translation.ts";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { loadRealSet, TRAIN_REPO } from "./real_set.ts";
 import { collect, printTable, rank, type Sample, table, train } from "./train_rerank.ts";

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { type TermSpaceDoc, termTokens } from "./term_space.ts";
+import { type TermSpaceDoc, termTokens } from "@kiro-learn/core/search";
 
 /** A trained association table. */
 export interface TermTranslation {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { TermSpaceDoc } from "./term_space.ts";
-import { trainTermTranslation, translationScore } from "./term_translation.ts";
+import type { TermSpaceDoc } from "@kiro-learn/core/search";
+import { trainTermTranslation, translationScore } from "./_term_translation.ts";
 
 function corpus(): TermSpaceDoc[] {
   const docs: TermSpaceDoc[] = [];
