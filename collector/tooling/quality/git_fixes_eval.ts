@@ -20,6 +20,7 @@ import { newEventId } from "@kiro-learn/core/ids";
 import { resolveProject } from "@kiro-learn/core/project";
 import { type Commit, commitRecord, importGit, parseGitLog } from "../../cli/mod.ts";
 import { postJson, startTestDaemon } from "../testing/mod.ts";
+import { waitForTermSpaces } from "./real_bench.ts";
 import { addRanking, averages, emptyScores } from "./real_set.ts";
 
 async function gitText(args: string[]): Promise<string> {
@@ -118,6 +119,10 @@ if (import.meta.main) {
     await res.body?.cancel();
     if (res.status === 200) removed++;
   }
+  // Forgetting records drops the namespace's term space: wait for the one trained without them,
+  // so the queries are ranked as the collector ranks once it is idle.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await waitForTermSpaces(daemon, [namespace]);
   const inject = emptyScores();
   const lexical = emptyScores();
   for (const q of queries) {

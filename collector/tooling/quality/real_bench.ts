@@ -102,7 +102,7 @@ interface TermSpacesStatus {
  * to train (they are trained in the background as records arrive; a query asked before would
  * measure the ranking without them), printing progress. Throws after `timeoutMs`.
  */
-async function waitForTermSpaces(
+export async function waitForTermSpaces(
   daemon: TestDaemon,
   namespaces: readonly string[],
   timeoutMs = 600_000,
