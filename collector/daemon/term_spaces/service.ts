@@ -188,6 +188,11 @@ export function workerTrainer(options: { sandbox?: boolean; signal?: AbortSignal
     if (options.sandbox) workerOptions.deno = { permissions: termSpaceWorkerPermissions() };
     const worker = new Worker(pathToFileURL(TERM_SPACE_WORKER), workerOptions);
     const done = Promise.withResolvers<{ data: Uint8Array; terms: number }>();
+    // The Worker can fail (or the collector close) while pages are still being read: the
+    // rejection is awaited below, and must not count as unhandled meanwhile, which would end
+    // the whole collector. No more pages are sent once it has settled.
+    let settled = false;
+    done.promise.then(() => settled = true, () => settled = true);
     worker.onmessage = (event: MessageEvent<TermSpaceWorkerReply>) => {
       const reply = event.data;
       if (reply.type === "trained") done.resolve({ data: reply.data, terms: reply.terms });
@@ -203,10 +208,10 @@ export function workerTrainer(options: { sandbox?: boolean; signal?: AbortSignal
     try {
       const send = (message: TermSpaceWorkerRequest) => worker.postMessage(message);
       for await (const docs of pages) {
-        if (options.signal?.aborted) break;
+        if (options.signal?.aborted || settled) break;
         send({ type: "docs", docs });
       }
-      send({ type: "train" });
+      if (!settled) send({ type: "train" });
       return await done.promise;
     } finally {
       options.signal?.removeEventListener("abort", abort);

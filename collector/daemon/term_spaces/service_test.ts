@@ -265,3 +265,17 @@ Deno.test("the training Worker runs with read access to its code only (as in the
     [false, false, false, false],
   );
 });
+
+Deno.test("a training stopped while its pages are still being read rejects, and leaves nothing unhandled", async () => {
+  const controller = new AbortController();
+  const doc = { title: "netdev: fix a crash", summary: "check the pointer", files: ["lib/a.c"] };
+  async function* pages() {
+    yield [doc];
+    controller.abort();
+    // The rejection lands while the page loop waits here: it must not end the process.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    yield [doc];
+  }
+  const train = workerTrainer({ sandbox: false, signal: controller.signal });
+  await assert.rejects(train(pages()), /collector closing/);
+});
