@@ -67,14 +67,29 @@ export async function getTermSpace(
 }
 
 /** See `Storage.putTermSpace`. */
-export async function putTermSpace(c: Connection, space: StoredTermSpace): Promise<void> {
+export async function putTermSpace(
+  c: Connection,
+  space: StoredTermSpace,
+  options: { unlessForgottenSince?: string } = {},
+): Promise<boolean> {
   await Promise.resolve();
-  c.stmt(
-    `INSERT INTO term_spaces (namespace, version, record_count, trained_at, data)
-    VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT(namespace) DO UPDATE SET version = excluded.version,
-      record_count = excluded.record_count, trained_at = excluded.trained_at, data = excluded.data`,
-  ).run(space.namespace, space.version, space.record_count, space.trained_at, space.data);
+  return c.transaction(() => {
+    if (options.unlessForgottenSince !== undefined) {
+      // A record forgotten while the space was trained may be in it: never store that space.
+      const forgotten = c.stmt(
+        "SELECT 1 AS hit FROM forgotten_records WHERE forgotten_at >= ? LIMIT 1",
+      ).get(options.unlessForgottenSince);
+      if (forgotten !== undefined) return false;
+    }
+    c.stmt(
+      `INSERT INTO term_spaces (namespace, version, record_count, trained_at, data)
+      VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT(namespace) DO UPDATE SET version = excluded.version,
+        record_count = excluded.record_count, trained_at = excluded.trained_at,
+        data = excluded.data`,
+    ).run(space.namespace, space.version, space.record_count, space.trained_at, space.data);
+    return true;
+  });
 }
 
 /** See `Storage.listTermSpaces`. */

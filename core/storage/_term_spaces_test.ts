@@ -104,3 +104,28 @@ Deno.test("term spaces: `newest` pages through the namespace's newest records on
     storage.close();
   }
 });
+
+Deno.test("term spaces: not stored when a record was forgotten since the given time", async () => {
+  const storage = openSqliteStorage(":memory:");
+  try {
+    const record = makeRecord({ title: "gone" });
+    await storage.putRecord(record);
+    const row = {
+      namespace: TEST_NAMESPACE,
+      version: 1,
+      record_count: 1,
+      trained_at: "2026-01-01T00:00:00.000Z",
+      data: new Uint8Array([1]),
+    };
+    const before = new Date(Date.now() - 1_000).toISOString();
+    assert.equal(await storage.putTermSpace(row, { unlessForgottenSince: before }), true);
+    await storage.forgetRecords([record.record_id]);
+    assert.equal(await storage.getTermSpace(TEST_NAMESPACE), null, "forget drops the space");
+    assert.equal(await storage.putTermSpace(row, { unlessForgottenSince: before }), false);
+    assert.equal(await storage.getTermSpace(TEST_NAMESPACE), null);
+    const after = new Date(Date.now() + 1_000).toISOString();
+    assert.equal(await storage.putTermSpace(row, { unlessForgottenSince: after }), true);
+  } finally {
+    storage.close();
+  }
+});

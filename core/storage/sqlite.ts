@@ -291,8 +291,11 @@ export class SqliteStorage implements Storage, TeamStore {
   }
 
   /** See `Storage.putTermSpace`. */
-  putTermSpace(space: StoredTermSpace): Promise<void> {
-    return putTermSpace(this.#c, space);
+  putTermSpace(
+    space: StoredTermSpace,
+    options?: { unlessForgottenSince?: string },
+  ): Promise<boolean> {
+    return putTermSpace(this.#c, space, options);
   }
 
   /** See `Storage.listTermSpaces`. */

@@ -397,8 +397,14 @@ export interface Storage extends TeamStore {
   countRecords(namespace: string): Promise<number>;
   /** A namespace's stored term space, or null. */
   getTermSpace(namespace: string): Promise<StoredTermSpace | null>;
-  /** Stores (or replaces) a namespace's term space. */
-  putTermSpace(space: StoredTermSpace): Promise<void>;
+  /**
+   * Stores (or replaces) a namespace's term space; with `unlessForgottenSince`, only when no
+   * record was forgotten since that time (the space may have learned from it). True if stored.
+   */
+  putTermSpace(
+    space: StoredTermSpace,
+    options?: { unlessForgottenSince?: string },
+  ): Promise<boolean>;
   /** Every stored term space, without its data (for status). */
   listTermSpaces(): Promise<StoredTermSpaceInfo[]>;
   /** Newest records of a namespace. */

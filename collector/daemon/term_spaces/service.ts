@@ -319,6 +319,8 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     if (!trainingDue(count, { trained: e.records, minRecords }) || Date.now() < e.retryAt) return;
     training = namespace;
     const started = performance.now();
+    // A record forgotten from now on may be among the documents read: see below.
+    const readFrom = new Date().toISOString();
     try {
       const { data, terms } = await train(termSpaceDocPages(storage, namespace));
       if (closed) return;
@@ -327,13 +329,21 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
       // The documents were read a page at a time: count what the space was trained on again.
       const records = await storage.countRecords(namespace);
       const trainedAt = new Date().toISOString();
-      await storage.putTermSpace({
+      const stored = await storage.putTermSpace({
         namespace,
         version: RECORD_SPACE_VERSION,
         record_count: Math.min(records, count),
         trained_at: trainedAt,
         data,
-      });
+      }, { unlessForgottenSince: readFrom });
+      if (!stored) {
+        // Something was forgotten while this space learned: it may hold the forgotten words.
+        // Dropped, and trained again from what is left.
+        Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null, loaded: true });
+        logger.info("term space dropped: records were forgotten while it trained", { namespace });
+        void schedule(namespace);
+        return;
+      }
       Object.assign(e, {
         space,
         records: Math.min(records, count),

@@ -279,3 +279,46 @@ Deno.test("a training stopped while its pages are still being read rejects, and 
   const train = workerTrainer({ sandbox: false, signal: controller.signal });
   await assert.rejects(train(pages()), /collector closing/);
 });
+
+Deno.test("a space that learned from a record forgotten while it trained is never stored", async () => {
+  await withStore(async (path) => {
+    const storage = openSqliteStorage(path);
+    await fill(storage, A, 249);
+    const victim = projectRecords(A, 1).map((r) => ({
+      ...r,
+      record_id: "mr_01JZZZZZZZZZZZZZZZZZZZZZZZ",
+      title: "quasar: the one record the user forgets",
+    }))[0];
+    await storage.putRecord(victim);
+    const real = workerTrainer({ sandbox: false });
+    let calls = 0;
+    const seen: boolean[] = [];
+    const service = createTermSpaceService({
+      storage,
+      logger,
+      minRecords: 200,
+      // The first training reads every page, then the user forgets a record before it is done.
+      train: async (pages) => {
+        calls++;
+        const read: Parameters<typeof real>[0] extends AsyncIterable<infer T> ? T[] : never = [];
+        for await (const page of pages) read.push(page);
+        seen.push(read.flat().some((d) => d.title === victim.title));
+        if (calls === 1) await storage.forgetRecords([victim.record_id]);
+        return await real((async function* () {
+          yield* read;
+        })());
+      },
+    });
+    try {
+      await service.refresh(A);
+      await service.idle();
+      assert.deepEqual(seen, [true, false], "trained again, without the forgotten record");
+      const stored = await storage.getTermSpace(A);
+      assert.equal(stored?.record_count, 249);
+      assert.ok(service.spaceFor(A) !== null);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+  });
+});
