@@ -229,6 +229,9 @@ export async function startCollector(
   const onMoved: NamespaceMovedHook = (info) => {
     // The moved records' vectors were loaded (if at all) under the old namespace: reload lazily.
     embeddings.index.clear();
+    // The stored spaces of both namespaces were dropped with the move: forget them, train anew.
+    termSpaces.recordsForgotten();
+    termSpaces.recordsChanged(info.to);
     extraction.projectMoved(projectIdFromNamespace(info.from)!, info.to_project_id).catch(
       (error) => logger.warn("re-arming a moved project failed", { error: String(error) }),
     );

@@ -68,6 +68,9 @@ export async function moveNamespace(
       ),
       llm_usage_rows: moveLlmUsage(c, move),
     };
+    // Both namespaces' term spaces describe record sets that no longer exist: the collector
+    // trains the merged namespace's anew.
+    c.stmt("DELETE FROM term_spaces WHERE namespace IN (?, ?)").run(from, to);
     // Only a namespace that held something becomes an alias: recording every empty one would
     // send a later, unrelated project at the same path (re-created without a remote) into this
     // repository's memory.

@@ -229,3 +229,21 @@ Deno.test("an empty namespace is not recorded as moved", async () => {
     });
   });
 });
+
+Deno.test("a move drops both namespaces' term spaces and keeps the others'", async () => {
+  await withDb(async (path) => {
+    await withStorage(path, async (s) => {
+      await seedNamespace(s, { namespace: OLD, projectId: OLD_ID, projectPath: "/p" });
+      const space = (namespace: string) => ({
+        namespace,
+        version: 1,
+        record_count: 1,
+        trained_at: "2026-01-01T00:00:00.000Z",
+        data: new Uint8Array([1]),
+      });
+      for (const ns of [OLD, NEW, OTHER]) await s.putTermSpace(space(ns));
+      await s.moveNamespace(MOVE);
+      assert.deepEqual((await s.listTermSpaces()).map((t) => t.namespace), [OTHER]);
+    });
+  });
+});
