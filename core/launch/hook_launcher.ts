@@ -155,9 +155,11 @@ export function claudeFastPath(
     `  ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
     `  ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
     "esac",
+    // The firing's clock is read here, in the order Claude Code fires its hooks: a background
+    // delivery's event id comes from it, so events keep that order whenever they are stored.
+    "firing=$(date +%s%N 2>/dev/null)",
+    'case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
     'if [ -n "$fast" ]; then',
-    "  firing=$(date +%s%N 2>/dev/null)",
-    '  case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
     `  [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     "  deliver() {",
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
@@ -177,7 +179,7 @@ export function claudeFastPath(
     `    printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait "$@"`,
     "  }",
     "else",
-    `  deliver() { printf '%s\\n' "$payload" | exec ${shimWords} "$@"; }`,
+    `  deliver() { printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} "$@"; }`,
     "fi",
     "# A hook that only stores: Claude Code waits for the hook's pipes to close, so the delivery",
     "# goes on in a background subshell off them (deaf to a terminal's hangup), and the hook is",

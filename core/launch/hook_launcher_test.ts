@@ -41,10 +41,11 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
   for (const file of files) {
     assert.ok(file.content.startsWith("#!/bin/sh\n"));
     if (file.path.endsWith("hook-claude-code")) {
-      // Claude Code's launcher reads the payload first, then hands it to the shim through a pipe.
+      // Claude Code's launcher reads the payload first, then hands it to the shim through a pipe,
+      // with the firing's clock read in the foreground (event ids keep the order of firing).
       assert.match(
         file.content,
-        /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .*"\$@"; \}\n/,
+        /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} "\$@"; \}\n/,
       );
       assert.match(file.content, /\ndeliver "\$@"\n$/);
       continue;
