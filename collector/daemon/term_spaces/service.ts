@@ -324,6 +324,20 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     try {
       const { data, terms } = await train(termSpaceDocPages(storage, namespace));
       if (closed) return;
+      if (terms === 0) {
+        // No word is shared by a few records without being in half of them: nothing to learn
+        // yet. Not a failure to retry: the next try waits for the namespace to grow.
+        Object.assign(e, {
+          space: null,
+          records: count,
+          terms: 0,
+          failures: 0,
+          retryAt: 0,
+          lastError: null,
+        });
+        logger.info("term space: no term to learn from yet", { namespace, records: count });
+        return;
+      }
       const space = decodeTermSpace(data);
       if (space === null) throw new Error("the Worker wrote a space of another version");
       // The documents were read a page at a time: count what the space was trained on again.

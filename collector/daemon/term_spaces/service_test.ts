@@ -322,3 +322,31 @@ Deno.test("a space that learned from a record forgotten while it trained is neve
     }
   });
 });
+
+Deno.test("a namespace with no term to learn from is not retried until it grows", async () => {
+  await withStore(async (path) => {
+    const storage = openSqliteStorage(path);
+    // Every record says the same words: each term is in all of them, so none is kept.
+    for (const r of projectRecords(A, 250)) {
+      await storage.putRecord({ ...r, title: "same words", summary: "", files_touched: [] });
+    }
+    const trainer = countingTrainer();
+    const service = createTermSpaceService({
+      storage,
+      logger,
+      train: trainer.train,
+      minRecords: 200,
+    });
+    try {
+      await service.refresh(A);
+      await service.refresh(A);
+      assert.equal(trainer.calls, 1, "tried once, then it waits for growth");
+      assert.equal(service.spaceFor(A), null);
+      const state = service.status().namespaces.find((n) => n.namespace === A);
+      assert.equal(state?.failures, 0);
+    } finally {
+      await service.close();
+      storage.close();
+    }
+  });
+});
