@@ -120,16 +120,7 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
       // the Deno helper elsewhere, and the same answer either way.
       const launcher = await installLaunchers(daemon, { home, launcher: "mcp-headers" });
       const layouts = await projectLayouts(home, project);
-      const { nested, link, worktree, outsideProject, gitHome, underGit } = layouts;
-      const cases: [string, string][] = [
-        [nested, home],
-        [`${link}/src`, home],
-        [worktree, home],
-        [`${outsideProject}/src`, home],
-        [gitHome, gitHome],
-        [`${gitHome}/notes`, gitHome],
-        [`${underGit}/notes`, underGit],
-      ];
+      const { cases } = layouts;
       try {
         for (const [agentCwd, caseHome] of cases) {
           const printed = await runAsClaudeCode(launcher, { agentCwd, home: caseHome, env });

@@ -35,6 +35,11 @@ export interface ProjectLayouts {
   gitHome: string;
   /** A home folder below `gitHome` (a home inside a repository), with a `notes` folder. */
   underGit: string;
+  /**
+   * Each layout's working folder with the `$HOME` a session there has (`home`, or the git home
+   * itself), for the tests that walk them all.
+   */
+  cases: [cwd: string, home: string][];
   /** Removes the temp folders made outside `home`. */
   remove(): Promise<void>;
 }
@@ -61,13 +66,23 @@ export async function projectLayouts(home: string, project: string): Promise<Pro
   // A .git above $HOME (a home inside a repository) decides nothing below $HOME.
   const underGit = `${gitHome}/users/ada`;
   await Deno.mkdir(`${underGit}/notes`, { recursive: true });
+  const link = `${home}/link`;
   return {
     nested,
-    link: `${home}/link`,
+    link,
     worktree,
     outsideProject,
     gitHome,
     underGit,
+    cases: [
+      [nested, home],
+      [`${link}/src`, home],
+      [worktree, home],
+      [`${outsideProject}/src`, home],
+      [gitHome, gitHome],
+      [`${gitHome}/notes`, gitHome],
+      [`${underGit}/notes`, underGit],
+    ],
     async remove() {
       await Deno.remove(outside, { recursive: true });
       await Deno.remove(gitHome, { recursive: true });
