@@ -33,6 +33,7 @@ import {
   helloPath,
   impostorMessage,
   newHelloNonce,
+  portAccepts,
   readHelloProof,
   readRetrievalContext,
   readToken,
@@ -67,14 +68,8 @@ export interface ShimConfig {
 }
 
 /** True when something accepts connections on the collector's port. Never throws. */
-export async function collectorListening(config: ShimConfig): Promise<boolean> {
-  try {
-    const conn = await Deno.connect({ hostname: config.collectorHost, port: config.collectorPort });
-    conn.close();
-    return true;
-  } catch {
-    return false;
-  }
+export function collectorListening(config: ShimConfig): Promise<boolean> {
+  return portAccepts(config.collectorHost, config.collectorPort);
 }
 
 /**

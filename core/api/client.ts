@@ -26,6 +26,7 @@ import {
   impostorMessage,
   memoryPath,
   newHelloNonce,
+  portAccepts,
   readToken as readTokenFile,
   ROUTES,
   START_HINT,
@@ -404,11 +405,5 @@ export async function probeCollector(options: CollectorClientOptions): Promise<C
     if (!(error instanceof CollectorUnavailableError)) throw error;
   }
   // Refused, or no token yet: anything that still accepts a connection is not ours.
-  try {
-    const conn = await Deno.connect({ hostname: options.host, port: options.port });
-    conn.close();
-    return { state: "foreign" };
-  } catch {
-    return { state: "down" };
-  }
+  return (await portAccepts(options.host, options.port)) ? { state: "foreign" } : { state: "down" };
 }

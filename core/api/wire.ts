@@ -265,3 +265,17 @@ export function portTakenMessage(port: number, options: { settingsPath: string }
     `collector its own port: set "collector": {"port": …} in ${options.settingsPath} (or ` +
     "KIRO_LEARN_PORT), then run `kiro-learn install` so the hooks use it, and `kiro-learn start`";
 }
+
+/**
+ * True when something accepts a TCP connection on `host:port` (which says nothing about who it
+ * is: the hello does). Never throws.
+ */
+export async function portAccepts(host: string, port: number): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({ hostname: host, port });
+    conn.close();
+    return true;
+  } catch {
+    return false;
+  }
+}

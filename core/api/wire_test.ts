@@ -11,6 +11,7 @@ import {
   impostorMessage,
   memoryPath,
   newHelloNonce,
+  portAccepts,
   readHelloProof,
   readRetrievalContext,
   readToken,
@@ -105,4 +106,16 @@ Deno.test("impostorMessage names the address, the port to look up and what to do
   assert.match(message, /127\.0\.0\.1:21100 could not prove/);
   assert.match(message, /lsof -i :21100/);
   assert.match(message, /kiro-learn install/);
+});
+
+Deno.test("portAccepts: true while something listens on the port, false once it is gone", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  const accepted = (async () => {
+    for await (const conn of listener) conn.close();
+  })();
+  assert.equal(await portAccepts("127.0.0.1", port), true);
+  listener.close();
+  await accepted.catch(() => {});
+  assert.equal(await portAccepts("127.0.0.1", port), false);
 });

@@ -198,7 +198,6 @@ export const OUTPUT_CUT_MARKER =
  * boundary) or line that fits, then the marker, so an agent never sees half a record.
  */
 export function capHookOutput(text: string, maxBytes: number = MAX_HOOK_OUTPUT_BYTES): string {
-  const encoder = new TextEncoder();
   if (encoder.encode(text).length <= maxBytes) return text;
   const room = maxBytes - encoder.encode(`\n${OUTPUT_CUT_MARKER}\n`).length;
   // The longest prefix that fits, in characters (never splitting a surrogate pair).

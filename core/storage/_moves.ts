@@ -26,12 +26,9 @@ export async function moveNamespace(
     throw new Error(`cannot move namespace ${move.from} onto itself; pass two namespaces`);
   }
   return c.transaction(() => {
-    const chained = c.stmt("SELECT to_namespace FROM namespace_moves WHERE from_namespace = ?")
-      .get(move.to) as { to_namespace: string } | undefined;
-    if (chained !== undefined) {
-      throw new Error(
-        `namespace ${move.to} was itself moved to ${chained.to_namespace}; move into that one`,
-      );
+    const chained = movedTo(c, move.to);
+    if (chained !== null) {
+      throw new Error(`namespace ${move.to} was itself moved to ${chained}; move into that one`);
     }
     const run = (sql: string, ...args: string[]) => Number(c.stmt(sql).run(...args).changes);
     const { from, to, toProjectId } = move;
@@ -87,6 +84,10 @@ export async function moveNamespace(
 /** See `Storage.namespaceMovedTo`. */
 export async function namespaceMovedTo(c: Connection, namespace: string): Promise<string | null> {
   await Promise.resolve();
+  return movedTo(c, namespace);
+}
+
+function movedTo(c: Connection, namespace: string): string | null {
   const row = c.stmt("SELECT to_namespace FROM namespace_moves WHERE from_namespace = ?")
     .get(namespace) as { to_namespace: string } | undefined;
   return row?.to_namespace ?? null;
