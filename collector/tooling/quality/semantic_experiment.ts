@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import {
   embedTerms,
+  recordSpaceDoc,
   softCoverage,
   termCosine,
   type TermSide,
@@ -183,14 +184,6 @@ const VARIANTS: Variant[] = [
 ];
 for (const v of [...VARIANTS]) VARIANTS.push({ ...v, name: `${v.name}-rel`, relative: true });
 
-function docOf(record: MemoryRecord): TermSpaceDoc {
-  return {
-    title: record.title,
-    summary: `${record.summary} ${record.facts.join(" ")}`,
-    files: record.files_touched,
-  };
-}
-
 /** The baseline samples with one more column per candidate. */
 function withColumn(samples: readonly Sample[], column: readonly number[][]): Sample[] {
   return samples.map((s, k) => {
@@ -230,11 +223,11 @@ function coverage(records: readonly MemoryRecord[], samples: readonly Sample[], 
   const found = [10, 20, 50, 100].map((k) => ({ k, n: 0 }));
   for (const namespace of new Set(records.map((r) => r.namespace))) {
     const pool = records.filter((r) => r.namespace === namespace);
-    const { score } = variant.prepare(pool.map(docOf));
+    const { score } = variant.prepare(pool.map(recordSpaceDoc));
     for (const s of missed.filter((s) => s.query.namespace === namespace)) {
       const ranked = pool.map((r) => ({
         id: r.record_id,
-        c: score(s.query.query, docOf(r), r.record_id),
+        c: score(s.query.query, recordSpaceDoc(r), r.record_id),
       }))
         .sort((a, b) => b.c - a.c);
       const at = ranked.findIndex((x) => s.query.relevant.includes(x.id));
@@ -278,7 +271,7 @@ if (import.meta.main) {
       const scorers = new Map<string, Scorer>();
       const trainMs: string[] = [];
       for (const namespace of set.repos.keys()) {
-        const docs = set.records.filter((r) => r.namespace === namespace).map(docOf);
+        const docs = set.records.filter((r) => r.namespace === namespace).map(recordSpaceDoc);
         const started = performance.now();
         const prepared = variant.prepare(docs);
         scorers.set(namespace, prepared.score);
@@ -290,7 +283,7 @@ if (import.meta.main) {
       }
       const column = (s: Sample) => {
         const scorer = scorers.get(s.query.namespace)!;
-        const values = s.ids.map((id) => scorer(s.query.query, docOf(byId.get(id)!), id));
+        const values = s.ids.map((id) => scorer(s.query.query, recordSpaceDoc(byId.get(id)!), id));
         const max = Math.max(0, ...values);
         return variant.relative && max > 0 ? values.map((v) => v / max) : values;
       };
