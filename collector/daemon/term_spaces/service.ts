@@ -33,33 +33,33 @@ import type { TermSpaceWorkerReply, TermSpaceWorkerRequest } from "./_worker.ts"
  * Records a namespace needs before it gets a space: the size at which the no-answer gate starts
  * trusting a store's statistics, for the same reason.
  */
-export const TERM_SPACE_MIN_RECORDS = GATE_MIN_CORPUS;
+const TERM_SPACE_MIN_RECORDS = GATE_MIN_CORPUS;
 
 /** Growth since the last training (a share of what it was trained on) that retrains. */
-export const RETRAIN_GROWTH = 0.2;
+const RETRAIN_GROWTH = 0.2;
 
 /** …but never for fewer new records than this. */
-export const RETRAIN_MIN_RECORDS = 200;
+const RETRAIN_MIN_RECORDS = 200;
 
 /**
  * Records read from the database per page when gathering training documents: a page holds the
  * collector's thread while it is read, and requests run between pages.
  */
-export const TERM_SPACE_PAGE = 1_000;
+const TERM_SPACE_PAGE = 1_000;
 
 /**
  * A space is learned from a namespace's newest records, at most this many: that is plenty for a
  * project's word relations, and it bounds training time and memory whatever the namespace's size
  * (older records are still ranked with it: a candidate is folded in by its own words).
  */
-export const TERM_SPACE_MAX_TRAINING_RECORDS = 20_000;
+const TERM_SPACE_MAX_TRAINING_RECORDS = 20_000;
 
 /**
  * Spaces held in memory at once (default; a few MB each at 4,000 records, tens of MB at 100k):
  * the least recently searched one beyond this is dropped from memory, and loaded again from
  * SQLite in the background when its namespace is searched next.
  */
-export const MAX_SPACES_IN_MEMORY = 8;
+const MAX_SPACES_IN_MEMORY = 8;
 
 /** How often a namespace that is being searched is checked for growth (default). */
 const CHECK_INTERVAL_MS = 60_000;

@@ -48,7 +48,7 @@ const PathHeader = z.string().min(1).max(4096).startsWith("/").regex(/^[^\r\n\0]
 const PAYLOAD_DETAILS = "post the JSON object Claude Code hands the hook on stdin";
 
 /** The launcher's headers, as the route reads them. */
-export const HookHeadersSchema = z.object({
+const HookHeadersSchema = z.object({
   cwd: PathHeader,
   root: PathHeader,
   actor: z.string().max(1024).regex(/\S/, "the actor must not be blank"),
@@ -57,13 +57,13 @@ export const HookHeadersSchema = z.object({
 });
 
 /** The launcher's headers, validated. */
-export type HookHeaders = z.infer<typeof HookHeadersSchema>;
+type HookHeaders = z.infer<typeof HookHeadersSchema>;
 
 /**
  * A header value as text: curl sends a path's UTF-8 bytes as they are, and the server hands them
  * over one character per byte; null when they are not UTF-8.
  */
-export function headerText(value: string | null): string | undefined | null {
+function headerText(value: string | null): string | undefined | null {
   if (value === null) return undefined;
   if ([...value].some((c) => c.charCodeAt(0) > 0xff)) return value;
   try {
@@ -76,7 +76,7 @@ export function headerText(value: string | null): string | undefined | null {
 }
 
 /** Reads and validates the launcher's headers. */
-export function readHookHeaders(
+function readHookHeaders(
   headers: Headers,
 ): { ok: true; value: HookHeaders } | { ok: false; details: string } {
   const raw: Record<string, string | undefined> = {};
