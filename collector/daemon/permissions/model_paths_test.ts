@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   ONNX_CHILD,
   onnxRuntimeBinDir,
+  TEAM_SYNC_WORKER,
   TERM_SPACE_WORKER,
   USE_LITE_WORKER,
   useLiteReadPaths,
@@ -15,7 +16,15 @@ Deno.test("the paths the launcher grants exist and hold what the backends load",
   assert.ok(Deno.statSync(`${core}/tfjs-backend-wasm.wasm`).isFile);
   assert.ok(Deno.statSync(`${model}/model.json`).isFile);
   assert.ok(Deno.statSync(`${model}/vocab.json`).isFile);
-  for (const file of [USE_LITE_WORKER, ONNX_CHILD, WORKSPACE_CONFIG, TERM_SPACE_WORKER]) {
+  for (
+    const file of [
+      USE_LITE_WORKER,
+      ONNX_CHILD,
+      WORKSPACE_CONFIG,
+      TERM_SPACE_WORKER,
+      TEAM_SYNC_WORKER,
+    ]
+  ) {
     assert.ok(Deno.statSync(file).isFile, file);
   }
   const native = [...Deno.readDirSync(onnxRuntimeBinDir())].map((e) => e.name);
