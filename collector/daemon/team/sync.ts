@@ -24,6 +24,7 @@
  *
  * @module
  */
+import { settlesWithin } from "@kiro-learn/core/settle";
 import type { TeamApplied, TeamChange, TeamOutboxItem, TeamStore } from "@kiro-learn/core/storage";
 import type postgres from "postgres";
 import type { Logger } from "../runtime/mod.ts";
@@ -327,17 +328,6 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
       await loop;
     },
   };
-}
-
-/** Resolves true when `work` settles within `ms`, false otherwise. */
-async function settlesWithin(work: Promise<void>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const done = await Promise.race([
-    work.then(() => true),
-    new Promise<boolean>((r) => timer = setTimeout(() => r(false), ms)),
-  ]);
-  clearTimeout(timer);
-  return done;
 }
 
 type postgresJson = Parameters<postgres.Sql["json"]>[0];

@@ -15,6 +15,7 @@
  * @module
  */
 import { postgresHostPort } from "@kiro-learn/core/settings";
+import { settlesWithin } from "@kiro-learn/core/settle";
 import type { TeamApplied, TeamStore } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import { TEAM_CLIENT_ENV, TEAM_SYNC_WORKER, teamWorkerCodePaths } from "../permissions/mod.ts";
@@ -250,9 +251,7 @@ export function startTeamSyncWorker(options: TeamSyncWorkerOptions): TeamSyncWor
       const { promise, resolve } = Promise.withResolvers<void>();
       closed = resolve;
       current.postMessage({ type: "close" } satisfies TeamWorkerRequest);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([promise, new Promise((r) => timer = setTimeout(r, CLOSE_TIMEOUT_MS))]);
-      clearTimeout(timer);
+      await settlesWithin(promise, CLOSE_TIMEOUT_MS);
       // No Worker outlives the collector, whether it closed in time or not.
       current.terminate();
       worker = null;

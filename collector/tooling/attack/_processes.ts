@@ -7,6 +7,7 @@
  */
 import { IMPOSTOR_INSTRUCTION, startImpostor } from "@kiro-learn/core/testing";
 import { loadSettings } from "@kiro-learn/core/settings";
+import { settlesWithin } from "@kiro-learn/core/settle";
 import { fixtureText, makeDataDir, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
 import {
   connectMcp,
@@ -72,10 +73,7 @@ export async function impostorOnThePort(): Promise<AttackFigure> {
     for (const [client, text] of shown) {
       tally.add(!text.includes(IMPOSTOR_INSTRUCTION), "nothing shown", `${client} showed it`);
     }
-    const exited = await Promise.race([
-      victim.status.then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), 300)),
-    ]);
+    const exited = await settlesWithin(victim.status, 300);
     tally.check(!exited, "stop signalled the pid the impostor named");
     const withToken = impostor.seen.filter((r) =>
       r.auth !== null || r.path.includes(token) || r.body.includes(token)
