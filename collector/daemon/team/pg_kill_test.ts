@@ -157,5 +157,8 @@ Deno.test(`PostgreSQL killed ${KILLS} times inside an open publish transaction: 
     await runKiroLearn(["status"], { env: { KIRO_LEARN_HOME: dataDir, HOME: dataDir } }),
   );
   assert.match(printed, /team: postgres:\/\/alice@.*connected, backlog 0/);
+  // Whether the client threw outside a caller depends on where each kill lands, so either way
+  // the line must say what the stats say.
   if (restarts > 0) assert.match(printed, new RegExp(`sync worker restarted ${restarts} time`));
+  else assert.doesNotMatch(printed, /sync worker restarted/);
 });
