@@ -44,7 +44,9 @@ export const PROJECT_MARKERS: readonly string[] = Object.freeze([
 export const REMOTE_PROJECT_ID_PREFIX = "git-";
 
 /** Every project id kiro-learn writes: a path digest, or a remote digest with its prefix. */
-export const PROJECT_ID_PATTERN: RegExp = /^(?:git-)?[0-9a-f]{64}$/;
+export const PROJECT_ID_PATTERN: RegExp = new RegExp(
+  `^(?:${REMOTE_PROJECT_ID_PREFIX})?[0-9a-f]{64}$`,
+);
 
 /** Longest actor segment we keep; longer names are cut to this many characters. */
 export const MAX_ACTOR_LENGTH = 128;
@@ -151,7 +153,11 @@ export function projectIdFromRoot(projectRoot: string): string {
  * config by a hook's launcher).
  */
 export function projectIdFromGitConfig(configText: string | null, root: string): string {
-  const remote = remoteOf(configText, root);
+  return projectIdOf(root, remoteOf(configText, root));
+}
+
+// The one place that chooses between the two kinds of id.
+function projectIdOf(root: string, remote: GitRemote | undefined): string {
   return remote === undefined ? projectIdFromRoot(root) : projectIdFromRemote(remote.url);
 }
 
@@ -198,9 +204,7 @@ function identity(
   isGlobal: boolean,
   remote?: GitRemote,
 ): ProjectIdentity {
-  const projectId = remote === undefined
-    ? projectIdFromRoot(root)
-    : projectIdFromRemote(remote.url);
+  const projectId = projectIdOf(root, remote);
   const out: ProjectIdentity = {
     project_root: root,
     project_id: projectId,
