@@ -179,3 +179,33 @@ Deno.test("injected blocks: no lifecycle noise, paths relative to the project, r
     assert.doesNotMatch(answer.context, /\/srv\/shop\//);
   });
 });
+
+Deno.test("the resume block shows a summary that similar sessions repeated once, and still the three newest distinct ones", async () => {
+  await withStorage(async (storage) => {
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 25, 10, minute)).toISOString();
+    const summary = (title: string, minute: number) =>
+      makeRecord({
+        title,
+        summary: `${title} (summary)`,
+        observation_type: "session_summary",
+        created_at: at(minute),
+      });
+    // Ten short sessions that each printed "hi", after two earlier pieces of real work.
+    const older = [summary("Set up the cart module", 1), summary("Fixed the total rounding", 2)];
+    const repeats = Array.from({ length: 10 }, (_, i) => summary("It printed hi.", 10 + i));
+    for (const r of [...older, ...repeats]) await storage.putRecord(r);
+    const resume = await createResumeAssembler({ storage, tokenBudget: 2000 })(
+      makeEvent({
+        namespace: older[0].namespace,
+        kind: "note",
+        body: { type: "text", content: "start" },
+      }),
+    );
+    assert.equal(resume.context.split("### It printed hi.").length - 1, 1, resume.context);
+    assert.deepEqual(resume.records, [
+      repeats[9].record_id,
+      older[1].record_id,
+      older[0].record_id,
+    ]);
+  });
+});

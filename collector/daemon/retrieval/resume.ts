@@ -10,6 +10,7 @@ import { formatContext, isLifecycleRecord } from "@kiro-learn/core/search";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import type { RetrievalResult } from "./assembler.ts";
+import { firstOfEachEvidence } from "./_evidence.ts";
 
 /** The query the resume block is logged with (what a session was shown when it started). */
 export const SESSION_START_QUERY = "(session start)";
@@ -24,26 +25,34 @@ export function createResumeAssembler(
   return async (event) => {
     const started = performance.now();
     try {
-      // Asked for a few more than shown: lifecycle noise left by older versions is dropped.
-      const summaries = (await options.storage.recentRecords(event.namespace, {
-        limit: 6,
-        types: ["session_summary"],
-      })).filter((r) => !isLifecycleRecord(r)).slice(0, 3);
-      const others = await options.storage.recentRecords(event.namespace, {
-        limit: 5,
-        types: ["decision", "error", "discovery", "pattern", "tool_use"],
-      });
+      // Asked for more than shown: lifecycle noise left by older versions is dropped, and
+      // similar sessions leave the same summary again and again, which is shown once.
+      const summaries = firstOfEachEvidence(
+        (await options.storage.recentRecords(event.namespace, {
+          limit: 20,
+          types: ["session_summary"],
+        })).filter((r) => !isLifecycleRecord(r)),
+        { record: (r) => r, limit: 3 },
+      );
+      const others = firstOfEachEvidence(
+        await options.storage.recentRecords(event.namespace, {
+          limit: 20,
+          types: ["decision", "error", "discovery", "pattern", "tool_use"],
+        }),
+        { record: (r) => r, limit: 5 },
+      );
       // A resumed session (same id) already holds what it was shown.
       const shown = new Set(
         await options.storage.injectedInSession(event.namespace, event.session_id, {
           query: SESSION_START_QUERY,
         }),
       );
-      const records: MemoryRecord[] = [...summaries, ...others]
+      const newestFirst = [...summaries, ...others]
         .filter((r) => !shown.has(r.record_id) && !isLifecycleRecord(r))
         .sort((a, b) =>
           b.created_at.localeCompare(a.created_at) || b.record_id.localeCompare(a.record_id)
         );
+      const records: MemoryRecord[] = firstOfEachEvidence(newestFirst, { record: (r) => r });
       const formatted = formatContext(records, {
         tokenBudget: Math.min(options.tokenBudget, 1000),
         header: RESUME_HEADER,

@@ -32,6 +32,7 @@ import {
 } from "@kiro-learn/core/search";
 import type { ScoredRecord } from "@kiro-learn/core/storage";
 import type { Searcher } from "./assembler.ts";
+import { firstOfEachEvidence } from "./_evidence.ts";
 
 /** The ranking modes (`GET /v1/memories/search?mode=…`). */
 export const SEARCH_MODES = ["ranked", "lexical", "vector", "hybrid"] as const;
@@ -87,11 +88,6 @@ export interface SearchTrace {
   termSpace: boolean;
 }
 
-/** Same title and same files: one piece of evidence, however often it was remembered. */
-function evidenceKey(record: MemoryRecord): string {
-  return `${record.title.trim().toLowerCase()}\u0000${[...record.files_touched].sort().join("\n")}`;
-}
-
 /** Builds the searcher every surface uses. It rejects only when the storage rejects. */
 export function createSearcher(
   sources: SearchSources,
@@ -128,16 +124,8 @@ export function createSearcher(
       termSpace: space !== null,
     });
     if (gated) return [];
-    const seen = new Set<string>();
-    const out: ScoredRecord[] = [];
-    for (const c of ranked) {
-      const key = evidenceKey(c.record);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push({ record: c.record, score: c.score });
-      if (out.length >= limit) break;
-    }
-    return out;
+    return firstOfEachEvidence(ranked, { record: (c) => c.record, limit })
+      .map((c) => ({ record: c.record, score: c.score }));
   };
 }
 
