@@ -5,7 +5,7 @@
  */
 import type { MemoryRecord } from "../schemas/mod.ts";
 import { decodeEmbedding, encodeEmbedding } from "./embedding_blob.ts";
-import type { StoredEmbedding } from "./types.ts";
+import type { EmbeddingPage, StoredEmbedding } from "./types.ts";
 import { RECORD_COLUMNS, recordFromRow, type Row } from "./_rows.ts";
 import type { Connection } from "./_connection.ts";
 
@@ -41,6 +41,34 @@ export async function listEmbeddings(
     record_id: r.record_id,
     vector: decodeEmbedding(r.embedding, { dim: r.embedding_dim, recordId: r.record_id }),
   }));
+}
+
+/** See `Storage.listEmbeddingPage`. */
+export async function listEmbeddingPage(
+  c: Connection,
+  namespace: string,
+  options: { model: string; after: number; limit: number },
+): Promise<EmbeddingPage> {
+  await Promise.resolve();
+  // By row id: the namespace index holds (namespace, rowid), so each page is a range scan with
+  // no sort (ordering by record_id sorted every remaining row, blobs included, per page).
+  const rows = c.stmt(
+    `SELECT id, record_id, embedding, embedding_dim FROM memory_records
+    WHERE namespace = ? AND id > ? AND embedding_model = ? AND embedding IS NOT NULL
+    ORDER BY id LIMIT ?`,
+  ).all(namespace, options.after, options.model, options.limit) as {
+    id: number;
+    record_id: string;
+    embedding: Uint8Array;
+    embedding_dim: number;
+  }[];
+  return {
+    rows: rows.map((r) => ({
+      record_id: r.record_id,
+      vector: decodeEmbedding(r.embedding, { dim: r.embedding_dim, recordId: r.record_id }),
+    })),
+    next: rows.length < options.limit ? null : rows[rows.length - 1].id,
+  };
 }
 
 /** See `Storage.recordsNeedingEmbedding`. */

@@ -11,6 +11,7 @@ import type { Event, MemoryRecord, QueueEntry } from "../schemas/mod.ts";
 import type { LexicalCandidates, TermSpaceDoc, TermStats } from "../search/mod.ts";
 import { migrate } from "./migrations.ts";
 import type {
+  EmbeddingPage,
   ExtractionRun,
   LlmUsage,
   MergeRow,
@@ -47,6 +48,7 @@ import {
   reserveLlmUsage,
 } from "./_audit.ts";
 import {
+  listEmbeddingPage,
   listEmbeddings,
   markEmbeddingFailed,
   putEmbedding,
@@ -346,6 +348,14 @@ export class SqliteStorage implements Storage, TeamStore {
   /** See `Storage.putEmbedding`. */
   putEmbedding(recordId: string, embedding: StoredEmbedding): Promise<void> {
     return putEmbedding(this.#c, recordId, embedding);
+  }
+
+  /** See `Storage.listEmbeddingPage`. */
+  listEmbeddingPage(
+    namespace: string,
+    options: { model: string; after: number; limit: number },
+  ): Promise<EmbeddingPage> {
+    return listEmbeddingPage(this.#c, namespace, options);
   }
 
   /** See `Storage.listEmbeddings`. */

@@ -381,6 +381,36 @@ Deno.test("embeddings: stored with their model, listed per namespace, backfill o
   });
 });
 
+Deno.test("embeddings: listed page by page, every row exactly once", async () => {
+  await withStorage(async (s) => {
+    const stored = new Map<string, number>();
+    for (let i = 0; i < 7; i++) {
+      const r = makeRecord();
+      await s.putRecord(r, { embedding: { model: "m1", vector: new Float32Array([i, 1]) } });
+      stored.set(r.record_id, i);
+    }
+    await s.putRecord(makeRecord(), { embedding: { model: "m2", vector: new Float32Array([1]) } });
+    await s.putRecord(makeRecord({ namespace: OTHER_NS }), {
+      embedding: { model: "m1", vector: new Float32Array([9, 9]) },
+    });
+    const seen: string[] = [];
+    let after: number | null = 0;
+    let pages = 0;
+    while (after !== null) {
+      const page = await s.listEmbeddingPage(TEST_NAMESPACE, { model: "m1", after, limit: 3 });
+      pages++;
+      assert.ok(page.rows.length <= 3);
+      for (const row of page.rows) {
+        seen.push(row.record_id);
+        assert.deepEqual([...row.vector], [stored.get(row.record_id), 1]);
+      }
+      after = page.next;
+    }
+    assert.equal(pages, 3);
+    assert.deepEqual(seen, [...stored.keys()], "every row once, in insertion order");
+  });
+});
+
 Deno.test("runs and LLM spend are recorded and summed per day", async () => {
   await withStorage(async (s) => {
     const id = await s.recordRun({

@@ -18,6 +18,14 @@ export interface RecordWithEmbedding {
   embedding?: StoredEmbedding | null;
 }
 
+/** One page of a namespace's embeddings (`Storage.listEmbeddingPage`). */
+export interface EmbeddingPage {
+  /** Records with their vectors. */
+  rows: { record_id: string; vector: Float32Array }[];
+  /** Pass as `after` for the next page; null after the last one. */
+  next: number | null;
+}
+
 /** An embedding and the model that produced it. */
 export interface StoredEmbedding {
   /** Model identifier, for example `use-lite@0.2.0`. */
@@ -420,6 +428,15 @@ export interface Storage extends TeamStore {
     record_id: string;
     vector: Float32Array;
   }[]>;
+  /**
+   * The same rows as `listEmbeddings`, one page of at most `limit`: start with `after: 0`, then
+   * pass the page's `next` until it is null (the vector index loads a namespace this way, so it
+   * never holds every blob at once).
+   */
+  listEmbeddingPage(
+    namespace: string,
+    options: { model: string; after: number; limit: number },
+  ): Promise<EmbeddingPage>;
   /** Records lacking an embedding from `model`, fewest failures first, oldest first. */
   recordsNeedingEmbedding(
     options: { model: string; limit: number; maxFailures: number },

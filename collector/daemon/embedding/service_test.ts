@@ -4,7 +4,7 @@ import { failOnHang, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing
 import { silentLogger } from "../runtime/mod.ts";
 import { type Embedder, embeddingModelId } from "./embedder.ts";
 import { addModel } from "./models.ts";
-import { createEmbeddingService, type EmbeddingServiceOptions } from "./service.ts";
+import { createEmbeddingService, type EmbeddingServiceOptions, lengthOrder } from "./service.ts";
 import { writeTinyModel } from "../../tooling/testing/mod.ts";
 import { unitOrZero } from "@kiro-learn/core/search";
 
@@ -216,17 +216,51 @@ Deno.test("a query waits for at most the chunk in flight, not the whole backgrou
     await s.whenLoaded();
     embedder.calls.length = 0;
     embedder.delayMs = 30;
-    const background = s.embedTexts(Array.from({ length: 12 }, (_, i) => `text ${i}`));
+    const background = s.embedTexts(Array.from({ length: 20 }, (_, i) => `text ${i}`));
     await new Promise((r) => setTimeout(r, 5));
     const query = await s.embedQuery("the query");
     assert.ok(query);
-    assert.equal((await background)?.length, 12);
-    assert.deepEqual(embedder.calls.map((c) => c.length), [4, 1, 4, 4]);
+    assert.equal((await background)?.length, 20);
+    assert.deepEqual(embedder.calls.map((c) => c.length), [8, 1, 8, 4]);
     assert.deepEqual(embedder.calls[1], ["the query"]);
   } finally {
     await s.close();
     storage.close();
   }
+});
+
+Deno.test("background texts go to the model in chunks of similar length, answers in input order", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const embedder = fakeEmbedder();
+  const s = service(storage, { factory: () => Promise.resolve(embedder) });
+  try {
+    await s.whenLoaded();
+    embedder.calls.length = 0;
+    const texts = [
+      "a".repeat(9),
+      "b",
+      "c".repeat(30),
+      "d".repeat(2),
+      "e".repeat(8),
+      "f".repeat(3),
+      ..."ghijklmnop".split("").map((c) => c.repeat(40)),
+    ];
+    const vectors = await s.embedTexts(texts);
+    // The fake's vector encodes the text's length: each answer belongs to its own text.
+    assert.deepEqual(vectors, texts.map((t) => unitOrZero(Float32Array.from([t.length, 1, 0]))));
+    assert.deepEqual(embedder.calls, [
+      ["b", "dd", "fff", "eeeeeeee", "a".repeat(9), "c".repeat(30), "g".repeat(40), "h".repeat(40)],
+      "ijklmnop".split("").map((c) => c.repeat(40)),
+    ]);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("lengthOrder: shortest first, equal lengths in input order", () => {
+  assert.deepEqual(lengthOrder(["ccc", "a", "bb", "d", ""]), [4, 1, 3, 2, 0]);
+  assert.deepEqual(lengthOrder([]), []);
 });
 
 Deno.test("three full-length timeouts in a row restart the model", async () => {
