@@ -77,11 +77,28 @@ export async function recordsNeedingEmbedding(
   options: { model: string; limit: number; maxFailures: number },
 ): Promise<MemoryRecord[]> {
   await Promise.resolve();
+  // Ids first, then their rows: sorting whole rows (summaries, facts) of every record lacking
+  // a vector took 13 ms per backfill batch at 8.5k records, on the thread that serves ingest.
   return (c.stmt(
-    `SELECT ${RECORD_COLUMNS} FROM memory_records
-    WHERE (embedding IS NULL OR embedding_model IS NOT ?) AND embed_failures < ?
-    ORDER BY embed_failures, created_at LIMIT ?`,
+    `SELECT ${RECORD_COLUMNS} FROM memory_records WHERE id IN (
+      SELECT id FROM memory_records
+      WHERE (embedding IS NULL OR embedding_model IS NOT ?) AND embed_failures < ?
+      ORDER BY embed_failures, created_at LIMIT ?)
+    ORDER BY embed_failures, created_at`,
   ).all(options.model, options.maxFailures, options.limit) as Row[]).map(recordFromRow);
+}
+
+/** See `Storage.countRecordsNeedingEmbedding`. */
+export async function countRecordsNeedingEmbedding(
+  c: Connection,
+  options: { model: string; limit: number; maxFailures: number },
+): Promise<number> {
+  await Promise.resolve();
+  const row = c.stmt(
+    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_records
+    WHERE (embedding IS NULL OR embedding_model IS NOT ?) AND embed_failures < ? LIMIT ?)`,
+  ).get(options.model, options.maxFailures, options.limit) as { n: number };
+  return row.n;
 }
 
 /** See `Storage.markEmbeddingFailed`. */

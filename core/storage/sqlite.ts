@@ -48,6 +48,7 @@ import {
   reserveLlmUsage,
 } from "./_audit.ts";
 import {
+  countRecordsNeedingEmbedding,
   listEmbeddingPage,
   listEmbeddings,
   markEmbeddingFailed,
@@ -364,6 +365,13 @@ export class SqliteStorage implements Storage, TeamStore {
     options: { model: string },
   ): Promise<{ record_id: string; vector: Float32Array }[]> {
     return listEmbeddings(this.#c, namespace, options);
+  }
+
+  /** See `Storage.countRecordsNeedingEmbedding`. */
+  countRecordsNeedingEmbedding(
+    options: { model: string; limit: number; maxFailures: number },
+  ): Promise<number> {
+    return countRecordsNeedingEmbedding(this.#c, options);
   }
 
   /** See `Storage.recordsNeedingEmbedding`. */

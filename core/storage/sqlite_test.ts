@@ -367,10 +367,30 @@ Deno.test("embeddings: stored with their model, listed per namespace, backfill o
     assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m2" })).length, 0);
     const need = await s.recordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 });
     assert.deepEqual(need.map((r) => r.record_id), [b.record_id]);
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 }),
+      1,
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m2", limit: 10, maxFailures: 3 }),
+      2,
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m2", limit: 1, maxFailures: 3 }),
+      1,
+    );
     for (let i = 0; i < 3; i++) await s.markEmbeddingFailed(b.record_id);
     assert.equal(
       (await s.recordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 })).length,
       0,
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 }),
+      0,
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 4 }),
+      1,
     );
     await s.updateRecord(a.record_id, { summary: "changed" });
     assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m1" })).length, 0);

@@ -441,6 +441,13 @@ export interface Storage extends TeamStore {
   recordsNeedingEmbedding(
     options: { model: string; limit: number; maxFailures: number },
   ): Promise<MemoryRecord[]>;
+  /**
+   * How many records `recordsNeedingEmbedding` would return with the same options, without
+   * reading them (the backfill's progress count).
+   */
+  countRecordsNeedingEmbedding(
+    options: { model: string; limit: number; maxFailures: number },
+  ): Promise<number>;
   /** Counts a failed embedding attempt against a record. */
   markEmbeddingFailed(recordId: string): Promise<void>;
 
