@@ -216,12 +216,12 @@ Deno.test("a query waits for at most the chunk in flight, not the whole backgrou
     await s.whenLoaded();
     embedder.calls.length = 0;
     embedder.delayMs = 30;
-    const background = s.embedTexts(Array.from({ length: 20 }, (_, i) => `text ${i}`));
+    const background = s.embedTexts(Array.from({ length: 12 }, (_, i) => `text ${i}`));
     await new Promise((r) => setTimeout(r, 5));
     const query = await s.embedQuery("the query");
     assert.ok(query);
-    assert.equal((await background)?.length, 20);
-    assert.deepEqual(embedder.calls.map((c) => c.length), [8, 1, 8, 4]);
+    assert.equal((await background)?.length, 12);
+    assert.deepEqual(embedder.calls.map((c) => c.length), [4, 1, 4, 4]);
     assert.deepEqual(embedder.calls[1], ["the query"]);
   } finally {
     await s.close();
@@ -249,9 +249,22 @@ Deno.test("background texts go to the model in chunks of similar length, answers
     // The fake's vector encodes the text's length: each answer belongs to its own text.
     assert.deepEqual(vectors, texts.map((t) => unitOrZero(Float32Array.from([t.length, 1, 0]))));
     assert.deepEqual(embedder.calls, [
-      ["b", "dd", "fff", "eeeeeeee", "a".repeat(9), "c".repeat(30), "g".repeat(40), "h".repeat(40)],
-      "ijklmnop".split("").map((c) => c.repeat(40)),
+      ["b", "dd", "fff", "eeeeeeee"],
+      ["a".repeat(9), "c".repeat(30), "g".repeat(40), "h".repeat(40)],
+      "ijkl".split("").map((c) => c.repeat(40)),
+      "mnop".split("").map((c) => c.repeat(40)),
     ]);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("the service's vector index holds int8 codes (a quarter of float32's memory)", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const s = service(storage, { backend: "off" });
+  try {
+    assert.equal(s.index.precision, "int8");
   } finally {
     await s.close();
     storage.close();
