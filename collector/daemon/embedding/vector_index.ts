@@ -167,23 +167,7 @@ class Int8Slots implements Slots {
     this.#scales[slot] = scale;
   }
   dot(slot: number, q: Float32Array): number {
-    const codes = this.#codes;
-    const base = slot * this.#dim;
-    const dim = this.#dim;
-    const end4 = dim - (dim % 4);
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let d = 0;
-    for (; d < end4; d += 4) {
-      s0 += codes[base + d] * q[d];
-      s1 += codes[base + d + 1] * q[d + 1];
-      s2 += codes[base + d + 2] * q[d + 2];
-      s3 += codes[base + d + 3] * q[d + 3];
-    }
-    for (; d < dim; d++) s0 += codes[base + d] * q[d];
-    return (s0 + s1 + s2 + s3) * this.#scales[slot];
+    return dotAt(this.#codes, slot * this.#dim, q) * this.#scales[slot];
   }
   dotSlots(a: number, b: number): number {
     const codes = this.#codes;
