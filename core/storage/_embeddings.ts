@@ -22,6 +22,28 @@ export async function putEmbedding(
   ).run(encodeEmbedding(embedding.vector), embedding.model, embedding.vector.length, recordId);
 }
 
+/** See `Storage.putEmbeddings`. */
+export async function putEmbeddings(
+  c: Connection,
+  rows: readonly { record_id: string; embedding: StoredEmbedding }[],
+): Promise<void> {
+  await Promise.resolve();
+  const stmt = c.stmt(
+    `UPDATE memory_records SET embedding = ?, embedding_model = ?, embedding_dim = ?,
+      embed_failures = 0 WHERE record_id = ?`,
+  );
+  c.transaction(() => {
+    for (const { record_id, embedding } of rows) {
+      stmt.run(
+        encodeEmbedding(embedding.vector),
+        embedding.model,
+        embedding.vector.length,
+        record_id,
+      );
+    }
+  });
+}
+
 /** See `Storage.listEmbeddings`. */
 export async function listEmbeddings(
   c: Connection,

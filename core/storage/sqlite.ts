@@ -53,6 +53,7 @@ import {
   listEmbeddings,
   markEmbeddingFailed,
   putEmbedding,
+  putEmbeddings,
   recordsNeedingEmbedding,
 } from "./_embeddings.ts";
 import { getEvents, ingestEvent, ingestEvents, listEvents } from "./_events.ts";
@@ -344,6 +345,13 @@ export class SqliteStorage implements Storage, TeamStore {
     options: { limit: number },
   ): LexicalCandidates {
     return searchCandidatesSync(this.#c, namespace, query, options);
+  }
+
+  /** See `Storage.putEmbeddings`. */
+  putEmbeddings(
+    rows: readonly { record_id: string; embedding: StoredEmbedding }[],
+  ): Promise<void> {
+    return putEmbeddings(this.#c, rows);
   }
 
   /** See `Storage.putEmbedding`. */

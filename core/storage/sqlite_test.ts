@@ -401,6 +401,31 @@ Deno.test("embeddings: stored with their model, listed per namespace, backfill o
   });
 });
 
+Deno.test("embeddings: several stored in one call, a missing record skipped", async () => {
+  await withStorage(async (s) => {
+    const a = makeRecord();
+    const b = makeRecord();
+    await s.putRecord(a);
+    await s.putRecord(b);
+    await s.markEmbeddingFailed(a.record_id);
+    await s.putEmbeddings([
+      { record_id: a.record_id, embedding: { model: "m1", vector: new Float32Array([1, 0]) } },
+      { record_id: "mr_missing", embedding: { model: "m1", vector: new Float32Array([0, 1]) } },
+      { record_id: b.record_id, embedding: { model: "m1", vector: new Float32Array([0, 1]) } },
+    ]);
+    const listed = await s.listEmbeddings(TEST_NAMESPACE, { model: "m1" });
+    assert.deepEqual(
+      listed.map((r) => [r.record_id, [...r.vector]]).sort(),
+      [[a.record_id, [1, 0]], [b.record_id, [0, 1]]].sort(),
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 1 }),
+      0,
+    );
+    await s.putEmbeddings([]);
+  });
+});
+
 Deno.test("embeddings: listed page by page, every row exactly once", async () => {
   await withStorage(async (s) => {
     const stored = new Map<string, number>();

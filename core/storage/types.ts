@@ -423,6 +423,11 @@ export interface Storage extends TeamStore {
 
   /** Stores (or replaces) an embedding. */
   putEmbedding(recordId: string, embedding: StoredEmbedding): Promise<void>;
+  /**
+   * Stores several embeddings in one transaction (the backfill's batches: one WAL commit instead
+   * of one per record, on the thread that serves ingest). A missing record is skipped.
+   */
+  putEmbeddings(rows: readonly { record_id: string; embedding: StoredEmbedding }[]): Promise<void>;
   /** Records of a namespace with an embedding from `model`. */
   listEmbeddings(namespace: string, options: { model: string }): Promise<{
     record_id: string;

@@ -64,7 +64,7 @@ export interface BackfillOptions {
     Storage,
     | "recordsNeedingEmbedding"
     | "countRecordsNeedingEmbedding"
-    | "putEmbedding"
+    | "putEmbeddings"
     | "markEmbeddingFailed"
     | "getRecords"
   >;
@@ -288,24 +288,26 @@ export class Backfill {
         }
       }
     }
-    let stored = 0;
-    for (let i = 0; i < batch.length; i++) {
-      const record = batch[i];
+    const model = embedder.model_id;
+    const ok = batch.flatMap((record, i) => {
       const vector = vectors[i];
-      if (vector) {
-        await this.#o.storage.putEmbedding(record.record_id, {
-          model: embedder.model_id,
-          vector,
-        });
-        this.#o.onEmbedded?.(record, vector, embedder.model_id);
-        stored++;
-      } else {
-        await this.#o.storage.markEmbeddingFailed(record.record_id);
-        this.#o.logger?.warn("record failed to embed", {
-          record_id: record.record_id,
-          error: this.#lastError,
-        });
-      }
+      return vector ? [{ record, vector }] : [];
+    });
+    await this.#o.storage.putEmbeddings(
+      ok.map(({ record, vector }) => ({
+        record_id: record.record_id,
+        embedding: { model, vector },
+      })),
+    );
+    for (const { record, vector } of ok) this.#o.onEmbedded?.(record, vector, model);
+    const stored = ok.length;
+    for (const [i, record] of batch.entries()) {
+      if (vectors[i]) continue;
+      await this.#o.storage.markEmbeddingFailed(record.record_id);
+      this.#o.logger?.warn("record failed to embed", {
+        record_id: record.record_id,
+        error: this.#lastError,
+      });
     }
     this.#done += stored;
     this.#pending = Math.max(0, this.#pending - batch.length);
