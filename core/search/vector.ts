@@ -84,11 +84,12 @@ export function l2NormalizeInPlace(v: Float32Array): Float32Array {
 }
 
 /**
- * Dot product of `q` with the `q.length` floats of `data` starting at `offset`: the vector
- * index's hot loop. Four accumulators let the CPU overlap the multiply-adds (about 25% faster
- * than one at 384-d); the summation order is fixed, so a given pair always gives the same bits.
+ * Dot product of `q` with the `q.length` values of `data` starting at `offset`: the vector
+ * index's hot loop (`data` is float32 vectors, or the int8 codes of a quantised index). Four
+ * accumulators let the CPU overlap the multiply-adds (about 25% faster than one at 384-d); the
+ * summation order is fixed, so a given pair always gives the same bits.
  */
-export function dotAt(data: Float32Array, offset: number, q: Float32Array): number {
+export function dotAt(data: Float32Array | Int8Array, offset: number, q: Float32Array): number {
   const dim = q.length;
   const end4 = dim - (dim % 4);
   let s0 = 0;

@@ -167,3 +167,10 @@ Deno.test("dotAt equals dot at any offset and any length", () => {
     }),
   );
 });
+
+Deno.test("dotAt reads int8 codes as their values (a quantised index's vectors)", () => {
+  const codes = Int8Array.from([9, -127, 3, 127, -5, 0, 1]);
+  const q = Float32Array.from([0.5, 0.25, -1, 2, 1]);
+  assert.equal(dotAt(codes, 1, q), -127 * 0.5 + 3 * 0.25 + 127 * -1 + -5 * 2 + 0 * 1);
+  assert.equal(dotAt(codes, 0, q), 9 * 0.5 + -127 * 0.25 + 3 * -1 + 127 * 2 + -5 * 1);
+});

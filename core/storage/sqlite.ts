@@ -11,6 +11,7 @@ import type { Event, MemoryRecord, QueueEntry } from "../schemas/mod.ts";
 import type { LexicalCandidates, TermSpaceDoc, TermStats } from "../search/mod.ts";
 import { migrate } from "./migrations.ts";
 import type {
+  EmbeddingPage,
   ExtractionRun,
   LlmUsage,
   MergeRow,
@@ -47,9 +48,12 @@ import {
   reserveLlmUsage,
 } from "./_audit.ts";
 import {
+  countRecordsNeedingEmbedding,
+  listEmbeddingPage,
   listEmbeddings,
   markEmbeddingFailed,
   putEmbedding,
+  putEmbeddings,
   recordsNeedingEmbedding,
 } from "./_embeddings.ts";
 import { getEvents, ingestEvent, ingestEvents, listEvents } from "./_events.ts";
@@ -343,9 +347,24 @@ export class SqliteStorage implements Storage, TeamStore {
     return searchCandidatesSync(this.#c, namespace, query, options);
   }
 
+  /** See `Storage.putEmbeddings`. */
+  putEmbeddings(
+    rows: readonly { record_id: string; embedding: StoredEmbedding }[],
+  ): Promise<void> {
+    return putEmbeddings(this.#c, rows);
+  }
+
   /** See `Storage.putEmbedding`. */
   putEmbedding(recordId: string, embedding: StoredEmbedding): Promise<void> {
     return putEmbedding(this.#c, recordId, embedding);
+  }
+
+  /** See `Storage.listEmbeddingPage`. */
+  listEmbeddingPage(
+    namespace: string,
+    options: { model: string; after: number; limit: number },
+  ): Promise<EmbeddingPage> {
+    return listEmbeddingPage(this.#c, namespace, options);
   }
 
   /** See `Storage.listEmbeddings`. */
@@ -354,6 +373,13 @@ export class SqliteStorage implements Storage, TeamStore {
     options: { model: string },
   ): Promise<{ record_id: string; vector: Float32Array }[]> {
     return listEmbeddings(this.#c, namespace, options);
+  }
+
+  /** See `Storage.countRecordsNeedingEmbedding`. */
+  countRecordsNeedingEmbedding(
+    options: { model: string; limit: number; maxFailures: number },
+  ): Promise<number> {
+    return countRecordsNeedingEmbedding(this.#c, options);
   }
 
   /** See `Storage.recordsNeedingEmbedding`. */

@@ -367,10 +367,30 @@ Deno.test("embeddings: stored with their model, listed per namespace, backfill o
     assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m2" })).length, 0);
     const need = await s.recordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 });
     assert.deepEqual(need.map((r) => r.record_id), [b.record_id]);
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 }),
+      1,
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m2", limit: 10, maxFailures: 3 }),
+      2,
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m2", limit: 1, maxFailures: 3 }),
+      1,
+    );
     for (let i = 0; i < 3; i++) await s.markEmbeddingFailed(b.record_id);
     assert.equal(
       (await s.recordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 })).length,
       0,
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 }),
+      0,
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 4 }),
+      1,
     );
     await s.updateRecord(a.record_id, { summary: "changed" });
     assert.equal((await s.listEmbeddings(TEST_NAMESPACE, { model: "m1" })).length, 0);
@@ -378,6 +398,61 @@ Deno.test("embeddings: stored with their model, listed per namespace, backfill o
     const retry = await s.recordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 3 });
     assert.ok(retry.some((r) => r.record_id === b.record_id), "an edit resets the failure count");
     assert.equal(newEventId().length, 26);
+  });
+});
+
+Deno.test("embeddings: several stored in one call, a missing record skipped", async () => {
+  await withStorage(async (s) => {
+    const a = makeRecord();
+    const b = makeRecord();
+    await s.putRecord(a);
+    await s.putRecord(b);
+    await s.markEmbeddingFailed(a.record_id);
+    await s.putEmbeddings([
+      { record_id: a.record_id, embedding: { model: "m1", vector: new Float32Array([1, 0]) } },
+      { record_id: "mr_missing", embedding: { model: "m1", vector: new Float32Array([0, 1]) } },
+      { record_id: b.record_id, embedding: { model: "m1", vector: new Float32Array([0, 1]) } },
+    ]);
+    const listed = await s.listEmbeddings(TEST_NAMESPACE, { model: "m1" });
+    assert.deepEqual(
+      listed.map((r) => [r.record_id, [...r.vector]]).sort(),
+      [[a.record_id, [1, 0]], [b.record_id, [0, 1]]].sort(),
+    );
+    assert.equal(
+      await s.countRecordsNeedingEmbedding({ model: "m1", limit: 10, maxFailures: 1 }),
+      0,
+    );
+    await s.putEmbeddings([]);
+  });
+});
+
+Deno.test("embeddings: listed page by page, every row exactly once", async () => {
+  await withStorage(async (s) => {
+    const stored = new Map<string, number>();
+    for (let i = 0; i < 7; i++) {
+      const r = makeRecord();
+      await s.putRecord(r, { embedding: { model: "m1", vector: new Float32Array([i, 1]) } });
+      stored.set(r.record_id, i);
+    }
+    await s.putRecord(makeRecord(), { embedding: { model: "m2", vector: new Float32Array([1]) } });
+    await s.putRecord(makeRecord({ namespace: OTHER_NS }), {
+      embedding: { model: "m1", vector: new Float32Array([9, 9]) },
+    });
+    const seen: string[] = [];
+    let after: number | null = 0;
+    let pages = 0;
+    while (after !== null) {
+      const page = await s.listEmbeddingPage(TEST_NAMESPACE, { model: "m1", after, limit: 3 });
+      pages++;
+      assert.ok(page.rows.length <= 3);
+      for (const row of page.rows) {
+        seen.push(row.record_id);
+        assert.deepEqual([...row.vector], [stored.get(row.record_id), 1]);
+      }
+      after = page.next;
+    }
+    assert.equal(pages, 3);
+    assert.deepEqual(seen, [...stored.keys()], "every row once, in insertion order");
   });
 });
 

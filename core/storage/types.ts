@@ -18,6 +18,14 @@ export interface RecordWithEmbedding {
   embedding?: StoredEmbedding | null;
 }
 
+/** One page of a namespace's embeddings (`Storage.listEmbeddingPage`). */
+export interface EmbeddingPage {
+  /** Records with their vectors. */
+  rows: { record_id: string; vector: Float32Array }[];
+  /** Pass as `after` for the next page; null after the last one. */
+  next: number | null;
+}
+
 /** An embedding and the model that produced it. */
 export interface StoredEmbedding {
   /** Model identifier, for example `use-lite@0.2.0`. */
@@ -415,15 +423,36 @@ export interface Storage extends TeamStore {
 
   /** Stores (or replaces) an embedding. */
   putEmbedding(recordId: string, embedding: StoredEmbedding): Promise<void>;
+  /**
+   * Stores several embeddings in one transaction (the backfill's batches: one WAL commit instead
+   * of one per record, on the thread that serves ingest). A missing record is skipped.
+   */
+  putEmbeddings(rows: readonly { record_id: string; embedding: StoredEmbedding }[]): Promise<void>;
   /** Records of a namespace with an embedding from `model`. */
   listEmbeddings(namespace: string, options: { model: string }): Promise<{
     record_id: string;
     vector: Float32Array;
   }[]>;
+  /**
+   * The same rows as `listEmbeddings`, one page of at most `limit`: start with `after: 0`, then
+   * pass the page's `next` until it is null (the vector index loads a namespace this way, so it
+   * never holds every blob at once).
+   */
+  listEmbeddingPage(
+    namespace: string,
+    options: { model: string; after: number; limit: number },
+  ): Promise<EmbeddingPage>;
   /** Records lacking an embedding from `model`, fewest failures first, oldest first. */
   recordsNeedingEmbedding(
     options: { model: string; limit: number; maxFailures: number },
   ): Promise<MemoryRecord[]>;
+  /**
+   * How many records `recordsNeedingEmbedding` would return with the same options, without
+   * reading them (the backfill's progress count).
+   */
+  countRecordsNeedingEmbedding(
+    options: { model: string; limit: number; maxFailures: number },
+  ): Promise<number>;
   /** Counts a failed embedding attempt against a record. */
   markEmbeddingFailed(recordId: string): Promise<void>;
 

@@ -62,7 +62,11 @@ export interface BackfillOptions {
   /** The database. */
   storage: Pick<
     Storage,
-    "recordsNeedingEmbedding" | "putEmbedding" | "markEmbeddingFailed" | "getRecords"
+    | "recordsNeedingEmbedding"
+    | "countRecordsNeedingEmbedding"
+    | "putEmbeddings"
+    | "markEmbeddingFailed"
+    | "getRecords"
   >;
   /** The current embedder, or null while none is ready. */
   embedder: () => BackfillEmbedder | null;
@@ -284,24 +288,26 @@ export class Backfill {
         }
       }
     }
-    let stored = 0;
-    for (let i = 0; i < batch.length; i++) {
-      const record = batch[i];
+    const model = embedder.model_id;
+    const ok = batch.flatMap((record, i) => {
       const vector = vectors[i];
-      if (vector) {
-        await this.#o.storage.putEmbedding(record.record_id, {
-          model: embedder.model_id,
-          vector,
-        });
-        this.#o.onEmbedded?.(record, vector, embedder.model_id);
-        stored++;
-      } else {
-        await this.#o.storage.markEmbeddingFailed(record.record_id);
-        this.#o.logger?.warn("record failed to embed", {
-          record_id: record.record_id,
-          error: this.#lastError,
-        });
-      }
+      return vector ? [{ record, vector }] : [];
+    });
+    await this.#o.storage.putEmbeddings(
+      ok.map(({ record, vector }) => ({
+        record_id: record.record_id,
+        embedding: { model, vector },
+      })),
+    );
+    for (const { record, vector } of ok) this.#o.onEmbedded?.(record, vector, model);
+    const stored = ok.length;
+    for (const [i, record] of batch.entries()) {
+      if (vectors[i]) continue;
+      await this.#o.storage.markEmbeddingFailed(record.record_id);
+      this.#o.logger?.warn("record failed to embed", {
+        record_id: record.record_id,
+        error: this.#lastError,
+      });
     }
     this.#done += stored;
     this.#pending = Math.max(0, this.#pending - batch.length);
@@ -315,22 +321,23 @@ export class Backfill {
     this.#probedAt = now;
     this.#probedModel = model;
     const limit = this.#o.probeLimit;
+    // Counts, not rows: reading up to 1,001 whole records stalled ingest for ~20 ms each time.
     if (!options.failedOnly) {
-      const pending = await this.#o.storage.recordsNeedingEmbedding({
+      const pending = await this.#o.storage.countRecordsNeedingEmbedding({
         model,
         limit: limit + 1,
         maxFailures: this.#o.maxFailures,
       });
-      this.#pending = Math.min(pending.length, limit);
-      this.#pendingCapped = pending.length > limit;
+      this.#pending = Math.min(pending, limit);
+      this.#pendingCapped = pending > limit;
     }
     if (this.#pendingCapped) return;
     // Everything lacking an embedding, given-up records included, minus the pending ones.
-    const all = await this.#o.storage.recordsNeedingEmbedding({
+    const all = await this.#o.storage.countRecordsNeedingEmbedding({
       model,
       limit: limit + 1,
       maxFailures: Number.MAX_SAFE_INTEGER,
     });
-    this.#failed = Math.max(0, Math.min(all.length, limit) - this.#pending);
+    this.#failed = Math.max(0, Math.min(all, limit) - this.#pending);
   }
 }

@@ -42,7 +42,7 @@ Deno.test("use-lite (default): the daemon loads the model, embeds saved records,
   const ready = await waitForStatus(daemon, (s) => s.state === "ready");
   assert.equal(ready.backend, "use-lite");
   // The model's id plus the version of what is embedded (a new input version re-embeds).
-  assert.equal(ready.model_id, "use-lite@0.2.0+in2");
+  assert.equal(ready.model_id, "use-lite@0.2.0+in3");
   assert.equal(ready.dim, 512);
 
   const record = makeRecord({ title: "Leap year parsing", summary: "Feb 29 was rejected." });

@@ -46,23 +46,37 @@ export class EmbedTimeoutError extends Error {
 }
 
 /**
- * Longest embedding input, in UTF-16 code units. The reference design embedded up to 10,000
- * chars; measured on the retrieval-quality set (`collector/tooling/quality/`) with use-lite, the first
- * 300 chars of a record (its title and the start of its summary) retrieve better than the whole
- * record (vector-only recall@5 0.30 → 0.40, MRR 0.22 → 0.26): Universal Sentence Encoder lite
- * averages over every token, so facts and trailing detail dilute the gist, and it slows from
- * ~42 to ~10 texts/s between 100 and 1,000 chars. A MiniLM-class onnx model was trained on
- * 128-token inputs (≈ 500 chars), so the budget suits it as well.
+ * Longest record embedding input, in UTF-16 code units: the title and the start of the summary.
+ * The reference design embedded up to 10,000 chars; 300 chars (input version 2) retrieved better
+ * than whole records on the synthetic set, because Universal Sentence Encoder lite averages over
+ * every token, so trailing detail dilutes the gist. The model's time is linear in tokens, so the
+ * budget is the backfill's speed: measured with use-lite on one core (load average 1.5–2), the
+ * model embedded dev-set commit records (`../shared/quality/fixes-dev`) at 32 records/s cut at
+ * 300 chars, 50 at 160 and 79–88 at 100–80. On 1,215 of those records (openvswitch, 300 real
+ * queries) vector-only recall@5 was 0.19 at 300 chars and 0.20–0.22 at 200 down to 80 chars, so
+ * the real set does not mind; the synthetic regression set does (`collector/tooling/quality`,
+ * vector-only recall@5 0.40 at 300, 0.35 at 200, 0.29 at 100; hybrid's lead over lexical
+ * +0.09 at 200, +0.03 at 100, below the +0.08 its test asks). 200 keeps both; the vectors of a
+ * record at 200 and 300 chars have cosine 0.975.
  */
-export const MAX_EMBEDDING_INPUT = 300;
+export const MAX_EMBEDDING_INPUT = 200;
+
+/**
+ * Longest query embedding input: a long pasted prompt states its request up front, and a query
+ * is one text (its time is the hook's latency, not a backfill's throughput), so it keeps the
+ * 300 chars that input version 2 used for queries and records alike.
+ */
+export const MAX_QUERY_EMBEDDING_INPUT = 300;
 
 /**
  * Version of {@linkcode composeEmbeddingInput}'s output. It is part of the model id stored with
  * every embedding ({@linkcode embeddingModelId}), so changing what is embedded makes the backfill
  * re-embed every stored record, exactly as a change of model does. Version 1 (ids without a
- * suffix) was title, summary, facts and concepts in newline-separated sections up to 10,000 chars.
+ * suffix) was title, summary, facts and concepts in newline-separated sections up to 10,000 chars;
+ * version 2 the same on one line, up to 300 chars; version 3 up to
+ * {@linkcode MAX_EMBEDDING_INPUT}.
  */
-export const EMBEDDING_INPUT_VERSION = 2;
+export const EMBEDDING_INPUT_VERSION = 3;
 
 /** The model id stored with an embedding: the model's own id plus the input version. */
 export function embeddingModelId(modelId: string): string {
@@ -113,14 +127,13 @@ function asSentence(text: string): string {
   return /[.!?:;…]["')\]]*$/u.test(text) ? text : `${text}.`;
 }
 
-/** `text` cut to at most `max` code units, at the last space when there is one to cut at. */
 /**
  * The text a query is embedded as: whitespace collapsed and cut at a word within
- * {@linkcode MAX_EMBEDDING_INPUT}, the same bound as record inputs (a long pasted prompt states
- * its request up front, and the model's time grows with the text).
+ * {@linkcode MAX_QUERY_EMBEDDING_INPUT} (a long pasted prompt states its request up front, and
+ * the model's time grows with the text).
  */
 export function queryEmbeddingInput(text: string): string {
-  return cutAtWord(text.replace(/\s+/g, " ").trim(), MAX_EMBEDDING_INPUT);
+  return cutAtWord(text.replace(/\s+/g, " ").trim(), MAX_QUERY_EMBEDDING_INPUT);
 }
 
 /** Cuts `text` to at most `max` characters at the last word boundary. */

@@ -8,6 +8,8 @@ import {
   embeddingModelId,
   EmbedTimeoutError,
   MAX_EMBEDDING_INPUT,
+  MAX_QUERY_EMBEDDING_INPUT,
+  queryEmbeddingInput,
   truncateText,
   withInputVersion,
   withTimeout,
@@ -15,16 +17,15 @@ import {
 
 Deno.test("composeEmbeddingInput: title, summary, facts, concepts as sentences on one line", () => {
   const record = makeRecord({
-    title: "Leap year parsing",
-    summary: "Feb 29 was rejected.\nThe table\tis fixed.",
-    facts: ["parseDate used a 28-day table", "  fixed in date.ts  "],
+    title: "Leap year",
+    summary: "Feb 29 failed.\nThe table\tis fixed.",
+    facts: ["28-day table", "  in date.ts  "],
     concepts: ["dates", "validation"],
     files_touched: ["src/date.ts"],
   });
   assert.equal(
     composeEmbeddingInput(record),
-    "Leap year parsing. Feb 29 was rejected. The table is fixed. " +
-      "parseDate used a 28-day table. fixed in date.ts. dates, validation.",
+    "Leap year. Feb 29 failed. The table is fixed. 28-day table. in date.ts. dates, validation.",
   );
 });
 
@@ -49,14 +50,22 @@ Deno.test("composeEmbeddingInput keeps the start of the record, cut at a word bo
   assert.ok(text.startsWith(`${title}. word word`));
   assert.ok(text.endsWith(" word"), "no word is cut in half");
   assert.ok(!text.includes("later fact"));
-  // A single unbroken token longer than the budget is cut hard.
+  // A single unbroken token longer than the budget is cut hard; before it, at the last space.
+  const title2 = "x".repeat(Math.floor(MAX_EMBEDDING_INPUT * 2 / 3));
   const long = composeEmbeddingInput({
-    title: "x".repeat(200),
-    summary: "y".repeat(400),
+    title: title2,
+    summary: "y".repeat(MAX_EMBEDDING_INPUT * 2),
     facts: [],
     concepts: [],
   });
-  assert.equal(long, `${"x".repeat(200)}.`);
+  assert.equal(long, `${title2}.`);
+  const unbroken = composeEmbeddingInput({
+    title: "x".repeat(MAX_EMBEDDING_INPUT * 2),
+    summary: "",
+    facts: [],
+    concepts: [],
+  });
+  assert.equal(unbroken, "x".repeat(MAX_EMBEDDING_INPUT));
   assert.equal(cutAtWord("z".repeat(500), 300), "z".repeat(300));
   assert.equal(cutAtWord("ab cd", 2), "ab", "a cut just before a space keeps the word");
 });
@@ -113,4 +122,14 @@ Deno.test("withTimeout rejects late work with EmbedTimeoutError and clears its t
   const { promise, resolve } = Promise.withResolvers<number>();
   await assert.rejects(withTimeout(promise, 10), EmbedTimeoutError);
   resolve(1);
+});
+
+Deno.test("queries keep a longer budget than records: one text, not a backfill's thousands", () => {
+  const prompt = "why does the parser crash ".repeat(30);
+  const query = queryEmbeddingInput(prompt);
+  assert.ok(query.length <= MAX_QUERY_EMBEDDING_INPUT && query.length > MAX_EMBEDDING_INPUT);
+  assert.ok(query.length > MAX_QUERY_EMBEDDING_INPUT - "crash ".length, "the budget is used");
+  const record = composeEmbeddingInput({ title: prompt, summary: "", facts: [], concepts: [] });
+  assert.ok(record.length <= MAX_EMBEDDING_INPUT);
+  assert.ok(query.startsWith(record), "the record's text is the start of the same query's");
 });

@@ -21,6 +21,7 @@ export {
   type SearchOptions,
   type VectorHit,
   VectorIndex,
+  type VectorPrecision,
   type VectorSource,
 } from "./vector_index.ts";
 export {

@@ -4,7 +4,7 @@ import { failOnHang, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing
 import { silentLogger } from "../runtime/mod.ts";
 import { type Embedder, embeddingModelId } from "./embedder.ts";
 import { addModel } from "./models.ts";
-import { createEmbeddingService, type EmbeddingServiceOptions } from "./service.ts";
+import { createEmbeddingService, type EmbeddingServiceOptions, lengthOrder } from "./service.ts";
 import { writeTinyModel } from "../../tooling/testing/mod.ts";
 import { unitOrZero } from "@kiro-learn/core/search";
 
@@ -227,6 +227,53 @@ Deno.test("a query waits for at most the chunk in flight, not the whole backgrou
     await s.close();
     storage.close();
   }
+});
+
+Deno.test("background texts go to the model in chunks of similar length, answers in input order", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const embedder = fakeEmbedder();
+  const s = service(storage, { factory: () => Promise.resolve(embedder) });
+  try {
+    await s.whenLoaded();
+    embedder.calls.length = 0;
+    const texts = [
+      "a".repeat(9),
+      "b",
+      "c".repeat(30),
+      "d".repeat(2),
+      "e".repeat(8),
+      "f".repeat(3),
+      ..."ghijklmnop".split("").map((c) => c.repeat(40)),
+    ];
+    const vectors = await s.embedTexts(texts);
+    // The fake's vector encodes the text's length: each answer belongs to its own text.
+    assert.deepEqual(vectors, texts.map((t) => unitOrZero(Float32Array.from([t.length, 1, 0]))));
+    assert.deepEqual(embedder.calls, [
+      ["b", "dd", "fff", "eeeeeeee"],
+      ["a".repeat(9), "c".repeat(30), "g".repeat(40), "h".repeat(40)],
+      "ijkl".split("").map((c) => c.repeat(40)),
+      "mnop".split("").map((c) => c.repeat(40)),
+    ]);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("the service's vector index holds int8 codes (a quarter of float32's memory)", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const s = service(storage, { backend: "off" });
+  try {
+    assert.equal(s.index.precision, "int8");
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
+Deno.test("lengthOrder: shortest first, equal lengths in input order", () => {
+  assert.deepEqual(lengthOrder(["ccc", "a", "bb", "d", ""]), [4, 1, 3, 2, 0]);
+  assert.deepEqual(lengthOrder([]), []);
 });
 
 Deno.test("three full-length timeouts in a row restart the model", async () => {

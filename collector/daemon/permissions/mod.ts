@@ -26,6 +26,7 @@ export {
   teamWorkerCodePaths,
   TERM_SPACE_WORKER,
   termSpaceWorkerCodePaths,
+  USE_LITE_KERNELS,
   USE_LITE_MODEL_VERSION,
   USE_LITE_WORKER,
   useLiteReadPaths,

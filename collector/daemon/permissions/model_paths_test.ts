@@ -4,14 +4,16 @@ import {
   onnxRuntimeBinDir,
   TEAM_SYNC_WORKER,
   TERM_SPACE_WORKER,
+  USE_LITE_KERNELS,
   USE_LITE_WORKER,
   useLiteReadPaths,
   WORKSPACE_CONFIG,
 } from "./model_paths.ts";
 
 Deno.test("the paths the launcher grants exist and hold what the backends load", () => {
-  const [core, model] = useLiteReadPaths();
+  const [core, model, kernels] = useLiteReadPaths();
   assert.match(core, /@energetic-ai\/core\/dist$/);
+  assert.equal(kernels, USE_LITE_KERNELS);
   assert.match(model, /@energetic-ai\/model-embeddings-en\/dist$/);
   assert.ok(Deno.statSync(`${core}/tfjs-backend-wasm.wasm`).isFile);
   assert.ok(Deno.statSync(`${model}/model.json`).isFile);
@@ -19,6 +21,7 @@ Deno.test("the paths the launcher grants exist and hold what the backends load",
   for (
     const file of [
       USE_LITE_WORKER,
+      USE_LITE_KERNELS,
       ONNX_CHILD,
       WORKSPACE_CONFIG,
       TERM_SPACE_WORKER,

@@ -15,6 +15,8 @@ export const BENCHMARKS: readonly { name: string; path: string; optIn?: boolean 
   { name: "collector", path: "collector/tooling/bench/collector_bench.ts" },
   { name: "shims", path: "collector/tooling/bench/shim_bench.ts" },
   { name: "embedding", path: "collector/tooling/bench/embedding_bench.ts" },
+  { name: "backfill", path: "collector/tooling/quality/backfill_bench.ts" },
+  { name: "memory", path: "collector/tooling/quality/memory_bench.ts" },
   { name: "hybrid", path: "collector/tooling/bench/hybrid_bench.ts" },
   { name: "quality", path: "collector/tooling/quality/real_bench.ts" },
   { name: "quality-synthetic", path: "collector/tooling/quality/eval.ts" },

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import * as tfModule from "@energetic-ai/core";
+import { installFastBatchMatMul } from "./_use_lite_kernels.ts";
+
+interface Tensor {
+  shape: number[];
+  dataSync(): Float32Array;
+  dispose(): void;
+}
+
+// The package's typings point at a module it bundles instead of installing.
+const tf = tfModule as unknown as {
+  ready(): Promise<void>;
+  getBackend(): string;
+  tensor(values: Float32Array, shape: number[]): Tensor;
+  matMul(a: Tensor, b: Tensor, transposeA: boolean, transposeB: boolean): Tensor;
+  memory(): { numBytes: number };
+};
+
+/** Plain triple loop over row-major data: the reference the kernel must agree with. */
+function naive(
+  a: Float32Array,
+  b: Float32Array,
+  shape: { batch: number; m: number; k: number; n: number; transposeB: boolean; bBatch: number },
+): Float32Array {
+  const { batch, m, k, n, transposeB, bBatch } = shape;
+  const out = new Float32Array(batch * m * n);
+  for (let i = 0; i < batch; i++) {
+    const j = bBatch === 1 ? 0 : i;
+    for (let r = 0; r < m; r++) {
+      for (let c = 0; c < n; c++) {
+        let s = 0;
+        for (let x = 0; x < k; x++) {
+          const bv = transposeB ? b[j * n * k + c * k + x] : b[j * k * n + x * n + c];
+          s += a[i * m * k + r * k + x] * bv;
+        }
+        out[i * m * n + r * n + c] = s;
+      }
+    }
+  }
+  return out;
+}
+
+function seeded(length: number, seed: number): Float32Array {
+  const out = new Float32Array(length);
+  let x = seed;
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out[i] = x / 2147483648 - 0.5;
+  }
+  return out;
+}
+
+Deno.test("the installed BatchMatMul equals a plain matrix product, batched and transposed", async () => {
+  await tf.ready();
+  assert.equal(tf.getBackend(), "wasm");
+  assert.ok(installFastBatchMatMul());
+  assert.ok(installFastBatchMatMul(), "installing twice is harmless");
+  const cases = [
+    { outer: [2, 3], m: 5, k: 7, n: 6, transposeB: true, bBatch: 6 },
+    { outer: [2, 3], m: 5, k: 7, n: 6, transposeB: false, bBatch: 6 },
+    { outer: [4], m: 9, k: 3, n: 9, transposeB: true, bBatch: 4 },
+    { outer: [1], m: 4, k: 8, n: 3, transposeB: true, bBatch: 1 },
+    { outer: [3], m: 4, k: 8, n: 3, transposeB: false, bBatch: 1 },
+    { outer: [], m: 6, k: 5, n: 4, transposeB: false, bBatch: 1 },
+  ];
+  for (const [ci, c] of cases.entries()) {
+    const batch = c.outer.reduce((x, y) => x * y, 1);
+    const a = seeded(batch * c.m * c.k, 1 + ci);
+    const b = seeded(c.bBatch * c.k * c.n, 100 + ci);
+    const bOuter = c.bBatch === 1 ? c.outer.map(() => 1) : c.outer;
+    const ta = tf.tensor(a, [...c.outer, c.m, c.k]);
+    const tb = tf.tensor(b, [...bOuter, ...(c.transposeB ? [c.n, c.k] : [c.k, c.n])]);
+    const product = tf.matMul(ta, tb, false, c.transposeB);
+    assert.deepEqual(product.shape, [...c.outer, c.m, c.n]);
+    const got = product.dataSync();
+    const want = naive(a, b, {
+      batch,
+      m: c.m,
+      k: c.k,
+      n: c.n,
+      transposeB: c.transposeB,
+      bBatch: c.bBatch,
+    });
+    for (let i = 0; i < want.length; i++) {
+      assert.ok(Math.abs(got[i] - want[i]) < 1e-5, `case ${ci} at ${i}: ${got[i]} != ${want[i]}`);
+    }
+    for (const t of [ta, tb, product]) t.dispose();
+  }
+});
+
+Deno.test("the installed BatchMatMul leaks no tensor memory", async () => {
+  await tf.ready();
+  installFastBatchMatMul();
+  const a = tf.tensor(seeded(2 * 4 * 8 * 16, 7), [2, 4, 8, 16]);
+  const b = tf.tensor(seeded(2 * 4 * 8 * 16, 8), [2, 4, 8, 16]);
+  tf.matMul(a, b, false, true).dispose();
+  const before = tf.memory().numBytes;
+  for (let i = 0; i < 20; i++) tf.matMul(a, b, false, true).dispose();
+  assert.deepEqual(tf.memory().numBytes, before);
+  a.dispose();
+  b.dispose();
+});

@@ -1,0 +1,324 @@
+/**
+ * Memory benchmark: the idle collector's resident set (RSS) with a large store and the use-lite
+ * embedder loaded — before any vector search, and after `mode=vector` searches have loaded every
+ * namespace's vectors into the index (what reconciliation's neighbour search and `mode=vector`
+ * hold from then on).
+ *
+ * The store is built from the real records of the development set (`../shared/quality/fixes-dev`),
+ * cycled with fresh ids up to `--records` (default 100,000; the texts repeat, which is fine for a
+ * memory figure and not used for any quality figure). Every record gets a real use-lite vector of
+ * the current input version: `--vectors` distinct records (default 2,000) are embedded and their
+ * vectors reused round-robin, since embedding 100k texts would take the benchmark most of an hour.
+ *
+ * Run: `deno run -A collector/tooling/quality/memory_bench.ts [--quick] [--records=N] [--vectors=N]
+ * [--data=DIR] [--out=PATH]`. Figures go to stdout and to `.bench/memory.json`
+ * (`memory-quick.json` with `--quick`).
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
+import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import { newRecordId } from "@kiro-learn/core/ids";
+import { unitOrZero } from "@kiro-learn/core/search";
+import {
+  composeEmbeddingInput,
+  createUseLiteEmbedder,
+  type Embedder,
+  embeddingModelId,
+  queryEmbeddingInput,
+  VectorIndex,
+  type VectorPrecision,
+} from "../../daemon/embedding/mod.ts";
+import { startTestDaemon, type TestDaemon } from "../testing/mod.ts";
+import { DEFAULT_REAL_SET_DIR, loadRealSet, type RealQuery } from "./real_set.ts";
+
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+/** What one run measures. */
+export interface MemoryBenchConfig {
+  /** `quick` (small sizes, for tests) or `full`. */
+  mode: "quick" | "full";
+  /** Records in the store. */
+  records: number;
+  /** Distinct records embedded (their vectors are reused round-robin). */
+  vectors: number;
+  /** The development set's folder. */
+  data: string;
+  /** Where the JSON goes. */
+  out: string;
+}
+
+/** Parses the command line (`--quick`, `--records=N`, `--vectors=N`, `--data=DIR`, `--out=PATH`). */
+export function parseMemoryArgs(args: readonly string[]): MemoryBenchConfig {
+  let quick = false;
+  let records: number | undefined;
+  let vectors: number | undefined;
+  let data = DEFAULT_REAL_SET_DIR;
+  let out: string | undefined;
+  const count = (arg: string, flag: string) => {
+    const n = Number(arg.slice(flag.length));
+    if (!Number.isInteger(n) || n < 1) {
+      throw new Error(`${arg}: ${flag.slice(2, -1)} must be a whole number of at least 1`);
+    }
+    return n;
+  };
+  for (const arg of args) {
+    if (arg === "--quick") quick = true;
+    else if (arg.startsWith("--records=")) records = count(arg, "--records=");
+    else if (arg.startsWith("--vectors=")) vectors = count(arg, "--vectors=");
+    else if (arg.startsWith("--data=")) data = arg.slice("--data=".length);
+    else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
+    else {
+      throw new Error(
+        `unknown argument ${arg}; usage: memory_bench.ts [--quick] [--records=N] [--vectors=N] ` +
+          `[--data=DIR] [--out=PATH]`,
+      );
+    }
+  }
+  return {
+    mode: quick ? "quick" : "full",
+    records: records ?? (quick ? 2_000 : 100_000),
+    vectors: vectors ?? (quick ? 32 : 2_000),
+    data,
+    out: out ?? join(REPO_ROOT, ".bench", quick ? "memory-quick.json" : "memory.json"),
+  };
+}
+
+/**
+ * `count` records cycled from `source` with fresh ids (the first pass keeps the originals'), in
+ * their original namespaces.
+ */
+export function cycleRecords(source: readonly MemoryRecord[], count: number): MemoryRecord[] {
+  const out: MemoryRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = source[i % source.length];
+    out.push(i < source.length ? r : { ...r, record_id: newRecordId() });
+  }
+  return out;
+}
+
+/** Queries whose answers are all among the embedded records, at most this many. */
+const OVERLAP_QUERIES = 300;
+
+/** How much the int8 index changes rankings, on real records and real queries. */
+export interface QuantizationFigures {
+  /** Queries asked. */
+  queries: number;
+  /** Records searched. */
+  records: number;
+  /** Mean share of the float32 top 10 that the int8 top 10 also holds. */
+  top10_overlap: number;
+  /** Share of queries whose best hit is the same record. */
+  top1_same: number;
+  /** Largest difference of a returned similarity. */
+  max_similarity_error: number;
+}
+
+/**
+ * Top-10 overlap of the int8 and float32 indexes over the same real vectors, for real queries
+ * (embedded with `embedder`), each searched in its own namespace.
+ */
+export async function quantizationOverlap(
+  rows: { record: MemoryRecord; vector: Float32Array }[],
+  options: { queries: readonly RealQuery[]; embedder: Embedder },
+): Promise<QuantizationFigures> {
+  const byNamespace = (ns: string) =>
+    rows.filter((r) => r.record.namespace === ns).map((r) => ({
+      record_id: r.record.record_id,
+      vector: r.vector,
+    }));
+  const source = {
+    listEmbeddings: (ns: string) => Promise.resolve(byNamespace(ns)),
+  };
+  const open = (precision: VectorPrecision) =>
+    new VectorIndex(source, { model: "bench", dim: rows[0].vector.length, precision });
+  const exact = open("float32");
+  const int8 = open("int8");
+  const namespaces = new Set(rows.map((r) => r.record.namespace));
+  const asked = options.queries.filter((q) => namespaces.has(q.namespace))
+    .slice(0, OVERLAP_QUERIES);
+  let overlap = 0;
+  let same = 0;
+  let maxError = 0;
+  for (let i = 0; i < asked.length; i += 16) {
+    const chunk = asked.slice(i, i + 16);
+    const vectors = await options.embedder.embed(chunk.map((q) => queryEmbeddingInput(q.query)));
+    for (const [j, q] of chunk.entries()) {
+      const a = await exact.search(q.namespace, vectors[j], { k: 10 });
+      const b = await int8.search(q.namespace, vectors[j], { k: 10 });
+      const ids = new Set(a.map((h) => h.record_id));
+      overlap += b.filter((h) => ids.has(h.record_id)).length / Math.max(1, a.length);
+      if (a[0]?.record_id === b[0]?.record_id) same++;
+      for (const hit of b) {
+        const vector = exact.vector(hit.record_id)!;
+        const query = unitOrZero(vectors[j]);
+        let sim = 0;
+        for (let d = 0; d < vector.length; d++) sim += vector[d] * query[d];
+        maxError = Math.max(maxError, Math.abs(sim - hit.similarity));
+      }
+    }
+  }
+  return {
+    queries: asked.length,
+    records: rows.length,
+    top10_overlap: overlap / Math.max(1, asked.length),
+    top1_same: same / Math.max(1, asked.length),
+    max_similarity_error: maxError,
+  };
+}
+
+async function buildStore(
+  dbPath: string,
+  config: MemoryBenchConfig,
+): Promise<{ namespaces: string[]; quantization: QuantizationFigures }> {
+  const set = await loadRealSet(config.data);
+  const records = cycleRecords(set.records, config.records);
+  const distinct = records.slice(0, Math.min(config.vectors, set.records.length));
+  const embedder = await createUseLiteEmbedder({ sandbox: false });
+  const vectors: Float32Array[] = [];
+  let quantization: QuantizationFigures;
+  try {
+    for (let i = 0; i < distinct.length; i += 16) {
+      vectors.push(...await embedder.embed(distinct.slice(i, i + 16).map(composeEmbeddingInput)));
+    }
+    quantization = await quantizationOverlap(
+      distinct.map((record, i) => ({ record, vector: vectors[i] })),
+      { queries: set.queries, embedder },
+    );
+  } finally {
+    await embedder.close();
+  }
+  const model = embeddingModelId(embedder.model_id);
+  const storage = openSqliteStorage(dbPath);
+  try {
+    for (let i = 0; i < records.length; i += 2_000) {
+      await storage.commitExtraction({
+        consumedSeqs: [],
+        records: records.slice(i, i + 2_000).map((record, j) => ({
+          record,
+          embedding: { model, vector: vectors[(i + j) % vectors.length] },
+        })),
+      });
+    }
+  } finally {
+    storage.close();
+  }
+  return { namespaces: [...new Set(records.map((r) => r.namespace))], quantization };
+}
+
+function rssKib(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+}
+
+async function stats(daemon: TestDaemon): Promise<Record<string, unknown>> {
+  const res = await daemon.fetch("/v1/stats");
+  if (!res.ok) throw new Error(`/v1/stats answered ${res.status}`);
+  return await res.json();
+}
+
+/** Waits until the embedder is ready and the backfill has nothing left to do. */
+async function waitIdle(daemon: TestDaemon): Promise<void> {
+  const deadline = Date.now() + 10 * 60_000;
+  while (Date.now() < deadline) {
+    // deno-lint-ignore no-explicit-any
+    const e = (await stats(daemon)).embedding as any;
+    if (e?.state === "failed") throw new Error(`the embedder failed to load: ${e.error}`);
+    if (e?.state === "ready" && e.backfill?.state === "idle" && e.backfill.pending === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("the daemon did not become idle within 10 minutes");
+}
+
+/** Lets start-up or load garbage settle, then reads the resident set. */
+async function settledRss(daemon: TestDaemon): Promise<number> {
+  await new Promise((r) => setTimeout(r, 3_000));
+  return rssKib(daemon.pid());
+}
+
+interface MemoryFigures {
+  records: number;
+  namespaces: number;
+  rss_idle_kib: number;
+  rss_index_loaded_kib: number;
+  index: { vectors: number; bytes: number };
+  db_bytes: number;
+  quantization: QuantizationFigures;
+}
+
+async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
+  const dataDir = await Deno.makeTempDir({ prefix: "kiro-learn-memory-bench-" });
+  try {
+    const { namespaces, quantization } = await buildStore(join(dataDir, "kiro-learn.db"), config);
+    await using daemon = await startTestDaemon({
+      dataDir,
+      settings: { embedding: { backend: "use-lite" } },
+    });
+    await waitIdle(daemon);
+    const idle = await settledRss(daemon);
+    for (const ns of namespaces) {
+      const q = new URLSearchParams({ namespace: ns, query: "fix a crash", mode: "vector" });
+      const res = await daemon.fetch(`/v1/memories/search?${q}`);
+      if (!res.ok) throw new Error(`vector search answered ${res.status}: ${await res.text()}`);
+      await res.body?.cancel();
+    }
+    const loaded = await settledRss(daemon);
+    // deno-lint-ignore no-explicit-any
+    const index = ((await stats(daemon)).embedding as any).index;
+    let dbBytes = 0;
+    for await (const entry of Deno.readDir(dataDir)) {
+      if (entry.name.startsWith("kiro-learn.db")) {
+        dbBytes += (await Deno.stat(join(dataDir, entry.name))).size;
+      }
+    }
+    return {
+      records: config.records,
+      namespaces: namespaces.length,
+      rss_idle_kib: idle,
+      rss_index_loaded_kib: loaded,
+      index: { vectors: index.vectors, bytes: index.bytes },
+      db_bytes: dbBytes,
+      quantization,
+    };
+  } finally {
+    // The test daemon removes its data dir when disposed; this covers a failure before it ran.
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+}
+
+function mib(kib: number): string {
+  return (kib / 1024).toFixed(0);
+}
+
+async function main(): Promise<void> {
+  const config = parseMemoryArgs(Deno.args);
+  const f = await measure(config);
+  console.log(
+    `memory: ${f.records.toLocaleString("en")} records (${f.namespaces} namespaces), use-lite ` +
+      `loaded: idle RSS ${mib(f.rss_idle_kib)} MiB, after mode=vector searches ` +
+      `${mib(f.rss_index_loaded_kib)} MiB (index ${f.index.vectors} vectors, ` +
+      `${(f.index.bytes / 1024 / 1024).toFixed(1)} MiB); database ` +
+      `${(f.db_bytes / 1024 / 1024).toFixed(0)} MiB`,
+  );
+  const q = f.quantization;
+  console.log(
+    `memory: int8 index vs float32 on ${q.records} real records, ${q.queries} real queries: ` +
+      `top-10 overlap ${q.top10_overlap.toFixed(3)}, same top-1 ${q.top1_same.toFixed(3)}, ` +
+      `largest similarity error ${q.max_similarity_error.toFixed(4)}`,
+  );
+  const report = {
+    mode: config.mode,
+    at: new Date().toISOString(),
+    deno: Deno.version.deno,
+    cpus: navigator.hardwareConcurrency,
+    loadavg: Deno.loadavg(),
+    ...f,
+  };
+  await Deno.mkdir(dirname(config.out), { recursive: true });
+  await Deno.writeTextFile(config.out, JSON.stringify(report, null, 2) + "\n");
+  console.log(`memory: wrote ${config.out}`);
+}
+
+if (import.meta.main) await main();
