@@ -20,7 +20,6 @@
  *
  * @module
  */
-import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import {
   GATE_MIN_CORPUS,
   gateScore,
