@@ -84,13 +84,20 @@ export async function listEmbeddingPage(
     embedding: Uint8Array;
     embedding_dim: number;
   }[];
-  return {
+  const page: EmbeddingPage = {
     rows: rows.map((r) => ({
       record_id: r.record_id,
       vector: decodeEmbedding(r.embedding, { dim: r.embedding_dim, recordId: r.record_id }),
     })),
     next: rows.length < options.limit ? null : rows[rows.length - 1].id,
   };
+  if (options.after === 0) {
+    page.total = rows.length < options.limit ? rows.length : (c.stmt(
+      `SELECT count(*) AS n FROM memory_records
+      WHERE namespace = ? AND embedding_model = ? AND embedding IS NOT NULL`,
+    ).get(namespace, options.model) as { n: number }).n;
+  }
+  return page;
 }
 
 /** See `Storage.recordsNeedingEmbedding`. */

@@ -24,6 +24,11 @@ export interface EmbeddingPage {
   rows: { record_id: string; vector: Float32Array }[];
   /** Pass as `after` for the next page; null after the last one. */
   next: number | null;
+  /**
+   * On the first page (`after: 0`) only: how many rows all pages hold at this moment, so a
+   * reader can size its buffer once instead of growing it (and leaving the old ones behind).
+   */
+  total?: number;
 }
 
 /** An embedding and the model that produced it. */

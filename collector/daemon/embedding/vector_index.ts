@@ -54,7 +54,9 @@ export interface VectorSource {
   listEmbeddingPage?(
     namespace: string,
     options: { model: string; after: number; limit: number },
-  ): Promise<{ rows: { record_id: string; vector: Float32Array }[]; next: number | null }>;
+  ): Promise<
+    { rows: { record_id: string; vector: Float32Array }[]; next: number | null; total?: number }
+  >;
 }
 
 /** How the index holds vectors: float32 as given, or 8-bit codes with one scale per vector. */
@@ -312,6 +314,11 @@ export class VectorIndex {
               limit: LOAD_PAGE,
             });
             if (generation !== this.#generation) return;
+            // Sized once from the first page's count: growing by doubling would leave every
+            // smaller buffer behind as garbage the allocator keeps (~60 MiB at 100k × 512).
+            if (page.total !== undefined && page.total > shard.data.capacity) {
+              shard.data = shard.data.resized(Math.ceil(page.total * 1.125));
+            }
             add(page.rows, true);
             after = page.next;
           }

@@ -406,6 +406,8 @@ Deno.test("int8: a quarter of the memory, decoded vectors within half a step of 
 /** A source that pages, and counts what it was asked. */
 class PagedSource extends FakeSource {
   pages = 0;
+  /** What the first page announces as the total (default: the true count). */
+  announce?: (count: number) => number;
   async listEmbeddingPage(
     ns: string,
     options: { model: string; after: number; limit: number },
@@ -414,9 +416,28 @@ class PagedSource extends FakeSource {
     const all = await this.listEmbeddings(ns, options);
     this.loads--; // Only whole listings count as loads.
     const rows = all.slice(options.after, options.after + options.limit);
-    return { rows, next: rows.length < options.limit ? null : options.after + rows.length };
+    const next = rows.length < options.limit ? null : options.after + rows.length;
+    if (options.after !== 0) return { rows, next };
+    return { rows, next, total: this.announce ? this.announce(all.length) : all.length };
   }
 }
+
+Deno.test("a paged load sized by the first page's total holds every row, whatever the total says", async () => {
+  // The total is a moment's count: rows can arrive or go between it and the last page.
+  for (const announce of [(n: number) => n, (n: number) => n - 100, (n: number) => 4 * n]) {
+    const source = new PagedSource();
+    source.announce = announce;
+    const n = 3 * LOAD_PAGE + 5;
+    for (let i = 0; i < n; i++) source.put("ns", `r${String(i).padStart(6, "0")}`, v(1, i % 5));
+    const index = new VectorIndex(source, { model: "m1", dim: 2, precision: "int8" });
+    await index.load("ns");
+    assert.equal(index.size("ns"), n);
+    // Left with an eighth spare at most, however the buffer was first sized.
+    assert.equal(index.stats().bytes, Math.ceil(n * 1.125) * (2 + 4));
+    const hits = await index.search("ns", v(1, 4), { k: 1 });
+    assert.equal(index.vector(hits[0].record_id)!.length, 2);
+  }
+});
 
 Deno.test("a source that pages is read page by page; writes during the load are kept", async () => {
   const source = new PagedSource();

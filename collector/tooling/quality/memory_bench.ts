@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { newRecordId } from "@kiro-learn/core/ids";
-import { unitOrZero } from "@kiro-learn/core/search";
+import { GATE_MIN_CORPUS, unitOrZero } from "@kiro-learn/core/search";
 import {
   composeEmbeddingInput,
   createUseLiteEmbedder,
@@ -33,6 +33,7 @@ import {
 } from "../../daemon/embedding/mod.ts";
 import { startTestDaemon, type TestDaemon } from "../testing/mod.ts";
 import { DEFAULT_REAL_SET_DIR, loadRealSet, type RealQuery } from "./real_set.ts";
+import { waitForTermSpaces } from "./real_bench.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -172,7 +173,7 @@ export async function quantizationOverlap(
 async function buildStore(
   dbPath: string,
   config: MemoryBenchConfig,
-): Promise<{ namespaces: string[]; quantization: QuantizationFigures }> {
+): Promise<{ namespaces: string[]; trainable: string[]; quantization: QuantizationFigures }> {
   const set = await loadRealSet(config.data);
   const records = cycleRecords(set.records, config.records);
   const distinct = records.slice(0, Math.min(config.vectors, set.records.length));
@@ -205,7 +206,14 @@ async function buildStore(
   } finally {
     storage.close();
   }
-  return { namespaces: [...new Set(records.map((r) => r.namespace))], quantization };
+  const sizes = new Map<string, number>();
+  for (const r of records) sizes.set(r.namespace, (sizes.get(r.namespace) ?? 0) + 1);
+  return {
+    namespaces: [...sizes.keys()],
+    // Only these get a term space (a small --quick store gets none).
+    trainable: [...sizes].filter(([, n]) => n >= GATE_MIN_CORPUS).map(([ns]) => ns),
+    quantization,
+  };
 }
 
 function rssKib(pid: number): number {
@@ -232,6 +240,13 @@ async function waitIdle(daemon: TestDaemon): Promise<void> {
   throw new Error("the daemon did not become idle within 10 minutes");
 }
 
+async function search(daemon: TestDaemon, namespace: string, mode: "ranked" | "vector") {
+  const q = new URLSearchParams({ namespace, query: "fix a crash", mode });
+  const res = await daemon.fetch(`/v1/memories/search?${q}`);
+  if (!res.ok) throw new Error(`${mode} search answered ${res.status}: ${await res.text()}`);
+  await res.body?.cancel();
+}
+
 /** Lets start-up or load garbage settle, then reads the resident set. */
 async function settledRss(daemon: TestDaemon): Promise<number> {
   await new Promise((r) => setTimeout(r, 3_000));
@@ -251,19 +266,21 @@ interface MemoryFigures {
 async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
   const dataDir = await Deno.makeTempDir({ prefix: "kiro-learn-memory-bench-" });
   try {
-    const { namespaces, quantization } = await buildStore(join(dataDir, "kiro-learn.db"), config);
+    const { namespaces, trainable, quantization } = await buildStore(
+      join(dataDir, "kiro-learn.db"),
+      config,
+    );
     await using daemon = await startTestDaemon({
       dataDir,
       settings: { embedding: { backend: "use-lite" } },
     });
     await waitIdle(daemon);
+    // A ranked search (what every hook asks) has each namespace's term space trained and held,
+    // as a collector in use has them: idle means after that.
+    for (const ns of namespaces) await search(daemon, ns, "ranked");
+    await waitForTermSpaces(daemon, trainable);
     const idle = await settledRss(daemon);
-    for (const ns of namespaces) {
-      const q = new URLSearchParams({ namespace: ns, query: "fix a crash", mode: "vector" });
-      const res = await daemon.fetch(`/v1/memories/search?${q}`);
-      if (!res.ok) throw new Error(`vector search answered ${res.status}: ${await res.text()}`);
-      await res.body?.cancel();
-    }
+    for (const ns of namespaces) await search(daemon, ns, "vector");
     const loaded = await settledRss(daemon);
     // deno-lint-ignore no-explicit-any
     const index = ((await stats(daemon)).embedding as any).index;
