@@ -16,6 +16,7 @@ import {
 } from "./mod.ts";
 
 const MEMORY_TITLE = "Leap-year date parser fix";
+const REPEATED_TITLE = "It printed hi.";
 
 interface StoredEvent {
   kind: string;
@@ -98,6 +99,18 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   const stats = await (await api(ROUTES.stats)).json();
   assert.ok(stats.latency.hook.count >= 4, `fast-path hooks: ${JSON.stringify(stats.latency)}`);
 
+  // What three short sessions that each printed "hi" leave behind: the same summary three times.
+  // The model must see it once.
+  for (const session of ["hi-1", "hi-2", "hi-3"]) {
+    const repeated = makeRecord({
+      namespace: alphaNs,
+      title: REPEATED_TITLE,
+      summary: `Asked to print hi; it printed hi. (${session})`,
+      observation_type: "session_summary",
+    });
+    const res = await api(ROUTES.memories, { method: "POST", body: JSON.stringify(repeated) });
+    assert.ok(res.ok, await res.text());
+  }
   // A memory of alpha's, then session 2 in alpha: the model must see it.
   const record = makeRecord({
     namespace: alphaNs,
@@ -127,6 +140,11 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
     /Where this project left off \(kiro-learn\)[^]{0,80}Leap-year date parser fix/,
   );
   assert.equal(injected.split(MEMORY_TITLE).length - 1, 1, "the memory appears exactly once");
+  assert.equal(
+    injected.split(`### ${REPEATED_TITLE}`).length - 1,
+    1,
+    `a summary three sessions repeated must be injected once. Request: ${injected.slice(0, 4000)}`,
+  );
 
   // Session 3 in beta: the same question, no memory of alpha's.
   const seenAlpha = model.requests.length;
