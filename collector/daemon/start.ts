@@ -284,6 +284,7 @@ export async function startCollector(
         judge_breakers: reconciler.breaker.statuses(),
       },
       team: team?.status() ?? null,
+      memory: processMemory(),
     }),
   };
   // Events the shims spooled while we were down come in first (before new ones, keeping their
@@ -435,4 +436,18 @@ export function previewBody(body: Event["body"]): string {
     ? body.turns.at(-1)?.content ?? ""
     : JSON.stringify(body.data) ?? "";
   return text.replace(/\s+/g, " ").slice(0, 200);
+}
+
+/**
+ * The collector's memory in bytes: resident, the main V8 heap (reserved and used) and memory
+ * outside it (array buffers such as the vector index). Workers' heaps count only in `rss`.
+ */
+export function processMemory(): {
+  rss: number;
+  heap_total: number;
+  heap_used: number;
+  external: number;
+} {
+  const m = Deno.memoryUsage();
+  return { rss: m.rss, heap_total: m.heapTotal, heap_used: m.heapUsed, external: m.external };
 }

@@ -44,6 +44,10 @@ Deno.test("use-lite (default): the daemon loads the model, embeds saved records,
   // The model's id plus the version of what is embedded (a new input version re-embeds).
   assert.equal(ready.model_id, "use-lite@0.2.0+in3");
   assert.equal(ready.dim, 512);
+  // Memory shows in the stats, readable under serve's permissions (no --allow-sys).
+  const memory = (await (await daemon.fetch("/v1/stats")).json()).memory;
+  assert.ok(memory.rss >= memory.heap_total && memory.heap_total >= memory.heap_used, memory);
+  assert.ok(memory.heap_used > 0 && memory.external > 0, JSON.stringify(memory));
 
   const record = makeRecord({ title: "Leap year parsing", summary: "Feb 29 was rejected." });
   const saved = await postJson(daemon, "/v1/memories", record);

@@ -253,11 +253,33 @@ async function settledRss(daemon: TestDaemon): Promise<number> {
   return rssKib(daemon.pid());
 }
 
+/** Where the collector's memory is at one moment (bytes but RSS, from its `/v1/stats`). */
+interface MemoryPhase {
+  moment: string;
+  rss_kib: number;
+  heap_total: number;
+  heap_used: number;
+  external: number;
+}
+
+async function phase(daemon: TestDaemon, moment: string): Promise<MemoryPhase> {
+  const rss = await settledRss(daemon);
+  const m = (await stats(daemon)).memory as Omit<MemoryPhase, "moment" | "rss_kib">;
+  return {
+    moment,
+    rss_kib: rss,
+    heap_total: m.heap_total,
+    heap_used: m.heap_used,
+    external: m.external,
+  };
+}
+
 interface MemoryFigures {
   records: number;
   namespaces: number;
   rss_idle_kib: number;
   rss_index_loaded_kib: number;
+  phases: MemoryPhase[];
   index: { vectors: number; bytes: number };
   db_bytes: number;
   quantization: QuantizationFigures;
@@ -275,13 +297,16 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
       settings: { embedding: { backend: "use-lite" } },
     });
     await waitIdle(daemon);
+    const phases = [await phase(daemon, "embedder loaded, before any search")];
     // A ranked search (what every hook asks) has each namespace's term space trained and held,
     // as a collector in use has them: idle means after that.
     for (const ns of namespaces) await search(daemon, ns, "ranked");
     await waitForTermSpaces(daemon, trainable);
-    const idle = await settledRss(daemon);
+    phases.push(await phase(daemon, "term spaces trained (idle)"));
     for (const ns of namespaces) await search(daemon, ns, "vector");
-    const loaded = await settledRss(daemon);
+    phases.push(await phase(daemon, "vectors loaded too"));
+    const idle = phases[1].rss_kib;
+    const loaded = phases[2].rss_kib;
     // deno-lint-ignore no-explicit-any
     const index = ((await stats(daemon)).embedding as any).index;
     let dbBytes = 0;
@@ -295,6 +320,7 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
       namespaces: namespaces.length,
       rss_idle_kib: idle,
       rss_index_loaded_kib: loaded,
+      phases,
       index: { vectors: index.vectors, bytes: index.bytes },
       db_bytes: dbBytes,
       quantization,
@@ -319,6 +345,13 @@ async function main(): Promise<void> {
       `${(f.index.bytes / 1024 / 1024).toFixed(1)} MiB); database ` +
       `${(f.db_bytes / 1024 / 1024).toFixed(0)} MiB`,
   );
+  for (const p of f.phases) {
+    console.log(
+      `memory: ${p.moment}: RSS ${mib(p.rss_kib)} MiB; main heap ` +
+        `${mib(p.heap_used / 1024)} of ${mib(p.heap_total / 1024)} MiB used, ` +
+        `outside the heap ${mib(p.external / 1024)} MiB`,
+    );
+  }
   const q = f.quantization;
   console.log(
     `memory: int8 index vs float32 on ${q.records} real records, ${q.queries} real queries: ` +
