@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runDenoScript } from "../testing/mod.ts";
 import { parseBenchArgs } from "./storage_bench.ts";
 
 const SCRIPT = fileURLToPath(new URL("./storage_bench.ts", import.meta.url));
@@ -25,14 +26,11 @@ Deno.test("storage bench --quick runs, prints the ingest and search lines, write
   const dir = await Deno.makeTempDir();
   try {
     const out = join(dir, "storage.json");
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", SCRIPT, "--quick", `--out=${out}`],
+    const { code, stdout: text, stderr } = await runDenoScript(SCRIPT, {
+      args: ["--quick", `--out=${out}`],
       cwd: REPO_ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(stdout);
-    assert.equal(code, 0, `exit ${code}\n${text}\n${new TextDecoder().decode(stderr)}`);
+    });
+    assert.equal(code, 0, `exit ${code}\n${text}\n${stderr}`);
     assert.match(text, /^storage: ingest 2000 events +[\d,]+ ev\/s +p50 \S+ ms +p99 \S+ ms/m);
     assert.match(text, /^storage: lexical search 1k +p50 \S+ ms +p95 \S+ ms +max \S+ ms/m);
     assert.match(text, /^storage: lexical search 5k +p50 \S+ ms +p95 \S+ ms +max \S+ ms/m);

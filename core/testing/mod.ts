@@ -14,3 +14,4 @@ export * from "./remote_imports.ts";
 export * from "./impostor.ts";
 export * from "./namespace_rows.ts";
 export * from "./git_repo.ts";
+export * from "./deno_script.ts";

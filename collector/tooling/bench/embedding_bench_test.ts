@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runDenoScript } from "@kiro-learn/core/testing";
 import { benchTexts, parseBenchArgs } from "./embedding_bench.ts";
 
 const SCRIPT = fileURLToPath(new URL("./embedding_bench.ts", import.meta.url));
@@ -30,16 +31,13 @@ Deno.test("embedding bench --quick runs, prints every figure line, writes JSON",
   const dir = await Deno.makeTempDir();
   try {
     const out = join(dir, "embedding.json");
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", SCRIPT, "--quick", `--out=${out}`],
+    // No real model in an empty data dir: the onnx line must say it is not representative.
+    const { code, stdout: text, stderr } = await runDenoScript(SCRIPT, {
+      args: ["--quick", `--out=${out}`],
       cwd: REPO_ROOT,
-      // No real model in an empty data dir: the onnx line must say it is not representative.
       env: { KIRO_LEARN_HOME: dir },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(stdout);
-    assert.equal(code, 0, `exit ${code}\n${text}\n${new TextDecoder().decode(stderr)}`);
+    });
+    assert.equal(code, 0, `exit ${code}\n${text}\n${stderr}`);
     // Figures are not asserted (machines differ); the lines and the report's shape are.
     assert.match(text, /^embedding: use-lite use-lite@0\.2\.0 +short ~100 chars \S+\/s +long/m);
     assert.match(text, /^embedding: onnx .*NOT representative\)$/m);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runDenoScript } from "@kiro-learn/core/testing";
 import { type HybridBenchReport, parseBenchArgs } from "./hybrid_bench.ts";
 
 const SCRIPT = fileURLToPath(new URL("./hybrid_bench.ts", import.meta.url));
@@ -20,14 +21,11 @@ Deno.test("hybrid bench --quick runs, prints a line per size, writes JSON", asyn
   const dir = await Deno.makeTempDir();
   try {
     const out = join(dir, "hybrid.json");
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", SCRIPT, "--quick", `--out=${out}`],
+    const { code, stdout: text, stderr } = await runDenoScript(SCRIPT, {
+      args: ["--quick", `--out=${out}`],
       cwd: REPO_ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(stdout);
-    assert.equal(code, 0, `${text}\n${new TextDecoder().decode(stderr)}`);
+    });
+    assert.equal(code, 0, `${text}\n${stderr}`);
     assert.match(text, /^hybrid: 1k records +p50 \S+ ms +p95 \S+ ms/m);
     assert.match(text, /^hybrid: 5k records +p50 \S+ ms +p95 \S+ ms/m);
     assert.match(text, /^ranked with the term space: p50 \S+ ms +p95 \S+ ms +\(trained in /m);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeRecord } from "@kiro-learn/core/testing";
+import { makeRecord, runDenoScript } from "@kiro-learn/core/testing";
 import { evenly, parseBackfillArgs } from "./backfill_bench.ts";
 
 const SCRIPT = fileURLToPath(new URL("./backfill_bench.ts", import.meta.url));
@@ -38,14 +38,11 @@ Deno.test("backfill bench --quick embeds every record through the daemon and pri
     await Deno.writeTextFile(join(dir, "records.jsonl"), records.join("\n") + "\n");
     await Deno.writeTextFile(join(dir, "queries.jsonl"), "");
     const out = join(dir, "backfill.json");
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", SCRIPT, "--quick", "--records=8", `--data=${dir}`, `--out=${out}`],
+    const { code, stdout: text, stderr } = await runDenoScript(SCRIPT, {
+      args: ["--quick", "--records=8", `--data=${dir}`, `--out=${out}`],
       cwd: REPO_ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(stdout);
-    assert.equal(code, 0, `exit ${code}\n${text}\n${new TextDecoder().decode(stderr)}`);
+    });
+    assert.equal(code, 0, `exit ${code}\n${text}\n${stderr}`);
     assert.match(
       text,
       /^backfill: 8 dev-set records embedded by the daemon in \S+ s: \S+ records\/s/m,

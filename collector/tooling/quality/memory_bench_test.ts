@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeRecord } from "@kiro-learn/core/testing";
+import { makeRecord, runDenoScript } from "@kiro-learn/core/testing";
 import { unitOrZero } from "@kiro-learn/core/search";
 import type { Embedder } from "../../daemon/embedding/mod.ts";
 import { cycleRecords, parseMemoryArgs, quantizationOverlap } from "./memory_bench.ts";
@@ -86,23 +86,11 @@ Deno.test("memory bench --quick runs on a small set, prints its lines, writes JS
       }) + "\n",
     );
     const out = join(dir, "memory.json");
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        SCRIPT,
-        "--quick",
-        "--records=30",
-        "--vectors=6",
-        `--data=${dir}`,
-        `--out=${out}`,
-      ],
+    const { code, stdout: text, stderr } = await runDenoScript(SCRIPT, {
+      args: ["--quick", "--records=30", "--vectors=6", `--data=${dir}`, `--out=${out}`],
       cwd: REPO_ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(stdout);
-    assert.equal(code, 0, `exit ${code}\n${text}\n${new TextDecoder().decode(stderr)}`);
+    });
+    assert.equal(code, 0, `exit ${code}\n${text}\n${stderr}`);
     // Figures are not asserted (machines differ); the lines and the report's shape are.
     assert.match(text, /^memory: 30 records \(1 namespaces\), use-lite loaded: idle RSS \d+ MiB/m);
     assert.match(text, /^memory: int8 index vs float32 on 6 real records, 1 real queries/m);

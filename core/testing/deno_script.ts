@@ -1,0 +1,32 @@
+/**
+ * Runs a Deno script the way a user would (`deno run -A SCRIPT …`) and hands back what it printed:
+ * the benchmarks' end-to-end tests check their scripts' output lines this way.
+ *
+ * @module
+ */
+
+/** What a script run printed, decoded, and how it ended. */
+export interface ScriptRun {
+  /** Exit code. */
+  code: number;
+  /** Standard output. */
+  stdout: string;
+  /** Standard error. */
+  stderr: string;
+}
+
+/** Runs `deno run -A script ...args` in `cwd` (with `env` added) and waits for it to end. */
+export async function runDenoScript(
+  script: string,
+  options: { args?: readonly string[]; cwd: string; env?: Record<string, string> },
+): Promise<ScriptRun> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, ...(options.args ?? [])],
+    cwd: options.cwd,
+    env: options.env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
+}
