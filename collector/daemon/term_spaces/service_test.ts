@@ -5,6 +5,7 @@ import { createLogger } from "../runtime/mod.ts";
 import { createSearcher } from "../retrieval/mod.ts";
 import {
   createTermSpaceService,
+  type TermSpaceService,
   type TermSpaceServiceOptions,
   trainingDue,
   workerTrainer,
@@ -26,6 +27,24 @@ async function withStore(fn: (path: string) => Promise<void>): Promise<void> {
 
 async function fill(storage: SqliteStorage, namespace: string, count: number) {
   for (const r of projectRecords(namespace, count)) await storage.putRecord(r);
+}
+
+/**
+ * Runs `fn` with a service over `storage` (this file's logger and `options`), then closes the
+ * service and the storage, whatever `fn` did.
+ */
+async function withService(
+  storage: SqliteStorage,
+  options: Omit<TermSpaceServiceOptions, "storage" | "logger">,
+  fn: (service: TermSpaceService) => Promise<void>,
+): Promise<void> {
+  const service = createTermSpaceService({ storage, logger, ...options });
+  try {
+    await fn(service);
+  } finally {
+    await service.close();
+    storage.close();
+  }
 }
 
 /** A real Worker trainer that counts its trainings. */
@@ -118,20 +137,14 @@ Deno.test("a stored space of another version is retrained, not read", async () =
       data: new Uint8Array([1, 2, 3]),
     });
     const trainer = countingTrainer();
-    const service = createTermSpaceService({
-      storage,
-      logger,
+    await withService(storage, {
       train: trainer.train,
       minRecords: 200,
-    });
-    try {
+    }, async (service) => {
       await service.refresh(A);
       assert.equal(trainer.calls, 1);
       assert.ok(service.spaceFor(A) !== null);
-    } finally {
-      await service.close();
-      storage.close();
-    }
+    });
   });
 });
 
@@ -140,16 +153,13 @@ Deno.test("a failed training is logged and retried later; searches go on without
     const storage = openSqliteStorage(path);
     await fill(storage, A, 250);
     let calls = 0;
-    const service = createTermSpaceService({
-      storage,
-      logger,
+    await withService(storage, {
       minRecords: 200,
       train: () => {
         calls++;
         return Promise.reject(new Error("out of memory"));
       },
-    });
-    try {
+    }, async (service) => {
       await service.refresh(A);
       const state = service.status().namespaces.find((n) => n.namespace === A);
       assert.equal(state?.failures, 1);
@@ -163,10 +173,7 @@ Deno.test("a failed training is logged and retried later; searches go on without
         termSpace: (ns) => service.spaceFor(ns),
       });
       assert.ok((await search(A, "crash when the port is removed", { limit: 5 })).length > 0);
-    } finally {
-      await service.close();
-      storage.close();
-    }
+    });
   });
 });
 
@@ -177,12 +184,9 @@ Deno.test("guard: the ranked search puts the answer that shares only meaning wit
     const { prompt, answer, other } = guardPair(A);
     await storage.putRecord(answer);
     await storage.putRecord(other);
-    const service = createTermSpaceService({
-      storage,
-      logger,
+    await withService(storage, {
       train: workerTrainer({ sandbox: false }),
-    });
-    try {
+    }, async (service) => {
       await service.refresh(A);
       assert.ok(service.spaceFor(A) !== null);
       const sources = {
@@ -200,10 +204,7 @@ Deno.test("guard: the ranked search puts the answer that shares only meaning wit
       assert.equal(withSpace[0], answer.title, withSpace.join(" | "));
       // Another namespace's search never gets A's space.
       assert.equal(service.spaceFor(B), null);
-    } finally {
-      await service.close();
-      storage.close();
-    }
+    });
   });
 });
 
@@ -213,14 +214,11 @@ Deno.test("beyond the memory cap, the least recently searched space is dropped a
     await fill(storage, A, 250);
     await fill(storage, B, 250);
     const trainer = countingTrainer();
-    const service = createTermSpaceService({
-      storage,
-      logger,
+    await withService(storage, {
       train: trainer.train,
       minRecords: 200,
       maxInMemory: 1,
-    });
-    try {
+    }, async (service) => {
       service.spaceFor(A);
       await service.idle();
       assert.ok(service.spaceFor(A) !== null);
@@ -233,10 +231,7 @@ Deno.test("beyond the memory cap, the least recently searched space is dropped a
       await service.idle();
       assert.ok(service.spaceFor(A) !== null);
       assert.equal(trainer.calls, 2);
-    } finally {
-      await service.close();
-      storage.close();
-    }
+    });
   });
 });
 
@@ -293,9 +288,7 @@ Deno.test("a space that learned from a record forgotten while it trained is neve
     const real = workerTrainer({ sandbox: false });
     let calls = 0;
     const seen: boolean[] = [];
-    const service = createTermSpaceService({
-      storage,
-      logger,
+    await withService(storage, {
       minRecords: 200,
       // The first training reads every page, then the user forgets a record before it is done.
       train: async (pages) => {
@@ -308,18 +301,14 @@ Deno.test("a space that learned from a record forgotten while it trained is neve
           yield* read;
         })());
       },
-    });
-    try {
+    }, async (service) => {
       await service.refresh(A);
       await service.idle();
       assert.deepEqual(seen, [true, false], "trained again, without the forgotten record");
       const stored = await storage.getTermSpace(A);
       assert.equal(stored?.record_count, 249);
       assert.ok(service.spaceFor(A) !== null);
-    } finally {
-      await service.close();
-      storage.close();
-    }
+    });
   });
 });
 
@@ -331,22 +320,16 @@ Deno.test("a namespace with no term to learn from is not retried until it grows"
       await storage.putRecord({ ...r, title: "same words", summary: "", files_touched: [] });
     }
     const trainer = countingTrainer();
-    const service = createTermSpaceService({
-      storage,
-      logger,
+    await withService(storage, {
       train: trainer.train,
       minRecords: 200,
-    });
-    try {
+    }, async (service) => {
       await service.refresh(A);
       await service.refresh(A);
       assert.equal(trainer.calls, 1, "tried once, then it waits for growth");
       assert.equal(service.spaceFor(A), null);
       const state = service.status().namespaces.find((n) => n.namespace === A);
       assert.equal(state?.failures, 0);
-    } finally {
-      await service.close();
-      storage.close();
-    }
+    });
   });
 });
