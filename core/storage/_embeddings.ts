@@ -16,10 +16,7 @@ export async function putEmbedding(
   embedding: StoredEmbedding,
 ): Promise<void> {
   await Promise.resolve();
-  c.stmt(
-    `UPDATE memory_records SET embedding = ?, embedding_model = ?, embedding_dim = ?,
-      embed_failures = 0 WHERE record_id = ?`,
-  ).run(encodeEmbedding(embedding.vector), embedding.model, embedding.vector.length, recordId);
+  writeEmbedding(c, recordId, embedding);
 }
 
 /** See `Storage.putEmbeddings`. */
@@ -28,20 +25,16 @@ export async function putEmbeddings(
   rows: readonly { record_id: string; embedding: StoredEmbedding }[],
 ): Promise<void> {
   await Promise.resolve();
-  const stmt = c.stmt(
+  c.transaction(() => {
+    for (const { record_id, embedding } of rows) writeEmbedding(c, record_id, embedding);
+  });
+}
+
+function writeEmbedding(c: Connection, recordId: string, embedding: StoredEmbedding): void {
+  c.stmt(
     `UPDATE memory_records SET embedding = ?, embedding_model = ?, embedding_dim = ?,
       embed_failures = 0 WHERE record_id = ?`,
-  );
-  c.transaction(() => {
-    for (const { record_id, embedding } of rows) {
-      stmt.run(
-        encodeEmbedding(embedding.vector),
-        embedding.model,
-        embedding.vector.length,
-        record_id,
-      );
-    }
-  });
+  ).run(encodeEmbedding(embedding.vector), embedding.model, embedding.vector.length, recordId);
 }
 
 /** See `Storage.listEmbeddings`. */

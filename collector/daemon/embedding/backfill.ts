@@ -289,10 +289,13 @@ export class Backfill {
       }
     }
     const model = embedder.model_id;
-    const ok = batch.flatMap((record, i) => {
+    const ok: { record: MemoryRecord; vector: Float32Array }[] = [];
+    const failed: MemoryRecord[] = [];
+    for (const [i, record] of batch.entries()) {
       const vector = vectors[i];
-      return vector ? [{ record, vector }] : [];
-    });
+      if (vector) ok.push({ record, vector });
+      else failed.push(record);
+    }
     await this.#o.storage.putEmbeddings(
       ok.map(({ record, vector }) => ({
         record_id: record.record_id,
@@ -301,8 +304,7 @@ export class Backfill {
     );
     for (const { record, vector } of ok) this.#o.onEmbedded?.(record, vector, model);
     const stored = ok.length;
-    for (const [i, record] of batch.entries()) {
-      if (vectors[i]) continue;
+    for (const record of failed) {
       await this.#o.storage.markEmbeddingFailed(record.record_id);
       this.#o.logger?.warn("record failed to embed", {
         record_id: record.record_id,

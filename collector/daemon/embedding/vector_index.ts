@@ -30,6 +30,7 @@
  * @module
  */
 import { dotAt, l2NormalizeInPlace, unitOrZero } from "@kiro-learn/core/search";
+import type { EmbeddingPage } from "@kiro-learn/core/storage";
 
 /** One search hit. */
 export interface VectorHit {
@@ -54,9 +55,7 @@ export interface VectorSource {
   listEmbeddingPage?(
     namespace: string,
     options: { model: string; after: number; limit: number },
-  ): Promise<
-    { rows: { record_id: string; vector: Float32Array }[]; next: number | null; total?: number }
-  >;
+  ): Promise<EmbeddingPage>;
 }
 
 /** How the index holds vectors: float32 as given, or 8-bit codes with one scale per vector. */
