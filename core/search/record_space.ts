@@ -22,6 +22,7 @@ import {
   termSpaceBuilder,
   termSpaceColumn,
   type TermSpaceDoc,
+  trainTermSpace,
 } from "./term_space.ts";
 
 /** Dimensions of the shipped space. */
@@ -61,9 +62,7 @@ export function recordTermSpaceBuilder(): TermSpaceBuilder {
 
 /** Trains the shipped space over a namespace's records (deterministic: a fixed seed). */
 export function trainRecordTermSpace(docs: readonly TermSpaceDoc[]): TermSpace {
-  const builder = recordTermSpaceBuilder();
-  for (const doc of docs) builder.add(doc);
-  return builder.build();
+  return trainTermSpace(docs, { dims: RECORD_SPACE_DIMS });
 }
 
 /**

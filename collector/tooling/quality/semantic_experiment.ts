@@ -15,7 +15,6 @@ import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import {
   embedTerms,
   recordSpaceDoc,
-  softCoverage,
   termCosine,
   type TermSide,
   type TermSpace,
@@ -27,6 +26,7 @@ import {
   trainWordSpace,
   type TrainWordSpaceOptions,
 } from "@kiro-learn/core/search";
+import { softCoverage } from "./_soft_coverage.ts";
 import {
   trainTermTranslation,
   type TrainTermTranslationOptions,
