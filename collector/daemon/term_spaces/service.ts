@@ -220,6 +220,11 @@ export function workerTrainer(options: { sandbox?: boolean; signal?: AbortSignal
   };
 }
 
+// A namespace without a space: nothing in memory and nothing trained to compare growth with.
+function dropSpace(e: Entry): void {
+  Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null });
+}
+
 interface Entry {
   space: TermSpace | null;
   records: number;
@@ -286,7 +291,7 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     if (row === null || space === null) {
       // Nothing usable stored (never trained, another version, or deleted with a forgotten
       // record): whatever was trained before counts for nothing.
-      Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null });
+      dropSpace(e);
       return;
     }
     Object.assign(e, {
@@ -353,7 +358,8 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
       if (!stored) {
         // Something was forgotten while this space learned: it may hold the forgotten words.
         // Dropped, and trained again from what is left.
-        Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null, loaded: true });
+        dropSpace(e);
+        e.loaded = true;
         logger.info("term space dropped: records were forgotten while it trained", { namespace });
         void schedule(namespace);
         return;
@@ -395,7 +401,8 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     const stored = new Set((await storage.listTermSpaces()).map((s) => s.namespace));
     for (const [namespace, e] of entries) {
       if (e.records === 0 || stored.has(namespace)) continue;
-      Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null, loaded: true });
+      dropSpace(e);
+      e.loaded = true;
       void schedule(namespace);
     }
   }
