@@ -18,6 +18,7 @@ export {
   withInputVersion,
 } from "./embedder.ts";
 export {
+  COLLECTOR_VECTOR_PRECISION,
   type SearchOptions,
   type VectorHit,
   VectorIndex,

@@ -32,7 +32,7 @@ import {
 import { installedModel } from "./models.ts";
 import { createOnnxEmbedder } from "./onnx.ts";
 import { createUseLiteEmbedder } from "./use_lite.ts";
-import { VectorIndex } from "./vector_index.ts";
+import { COLLECTOR_VECTOR_PRECISION, VectorIndex } from "./vector_index.ts";
 
 /** Everything status and the viewer show about embeddings. */
 export interface EmbeddingServiceStatus extends EmbedderStatus {
@@ -158,7 +158,11 @@ function errorText(error: unknown): string {
 export function createEmbeddingService(options: EmbeddingServiceOptions): EmbeddingService {
   const { backend, storage, logger } = options;
   // int8: a quarter of float32's memory, rankings nearly unchanged (see vector_index.ts).
-  const index = new VectorIndex(storage, { model: null, dim: 0, precision: "int8" });
+  const index = new VectorIndex(storage, {
+    model: null,
+    dim: 0,
+    precision: COLLECTOR_VECTOR_PRECISION,
+  });
   // One gate per loaded model: a model that hung holds its own gate, never its successor's.
   let gate = new Gate();
   const deleted = new Set<string>();

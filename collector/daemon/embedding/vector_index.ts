@@ -61,6 +61,9 @@ export interface VectorSource {
 /** How the index holds vectors: float32 as given, or 8-bit codes with one scale per vector. */
 export type VectorPrecision = "float32" | "int8";
 
+/** The precision the collector's index holds vectors at (what its benchmark must time). */
+export const COLLECTOR_VECTOR_PRECISION: VectorPrecision = "int8";
+
 /** Rows per page when the source pages (256 left ~25 MiB less behind than 2,048 at 100k). */
 export const LOAD_PAGE = 256;
 

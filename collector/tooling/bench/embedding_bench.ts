@@ -31,7 +31,7 @@ import { createOnnxEmbedder } from "../../daemon/embedding/mod.ts";
 import { writeTinyModel } from "../testing/mod.ts";
 import { createUseLiteEmbedder } from "../../daemon/embedding/mod.ts";
 import { l2NormalizeInPlace } from "@kiro-learn/core/search";
-import { VectorIndex } from "../../daemon/embedding/mod.ts";
+import { COLLECTOR_VECTOR_PRECISION, VectorIndex } from "../../daemon/embedding/mod.ts";
 import { startTestDaemon } from "../testing/mod.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -210,6 +210,7 @@ async function searchFigures(
   const index = new VectorIndex({ listEmbeddings: () => Promise.resolve(rows) }, {
     model: "bench",
     dim,
+    precision: COLLECTOR_VECTOR_PRECISION,
   });
   const t0 = performance.now();
   await index.load("ns");
