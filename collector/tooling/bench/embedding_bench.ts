@@ -32,7 +32,7 @@ import { writeTinyModel } from "../testing/mod.ts";
 import { createUseLiteEmbedder } from "../../daemon/embedding/mod.ts";
 import { l2NormalizeInPlace } from "@kiro-learn/core/search";
 import { COLLECTOR_VECTOR_PRECISION, VectorIndex } from "../../daemon/embedding/mod.ts";
-import { startTestDaemon } from "../testing/mod.ts";
+import { processMemoryKib, startTestDaemon } from "../testing/mod.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -237,8 +237,7 @@ async function idleRss(backend: "use-lite" | "off"): Promise<{ backend: string; 
   }
   // Idle: let start-up garbage settle before reading the resident set.
   await new Promise((r) => setTimeout(r, 1_500));
-  const status = await Deno.readTextFile(`/proc/${daemon.pid()}/status`);
-  return { backend, rss_kib: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) };
+  return { backend, rss_kib: processMemoryKib(daemon.pid(), "VmRSS") };
 }
 
 function rate(n: number): string {

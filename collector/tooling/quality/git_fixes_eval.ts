@@ -19,7 +19,7 @@ import { memoryPath } from "@kiro-learn/core/api";
 import { newEventId } from "@kiro-learn/core/ids";
 import { resolveProject } from "@kiro-learn/core/project";
 import { type Commit, commitRecord, importGit, parseGitLog } from "../../cli/mod.ts";
-import { postJson, startTestDaemon } from "../testing/mod.ts";
+import { postJson, processMemoryKib, startTestDaemon } from "../testing/mod.ts";
 import { waitForTermSpaces } from "./real_bench.ts";
 import { addRanking, averages, emptyScores } from "./real_set.ts";
 
@@ -102,8 +102,7 @@ if (import.meta.main) {
       missing = stats.embeddings_missing ?? 0;
     }
     const seconds = (performance.now() - started) / 1000;
-    const status = Deno.readTextFileSync(`/proc/${daemon.pid()}/status`);
-    const peak = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    const peak = processMemoryKib(daemon.pid(), "VmHWM") / 1024;
     console.log(
       `backfill: ${report.added} records embedded (use-lite) in ${seconds.toFixed(0)} s ` +
         `(${(report.added / seconds).toFixed(1)}/s); collector peak RSS ${peak.toFixed(0)} MiB`,

@@ -31,7 +31,7 @@ import {
   VectorIndex,
   type VectorPrecision,
 } from "../../daemon/embedding/mod.ts";
-import { startTestDaemon, type TestDaemon } from "../testing/mod.ts";
+import { processMemoryKib, startTestDaemon, type TestDaemon } from "../testing/mod.ts";
 import { DEFAULT_REAL_SET_DIR, loadRealSet, type RealQuery } from "./real_set.ts";
 import { waitForTermSpaces } from "./real_bench.ts";
 
@@ -216,11 +216,6 @@ async function buildStore(
   };
 }
 
-function rssKib(pid: number): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-}
-
 async function stats(daemon: TestDaemon): Promise<Record<string, unknown>> {
   const res = await daemon.fetch("/v1/stats");
   if (!res.ok) throw new Error(`/v1/stats answered ${res.status}`);
@@ -250,7 +245,7 @@ async function search(daemon: TestDaemon, namespace: string, mode: "ranked" | "v
 /** Lets start-up or load garbage settle, then reads the resident set. */
 async function settledRss(daemon: TestDaemon): Promise<number> {
   await new Promise((r) => setTimeout(r, 3_000));
-  return rssKib(daemon.pid());
+  return processMemoryKib(daemon.pid(), "VmRSS");
 }
 
 /** Where the collector's memory is at one moment (bytes but RSS, from its `/v1/stats`). */

@@ -24,3 +24,4 @@ export * from "./browser.ts";
 export * from "./postgres.ts";
 export * from "./project_layouts.ts";
 export * from "./launchers.ts";
+export * from "./process_memory.ts";
