@@ -20,6 +20,7 @@ import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { formatMs, type LatencySummary, makeEvent, summarize } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon, type TestDaemon } from "../testing/mod.ts";
 import { DEFAULT_REAL_SET_DIR, loadRealSet } from "./real_set.ts";
+import { countArg } from "./_bench_args.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -46,12 +47,8 @@ export function parseBackfillArgs(args: readonly string[]): BackfillBenchConfig 
   let out: string | undefined;
   for (const arg of args) {
     if (arg === "--quick") quick = true;
-    else if (arg.startsWith("--records=")) {
-      records = Number(arg.slice("--records=".length));
-      if (!Number.isInteger(records) || records < 1) {
-        throw new Error(`${arg}: records must be a whole number of at least 1`);
-      }
-    } else if (arg.startsWith("--data=")) data = arg.slice("--data=".length);
+    else if (arg.startsWith("--records=")) records = countArg(arg, "--records=");
+    else if (arg.startsWith("--data=")) data = arg.slice("--data=".length);
     else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
     else {
       throw new Error(

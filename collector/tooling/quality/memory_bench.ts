@@ -34,6 +34,7 @@ import {
 import { processMemoryKib, startTestDaemon, type TestDaemon } from "../testing/mod.ts";
 import { DEFAULT_REAL_SET_DIR, loadRealSet, type RealQuery } from "./real_set.ts";
 import { waitForTermSpaces } from "./real_bench.ts";
+import { countArg } from "./_bench_args.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -58,17 +59,10 @@ export function parseMemoryArgs(args: readonly string[]): MemoryBenchConfig {
   let vectors: number | undefined;
   let data = DEFAULT_REAL_SET_DIR;
   let out: string | undefined;
-  const count = (arg: string, flag: string) => {
-    const n = Number(arg.slice(flag.length));
-    if (!Number.isInteger(n) || n < 1) {
-      throw new Error(`${arg}: ${flag.slice(2, -1)} must be a whole number of at least 1`);
-    }
-    return n;
-  };
   for (const arg of args) {
     if (arg === "--quick") quick = true;
-    else if (arg.startsWith("--records=")) records = count(arg, "--records=");
-    else if (arg.startsWith("--vectors=")) vectors = count(arg, "--vectors=");
+    else if (arg.startsWith("--records=")) records = countArg(arg, "--records=");
+    else if (arg.startsWith("--vectors=")) vectors = countArg(arg, "--vectors=");
     else if (arg.startsWith("--data=")) data = arg.slice("--data=".length);
     else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
     else {
