@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { formatMs, type LatencySummary, makeEvent, summarize } from "@kiro-learn/core/testing";
-import { postJson, startTestDaemon, type TestDaemon } from "../testing/mod.ts";
+import { postJson, startTestDaemon, type TestDaemon, waitFor } from "../testing/mod.ts";
 import { DEFAULT_REAL_SET_DIR, loadRealSet } from "./real_set.ts";
 import { countArg } from "./_bench_args.ts";
 
@@ -130,14 +130,11 @@ async function measure(config: BackfillBenchConfig): Promise<BackfillFigures> {
       },
     });
     // Timing starts with the model ready: loading it is the embedding bench's figure.
-    const deadline = Date.now() + 120_000;
-    let start = await embeddingStats(daemon);
-    while (start?.state !== "ready") {
-      if (start?.state === "failed") throw new Error(`the embedder failed: ${start.error}`);
-      if (Date.now() > deadline) throw new Error("the embedder did not load within 2 minutes");
-      await new Promise((r) => setTimeout(r, 20));
-      start = await embeddingStats(daemon);
-    }
+    const start = await waitFor(async () => {
+      const e = await embeddingStats(daemon);
+      if (e?.state === "failed") throw new Error(`the embedder failed: ${e.error}`);
+      return e?.state === "ready" ? e : undefined;
+    }, { timeoutMs: 120_000, intervalMs: 20, what: "the embedder to load" });
     const t0 = performance.now();
     const doneAtStart = start.backfill?.done ?? 0;
     const finished = Promise.withResolvers<void>();

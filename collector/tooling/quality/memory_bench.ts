@@ -31,7 +31,7 @@ import {
   VectorIndex,
   type VectorPrecision,
 } from "../../daemon/embedding/mod.ts";
-import { processMemoryKib, startTestDaemon, type TestDaemon } from "../testing/mod.ts";
+import { processMemoryKib, startTestDaemon, type TestDaemon, waitFor } from "../testing/mod.ts";
 import { DEFAULT_REAL_SET_DIR, loadRealSet, type RealQuery } from "./real_set.ts";
 import { waitForTermSpaces } from "./real_bench.ts";
 import { countArg } from "./_bench_args.ts";
@@ -218,15 +218,14 @@ async function stats(daemon: TestDaemon): Promise<Record<string, unknown>> {
 
 /** Waits until the embedder is ready and the backfill has nothing left to do. */
 async function waitIdle(daemon: TestDaemon): Promise<void> {
-  const deadline = Date.now() + 10 * 60_000;
-  while (Date.now() < deadline) {
+  await waitFor(async () => {
     // deno-lint-ignore no-explicit-any
     const e = (await stats(daemon)).embedding as any;
     if (e?.state === "failed") throw new Error(`the embedder failed to load: ${e.error}`);
-    if (e?.state === "ready" && e.backfill?.state === "idle" && e.backfill.pending === 0) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("the daemon did not become idle within 10 minutes");
+    return e?.state === "ready" && e.backfill?.state === "idle" && e.backfill.pending === 0
+      ? true
+      : undefined;
+  }, { timeoutMs: 10 * 60_000, intervalMs: 200, what: "the daemon to become idle" });
 }
 
 async function search(daemon: TestDaemon, namespace: string, mode: "ranked" | "vector") {

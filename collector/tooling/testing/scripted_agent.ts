@@ -104,13 +104,13 @@ export function processLives(pid: number): boolean {
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
 export async function waitFor<T>(
   check: () => Promise<T | undefined>,
-  options: { timeoutMs?: number; what?: string } = {},
+  options: { timeoutMs?: number; what?: string; intervalMs?: number } = {},
 ): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   while (Date.now() < deadline) {
     const value = await check();
     if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
   }
   throw new Error(`timed out waiting for ${options.what ?? "a condition"}`);
 }
