@@ -13,7 +13,13 @@
  */
 import { pathToFileURL } from "node:url";
 import { collapseWhitespace, type Embedder, withTimeout } from "./embedder.ts";
-import { USE_LITE_MODEL_VERSION, USE_LITE_WORKER, useLiteReadPaths } from "../permissions/mod.ts";
+import {
+  computeOnlyPermissions,
+  daemonWorkerOptions,
+  USE_LITE_MODEL_VERSION,
+  USE_LITE_WORKER,
+  useLiteReadPaths,
+} from "../permissions/mod.ts";
 import { isFiniteVector, l2NormalizeInPlace } from "@kiro-learn/core/search";
 import type { UseLiteReply } from "./use_lite_worker.ts";
 
@@ -49,27 +55,18 @@ export interface UseLiteOptions {
 
 /** The permissions the use-lite Worker runs with. */
 export function useLiteWorkerPermissions(): Deno.PermissionOptionsObject {
-  return {
-    read: useLiteReadPaths(),
-    net: false,
-    env: false,
-    run: false,
-    write: false,
-    ffi: false,
-    sys: false,
-    import: false,
-  };
+  return computeOnlyPermissions(useLiteReadPaths());
 }
 
 /** Starts the Worker and resolves once the model is loaded; rejects with the load error. */
 export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
-  const sandbox = options.sandbox ?? true;
-  const workerOptions: WorkerOptions & { deno?: { permissions: Deno.PermissionOptions } } = {
-    type: "module",
-    name: "kiro-learn-use-lite",
-  };
-  if (sandbox) workerOptions.deno = { permissions: useLiteWorkerPermissions() };
-  const worker = new Worker(pathToFileURL(USE_LITE_WORKER), workerOptions);
+  const worker = new Worker(
+    pathToFileURL(USE_LITE_WORKER),
+    daemonWorkerOptions("kiro-learn-use-lite", {
+      permissions: useLiteWorkerPermissions(),
+      sandbox: options.sandbox ?? true,
+    }),
+  );
 
   const pending = new Map<number, PromiseWithResolvers<Float32Array[]>>();
   const loaded = Promise.withResolvers<void>();

@@ -32,3 +32,8 @@ export {
   useLiteReadPaths,
   WORKSPACE_CONFIG,
 } from "./model_paths.ts";
+export {
+  computeOnlyPermissions,
+  type DaemonWorkerOptions,
+  daemonWorkerOptions,
+} from "./worker_options.ts";

@@ -18,7 +18,12 @@ import { postgresHostPort } from "@kiro-learn/core/settings";
 import { settlesWithin } from "@kiro-learn/core/settle";
 import type { TeamApplied, TeamStore } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
-import { TEAM_CLIENT_ENV, TEAM_SYNC_WORKER, teamWorkerCodePaths } from "../permissions/mod.ts";
+import {
+  daemonWorkerOptions,
+  TEAM_CLIENT_ENV,
+  TEAM_SYNC_WORKER,
+  teamWorkerCodePaths,
+} from "../permissions/mod.ts";
 import { redactTeamUrl, teamUser } from "./connect.ts";
 import type { TeamSync, TeamSyncStatus } from "./sync.ts";
 
@@ -133,14 +138,13 @@ export function startTeamSyncWorker(options: TeamSyncWorkerOptions): TeamSyncWor
   let closed: (() => void) | null = null;
 
   function spawn(): void {
-    const workerOptions: WorkerOptions & { deno?: { permissions: Deno.PermissionOptions } } = {
-      type: "module",
-      name: "kiro-learn-team-sync",
-    };
-    if (options.sandbox ?? true) {
-      workerOptions.deno = { permissions: teamWorkerPermissions(options) };
-    }
-    const current = new Worker(new URL(`file://${TEAM_SYNC_WORKER}`), workerOptions);
+    const current = new Worker(
+      new URL(`file://${TEAM_SYNC_WORKER}`),
+      daemonWorkerOptions("kiro-learn-team-sync", {
+        permissions: teamWorkerPermissions(options),
+        sandbox: options.sandbox ?? true,
+      }),
+    );
     worker = current;
     current.onmessage = (event: MessageEvent<TeamWorkerReply>) => {
       if (worker !== current) return;

@@ -26,7 +26,12 @@ import {
 } from "@kiro-learn/core/search";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
-import { TERM_SPACE_WORKER, termSpaceWorkerCodePaths } from "../permissions/mod.ts";
+import {
+  computeOnlyPermissions,
+  daemonWorkerOptions,
+  TERM_SPACE_WORKER,
+  termSpaceWorkerCodePaths,
+} from "../permissions/mod.ts";
 import type { TermSpaceWorkerReply, TermSpaceWorkerRequest } from "./_worker.ts";
 
 /**
@@ -166,27 +171,19 @@ export function trainingDue(count: number, options: { trained: number; minRecord
 
 /** The Worker's permissions: read its code, nothing else. */
 export function termSpaceWorkerPermissions(): Deno.PermissionOptionsObject {
-  return {
-    read: termSpaceWorkerCodePaths(),
-    write: false,
-    net: false,
-    env: false,
-    run: false,
-    ffi: false,
-    sys: false,
-    import: false,
-  };
+  return computeOnlyPermissions(termSpaceWorkerCodePaths());
 }
 
 /** Trains in a fresh Worker, ended when it answers (or when `signal` aborts). */
 export function workerTrainer(options: { sandbox?: boolean; signal?: AbortSignal } = {}) {
   return async (pages: AsyncIterable<TermSpaceDoc[]>) => {
-    const workerOptions: WorkerOptions & { deno?: { permissions: Deno.PermissionOptions } } = {
-      type: "module",
-      name: "kiro-learn-term-space",
-    };
-    if (options.sandbox) workerOptions.deno = { permissions: termSpaceWorkerPermissions() };
-    const worker = new Worker(pathToFileURL(TERM_SPACE_WORKER), workerOptions);
+    const worker = new Worker(
+      pathToFileURL(TERM_SPACE_WORKER),
+      daemonWorkerOptions("kiro-learn-term-space", {
+        permissions: termSpaceWorkerPermissions(),
+        sandbox: options.sandbox ?? false,
+      }),
+    );
     const done = Promise.withResolvers<{ data: Uint8Array; terms: number }>();
     // The Worker can fail (or the collector close) while pages are still being read: the
     // rejection is awaited below, and must not count as unhandled meanwhile, which would end
