@@ -5,7 +5,7 @@
  * @module
  */
 import { launcherFiles, launcherPath, portablePath, shellQuote } from "@kiro-learn/core/launch";
-import { collectorBaseUrl, ROUTES } from "@kiro-learn/core/api";
+import { collectorMcpUrl } from "@kiro-learn/core/api";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
 import type { InstallCommands } from "./installer/mod.ts";
@@ -34,7 +34,7 @@ export function installCommands(
       if (options.mcp === "stdio" || Deno.build.os !== "linux") return null;
       const path = named(launcherPath(settings.paths.bin, "mcp-headers"));
       return {
-        url: collectorBaseUrl(settings.collector.host, settings.collector.port) + ROUTES.mcp,
+        url: collectorMcpUrl(settings.collector.host, settings.collector.port),
         // Claude Code runs it through `sh -c`, which expands $HOME.
         headersHelper: `exec ${shellWord(path)}`,
       };

@@ -128,6 +128,11 @@ export function collectorBaseUrl(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
+/** The collector's MCP endpoint (Streamable HTTP), as `install` registers it for Claude Code. */
+export function collectorMcpUrl(host: string, port: number): string {
+  return collectorBaseUrl(host, port) + ROUTES.mcp;
+}
+
 /**
  * Set in the environment of every process the collector starts (LLM agents): a shim that sees
  * it exits at once, so the memory system never records itself.

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   checkCollectorProof,
   collectorBaseUrl,
+  collectorMcpUrl,
   collectorProof,
   type EventQuery,
   eventQueryOf,
@@ -31,6 +32,7 @@ Deno.test("the ingest flags round-trip between the client and the server", () =>
 Deno.test("URLs: IPv6 hosts are bracketed, record ids are encoded", () => {
   assert.equal(collectorBaseUrl("127.0.0.1", 21100), "http://127.0.0.1:21100");
   assert.equal(collectorBaseUrl("::1", 8), "http://[::1]:8");
+  assert.equal(collectorMcpUrl("::1", 8), "http://[::1]:8/v1/mcp");
   assert.equal(memoryPath("a/b"), "/v1/memories/a%2Fb");
 });
 

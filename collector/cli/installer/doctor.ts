@@ -6,7 +6,12 @@
  */
 import { isAbsolute, join, relative } from "node:path";
 import { MCP_SERVER_NAME } from "@kiro-learn/agents";
-import { collectorBaseUrl, portTakenMessage, probeCollector } from "@kiro-learn/core/api";
+import {
+  collectorBaseUrl,
+  collectorMcpUrl,
+  portTakenMessage,
+  probeCollector,
+} from "@kiro-learn/core/api";
 import {
   DEFAULTS,
   type EnvLike,
@@ -127,7 +132,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     paths.chatAgent,
     paths.claudeUserMcp,
     paths.claudeProjectMcp,
-  ]));
+  ], { url: collectorMcpUrl(settings.collector.host, settings.collector.port) }));
   checks.push(checkExtractor(settings, env.PATH ?? ""));
   checks.push(checkAcpAgents(settings, env.PATH ?? "", join(home, ".kiro", "agents"), tilde));
   checks.push(checkSpool(join(dataDir, "spool"), settings.spool.maxBytes, tilde));
@@ -435,12 +440,16 @@ class Found {
     return { check: { name, status: "ok", message: `in ${where.join(", ")}` }, missing: false };
   }
 
-  /** The check of the MCP server registrations found in `paths`. */
-  mcp(paths: string[]): DoctorCheck {
+  /**
+   * The check of the MCP server registrations found in `paths`; an HTTP registration must point
+   * at `options.url`, where the collector listens under the current settings.
+   */
+  mcp(paths: string[], options: { url: string }): DoctorCheck {
     const name = "mcp server";
     const problems: string[] = [];
     const where: string[] = [];
     const broken: string[] = [];
+    const stale: string[] = [];
     for (const path of paths) {
       const doc = this.read(path, problems);
       const servers = doc && isPlainObject(doc.mcpServers) ? doc.mcpServers : undefined;
@@ -450,6 +459,8 @@ class Found {
         // Over HTTP: the collector serves it; the helper is what runs on this machine.
         where.push(`${this.tilde(path)} (HTTP)`);
         broken.push(...this.missingFiles(["sh", "-c", entry.headersHelper]));
+        // A port changed in settings after install leaves the agent calling the old one.
+        if (entry.url !== options.url) stale.push(`${this.tilde(path)} points at ${entry.url}`);
         continue;
       }
       if (typeof entry.command !== "string") continue;
@@ -475,6 +486,16 @@ class Found {
         message: `${MCP_SERVER_NAME} in ${where.join(", ")} runs missing files: ${
           [...new Set(broken)].join(", ")
         }`,
+        fix: "kiro-learn install",
+      };
+    }
+    if (stale.length > 0) {
+      return {
+        name,
+        status: "fail",
+        message: `${MCP_SERVER_NAME}: ${
+          stale.join(", ")
+        }, but the collector listens at ${options.url} (its settings changed since install)`,
         fix: "kiro-learn install",
       };
     }

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveProject } from "@kiro-learn/core/project";
 import { runGit } from "@kiro-learn/core/testing";
+import { collectorMcpUrl } from "@kiro-learn/core/api";
+import { DEFAULTS, SETTINGS_FILE } from "@kiro-learn/core/settings";
 import { doctor, type DoctorOptions, type DoctorReport, formatCheck } from "./doctor.ts";
 import { install } from "./install.ts";
 import type { InstallCommands } from "./plan.ts";
@@ -192,6 +194,47 @@ Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spoo
     const bad = await run(world, extra);
     assert.equal(statusOf(bad).settings, "fail");
     assert.match(bad.checks.find((c) => c.name === "settings")!.message, /collector\.port/);
+  });
+});
+
+Deno.test("doctor fails an HTTP MCP registration left on an old port by a settings change", async () => {
+  await withWorld(async (world) => {
+    const { commands: base, path } = await realCommands(world);
+    const helper = join(world.root, "opt", "bin", "mcp-headers");
+    await Deno.writeTextFile(helper, "#!/bin/sh\nexit 0\n");
+    await Deno.chmod(helper, 0o755);
+    const commands: InstallCommands = {
+      ...base,
+      mcpHttp: () => ({
+        url: collectorMcpUrl(DEFAULTS.collector.host, DEFAULTS.collector.port),
+        headersHelper: `exec ${helper}`,
+      }),
+    };
+    await install({ ...optionsFor(world, { commands }), print: () => {} });
+    await Deno.writeTextFile(join(world.dataDir, "token"), "secret\n", { mode: 0o600 });
+    const extra = {
+      env: { PATH: path },
+      commands,
+      probeHealth: () => Promise.resolve({ version: "9.9.9" }),
+    };
+    const before = (await run(world, extra)).checks.find((c) => c.name === "mcp server")!;
+    assert.equal(before.status, "ok", before.message);
+    assert.match(before.message, /\(HTTP\)/);
+
+    const moved = DEFAULTS.collector.port + 1;
+    await Deno.writeTextFile(
+      join(world.dataDir, SETTINGS_FILE),
+      JSON.stringify({ collector: { port: moved } }),
+    );
+    const after = (await run(world, extra)).checks.find((c) => c.name === "mcp server")!;
+    assert.equal(after.status, "fail");
+    assert.ok(
+      after.message.includes(
+        `but the collector listens at ${collectorMcpUrl(DEFAULTS.collector.host, moved)}`,
+      ),
+      after.message,
+    );
+    assert.equal(after.fix, "kiro-learn install");
   });
 });
 
