@@ -16,7 +16,12 @@
  *
  * Runs rotate among them so drift on a shared machine hits all alike. `--mcp-only` takes the hooks
  * out of the two MCP setups (and skips the hooks-only ones), so the figures isolate the MCP
- * server's share, with Claude Code's own connect time read from its debug log.
+ * server's share, with what Claude Code's debug log says of it: its connect time, how long the
+ * headers helper ran, and how long the session waited for MCP servers still connecting before its
+ * first model request (`mcp_prewait_ms` of its startup profiler, `CLAUDE_CODE_PROFILE_STARTUP=1`,
+ * which every setup then runs with). In `claude -p` that wait covers every server still
+ * connecting, whatever its entry says (up to 2 s); without it the connection's work would still
+ * run on Claude Code's one thread before the session ends.
  *
  * Not part of the default `deno task bench` run (it needs the client): run it with
  * `deno task bench claude-code`, or `deno run -A collector/tooling/bench/claude_code_bench.ts
@@ -74,7 +79,12 @@ interface Setup {
   /** Whether Claude Code connects to our MCP server. */
   mcp: boolean;
   times: number[];
+  /** From Claude Code's debug log (`--mcp-only`): its connect time, in ms. */
   connects: number[];
+  /** From Claude Code's debug log (`--mcp-only`): how long the headers helper ran, in ms. */
+  helpers: number[];
+  /** From Claude Code's profiler (`--mcp-only`): its wait for MCP servers before the first request. */
+  prewaits: number[];
 }
 
 async function removeMcpEntry(box: Sandbox): Promise<void> {
@@ -113,7 +123,9 @@ async function setUp(
     if (!options.mcp) await removeMcpEntry(box);
     if (!options.hooks) await removeHooks(box);
   }
-  return { key, label, box, cwd, ...options, times: [], connects: [] };
+  // Claude Code's startup profiler logs its MCP wait; every setup runs with it, so it costs all alike.
+  if (mcpOnly) box.env.CLAUDE_CODE_PROFILE_STARTUP = "1";
+  return { key, label, box, cwd, ...options, times: [], connects: [], helpers: [], prewaits: [] };
 }
 
 /** Every hooked session's prompt reached the collector; and its fast-path hook figures. */
@@ -140,6 +152,34 @@ async function hookFigures(setup: Setup): Promise<Record<string, unknown>> {
     } (collector side p50 ${hook?.p50 ?? "-"} ms, p95 ${hook?.p95 ?? "-"} ms)`,
   );
   return { prompts, fast_path_hooks: hook ?? null };
+}
+
+/**
+ * `mcp_prewait_ms` of Claude Code's startup profiler (`CLAUDE_CODE_PROFILE_STARTUP=1`) in a debug
+ * log: how long the session waited for MCP servers still connecting before its first request.
+ */
+function mcpPrewaitMs(log: string): number {
+  const metrics = /\[headlessProfiler\] Turn 0 metrics: (\{.*\})/.exec(log);
+  const prewait = metrics === null ? undefined : JSON.parse(metrics[1]).mcp_prewait_ms;
+  if (typeof prewait !== "number") {
+    throw new Error(
+      "Claude Code's debug log has no mcp_prewait_ms from its startup profiler " +
+        "(CLAUDE_CODE_PROFILE_STARTUP=1): the client changed; run without --mcp-only, or read " +
+        "its log by hand: " + log.slice(-2000),
+    );
+  }
+  return prewait;
+}
+
+/** How long kiro-learn-memory's headers helper ran, from the debug log's timestamps (ms). */
+function headersHelperMs(log: string): number | null {
+  const at = (pattern: RegExp) => {
+    const line = log.split("\n").find((l) => pattern.test(l));
+    return line === undefined ? NaN : Date.parse(line.slice(0, line.indexOf(" ")));
+  };
+  const ms = at(/"kiro-learn-memory": Successfully retrieved \d+ headers/) -
+    at(/"kiro-learn-memory": Executing headersHelper/);
+  return Number.isFinite(ms) ? ms : null;
 }
 
 /** Runs the benchmark; returns the figures written to `out`. */
@@ -182,7 +222,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
     setups.push(shimOnly);
   }
   try {
-    const session = async (setup: Setup): Promise<number> => {
+    const session = async (setup: Setup, keep: boolean): Promise<number> => {
       const started = performance.now();
       const run = await setup.box.claude("Run echo hi and tell me what it printed", {
         cwd: setup.cwd,
@@ -191,14 +231,21 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
         args: mcpOnly ? ["--debug", "mcp"] : [],
       });
       const ms = performance.now() - started;
-      if (mcpOnly && setup.mcp) {
+      if (mcpOnly && keep) {
         const log = await Deno.readTextFile(`${setup.box.home}/.claude/debug/latest`);
-        const connected =
-          /"kiro-learn-memory": Successfully connected \(transport: \w+\) in (\d+)ms/.exec(log);
-        if (connected === null) {
-          throw new Error("Claude Code's debug log says kiro-learn-memory did not connect: " + log);
+        setup.prewaits.push(mcpPrewaitMs(log));
+        if (setup.mcp) {
+          const connected =
+            /"kiro-learn-memory": Successfully connected \(transport: \w+\) in (\d+)ms/.exec(log);
+          if (connected === null) {
+            throw new Error(
+              "Claude Code's debug log says kiro-learn-memory did not connect: " + log,
+            );
+          }
+          setup.connects.push(Number(connected[1]));
+          const helper = headersHelperMs(log);
+          if (helper !== null) setup.helpers.push(helper);
         }
-        setup.connects.push(Number(connected[1]));
       }
       if (run.code !== 0 || run.result !== ANSWER) {
         throw new Error(
@@ -212,7 +259,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       // Rotate which goes first, so none always runs on a machine another just warmed.
       for (let k = 0; k < setups.length; k++) {
         const setup = setups[(k + i + WARMUP) % setups.length];
-        const ms = await session(setup);
+        const ms = await session(setup, i >= 0);
         if (i >= 0) setup.times.push(ms);
       }
     }
@@ -237,10 +284,14 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
     const figures: Record<string, unknown> = {};
     const overheads: Record<string, unknown> = {};
     const connects: Record<string, unknown> = {};
+    const helpers: Record<string, unknown> = {};
+    const prewaits: Record<string, unknown> = {};
     for (const setup of setups) {
       const f = timingFigure(setup.times);
       figures[setup.key] = f;
       console.log(line(setup.label, f));
+      // Without kiro-learn too: what Claude Code waits with no MCP server at all.
+      if (setup.prewaits.length > 0) prewaits[setup.key] = timingFigure(setup.prewaits);
       if (setup === setups[0]) continue;
       const d = {
         median_ms: f.median_ms - base.median_ms,
@@ -249,6 +300,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       };
       overheads[setup.key] = d;
       if (setup.connects.length > 0) connects[setup.key] = timingFigure(setup.connects);
+      if (setup.helpers.length > 0) helpers[setup.key] = timingFigure(setup.helpers);
     }
     for (const setup of setups.slice(1)) {
       const d = overheads[setup.key] as {
@@ -264,11 +316,19 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       if (setup.connects.length > 0) {
         console.log(line(`MCP connect (${setup.label})`, connects[setup.key] as TimingFigure));
       }
+      if (setup.helpers.length > 0) {
+        console.log(line(`helper (${setup.label})`, helpers[setup.key] as TimingFigure));
+      }
+      if (setup.prewaits.length > 0) {
+        console.log(line(`MCP wait (${setup.label})`, prewaits[setup.key] as TimingFigure));
+      }
     }
     return {
       ...figures,
       overhead: overheads,
       mcp_connect_ms: mcpOnly ? connects : undefined,
+      mcp_headers_helper_ms: mcpOnly ? helpers : undefined,
+      mcp_prewait_ms: mcpOnly ? prewaits : undefined,
       collectors,
       times_ms: Object.fromEntries(setups.map((s) => [s.key, s.times])),
       session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
