@@ -35,8 +35,8 @@ import { linearScore } from "@kiro-learn/core/search";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { commitRecord } from "../../cli/mod.ts";
 import { fixesQueries, windowCommits } from "./git_fixes_eval.ts";
-import { loadRealSet, TRAIN_REPO } from "./real_set.ts";
-import { collect, type Sample, table, train, trainSpaces } from "./train_rerank.ts";
+import { addRanking, averages, emptyScores, loadRealSet, TRAIN_REPO } from "./real_set.ts";
+import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
 
 /** Scores a query's candidates (one feature row each); higher ranks first. */
 type Scorer = (rows: readonly number[][]) => number[];
@@ -396,15 +396,45 @@ function mlpFit(samples: readonly Sample[], o: MlpOptions): Scorer {
 
 // ---- evaluation ----
 
-function scoreOf(samples: readonly Sample[], scoresOf: (s: Sample) => number[]): string {
-  const ranked = table(samples, (s) => {
+/** One column of the table: its label, its cell, and each query's recall@5 (for pairing). */
+interface Column {
+  label: string;
+  cell: string;
+  recall: number[];
+}
+
+function evaluate(
+  label: string,
+  samples: readonly Sample[],
+  scoresOf: (s: Sample) => number[],
+): Column {
+  const total = emptyScores();
+  const recall = samples.map((s) => {
     const scores = scoresOf(s);
-    return s.ids.map((id, i) => ({ id, i, score: scores[i] }))
+    const ranking = s.ids.map((id, i) => ({ id, i, score: scores[i] }))
       .sort((a, b) => b.score - a.score || a.i - b.i)
       .map((x) => x.id);
+    const before = total.recall5;
+    addRanking(total, ranking, { relevant: s.query.relevant });
+    return total.recall5 - before;
   });
-  const all = ranked.get("all")!;
-  return `${all.recall5.toFixed(3)}/${all.mrr10.toFixed(3)}`;
+  const a = averages(total);
+  return { label, cell: `${label} ${a.recall5.toFixed(3)}/${a.mrr10.toFixed(3)}`, recall };
+}
+
+// Queries whose recall@5 rose / fell against the same column of the linear model, and a paired
+// bootstrap 95% interval of the mean difference (2,000 seeded resamples of the queries).
+function paired(column: Column, base: Column): string {
+  const diff = column.recall.map((r, i) => r - base.recall[i]);
+  const random = seeded(3);
+  const means = Array.from({ length: 2000 }, () => {
+    let sum = 0;
+    for (let i = 0; i < diff.length; i++) sum += diff[Math.floor(random() * diff.length)];
+    return sum / diff.length;
+  }).sort((a, b) => a - b);
+  const won = diff.filter((d) => d > 0).length;
+  const lost = diff.filter((d) => d < 0).length;
+  return `${column.label} +${won}/-${lost} [${means[50].toFixed(3)}, ${means[1949].toFixed(3)}]`;
 }
 
 // A `Fixes:` history's queries as samples over its own records (fixing commits left out).
@@ -467,35 +497,47 @@ if (import.meta.main) {
       (git.length > 0 ? `; ${values.git} (${git.length} Fixes: queries)` : "") +
       " — recall@5/MRR@10",
   );
-  for (const variant of VARIANTS.filter((v) => chosen?.includes(v.name) ?? true)) {
+  // The linear model always runs first: every other variant is paired against it.
+  let baseline: Column[] = [];
+  const run = VARIANTS.filter((v) => v.name === "linear" || (chosen?.includes(v.name) ?? true));
+  for (const variant of run) {
     const prepare = (s: Sample): Sample => ({
       ...s,
       features: withColumns(s.features, variant.columns),
     });
     const all = samples.map(prepare);
-    const cells: string[] = [];
-    const gitCells: string[] = [];
+    const columns: Column[] = [];
+    const gitColumns: Column[] = [];
     for (const repo of repos) {
       const scorer = variant.fit(all.filter((s) => s.query.repo === repo));
       const scores = (s: Sample) => scorer(s.features);
       for (const other of repos.filter((r) => r !== repo)) {
         const heldOut = all.filter((s) => s.query.repo === other);
-        cells.push(`${short(repo)}→${short(other)} ${scoreOf(heldOut, scores)}`);
+        columns.push(evaluate(`${short(repo)}→${short(other)}`, heldOut, scores));
       }
-      if (git.length > 0) gitCells.push(`${short(repo)}→git ${scoreOf(git.map(prepare), scores)}`);
+      if (git.length > 0) gitColumns.push(evaluate(`${short(repo)}→git`, git.map(prepare), scores));
     }
     for (const repo of repos) {
       // Query i is scored by the model fitted on the other parity.
       const own = all.filter((s) => s.query.repo === repo);
       const scorers = [0, 1].map((fold) => variant.fit(own.filter((_, i) => i % 2 === fold)));
       const scores = (s: Sample) => scorers[1 - own.indexOf(s) % 2](s.features);
-      cells.push(`${short(repo)} 2-fold ${scoreOf(own, scores)}`);
+      columns.push(evaluate(`${short(repo)} 2-fold`, own, scores));
     }
     if (git.length > 0) {
       // What shipping a model trained on the whole set would do on the unseen history.
       const scorer = variant.fit(all);
-      gitCells.push(`all→git ${scoreOf(git.map(prepare), (s) => scorer(s.features))}`);
+      gitColumns.push(evaluate("all→git", git.map(prepare), (s) => scorer(s.features)));
     }
-    console.log(`${variant.name.padEnd(26)} ${[...cells, ...gitCells].join("   ")}`);
+    const row = [...columns, ...gitColumns];
+    console.log(`${variant.name.padEnd(26)} ${row.map((c) => c.cell).join("   ")}`);
+    if (variant.name === "linear") baseline = row;
+    else {
+      console.log(
+        `${"  recall@5 vs linear".padEnd(26)} ${
+          row.map((c, i) => paired(c, baseline[i])).join("   ")
+        }`,
+      );
+    }
   }
 }
