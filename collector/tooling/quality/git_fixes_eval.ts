@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { memoryPath } from "@kiro-learn/core/api";
 import { newEventId } from "@kiro-learn/core/ids";
 import { resolveProject } from "@kiro-learn/core/project";
-import { type Commit, commitRecord, importGit, parseGitLog } from "../../cli/mod.ts";
+import { type Commit, commitRecord, gitLogArgs, importGit, parseGitLog } from "../../cli/mod.ts";
 import { postJson, processMemoryKib, startTestDaemon } from "../testing/mod.ts";
 import { waitForTermSpaces } from "./real_bench.ts";
 import { addRanking, averages, emptyScores } from "./real_set.ts";
@@ -29,25 +29,19 @@ async function gitText(args: string[]): Promise<string> {
   return new TextDecoder().decode(out.stdout).trim();
 }
 
-/** The newest `max` non-merge commits of a repository, with their bodies (for the trailers). */
+/**
+ * The newest `max` non-merge commits of a repository, with their bodies (for the trailers), read
+ * exactly as `kiro-learn import git` reads them.
+ */
 export async function windowCommits(root: string, options: { max: number }): Promise<Commit[]> {
-  const log = new Deno.Command("git", {
-    args: [
-      "-C",
-      root,
-      "log",
-      "--no-merges",
-      `--max-count=${options.max}`,
-      "--name-only",
-      "--format=\u001e%H\u001f%an\u001f%cI\u001f%s\u001f%b\u001f",
-    ],
-    stdout: "piped",
-  }).spawn();
+  const log = new Deno.Command("git", { args: gitLogArgs(root, options), stdout: "piped" })
+    .spawn();
   const commits: Commit[] = [];
   for await (const c of parseGitLog(log.stdout.pipeThrough(new TextDecoderStream()))) {
     commits.push(c);
   }
-  await log.status;
+  const status = await log.status;
+  if (!status.success) throw new Error(`git log in ${root} failed: is it a git repository?`);
   return commits;
 }
 
