@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { memoryPath } from "@kiro-learn/core/api";
 import { newEventId } from "@kiro-learn/core/ids";
 import { resolveProject } from "@kiro-learn/core/project";
-import { type Commit, commitRecord, importGit, parseGitLog } from "../../cli/mod.ts";
+import { type Commit, commitRecord, gitLogArgs, importGit, parseGitLog } from "../../cli/mod.ts";
 import { postJson, processMemoryKib, startTestDaemon } from "../testing/mod.ts";
 import { waitForTermSpaces } from "./real_bench.ts";
 import { addRanking, averages, emptyScores } from "./real_set.ts";
@@ -27,6 +27,57 @@ async function gitText(args: string[]): Promise<string> {
   const out = await new Deno.Command("git", { args, stdout: "piped", stderr: "inherit" }).output();
   if (!out.success) throw new Error(`git ${args.join(" ")} failed`);
   return new TextDecoder().decode(out.stdout).trim();
+}
+
+/**
+ * The newest `max` non-merge commits of a repository, with their bodies (for the trailers), read
+ * exactly as `kiro-learn import git` reads them.
+ */
+export async function windowCommits(root: string, options: { max: number }): Promise<Commit[]> {
+  const log = new Deno.Command("git", { args: gitLogArgs(root, options), stdout: "piped" })
+    .spawn();
+  const commits: Commit[] = [];
+  for await (const c of parseGitLog(log.stdout.pipeThrough(new TextDecoderStream()))) {
+    commits.push(c);
+  }
+  const status = await log.status;
+  if (!status.success) throw new Error(`git log in ${root} failed: is it a git repository?`);
+  return commits;
+}
+
+/** A prompt (a fixing commit's subject) and the record ids of the commits it fixes. */
+export interface FixesQuery {
+  /** The fixing commit's subject. */
+  query: string;
+  /** Record ids of the commits its `Fixes:` trailers name, inside the window. */
+  relevant: string[];
+}
+
+/**
+ * The window's `Fixes: <sha>` queries (reverts and repeated subjects left out) and every fixing
+ * commit's sha, which the pool must leave out: the fix does not exist yet when the developer asks.
+ */
+export function fixesQueries(
+  commits: readonly Commit[],
+  options: { namespace: string; repository: string },
+): { queries: FixesQuery[]; fixing: Set<string> } {
+  const fixing = new Set<string>();
+  const queries: FixesQuery[] = [];
+  const seenQueries = new Set<string>();
+  for (const c of commits) {
+    const targets = [...c.body.matchAll(/^Fixes:\s*([0-9a-f]{7,40})\b/gim)].map((m) => m[1]);
+    if (targets.length === 0) continue;
+    fixing.add(c.sha);
+    if (/^revert/i.test(c.subject) || seenQueries.has(c.subject)) continue;
+    const relevant = targets
+      .map((prefix) => commits.find((t) => t.sha.startsWith(prefix)))
+      .filter((t) => t !== undefined && t.sha !== c.sha)
+      .map((t) => commitRecord(t!, options).record_id);
+    if (relevant.length === 0) continue;
+    seenQueries.add(c.subject);
+    queries.push({ query: c.subject, relevant });
+  }
+  return { queries, fixing };
 }
 
 if (import.meta.main) {
@@ -43,41 +94,9 @@ if (import.meta.main) {
     .split("\n").sort().join(",");
   const namespace = resolveProject(root).namespace;
 
-  // The window's commits, with their bodies (for the trailers).
-  const log = new Deno.Command("git", {
-    args: [
-      "-C",
-      root,
-      "log",
-      "--no-merges",
-      `--max-count=${max}`,
-      "--name-only",
-      "--format=\u001e%H\u001f%an\u001f%cI\u001f%s\u001f%b\u001f",
-    ],
-    stdout: "piped",
-  }).spawn();
-  const commits: Commit[] = [];
-  for await (const c of parseGitLog(log.stdout.pipeThrough(new TextDecoderStream()))) {
-    commits.push(c);
-  }
-  await log.status;
+  const commits = await windowCommits(root, { max });
   const bySha = new Map(commits.map((c) => [c.sha, c]));
-  const fixing = new Set<string>();
-  const queries: { query: string; relevant: string[] }[] = [];
-  const seenQueries = new Set<string>();
-  for (const c of commits) {
-    const targets = [...c.body.matchAll(/^Fixes:\s*([0-9a-f]{7,40})\b/gim)].map((m) => m[1]);
-    if (targets.length === 0) continue;
-    fixing.add(c.sha);
-    if (/^revert/i.test(c.subject) || seenQueries.has(c.subject)) continue;
-    const relevant = targets
-      .map((prefix) => commits.find((t) => t.sha.startsWith(prefix)))
-      .filter((t) => t !== undefined && t.sha !== c.sha)
-      .map((t) => commitRecord(t!, { namespace, repository }).record_id);
-    if (relevant.length === 0) continue;
-    seenQueries.add(c.subject);
-    queries.push({ query: c.subject, relevant });
-  }
+  const { queries, fixing } = fixesQueries(commits, { namespace, repository });
 
   await using daemon = await startTestDaemon({
     settings: {
