@@ -69,6 +69,16 @@ const MAX_SPACES_IN_MEMORY = 8;
 /** How often a namespace that is being searched is checked for growth (default). */
 const CHECK_INTERVAL_MS = 60_000;
 
+/**
+ * A namespace whose records change is checked once they have stopped changing for this long
+ * (default): an import or a burst of extractions is learned whole, once, instead of a space
+ * trained on its first part and not again until the namespace grows by a fifth.
+ */
+const SETTLE_MS = 2_000;
+
+/** …but no later than this after the first change, for a namespace that never goes quiet. */
+const SETTLE_MAX_MS = 30_000;
+
 /** First pause after a failed training; it doubles up to {@linkcode MAX_RETRY_MS}. */
 const FIRST_RETRY_MS = 60_000;
 const MAX_RETRY_MS = 3_600_000;
@@ -137,6 +147,8 @@ export interface TermSpaceServiceOptions {
   checkIntervalMs?: number;
   /** Spaces held in memory at once (default {@linkcode MAX_SPACES_IN_MEMORY}). */
   maxInMemory?: number;
+  /** Quiet time after a change before a check (default {@linkcode SETTLE_MS}). */
+  settleMs?: number;
 }
 
 /**
@@ -250,6 +262,12 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
   let chain: Promise<void> = Promise.resolve();
   let closed = false;
   let searches = 0; // orders the entries by their last search (Date.now() ties within a ms)
+  const settleMs = options.settleMs ?? SETTLE_MS;
+  // Changed namespaces waiting to go quiet: the pending check's timer, and the first change.
+  const settling = new Map<
+    string,
+    { timer: ReturnType<typeof setTimeout>; since: number; fired: PromiseWithResolvers<void> }
+  >();
 
   const entry = (namespace: string): Entry => {
     let e = entries.get(namespace);
@@ -439,7 +457,19 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
       return e.space;
     },
     recordsChanged(namespace) {
-      void schedule(namespace);
+      if (closed) return;
+      const now = Date.now();
+      const waiting = settling.get(namespace);
+      if (waiting) clearTimeout(waiting.timer);
+      const since = waiting?.since ?? now;
+      const delay = Math.max(0, Math.min(settleMs, since + SETTLE_MAX_MS - now));
+      const fired = waiting?.fired ?? Promise.withResolvers<void>();
+      const timer = setTimeout(() => {
+        settling.delete(namespace);
+        void schedule(namespace);
+        fired.resolve();
+      }, delay);
+      settling.set(namespace, { timer, since, fired });
     },
     recordsForgotten() {
       void enqueue("\u0000forgotten", dropForgotten);
@@ -448,11 +478,13 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
       return schedule(namespace);
     },
     async idle() {
-      while (running > 0) await chain;
+      while (running > 0 || settling.size > 0) {
+        await (settling.size > 0 ? settling.values().next().value!.fired.promise : chain);
+      }
     },
     status() {
       return {
-        pending: running,
+        pending: running + settling.size,
         training,
         namespaces: [...entries].map(([namespace, e]) => ({
           namespace,
@@ -466,6 +498,11 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     },
     async close() {
       closed = true;
+      for (const waiting of settling.values()) {
+        clearTimeout(waiting.timer);
+        waiting.fired.resolve();
+      }
+      settling.clear();
       stop.abort();
       await chain.catch(() => {});
     },

@@ -333,3 +333,30 @@ Deno.test("a namespace with no term to learn from is not retried until it grows"
     });
   });
 });
+
+Deno.test("records arriving in a burst are learned once, whole, after the namespace goes quiet", async () => {
+  await withStore(async (path) => {
+    const storage = openSqliteStorage(path);
+    const trainer = countingTrainer();
+    await withService(
+      storage,
+      { train: trainer.train, minRecords: 200, settleMs: 150 },
+      async (service) => {
+        // An import: 500 records in batches, each batch announced as the daemon announces saves.
+        for (let batch = 0; batch < 5; batch++) {
+          await fill(storage, A, 100);
+          service.recordsChanged(A);
+          assert.equal(service.status().pending, 1, "a change is pending until it settles");
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        await service.idle();
+        assert.equal(trainer.calls, 1, "one training for the whole burst");
+        assert.equal((await storage.getTermSpace(A))?.record_count, 500);
+        assert.equal(service.status().pending, 0);
+        // A change left pending at close is dropped, not run after it.
+        service.recordsChanged(A);
+      },
+    );
+    assert.equal(trainer.calls, 1);
+  });
+});
