@@ -141,9 +141,11 @@ Deno.test("splitAmongWorkers: contiguous, even, never empty runs covering every 
   }
 });
 
-Deno.test("defaultUseLiteWorkers: one per core, at most MAX_USE_LITE_WORKERS", () => {
+Deno.test("defaultUseLiteWorkers: two only with a core to spare beyond them", () => {
   assert.equal(defaultUseLiteWorkers(1), 1);
-  assert.equal(defaultUseLiteWorkers(2), Math.min(2, MAX_USE_LITE_WORKERS));
+  assert.equal(defaultUseLiteWorkers(2), 1);
+  assert.equal(defaultUseLiteWorkers(3), 1);
+  assert.equal(defaultUseLiteWorkers(4), MAX_USE_LITE_WORKERS);
   assert.equal(defaultUseLiteWorkers(64), MAX_USE_LITE_WORKERS);
   assert.equal(defaultUseLiteWorkers(0), 1);
   assert.equal(defaultUseLiteWorkers(Number.NaN), 1);
