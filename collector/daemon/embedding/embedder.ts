@@ -12,6 +12,11 @@ export interface Embedder {
   readonly model_id: string;
   /** Vector length. */
   readonly dim: number;
+  /**
+   * Calls' worth of texts it embeds at once (parallel Workers; default 1): a caller that cuts
+   * work into small calls so that others wait little can make them this many times larger.
+   */
+  readonly lanes?: number;
   /** Embeds texts; resolves with one normalised vector per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>;
   /** Frees the worker or child process; idempotent. */
@@ -91,6 +96,7 @@ export function withInputVersion(embedder: Embedder): Embedder {
   return {
     model_id: embeddingModelId(embedder.model_id),
     dim: embedder.dim,
+    lanes: embedder.lanes,
     embed: (texts) => embedder.embed(texts),
     close: () => embedder.close(),
   };

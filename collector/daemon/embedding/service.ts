@@ -107,7 +107,12 @@ export interface EmbeddingServiceOptions {
   reloadDelayMs?: number;
 }
 
-/** Background texts per model call: small, so a query never waits long behind one. */
+/**
+ * Background texts per model call and lane (`Embedder.lanes`): small, so a query never waits
+ * long behind one. Larger calls are no faster per text on use-lite (dev-set records, one Worker:
+ * 41.6 records/s at 4, 39.7 at 8; load average 1.4–1.8): the longest text of a call sets
+ * everyone's padding.
+ */
 const CHUNK: Record<EmbeddingBackendName, number> = { "use-lite": 4, onnx: 16, off: 1 };
 
 /** Timeouts in a row (on full-length bounds) after which the embedder is restarted. */
@@ -253,12 +258,12 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
   }
 
   /**
-   * Background embedding: chunks of `CHUNK[backend]` texts, each bounded by `timeoutMs` per
-   * text (`embedding.timeoutMs` is how long one text may take).
+   * Background embedding: chunks of `CHUNK[backend]` texts per lane of the embedder, each
+   * bounded by `timeoutMs` per text (`embedding.timeoutMs` is how long one text may take).
    */
   async function embedBackground(texts: string[]): Promise<Float32Array[]> {
     const out: Float32Array[] = new Array(texts.length);
-    const size = CHUNK[backend];
+    const size = CHUNK[backend] * (embedder?.lanes ?? 1);
     // Similar lengths share a chunk: the model pads every text of a call to the longest one.
     const order = lengthOrder(texts);
     for (let i = 0; i < order.length; i += size) {

@@ -260,6 +260,26 @@ Deno.test("background texts go to the model in chunks of similar length, answers
   }
 });
 
+Deno.test("an embedder with two lanes gets background chunks twice as large; queries stay one text", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const embedder = { ...fakeEmbedder(), lanes: 2 };
+  const calls = embedder.calls;
+  const s = service(storage, { factory: () => Promise.resolve(embedder) });
+  try {
+    await s.whenLoaded();
+    calls.length = 0;
+    const texts = Array.from({ length: 19 }, (_, i) => `t${"e".repeat(i)}`);
+    const vectors = await s.embedTexts(texts);
+    assert.deepEqual(vectors, texts.map((t) => unitOrZero(Float32Array.from([t.length, 1, 0]))));
+    assert.deepEqual(calls.map((c) => c.length), [8, 8, 3]);
+    assert.ok(await s.embedQuery("the query"));
+    assert.deepEqual(calls.at(-1), ["the query"]);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
 Deno.test("the service's vector index holds int8 codes (a quarter of float32's memory)", async () => {
   const storage = openSqliteStorage(":memory:");
   const s = service(storage, { backend: "off" });

@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { embeddingPermissions } from "../permissions/mod.ts";
 import {
   createUseLiteEmbedder,
+  defaultUseLiteWorkers,
+  MAX_USE_LITE_WORKERS,
+  splitAmongWorkers,
   USE_LITE_DIM,
   USE_LITE_MODEL_ID,
   useLiteInput,
@@ -74,4 +77,76 @@ Deno.test("use-lite runs in a Worker that may read only the two packages' dist f
 Deno.test("useLiteInput collapses every kind of whitespace to one space", () => {
   assert.equal(useLiteInput("a\n\nb\tc  d\r\ne\u00a0f "), "a b c d e f");
   assert.equal(useLiteInput(" \n "), "");
+});
+
+Deno.test("two Workers give the vectors one Worker gives, in input order", async () => {
+  const texts = [
+    "The date parser rejected February 29 in leap years",
+    "parsing fails for Feb 29th on leap years",
+    "the docker build cache is invalidated by the lockfile",
+    "netdev: fix a use-after-free when the port is removed during reconfiguration",
+    "ofproto: rate-limit the log message about dropped upcalls",
+    "lib: free the buffer on the error path",
+    "short",
+  ];
+  const one = await createUseLiteEmbedder({ sandbox: false, workers: 1 });
+  const two = await createUseLiteEmbedder({ sandbox: false, workers: 2 });
+  try {
+    assert.equal(one.lanes, 1);
+    assert.equal(two.lanes, 2);
+    const [a, b] = await Promise.all([one.embed(texts), two.embed(texts)]);
+    assert.equal(b.length, texts.length);
+    for (const [i, v] of b.entries()) {
+      // Same text, same model: equal up to float rounding (batches pad differently).
+      assert.ok(dot(v, a[i]) > 0.99999, `text ${i}: cosine ${dot(v, a[i])}`);
+      for (const [j, w] of a.entries()) {
+        if (j !== i) assert.ok(dot(v, w) < 0.999, `text ${i} looks like text ${j}`);
+      }
+    }
+    // Calls of one text, in a row and at once, all answered.
+    const singles = await Promise.all(texts.slice(0, 3).map((t) => two.embed([t])));
+    for (const [i, [v]] of singles.entries()) assert.ok(dot(v, a[i]) > 0.99999);
+  } finally {
+    await one.close();
+    await two.close();
+  }
+  await assert.rejects(two.embed(["x"]), /closed/);
+});
+
+Deno.test("a use-lite embedder needs a whole number of Workers", async () => {
+  for (const workers of [0, -1, 1.5, Number.NaN]) {
+    await assert.rejects(
+      createUseLiteEmbedder({ sandbox: false, workers }),
+      /whole number of workers >= 1/,
+    );
+  }
+});
+
+Deno.test("splitAmongWorkers: contiguous, even, never empty runs covering every text", () => {
+  assert.deepEqual(splitAmongWorkers(8, 2), [[0, 4], [4, 8]]);
+  assert.deepEqual(splitAmongWorkers(7, 2), [[0, 3], [3, 7]]);
+  assert.deepEqual(splitAmongWorkers(1, 2), [[0, 1]]);
+  assert.deepEqual(splitAmongWorkers(5, 1), [[0, 5]]);
+  assert.deepEqual(splitAmongWorkers(0, 2), []);
+  for (let count = 1; count < 20; count++) {
+    for (let lanes = 1; lanes < 5; lanes++) {
+      const runs = splitAmongWorkers(count, lanes);
+      assert.equal(runs.length, Math.min(count, lanes));
+      assert.equal(runs[0][0], 0);
+      assert.equal(runs.at(-1)![1], count);
+      for (let i = 1; i < runs.length; i++) assert.equal(runs[i][0], runs[i - 1][1]);
+      const sizes = runs.map(([a, b]) => b - a);
+      assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1, `${count} over ${lanes}`);
+    }
+  }
+});
+
+Deno.test("defaultUseLiteWorkers: two only with a core to spare beyond them", () => {
+  assert.equal(defaultUseLiteWorkers(1), 1);
+  assert.equal(defaultUseLiteWorkers(2), 1);
+  assert.equal(defaultUseLiteWorkers(3), 1);
+  assert.equal(defaultUseLiteWorkers(4), MAX_USE_LITE_WORKERS);
+  assert.equal(defaultUseLiteWorkers(64), MAX_USE_LITE_WORKERS);
+  assert.equal(defaultUseLiteWorkers(0), 1);
+  assert.equal(defaultUseLiteWorkers(Number.NaN), 1);
 });
