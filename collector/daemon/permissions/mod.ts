@@ -12,6 +12,7 @@ export {
   collectorPermissions,
   commandAvailable,
   DAEMON_ENTRY,
+  DAEMON_V8_FLAGS,
   daemonArgs,
   embeddingPermissions,
   permissionFiles,
