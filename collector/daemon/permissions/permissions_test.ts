@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadSettings } from "@kiro-learn/core/settings";
-import {
-  DAEMON_GLIBC_TUNABLES,
-  DAEMON_V8_FLAGS,
-  daemonArgs,
-  daemonEnv,
-} from "./permissions.ts";
+import { DAEMON_GLIBC_TUNABLES, DAEMON_V8_FLAGS, daemonArgs, daemonEnv } from "./permissions.ts";
 
 // A Worker that builds many small objects (as tokenizing a namespace's records does).
 const OBJECTS_WORKER = `
@@ -66,7 +61,10 @@ async function workerRss(worker: string): Promise<{ start: number; peak: number;
     }).output();
     assert.ok(out.success, new TextDecoder().decode(out.stderr));
     const rss = JSON.parse(new TextDecoder().decode(out.stdout));
-    assert.ok(rss.peak - rss.start > 40, `the Worker should have grown the process: ${JSON.stringify(rss)}`);
+    assert.ok(
+      rss.peak - rss.start > 40,
+      `the Worker should have grown the process: ${JSON.stringify(rss)}`,
+    );
     return rss;
   } finally {
     await Deno.remove(dir, { recursive: true });
