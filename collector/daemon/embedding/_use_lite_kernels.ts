@@ -137,11 +137,17 @@ export interface LoadedUseLite {
  * Drops the model's raw weight bytes (one 26.6 MiB buffer of the packaged shards, joined), which
  * TF.js's GraphModel keeps in `artifacts` after decoding them into tensors: the backend holds its
  * own copy of every weight (in WASM memory), and `artifacts.weightData` is read again only by
- * `GraphModel.save()`, which the collector never calls. True when there was something to drop.
+ * `GraphModel.save()`, which the collector never calls. The buffers are detached, not just let
+ * go: that frees their bytes now, where an idle Worker would otherwise keep them until its next
+ * garbage collection. True when there was something to drop.
  */
 export function releaseWeightData(loaded: LoadedUseLite): boolean {
   const artifacts = loaded.model.artifacts;
   if (artifacts?.weightData === undefined) return false;
+  const data = artifacts.weightData;
   artifacts.weightData = undefined;
+  for (const buffer of Array.isArray(data) ? data : [data]) {
+    if (buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
+  }
   return true;
 }

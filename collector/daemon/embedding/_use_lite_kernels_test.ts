@@ -120,6 +120,10 @@ Deno.test("use-lite: the raw weights are let go, and the model embeds exactly as
   const before = await model.embed(texts);
   assert.equal(releaseWeightData(loaded), true);
   assert.equal(loaded.model.artifacts?.weightData, undefined);
+  // Detached, so its bytes are freed now rather than at the idle Worker's next collection.
+  for (const buffer of Array.isArray(weightData) ? weightData : [weightData]) {
+    assert.ok(buffer.detached);
+  }
   assert.equal(releaseWeightData(loaded), false);
   const after = await model.embed(texts);
   assert.deepEqual(after, before);
