@@ -5,13 +5,14 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { daemonArgs } from "../daemon/permissions/mod.ts";
+import { daemonArgs, daemonEnv } from "../daemon/permissions/mod.ts";
 import type { Command } from "./_command.ts";
 
 /** Runs the daemon in the foreground until it exits; returns its exit code. */
 export async function serve(settings: Settings): Promise<number> {
   const child = new Deno.Command(Deno.execPath(), {
     args: daemonArgs(settings),
+    env: daemonEnv(),
     stdin: "null",
     stdout: "inherit",
     stderr: "inherit",

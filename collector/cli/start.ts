@@ -4,7 +4,7 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { daemonArgs } from "../daemon/permissions/mod.ts";
+import { daemonArgs, daemonEnv } from "../daemon/permissions/mod.ts";
 import { collectorUrl, health, portTaken, probe } from "./_client.ts";
 import type { Command } from "./_command.ts";
 
@@ -33,6 +33,7 @@ export async function start(
     if (spawning) {
       const child = new Deno.Command(Deno.execPath(), {
         args: daemonArgs(settings, { detached: true }),
+        env: daemonEnv(),
         stdin: "null",
         stdout: "null",
         stderr: "null",

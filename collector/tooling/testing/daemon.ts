@@ -6,7 +6,7 @@
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { makeRecord } from "@kiro-learn/core/testing";
-import { daemonArgs } from "../../daemon/permissions/mod.ts";
+import { daemonArgs, daemonEnv } from "../../daemon/permissions/mod.ts";
 import { scriptedAgent } from "./scripted_agent.ts";
 
 /** A daemon under test. */
@@ -98,7 +98,7 @@ export async function startTestDaemon(
   async function launch(): Promise<void> {
     child = new Deno.Command(Deno.execPath(), {
       args: daemonArgs(settings),
-      env: { ...options.env, ...env, KIRO_LEARN_PORT: "" },
+      env: { ...daemonEnv(), ...options.env, ...env, KIRO_LEARN_PORT: "" },
       stdin: "null",
       stdout: "null",
       stderr: Deno.env.get("KIRO_LEARN_TEST_LOGS") ? "inherit" : "null",
