@@ -2,7 +2,8 @@
  * Memory benchmark: the idle collector's resident set (RSS) with a large store and the use-lite
  * embedder loaded — before any vector search, and after `mode=vector` searches have loaded every
  * namespace's vectors into the index (what reconciliation's neighbour search and `mode=vector`
- * hold from then on).
+ * hold from then on). Each moment is read 3 s after the last work and again after 35 s of quiet
+ * (the idle figure: V8 collects an idle heap about 30 s after a burst; `--quick` reads at 3 s).
  *
  * The store is built from the real records of the development set (`../shared/quality/fixes-dev`),
  * cycled with fresh ids up to `--records` (default 100,000; the texts repeat, which is fine for a
@@ -50,7 +51,18 @@ export interface MemoryBenchConfig {
   data: string;
   /** Where the JSON goes. */
   out: string;
+  /**
+   * How long each moment is left quiet before its "idle" reading: V8 gives an idle heap back
+   * about 30 s after the last burst, so a reading 3 s after it still holds uncollected garbage.
+   */
+  quietMs: number;
 }
+
+/** Quiet time before a reading: 3 s (the "soon" reading), then up to {@linkcode IDLE_QUIET_MS}. */
+const SOON_MS = 3_000;
+
+/** Quiet time before the idle reading of a full run. */
+const IDLE_QUIET_MS = 35_000;
 
 /** Parses the command line (`--quick`, `--records=N`, `--vectors=N`, `--data=DIR`, `--out=PATH`). */
 export function parseMemoryArgs(args: readonly string[]): MemoryBenchConfig {
@@ -78,6 +90,7 @@ export function parseMemoryArgs(args: readonly string[]): MemoryBenchConfig {
     vectors: vectors ?? (quick ? 32 : 2_000),
     data,
     out: out ?? join(REPO_ROOT, ".bench", quick ? "memory-quick.json" : "memory.json"),
+    quietMs: quick ? SOON_MS : IDLE_QUIET_MS,
   };
 }
 
@@ -235,27 +248,40 @@ async function search(daemon: TestDaemon, namespace: string, mode: "ranked" | "v
   await res.body?.cancel();
 }
 
-/** Lets start-up or load garbage settle, then reads the resident set. */
-async function settledRss(daemon: TestDaemon): Promise<number> {
-  await new Promise((r) => setTimeout(r, 3_000));
-  return processMemoryKib(daemon.pid(), "VmRSS");
+/** The resident set 3 s after the last work, and after `quietMs` of quiet. */
+async function settledRss(
+  daemon: TestDaemon,
+  quietMs: number,
+): Promise<{ soon: number; idle: number }> {
+  await new Promise((r) => setTimeout(r, SOON_MS));
+  const soon = await processMemoryKib(daemon.pid(), "VmRSS");
+  if (quietMs <= SOON_MS) return { soon, idle: soon };
+  await new Promise((r) => setTimeout(r, quietMs - SOON_MS));
+  return { soon, idle: await processMemoryKib(daemon.pid(), "VmRSS") };
 }
 
 /** Where the collector's memory is at one moment (bytes but RSS, from its `/v1/stats`). */
 interface MemoryPhase {
   moment: string;
+  /** After the configured quiet time. */
   rss_kib: number;
+  /** 3 s after the last work. */
+  rss_soon_kib: number;
   heap_total: number;
   heap_used: number;
   external: number;
 }
 
-async function phase(daemon: TestDaemon, moment: string): Promise<MemoryPhase> {
-  const rss = await settledRss(daemon);
-  const m = (await stats(daemon)).memory as Omit<MemoryPhase, "moment" | "rss_kib">;
+async function phase(daemon: TestDaemon, moment: string, quietMs: number): Promise<MemoryPhase> {
+  const rss = await settledRss(daemon, quietMs);
+  const m = (await stats(daemon)).memory as Omit<
+    MemoryPhase,
+    "moment" | "rss_kib" | "rss_soon_kib"
+  >;
   return {
     moment,
-    rss_kib: rss,
+    rss_kib: rss.idle,
+    rss_soon_kib: rss.soon,
     heap_total: m.heap_total,
     heap_used: m.heap_used,
     external: m.external,
@@ -285,14 +311,14 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
       settings: { embedding: { backend: "use-lite" } },
     });
     await waitIdle(daemon);
-    const phases = [await phase(daemon, "embedder loaded, before any search")];
+    const phases = [await phase(daemon, "embedder loaded, before any search", config.quietMs)];
     // A ranked search (what every hook asks) has each namespace's term space trained and held,
     // as a collector in use has them: idle means after that.
     for (const ns of namespaces) await search(daemon, ns, "ranked");
     await waitForTermSpaces(daemon, trainable);
-    phases.push(await phase(daemon, "term spaces trained (idle)"));
+    phases.push(await phase(daemon, "term spaces trained (idle)", config.quietMs));
     for (const ns of namespaces) await search(daemon, ns, "vector");
-    phases.push(await phase(daemon, "vectors loaded too"));
+    phases.push(await phase(daemon, "vectors loaded too", config.quietMs));
     const idle = phases[1].rss_kib;
     const loaded = phases[2].rss_kib;
     // deno-lint-ignore no-explicit-any
@@ -335,7 +361,8 @@ async function main(): Promise<void> {
   );
   for (const p of f.phases) {
     console.log(
-      `memory: ${p.moment}: RSS ${mib(p.rss_kib)} MiB; main heap ` +
+      `memory: ${p.moment}: RSS ${mib(p.rss_kib)} MiB after ${config.quietMs / 1000} s quiet ` +
+        `(${mib(p.rss_soon_kib)} MiB after 3 s); main heap ` +
         `${mib(p.heap_used / 1024)} of ${mib(p.heap_total / 1024)} MiB used, ` +
         `outside the heap ${mib(p.external / 1024)} MiB`,
     );

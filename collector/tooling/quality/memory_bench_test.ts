@@ -21,7 +21,15 @@ Deno.test("parseMemoryArgs: full and quick sizes, flags, unknown or bad argument
     "--data=/d",
     "--out=/o",
   ]);
-  assert.deepEqual(quick, { mode: "quick", records: 10, vectors: 3, data: "/d", out: "/o" });
+  assert.deepEqual(quick, {
+    mode: "quick",
+    records: 10,
+    vectors: 3,
+    data: "/d",
+    out: "/o",
+    quietMs: 3_000,
+  });
+  assert.equal(full.quietMs, 35_000, "a full run reads idle memory after V8's idle GC");
   assert.throws(() => parseMemoryArgs(["--records=0"]), /records must be a whole number/);
   assert.throws(() => parseMemoryArgs(["--fast"]), /unknown argument --fast/);
 });
