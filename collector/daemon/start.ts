@@ -122,6 +122,7 @@ export async function startCollector(
     storage,
     logger,
     timeoutMs: settings.embedding.timeoutMs,
+    vectorIdleMs: settings.embedding.vectorIdleMs,
     dataDir: settings.dataDir,
   });
   // Hybrid retrieval; lexical-only (exactly the FTS path) whenever the embedder is not ready.

@@ -284,6 +284,13 @@ export const SETTINGS_SPEC = deepFreeze({
       "Embedding model for vector search, or off (lexical search only).",
     ),
     timeoutMs: int(100, 60_000, 2000, "How long embedding one text may take."),
+    vectorIdleMs: int(
+      1000,
+      86_400_000,
+      600_000,
+      "How long a project's vectors stay in memory unused before they are dropped (they reload " +
+        "from the database when next searched).",
+    ),
   },
   spool: {
     maxBytes: int(

@@ -291,6 +291,26 @@ Deno.test("the service's vector index holds int8 codes (a quarter of float32's m
   }
 });
 
+Deno.test("a namespace's vectors leave memory after the idle time and come back on search", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const records = [makeRecord({ title: "one" }), makeRecord({ title: "two" })];
+  for (const r of records) await storage.putRecord(r);
+  const s = service(storage, { factory: () => Promise.resolve(fakeEmbedder()), vectorIdleMs: 50 });
+  try {
+    assert.equal(await s.whenLoaded(), true);
+    await waitFor(() => s.status().backfill?.done === 2);
+    const query = (await s.embedQuery("one"))!;
+    assert.equal((await s.index.search(TEST_NAMESPACE, query, { k: 5 })).length, 2);
+    assert.equal(s.index.isLoaded(TEST_NAMESPACE), true);
+    await waitFor(() => !s.index.isLoaded(TEST_NAMESPACE));
+    assert.equal(s.index.stats().vectors, 0);
+    assert.equal((await s.index.search(TEST_NAMESPACE, query, { k: 5 })).length, 2);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
 Deno.test("lengthOrder: shortest first, equal lengths in input order", () => {
   assert.deepEqual(lengthOrder(["ccc", "a", "bb", "d", ""]), [4, 1, 3, 2, 0]);
   assert.deepEqual(lengthOrder([]), []);

@@ -103,11 +103,16 @@ interface Slots {
   move(from: number, to: number): void;
   /** The first `capacity` vectors (all when it is larger), with room for `capacity`. */
   resized(capacity: number): Slots;
+  /**
+   * Frees the memory now (the buffers are detached; nothing may read these slots again): an
+   * idle collector runs no garbage collection that would free tens of MB of dropped vectors.
+   */
+  release(): void;
 }
 
 class Float32Slots implements Slots {
   #dim: number;
-  #data: Float32Array;
+  #data: Float32Array<ArrayBuffer>;
   constructor(dim: number, capacity: number) {
     this.#dim = dim;
     this.#data = new Float32Array(capacity * dim);
@@ -140,6 +145,9 @@ class Float32Slots implements Slots {
     next.#data.set(this.#data.subarray(0, next.#data.length));
     return next;
   }
+  release(): void {
+    this.#data.buffer.transfer(0);
+  }
 }
 
 /** Largest code: codes are symmetric, so -127..127 (never -128). */
@@ -147,8 +155,8 @@ const INT8_MAX = 127;
 
 class Int8Slots implements Slots {
   #dim: number;
-  #codes: Int8Array;
-  #scales: Float32Array;
+  #codes: Int8Array<ArrayBuffer>;
+  #scales: Float32Array<ArrayBuffer>;
   constructor(dim: number, capacity: number) {
     this.#dim = dim;
     this.#codes = new Int8Array(capacity * dim);
@@ -197,6 +205,10 @@ class Int8Slots implements Slots {
     next.#scales.set(this.#scales.subarray(0, capacity));
     return next;
   }
+  release(): void {
+    this.#codes.buffer.transfer(0);
+    this.#scales.buffer.transfer(0);
+  }
 }
 
 function newSlots(precision: VectorPrecision, dim: number, capacity: number): Slots {
@@ -227,6 +239,7 @@ export class VectorIndex {
   #shards = new Map<string, Shard>();
   #loading = new Map<string, Loading>();
   #namespaceOf = new Map<string, string>();
+  #usedAt = new Map<string, number>();
   #generation = 0;
 
   /**
@@ -272,6 +285,26 @@ export class VectorIndex {
     this.#shards.clear();
     this.#loading.clear();
     this.#namespaceOf.clear();
+    this.#usedAt.clear();
+  }
+
+  /**
+   * Drops from memory every loaded namespace not loaded or searched in the last `idleMs` (it
+   * reloads from storage when next searched), and returns their names. A namespace still
+   * loading is kept.
+   */
+  unloadIdle(idleMs: number, options: { now?: number } = {}): string[] {
+    const now = options.now ?? Date.now();
+    const dropped: string[] = [];
+    for (const [namespace, shard] of this.#shards) {
+      if (now - (this.#usedAt.get(namespace) ?? 0) < idleMs) continue;
+      for (const id of shard.ids) this.#namespaceOf.delete(id);
+      this.#shards.delete(namespace);
+      shard.data.release();
+      this.#usedAt.delete(namespace);
+      dropped.push(namespace);
+    }
+    return dropped;
   }
 
   /** True when `namespace` is in memory (a search will not touch storage). */
@@ -281,6 +314,7 @@ export class VectorIndex {
 
   /** Loads `namespace` if it is not in memory yet (concurrent callers share one load). */
   load(namespace: string): Promise<void> {
+    this.#usedAt.set(namespace, Date.now());
     if (this.#shards.has(namespace) || this.#model === null) return Promise.resolve();
     const existing = this.#loading.get(namespace);
     if (existing) return existing.promise;
@@ -398,6 +432,7 @@ export class VectorIndex {
   searchLoaded(namespace: string, query: Float32Array, options: SearchOptions): VectorHit[] | null {
     const shard = this.#shards.get(namespace);
     if (!shard) return null;
+    this.#usedAt.set(namespace, Date.now());
     if (query.length !== this.#dim) {
       throw new RangeError(`query has ${query.length} dimensions, the index ${this.#dim}`);
     }

@@ -55,6 +55,37 @@ Deno.test("loads a namespace lazily, once, and searches by cosine, best first", 
   assert.ok(Math.abs(h1[1].similarity - 0.8) < 1e-6);
 });
 
+Deno.test("namespaces unused for the idle time leave memory and reload with the same answers", async () => {
+  const source = new FakeSource();
+  source.put("ns1", "a", v(1, 0));
+  source.put("ns1", "b", v(0.6, 0.8));
+  source.put("ns2", "c", v(0, 1));
+  const index = new VectorIndex(source, { model: "m1", dim: 2, precision: "int8" });
+  const before = await index.search("ns1", v(1, 0), { k: 2 });
+  await index.search("ns2", v(0, 1), { k: 1 });
+  const now = Date.now();
+  assert.deepEqual(index.unloadIdle(60_000, { now }), [], "both were just used");
+  // A minute later both have been idle for the whole idle time.
+  assert.deepEqual(index.unloadIdle(60_000, { now: now + 60_000 }).sort(), ["ns1", "ns2"]);
+  assert.equal(index.isLoaded("ns1"), false);
+  assert.equal(index.vector("a"), null, "its records are forgotten with it");
+  assert.equal(index.stats().vectors, 0);
+  assert.equal(index.stats().bytes, 0);
+  // A write while unloaded waits for storage, as for any namespace not in memory.
+  source.put("ns1", "d", v(0.8, 0.6));
+  index.upsert("ns1", "d", v(0.8, 0.6));
+  const loadsBefore = source.loads;
+  const after = await index.search("ns1", v(1, 0), { k: 2 });
+  assert.equal(source.loads, loadsBefore + 1, "the next search reloads it");
+  assert.deepEqual(after.map((h) => h.record_id), ["a", "d"]);
+  assert.equal(before[0].record_id, "a");
+  // A namespace searched within the idle time stays.
+  const recent = Date.now();
+  await index.search("ns1", v(1, 0), { k: 1 });
+  assert.deepEqual(index.unloadIdle(60_000, { now: recent + 1_000 }), []);
+  assert.equal(index.isLoaded("ns1"), true);
+});
+
 Deno.test("namespaces are isolated exactly (no prefix matching)", async () => {
   const source = new FakeSource();
   source.put("/actor/x/project/1/", "a", v(1, 0));
@@ -458,4 +489,22 @@ Deno.test("a source that pages is read page by page; writes during the load are 
   assert.ok(index.vector("new"));
   const hits = await index.search("ns", v(0, 1), { k: 1 });
   assert.equal(hits[0].record_id, "new");
+});
+
+Deno.test("unloading frees a namespace's vectors at once, without waiting for a collection", async () => {
+  const source = new FakeSource();
+  const dim = 512;
+  for (let i = 0; i < 20_000; i++) {
+    const vector = new Float32Array(dim);
+    vector[i % dim] = 1;
+    source.put("big", `r${i}`, vector);
+  }
+  const index = new VectorIndex(source, { model: "m1", dim, precision: "int8" });
+  await index.load("big");
+  const held = index.stats().bytes;
+  assert.ok(held >= 20_000 * dim, `int8 codes for 20k × 512: ${held} bytes`);
+  const before = Deno.memoryUsage().external;
+  assert.deepEqual(index.unloadIdle(0, { now: Date.now() + 1 }), ["big"]);
+  const freed = before - Deno.memoryUsage().external;
+  assert.ok(freed >= 0.9 * held, `freed ${freed} of ${held} bytes at once`);
 });

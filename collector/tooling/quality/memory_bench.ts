@@ -2,7 +2,8 @@
  * Memory benchmark: the idle collector's resident set (RSS) with a large store and the use-lite
  * embedder loaded — before any vector search, and after `mode=vector` searches have loaded every
  * namespace's vectors into the index (what reconciliation's neighbour search and `mode=vector`
- * hold from then on). Each moment is read 3 s after the last work and again after 35 s of quiet
+ * hold until `embedding.vectorIdleMs` passes without a vector search), and once they have been
+ * unloaded after that idle time (set just past the quiet time here). Each moment is read 3 s after the last work and again after 35 s of quiet
  * (the idle figure: V8 collects an idle heap about 30 s after a burst; `--quick` reads at 3 s).
  *
  * The store is built from the real records of the development set (`../shared/quality/fixes-dev`),
@@ -306,9 +307,12 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
       join(dataDir, "kiro-learn.db"),
       config,
     );
+    // Vectors unused this long leave memory: set just past the quiet time, so the "vectors
+    // loaded" moment is read before, and the last moment after, they go.
+    const vectorIdleMs = config.quietMs + 5_000;
     await using daemon = await startTestDaemon({
       dataDir,
-      settings: { embedding: { backend: "use-lite" } },
+      settings: { embedding: { backend: "use-lite", vectorIdleMs } },
     });
     await waitIdle(daemon);
     const phases = [await phase(daemon, "embedder loaded, before any search", config.quietMs)];
@@ -319,10 +323,21 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
     phases.push(await phase(daemon, "term spaces trained (idle)", config.quietMs));
     for (const ns of namespaces) await search(daemon, ns, "vector");
     phases.push(await phase(daemon, "vectors loaded too", config.quietMs));
-    const idle = phases[1].rss_kib;
-    const loaded = phases[2].rss_kib;
     // deno-lint-ignore no-explicit-any
     const index = ((await stats(daemon)).embedding as any).index;
+    await waitFor(async () => {
+      // deno-lint-ignore no-explicit-any
+      return ((await stats(daemon)).embedding as any).index.vectors === 0;
+    }, {
+      timeoutMs: 3 * vectorIdleMs + 60_000,
+      intervalMs: 500,
+      what: "the vectors to be unloaded",
+    });
+    phases.push(
+      await phase(daemon, "vectors unloaded after embedding.vectorIdleMs", config.quietMs),
+    );
+    const idle = phases[1].rss_kib;
+    const loaded = phases[2].rss_kib;
     let dbBytes = 0;
     for await (const entry of Deno.readDir(dataDir)) {
       if (entry.name.startsWith("kiro-learn.db")) {

@@ -106,6 +106,11 @@ Deno.test("memory bench --quick runs on a small set, prints its lines, writes JS
     assert.equal(report.records, 30);
     assert.equal(report.index.vectors, 30);
     assert.ok(report.rss_index_loaded_kib > 0);
+    assert.deepEqual(
+      report.phases.map((p: { moment: string }) => p.moment).at(-1),
+      "vectors unloaded after embedding.vectorIdleMs",
+    );
+    assert.match(text, /^memory: vectors unloaded after embedding\.vectorIdleMs: RSS \d+ MiB/m);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
