@@ -66,6 +66,8 @@ const TERM_SPACE_MAX_TRAINING_RECORDS = 20_000;
  */
 const MAX_SPACES_IN_MEMORY = 8;
 
+type Timer = ReturnType<typeof setTimeout>;
+
 /** How often a namespace that is being searched is checked for growth (default). */
 const CHECK_INTERVAL_MS = 60_000;
 
@@ -263,10 +265,11 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
   let closed = false;
   let searches = 0; // orders the entries by their last search (Date.now() ties within a ms)
   const settleMs = options.settleMs ?? SETTLE_MS;
-  // Changed namespaces waiting to go quiet: the pending check's timer, and the first change.
+  // Changed namespaces waiting to go quiet.
+  // The first and the last change of each, and its timer.
   const settling = new Map<
     string,
-    { timer: ReturnType<typeof setTimeout>; since: number; fired: PromiseWithResolvers<void> }
+    { timer: Timer; since: number; last: number; fired: PromiseWithResolvers<void> }
   >();
 
   const entry = (namespace: string): Entry => {
@@ -458,18 +461,31 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     },
     recordsChanged(namespace) {
       if (closed) return;
-      const now = Date.now();
       const waiting = settling.get(namespace);
-      if (waiting) clearTimeout(waiting.timer);
-      const since = waiting?.since ?? now;
-      const delay = Math.max(0, Math.min(settleMs, since + SETTLE_MAX_MS - now));
-      const fired = waiting?.fired ?? Promise.withResolvers<void>();
-      const timer = setTimeout(() => {
+      // Saves come by the thousand in an import: a change only moves the time, one timer waits.
+      if (waiting) {
+        waiting.last = Date.now();
+        return;
+      }
+      const fire = () => {
+        const entry = settling.get(namespace)!;
+        const quietFor = Date.now() - entry.last;
+        const waited = Date.now() - entry.since;
+        if (quietFor < settleMs && waited < SETTLE_MAX_MS) {
+          entry.timer = setTimeout(fire, Math.min(settleMs - quietFor, SETTLE_MAX_MS - waited));
+          return;
+        }
         settling.delete(namespace);
         void schedule(namespace);
-        fired.resolve();
-      }, delay);
-      settling.set(namespace, { timer, since, fired });
+        entry.fired.resolve();
+      };
+      const now = Date.now();
+      settling.set(namespace, {
+        timer: setTimeout(fire, settleMs),
+        since: now,
+        last: now,
+        fired: Promise.withResolvers<void>(),
+      });
     },
     recordsForgotten() {
       void enqueue("\u0000forgotten", dropForgotten);
