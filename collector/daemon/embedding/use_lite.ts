@@ -72,7 +72,7 @@ const CORES_FOR_TWO_WORKERS = 4;
 
 /**
  * The default Worker count: two when the machine has a core left for everything else, else one
- * (`embedding.workers` overrides it).
+ * (the `workers` option overrides it; no setting does).
  */
 export function defaultUseLiteWorkers(cores: number = navigator.hardwareConcurrency): number {
   return (Math.floor(cores) || 1) >= CORES_FOR_TWO_WORKERS ? MAX_USE_LITE_WORKERS : 1;

@@ -230,11 +230,22 @@ async function stats(daemon: TestDaemon): Promise<Record<string, unknown>> {
   return await res.json();
 }
 
+/** What this bench reads of `/v1/stats` `embedding`. */
+interface EmbeddingStats {
+  state: string;
+  error?: string;
+  backfill?: { state: string; pending: number } | null;
+  index: { vectors: number; bytes: number };
+}
+
+async function embeddingStats(daemon: TestDaemon): Promise<EmbeddingStats> {
+  return (await stats(daemon)).embedding as EmbeddingStats;
+}
+
 /** Waits until the embedder is ready and the backfill has nothing left to do. */
 async function waitIdle(daemon: TestDaemon): Promise<void> {
   await waitFor(async () => {
-    // deno-lint-ignore no-explicit-any
-    const e = (await stats(daemon)).embedding as any;
+    const e = await embeddingStats(daemon);
     if (e?.state === "failed") throw new Error(`the embedder failed to load: ${e.error}`);
     return e?.state === "ready" && e.backfill?.state === "idle" && e.backfill.pending === 0
       ? true
@@ -323,12 +334,8 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
     phases.push(await phase(daemon, "term spaces trained (idle)", config.quietMs));
     for (const ns of namespaces) await search(daemon, ns, "vector");
     phases.push(await phase(daemon, "vectors loaded too", config.quietMs));
-    // deno-lint-ignore no-explicit-any
-    const index = ((await stats(daemon)).embedding as any).index;
-    await waitFor(async () => {
-      // deno-lint-ignore no-explicit-any
-      return ((await stats(daemon)).embedding as any).index.vectors === 0;
-    }, {
+    const { index } = await embeddingStats(daemon);
+    await waitFor(async () => (await embeddingStats(daemon)).index.vectors === 0, {
       timeoutMs: 3 * vectorIdleMs + 60_000,
       intervalMs: 500,
       what: "the vectors to be unloaded",
