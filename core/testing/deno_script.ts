@@ -15,13 +15,21 @@ export interface ScriptRun {
   stderr: string;
 }
 
-/** Runs `deno run -A script ...args` in `cwd` (with `env` added) and waits for it to end. */
+/**
+ * Runs `deno run -A ...flags script ...args` in `cwd` (with `env` added) and waits for it to
+ * end; `flags` are Deno's own (`--v8-flags=…`), `args` the script's.
+ */
 export async function runDenoScript(
   script: string,
-  options: { args?: readonly string[]; cwd: string; env?: Record<string, string> },
+  options: {
+    args?: readonly string[];
+    flags?: readonly string[];
+    cwd: string;
+    env?: Record<string, string>;
+  },
 ): Promise<ScriptRun> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, ...(options.args ?? [])],
+    args: ["run", "-A", ...(options.flags ?? []), script, ...(options.args ?? [])],
     cwd: options.cwd,
     env: options.env,
     stdout: "piped",

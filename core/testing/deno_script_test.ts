@@ -19,3 +19,19 @@ Deno.test("runDenoScript: arguments, environment and folder reach the script; ou
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("runDenoScript: flags go to Deno, before the script, not to the script", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const script = `${dir}/where.ts`;
+    await Deno.writeTextFile(script, `console.log(location.href, Deno.args.length);`);
+    const run = await runDenoScript(script, {
+      flags: ["--location=https://example.test/here"],
+      cwd: dir,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "https://example.test/here 0\n");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadSettings } from "@kiro-learn/core/settings";
+import { runDenoScript } from "@kiro-learn/core/testing";
 import { DAEMON_GLIBC_TUNABLES, DAEMON_V8_FLAGS, daemonArgs, daemonEnv } from "./permissions.ts";
 
 // A Worker that builds many small objects (as tokenizing a namespace's records does).
@@ -68,14 +69,13 @@ async function runAsDaemon(main: string, worker = ""): Promise<Record<string, nu
     const v8 = daemonArgs(loadSettings({ env: { KIRO_LEARN_HOME: dir } }))
       .filter((a) => a.startsWith("--v8-flags="));
     assert.deepEqual(v8, [`--v8-flags=${DAEMON_V8_FLAGS.join(",")}`]);
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", `--allow-read=${dir}`, ...v8, join(dir, "main.js")],
+    const run = await runDenoScript(join(dir, "main.js"), {
+      flags: v8,
+      cwd: dir,
       env: daemonEnv(),
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    return JSON.parse(new TextDecoder().decode(out.stdout));
+    });
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
