@@ -443,7 +443,7 @@ export function previewBody(body: Event["body"]): string {
  * The collector's memory in bytes: resident, the main V8 heap (reserved and used) and memory
  * outside it (array buffers such as the vector index). Workers' heaps count only in `rss`.
  */
-export function processMemory(): {
+function processMemory(): {
   rss: number;
   heap_total: number;
   heap_used: number;

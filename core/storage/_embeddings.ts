@@ -9,16 +9,6 @@ import type { EmbeddingPage, StoredEmbedding } from "./types.ts";
 import { RECORD_COLUMNS, recordFromRow, type Row } from "./_rows.ts";
 import type { Connection } from "./_connection.ts";
 
-/** See `Storage.putEmbedding`. */
-export async function putEmbedding(
-  c: Connection,
-  recordId: string,
-  embedding: StoredEmbedding,
-): Promise<void> {
-  await Promise.resolve();
-  writeEmbedding(c, recordId, embedding);
-}
-
 /** See `Storage.putEmbeddings`. */
 export async function putEmbeddings(
   c: Connection,

@@ -52,7 +52,6 @@ import {
   listEmbeddingPage,
   listEmbeddings,
   markEmbeddingFailed,
-  putEmbedding,
   putEmbeddings,
   recordsNeedingEmbedding,
 } from "./_embeddings.ts";
@@ -352,11 +351,6 @@ export class SqliteStorage implements Storage, TeamStore {
     rows: readonly { record_id: string; embedding: StoredEmbedding }[],
   ): Promise<void> {
     return putEmbeddings(this.#c, rows);
-  }
-
-  /** See `Storage.putEmbedding`. */
-  putEmbedding(recordId: string, embedding: StoredEmbedding): Promise<void> {
-    return putEmbedding(this.#c, recordId, embedding);
   }
 
   /** See `Storage.listEmbeddingPage`. */

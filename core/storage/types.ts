@@ -426,10 +426,8 @@ export interface Storage extends TeamStore {
     options: { limit: number; types?: string[] },
   ): Promise<MemoryRecord[]>;
 
-  /** Stores (or replaces) an embedding. */
-  putEmbedding(recordId: string, embedding: StoredEmbedding): Promise<void>;
   /**
-   * Stores several embeddings in one transaction (the backfill's batches: one WAL commit instead
+   * Stores (or replaces) several embeddings in one transaction (the backfill's batches: one WAL commit instead
    * of one per record, on the thread that serves ingest). A missing record is skipped.
    */
   putEmbeddings(rows: readonly { record_id: string; embedding: StoredEmbedding }[]): Promise<void>;

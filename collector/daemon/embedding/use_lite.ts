@@ -103,7 +103,8 @@ interface ModelWorker {
   /** Requests sent and not answered yet. */
   inFlight(): number;
   embed(texts: string[]): Promise<Float32Array[]>;
-  terminate(): void;
+  /** Ends it; calls still waiting on it fail with `error`. */
+  terminate(error: Error): void;
 }
 
 function startModelWorker(
@@ -160,7 +161,7 @@ function startModelWorker(
       worker.postMessage({ id, texts });
       return p.promise;
     },
-    terminate: () => fail(new Error("use-lite embedder is closed")),
+    terminate: fail,
   };
 }
 
@@ -181,7 +182,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     if (dead) return;
     dead = error;
     // One Worker down takes the others with it: the service reloads the embedder as a whole.
-    for (const w of workers) w.terminate();
+    for (const w of workers) w.terminate(error);
     if (!closed) options.onDead?.(error);
   };
   for (let i = 0; i < count; i++) {

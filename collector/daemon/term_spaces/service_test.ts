@@ -338,10 +338,12 @@ Deno.test("records arriving in a burst are learned once, whole, after the namesp
   await withStore(async (path) => {
     const storage = openSqliteStorage(path);
     const trainer = countingTrainer();
+    let closed: TermSpaceService | undefined;
     await withService(
       storage,
       { train: trainer.train, minRecords: 200, settleMs: 150 },
       async (service) => {
+        closed = service;
         // An import: 500 records in batches, each batch announced as the daemon announces saves.
         for (let batch = 0; batch < 5; batch++) {
           await fill(storage, A, 100);
@@ -355,8 +357,10 @@ Deno.test("records arriving in a burst are learned once, whole, after the namesp
         assert.equal(service.status().pending, 0);
         // A change left pending at close is dropped, not run after it.
         service.recordsChanged(A);
+        assert.equal(service.status().pending, 1);
       },
     );
+    assert.equal(closed!.status().pending, 0, "close drops the pending change");
     assert.equal(trainer.calls, 1);
   });
 });

@@ -361,9 +361,10 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
       const current = embedder;
       const all = [...byKey.values()];
       const vectors = await embedCached(current, all.map(composeEmbeddingInput), config.cache);
-      all.forEach((r, i) =>
-        storage.putEmbedding(r.record_id, { model: current.model_id, vector: vectors[i] })
-      );
+      await storage.putEmbeddings(all.map((r, i) => ({
+        record_id: r.record_id,
+        embedding: { model: current.model_id, vector: vectors[i] },
+      })));
       const index = new VectorIndex(storage, { model: current.model_id, dim: current.dim });
       await index.load(QUALITY_NAMESPACE);
       const queryVectors = new Map<string, Float32Array>();

@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { newRecordId } from "@kiro-learn/core/ids";
-import { GATE_MIN_CORPUS, unitOrZero } from "@kiro-learn/core/search";
+import { dot, GATE_MIN_CORPUS, unitOrZero } from "@kiro-learn/core/search";
 import {
   composeEmbeddingInput,
   createUseLiteEmbedder,
@@ -155,16 +155,14 @@ export async function quantizationOverlap(
     const chunk = asked.slice(i, i + 16);
     const vectors = await options.embedder.embed(chunk.map((q) => queryEmbeddingInput(q.query)));
     for (const [j, q] of chunk.entries()) {
+      const query = unitOrZero(vectors[j]);
       const a = await exact.search(q.namespace, vectors[j], { k: 10 });
       const b = await int8.search(q.namespace, vectors[j], { k: 10 });
       const ids = new Set(a.map((h) => h.record_id));
       overlap += b.filter((h) => ids.has(h.record_id)).length / Math.max(1, a.length);
       if (a[0]?.record_id === b[0]?.record_id) same++;
       for (const hit of b) {
-        const vector = exact.vector(hit.record_id)!;
-        const query = unitOrZero(vectors[j]);
-        let sim = 0;
-        for (let d = 0; d < vector.length; d++) sim += vector[d] * query[d];
+        const sim = dot(exact.vector(hit.record_id)!, query);
         maxError = Math.max(maxError, Math.abs(sim - hit.similarity));
       }
     }
