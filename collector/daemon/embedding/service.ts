@@ -75,8 +75,6 @@ export interface EmbeddingService {
   recordSaved(record: MemoryRecord): void;
   /** Tell after records were deleted (they leave the index at once). */
   recordsDeleted(ids: readonly string[]): void;
-  /** Loads a namespace's vectors in the background (before its first search needs them). */
-  warm(namespace: string): void;
   /** Resolves once the first load attempt has finished: true when the model is ready. */
   whenLoaded(): Promise<boolean>;
   /** Stops the backfill and the embedder; idempotent. */
@@ -372,13 +370,6 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
     })();
   }
 
-  function warm(namespace: string): void {
-    if (state !== "ready" || index.isLoaded(namespace)) return;
-    index.load(namespace).catch((e) =>
-      logger.warn("vector index load failed", { namespace, error: errorText(e) })
-    );
-  }
-
   if (backend === "off") firstLoad.resolve(false);
   else {
     backfill?.start();
@@ -473,7 +464,6 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
         if (deleted.size > DELETED_MEMORY) deleted.delete(deleted.values().next().value!);
       }
     },
-    warm,
     whenLoaded: () => firstLoad.promise,
     async close() {
       if (closed) return;
