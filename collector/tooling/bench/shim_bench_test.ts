@@ -1,21 +1,15 @@
 import assert from "node:assert/strict";
+import { runDenoScript } from "@kiro-learn/core/testing";
 
 Deno.test("the shim benchmark runs end to end with --quick", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        new URL("./shim_bench.ts", import.meta.url).pathname,
-        "--quick",
-        `--out=${dir}/shims.json`,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stdout = new TextDecoder().decode(output.stdout);
-    assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+    const output = await runDenoScript(new URL("./shim_bench.ts", import.meta.url).pathname, {
+      args: ["--quick", `--out=${dir}/shims.json`],
+      cwd: Deno.cwd(),
+    });
+    const stdout = output.stdout;
+    assert.equal(output.code, 0, output.stderr);
     assert.match(stdout, /shim: tool-use hook\s+median/);
     assert.match(stdout, /shim: prompt hook, retrieval at 1k records\s+median/);
     assert.match(stdout, /shim: Claude Code tool-use hook, fast path\s+median/);

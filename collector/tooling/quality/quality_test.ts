@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { runDenoScript } from "@kiro-learn/core/testing";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryRecordSchema } from "@kiro-learn/core/schemas";
@@ -78,13 +79,11 @@ Deno.test("eval --quick runs, prints the summary line and writes JSON", async ()
   const dir = await Deno.makeTempDir();
   try {
     const out = join(dir, "quality.json");
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", EVAL, "--quick", `--out=${out}`],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(stdout);
-    assert.equal(code, 0, `${text}\n${new TextDecoder().decode(stderr)}`);
+    const { code, stdout: text, stderr } = await runDenoScript(EVAL, {
+      args: ["--quick", `--out=${out}`],
+      cwd: Deno.cwd(),
+    });
+    assert.equal(code, 0, `${text}\n${stderr}`);
     assert.match(
       text,
       /^quality: lexical recall@5 \d\.\d\d MRR \d\.\d\d \| hybrid (recall@5 \d\.\d\d MRR \d\.\d\d|n\/a .*) \(\d+ queries, \d+ records\)$/m,
@@ -117,13 +116,11 @@ Deno.test("the full set: hybrid beats lexical by a clear margin, also on the hel
   const dir = await Deno.makeTempDir();
   try {
     const out = join(dir, "quality.json");
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", EVAL, "--no-sweep", `--out=${out}`],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(stdout);
-    assert.equal(code, 0, `${text}\n${new TextDecoder().decode(stderr)}`);
+    const { code, stdout: text, stderr } = await runDenoScript(EVAL, {
+      args: ["--no-sweep", `--out=${out}`],
+      cwd: Deno.cwd(),
+    });
+    assert.equal(code, 0, `${text}\n${stderr}`);
     const report: QualityReport = JSON.parse(await Deno.readTextFile(out));
     assert.equal(report.mode, "full");
     assert.ok("model" in report.embedder, JSON.stringify(report.embedder));
