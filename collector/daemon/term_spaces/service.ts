@@ -231,9 +231,10 @@ export function workerTrainer(options: { sandbox?: boolean; signal?: AbortSignal
   };
 }
 
-// A namespace without a space: nothing in memory and nothing trained to compare growth with.
+// A namespace without a space: nothing in memory and nothing trained to compare growth with
+// (and nothing stored to load either).
 function dropSpace(e: Entry): void {
-  Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null });
+  Object.assign(e, { space: null, records: 0, terms: 0, trainedAt: null, loaded: true });
 }
 
 interface Entry {
@@ -377,7 +378,6 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
         // Something was forgotten while this space learned: it may hold the forgotten words.
         // Dropped, and trained again from what is left.
         dropSpace(e);
-        e.loaded = true;
         logger.info("term space dropped: records were forgotten while it trained", { namespace });
         void schedule(namespace);
         return;
@@ -420,7 +420,6 @@ export function createTermSpaceService(options: TermSpaceServiceOptions): TermSp
     for (const [namespace, e] of entries) {
       if (e.records === 0 || stored.has(namespace)) continue;
       dropSpace(e);
-      e.loaded = true;
       void schedule(namespace);
     }
   }

@@ -316,9 +316,9 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
       join(dataDir, "kiro-learn.db"),
       config,
     );
-    // Vectors unused this long leave memory: set just past the quiet time, so the "vectors
+    // Vectors unused this long leave memory: set 15 s past the quiet time, so the "vectors
     // loaded" moment is read before, and the last moment after, they go.
-    const vectorIdleMs = config.quietMs + 5_000;
+    const vectorIdleMs = config.quietMs + 15_000;
     await using daemon = await startTestDaemon({
       dataDir,
       settings: { embedding: { backend: "use-lite", vectorIdleMs } },
@@ -333,6 +333,14 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
     for (const ns of namespaces) await search(daemon, ns, "vector");
     phases.push(await phase(daemon, "vectors loaded too", config.quietMs));
     const { index } = await embeddingStats(daemon);
+    // Each namespace's idle time counts from its own search: one dropped before the reading
+    // would make "vectors loaded" a figure of fewer vectors.
+    if (index.vectors !== config.records) {
+      throw new Error(
+        `only ${index.vectors} of ${config.records} vectors were held at the "vectors loaded" ` +
+          `reading: the searches took longer than embedding.vectorIdleMs allows`,
+      );
+    }
     await waitFor(async () => (await embeddingStats(daemon)).index.vectors === 0, {
       timeoutMs: 3 * vectorIdleMs + 60_000,
       intervalMs: 500,
