@@ -12,6 +12,10 @@
  * - with `--git=DIR`, on a history nobody tuned on: that repository's `Fixes:` queries
  *   (`git_fixes_eval.ts`'s, its records put straight into storage), ranked by the models
  *   trained on each repository of the set and on both together.
+ * - with `--external --git=DIR,DIR,…` (two or more clones), trained on those histories only:
+ *   pooled, with both repositories of the set held out; each history held out of the others
+ *   (leave one out); and the histories plus one repository of the set, the other held out. Each
+ *   column is paired against the shipped weights (`core/search/data/rerank_weights.json`).
  *
  * Models (all deterministic):
  * - `linear`: `train_rerank.ts`'s listwise softmax model, optionally with per-query columns
@@ -26,12 +30,14 @@
  * ```sh
  * deno run -A collector/tooling/quality/rerank_model_experiment.ts --data=DIR [--git=/tmp/dpdk] \
  *   [--variants=linear,gbrt-softmax-d3]
+ * deno run -A collector/tooling/quality/rerank_model_experiment.ts --data=DIR --external \
+ *   --git=/tmp/dpdk,/tmp/rdma-core,/tmp/xen [--variants=linear-1000,linear+zscore]
  * ```
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { linearScore } from "@kiro-learn/core/search";
+import { linearScore, RERANK_MODEL } from "@kiro-learn/core/search";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { commitRecord } from "../../cli/mod.ts";
 import { fixesQueries, windowCommits } from "./git_fixes_eval.ts";
@@ -437,9 +443,10 @@ function paired(column: Column, base: Column): string {
   return `${column.label} +${won}/-${lost} [${means[50].toFixed(3)}, ${means[1949].toFixed(3)}]`;
 }
 
-// A `Fixes:` history's queries as samples over its own records (fixing commits left out).
-async function gitSamples(root: string): Promise<Sample[]> {
-  const namespace = "/actor/eval/project/git-fixes/";
+// A `Fixes:` history's queries as samples over its own records (fixing commits left out),
+// labelled `repo` (one namespace per history, so several can share a storage-free table).
+async function gitSamples(root: string, repo = "git"): Promise<Sample[]> {
+  const namespace = `/actor/eval/project/git-fixes-${repo}/`;
   const repository = root;
   const commits = await windowCommits(root, { max: 5000 });
   const { queries, fixing } = fixesQueries(commits, { namespace, repository });
@@ -452,7 +459,7 @@ async function gitSamples(root: string): Promise<Sample[]> {
     const spaces = await trainSpaces(storage, [namespace]);
     return collect(
       storage,
-      queries.map((q, i) => ({ ...q, query_id: `git-${i}`, namespace, repo: "git" })),
+      queries.map((q, i) => ({ ...q, query_id: `${repo}-${i}`, namespace, repo })),
       { spaces },
     );
   } finally {
@@ -461,10 +468,108 @@ async function gitSamples(root: string): Promise<Sample[]> {
   }
 }
 
+// The histories' labels: each clone's directory name.
+function historyName(root: string): string {
+  return root.replace(/\/+$/, "").split("/").pop() ?? root;
+}
+
+// `--external`: every model is trained on other projects' histories only, so both repositories
+// of the set are held out, and each history in turn is held out of the others (leave one out).
+// Two more columns add one repository of the set to the histories and score the other one. Every
+// variant is paired against the shipped weights (`RERANK_MODEL`, trained on ovs) in each column.
+function externalTable(
+  samples: readonly Sample[],
+  histories: ReadonlyMap<string, Sample[]>,
+  run: readonly Variant[],
+): void {
+  const repos = [...new Set([TRAIN_REPO, ...samples.map((s) => s.query.repo)])];
+  const short = (repo: string) => repo.split("/").pop();
+  const names = [...histories.keys()];
+  console.log(
+    `external histories: ${
+      names.map((n) => `${n} (${histories.get(n)!.length} queries)`).join(", ")
+    }; "ext" = all of them pooled; recall@5/MRR@10`,
+  );
+  // Columns: the held-out queries and the training queries of each.
+  const plan = (all: readonly Sample[]) => {
+    const of = (repo: string) => all.filter((s) => s.query.repo === repo);
+    const ext = all.filter((s) => names.includes(s.query.repo));
+    const cells: { label: string; test: Sample[]; train: Sample[] }[] = [];
+    for (const repo of repos) {
+      cells.push({ label: `ext→${short(repo)}`, test: of(repo), train: ext });
+    }
+    cells.push({
+      label: "ext→ovs+ovn",
+      test: all.filter((s) => repos.includes(s.query.repo)),
+      train: ext,
+    });
+    for (const name of names) {
+      cells.push({
+        label: `ext−${name}→${name}`,
+        test: of(name),
+        train: ext.filter((s) => s.query.repo !== name),
+      });
+    }
+    for (const repo of repos) {
+      for (const other of repos.filter((r) => r !== repo)) {
+        cells.push({
+          label: `ext+${short(other)}→${short(repo)}`,
+          test: of(repo),
+          train: [...ext, ...of(other)],
+        });
+      }
+    }
+    return cells;
+  };
+  const raw = [...samples, ...[...histories.values()].flat()];
+  const leftOut = (s: Sample) => `ext−${s.query.repo}→${s.query.repo}`;
+  // Every history's queries, each ranked by the model that did not see its history: the most
+  // queries any column has, so the narrowest interval for "does it help an unseen project".
+  const pooled = (all: readonly Sample[], scorerOf: (label: string) => Scorer) =>
+    evaluate(
+      "ext−h→h pooled",
+      all.filter((s) => names.includes(s.query.repo)),
+      (s) => scorerOf(leftOut(s))(s.features),
+    );
+  const shipped: Scorer = (rows) => rows.map((r) => linearScore(r, RERANK_MODEL.weights));
+  const shippedRow = [
+    ...plan(raw).map((c) => evaluate(c.label, c.test, (s) => shipped(s.features))),
+    pooled(raw, () => shipped),
+  ];
+  console.log(`${"shipped (ovs-trained)".padEnd(26)} ${shippedRow.map((c) => c.cell).join("   ")}`);
+  for (const variant of run) {
+    const all = raw.map((s) => ({ ...s, features: withColumns(s.features, variant.columns) }));
+    const fits = new Map<Sample[], Scorer>();
+    const scorers = new Map<string, Scorer>();
+    const row = plan(all).map((c) => {
+      // The same training set (the pooled histories) fits once for several columns.
+      const key = [...fits.keys()].find((k) =>
+        k.length === c.train.length && k.every((s, i) => s === c.train[i])
+      );
+      const scorer = key ? fits.get(key)! : variant.fit(c.train);
+      if (!key) fits.set(c.train, scorer);
+      scorers.set(c.label, scorer);
+      return evaluate(c.label, c.test, (s) => scorer(s.features));
+    });
+    row.push(pooled(all, (label) => scorers.get(label)!));
+    console.log(`${variant.name.padEnd(26)} ${row.map((c) => c.cell).join("   ")}`);
+    console.log(
+      `${"  recall@5 vs shipped".padEnd(26)} ${
+        row.map((c, i) => paired(c, shippedRow[i])).join("   ")
+      }`,
+    );
+  }
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { data: { type: "string" }, git: { type: "string" }, variants: { type: "string" } },
+    options: {
+      data: { type: "string" },
+      git: { type: "string" },
+      variants: { type: "string" },
+      external: { type: "boolean" },
+    },
   });
   const chosen = values.variants?.split(",");
   const unknown = chosen?.filter((name) => !VARIANTS.some((v) => v.name === name)) ?? [];
@@ -489,6 +594,20 @@ if (import.meta.main) {
     storage.close();
     await Deno.remove(dir, { recursive: true });
   }
+  const run = VARIANTS.filter((v) => v.name === "linear" || (chosen?.includes(v.name) ?? true));
+  if (values.external) {
+    const roots = values.git?.split(",").filter((r) => r !== "") ?? [];
+    if (roots.length < 2) {
+      console.error("--external needs at least two clones: --git=/tmp/dpdk,/tmp/xen[,…]");
+      Deno.exit(2);
+    }
+    const histories = new Map<string, Sample[]>();
+    for (const root of roots) {
+      histories.set(historyName(root), await gitSamples(root, historyName(root)));
+    }
+    externalTable(samples, histories, run);
+    Deno.exit(0);
+  }
   const git = values.git ? await gitSamples(values.git) : [];
   const repos = [...new Set([TRAIN_REPO, ...samples.map((s) => s.query.repo)])];
   const short = (repo: string) => repo.split("/").pop();
@@ -499,7 +618,6 @@ if (import.meta.main) {
   );
   // The linear model always runs first: every other variant is paired against it.
   let baseline: Column[] = [];
-  const run = VARIANTS.filter((v) => v.name === "linear" || (chosen?.includes(v.name) ?? true));
   for (const variant of run) {
     const prepare = (s: Sample): Sample => ({
       ...s,
