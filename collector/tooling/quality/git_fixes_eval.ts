@@ -8,6 +8,9 @@
  * deno run -A collector/tooling/quality/git_fixes_eval.ts <repo dir> [--max=5000] [--backfill]
  * ```
  *
+ * `--count` only counts: the window's commits, its fixing commits, the queries and the pool, so a
+ * history can be judged for `rerank_model_experiment.ts --external` without importing it.
+ *
  * `--backfill` runs the collector with the default embedder (`use-lite`) and also reports how
  * long the background backfill takes to embed the imported records, and the collector's peak
  * RSS (VmHWM) over import and backfill.
@@ -83,11 +86,11 @@ export function fixesQueries(
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
-    options: { max: { type: "string" }, backfill: { type: "boolean" } },
+    options: { max: { type: "string" }, backfill: { type: "boolean" }, count: { type: "boolean" } },
     allowPositionals: true,
   });
   const dir = positionals[0];
-  if (!dir) throw new Error("usage: git_fixes_eval.ts <repo dir> [--max=5000]");
+  if (!dir) throw new Error("usage: git_fixes_eval.ts <repo dir> [--max=5000] [--count]");
   const max = Number(values.max ?? 5000);
   const root = await gitText(["-C", dir, "rev-parse", "--show-toplevel"]);
   const repository = (await gitText(["-C", root, "rev-list", "--max-parents=0", "HEAD"]))
@@ -97,6 +100,14 @@ if (import.meta.main) {
   const commits = await windowCommits(root, { max });
   const bySha = new Map(commits.map((c) => [c.sha, c]));
   const { queries, fixing } = fixesQueries(commits, { namespace, repository });
+  if (values.count) {
+    console.log(
+      `${root}: ${commits.length} commits (oldest ${commits.at(-1)?.date ?? "none"}), ` +
+        `${fixing.size} with a Fixes: trailer, ${queries.length} queries, ` +
+        `pool ${commits.length - fixing.size} records`,
+    );
+    Deno.exit(0);
+  }
 
   await using daemon = await startTestDaemon({
     settings: {

@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { runDenoScript } from "@kiro-learn/core/testing";
 import { commitRecord } from "../../cli/mod.ts";
 import { fixesQueries, windowCommits } from "./git_fixes_eval.ts";
 
-Deno.test("fixesQueries: a fix asks for the commit it names; reverts, repeats and unknown targets ask nothing, every fix leaves the pool", async () => {
+const SCRIPT = fileURLToPath(new URL("./git_fixes_eval.ts", import.meta.url));
+
+// A scratch repository and a helper that commits one file with a message, returning its sha.
+async function scratchRepo() {
   const repo = await Deno.makeTempDir({ prefix: "kiro-learn-fixes-" });
   const git = async (...args: string[]) => {
     const out = await new Deno.Command("git", {
@@ -19,8 +24,13 @@ Deno.test("fixesQueries: a fix asks for the commit it names; reverts, repeats an
     await git("commit", "-q", "-m", message);
     return await git("rev-parse", "HEAD");
   };
+  await git("init", "-q");
+  return { repo, commit };
+}
+
+Deno.test("fixesQueries: a fix asks for the commit it names; reverts, repeats and unknown targets ask nothing, every fix leaves the pool", async () => {
+  const { repo, commit } = await scratchRepo();
   try {
-    await git("init", "-q");
     const bug = await commit("a.c", "netdev: add the offload path");
     const fix = await commit("a.c", `netdev: fix crash in offload\n\nFixes: ${bug.slice(0, 12)}`);
     const revert = await commit("b.c", `Revert "netdev: add x"\n\nFixes: ${bug.slice(0, 12)}`);
@@ -51,5 +61,26 @@ Deno.test("windowCommits: a directory that is not a repository is a clear error"
     await assert.rejects(windowCommits(dir, { max: 5 }), /git log in .* failed: is it a git/);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("git_fixes_eval --count: counts the window's fixes, queries and pool, imports nothing", async () => {
+  const { repo, commit } = await scratchRepo();
+  try {
+    const bug = await commit("a.c", "netdev: add the offload path");
+    await commit("b.c", "dpif: tidy");
+    await commit("a.c", `netdev: fix crash in offload\n\nFixes: ${bug.slice(0, 12)}`);
+    await commit("c.c", 'dpif: fix leak\n\nFixes: 0123456789ab ("gone")');
+    const { code, stdout, stderr } = await runDenoScript(SCRIPT, {
+      args: [repo, "--count"],
+      cwd: repo,
+    });
+    assert.equal(code, 0, stderr);
+    assert.match(
+      stdout,
+      /: 4 commits \(oldest \S+\), 2 with a Fixes: trailer, 1 queries, pool 2 records\n$/,
+    );
+  } finally {
+    await Deno.remove(repo, { recursive: true });
   }
 });
