@@ -581,6 +581,12 @@ if (import.meta.main) {
     );
     Deno.exit(2);
   }
+  // Checked before the set loads (a minute), so a wrong command fails at once.
+  const roots = values.git?.split(",").filter((r) => r !== "") ?? [];
+  if (values.external && roots.length < 2) {
+    console.error("--external needs at least two clones: --git=/tmp/dpdk,/tmp/xen[,…]");
+    Deno.exit(2);
+  }
   const set = await loadRealSet(values.data);
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-rerank-model-" });
   const storage = openSqliteStorage(`${dir}/set.db`);
@@ -596,11 +602,6 @@ if (import.meta.main) {
   }
   const run = VARIANTS.filter((v) => v.name === "linear" || (chosen?.includes(v.name) ?? true));
   if (values.external) {
-    const roots = values.git?.split(",").filter((r) => r !== "") ?? [];
-    if (roots.length < 2) {
-      console.error("--external needs at least two clones: --git=/tmp/dpdk,/tmp/xen[,…]");
-      Deno.exit(2);
-    }
     const histories = new Map<string, Sample[]>();
     for (const root of roots) {
       histories.set(historyName(root), await gitSamples(root, historyName(root)));
