@@ -21,7 +21,7 @@ import {
   useLiteReadPaths,
 } from "../permissions/mod.ts";
 import { isFiniteVector, l2NormalizeInPlace } from "@kiro-learn/core/search";
-import type { UseLiteReply } from "./use_lite_worker.ts";
+import type { UseLiteReply, UseLiteRequest } from "./use_lite_worker.ts";
 
 /**
  * The use-lite model's id (the collector stores it with the input version appended, see
@@ -103,6 +103,8 @@ interface ModelWorker {
   /** Requests sent and not answered yet. */
   inFlight(): number;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Each text's token count (the model's tokeniser). */
+  count(texts: string[]): Promise<number[]>;
   /** Ends it; calls still waiting on it fail with `error`. */
   terminate(error: Error): void;
 }
@@ -118,7 +120,7 @@ function startModelWorker(
       sandbox: options.sandbox,
     }),
   );
-  const pending = new Map<number, PromiseWithResolvers<Float32Array[]>>();
+  const pending = new Map<number, PromiseWithResolvers<Float32Array[] | number[]>>();
   const loaded = Promise.withResolvers<void>();
   // The embedder awaits `loaded` only while starting; a later rejection must not go unhandled.
   loaded.promise.catch(() => {});
@@ -143,24 +145,25 @@ function startModelWorker(
     if (!p) return;
     pending.delete(reply.id);
     if (reply.type === "error") p.reject(new Error(`use-lite embedding failed: ${reply.error}`));
-    else p.resolve(reply.vectors);
+    else p.resolve(reply.type === "counts" ? reply.counts : reply.vectors);
   };
   worker.onerror = (event) => {
     event.preventDefault();
     fail(new Error(`use-lite worker crashed: ${event.message}`));
   };
   worker.onmessageerror = () => fail(new Error("use-lite worker sent an unreadable message"));
+  const request = (message: UseLiteRequest): Promise<Float32Array[] | number[]> => {
+    if (dead) return Promise.reject(dead);
+    const p = Promise.withResolvers<Float32Array[] | number[]>();
+    pending.set(message.id, p);
+    worker.postMessage(message);
+    return p.promise;
+  };
   return {
     loaded: loaded.promise,
     inFlight: () => pending.size,
-    embed(texts) {
-      if (dead) return Promise.reject(dead);
-      const id = nextId++;
-      const p = Promise.withResolvers<Float32Array[]>();
-      pending.set(id, p);
-      worker.postMessage({ id, texts });
-      return p.promise;
-    },
+    embed: (texts) => request({ id: nextId++, texts }) as Promise<Float32Array[]>,
+    count: (texts) => request({ id: nextId++, op: "count", texts }) as Promise<number[]>,
     terminate: fail,
   };
 }
@@ -228,6 +231,17 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
         l2NormalizeInPlace(v);
       }
       return vectors;
+    },
+    async tokenCounts(texts: string[]): Promise<number[]> {
+      if (texts.length === 0) return [];
+      if (dead) throw dead;
+      if (closed) throw new Error("use-lite embedder is closed");
+      const free = [...workers].sort((a, b) => a.inFlight() - b.inFlight());
+      const counts = await free[0].count(texts.map(useLiteInput));
+      if (counts.length !== texts.length) {
+        throw new Error(`use-lite counted ${counts.length} texts of ${texts.length}`);
+      }
+      return counts;
     },
     close(): Promise<void> {
       if (!closed) {

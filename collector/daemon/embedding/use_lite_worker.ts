@@ -19,7 +19,9 @@ import {
 export interface UseLiteRequest {
   /** Correlates the reply. */
   id: number;
-  /** Texts to embed. */
+  /** `embed` (the default) answers vectors; `count` answers each text's token count. */
+  op?: "embed" | "count";
+  /** Texts to embed or count. */
   texts: string[];
 }
 
@@ -28,6 +30,7 @@ export type UseLiteReply =
   | { type: "ready" }
   | { type: "load_error"; error: string }
   | { type: "result"; id: number; vectors: Float32Array[] }
+  | { type: "counts"; id: number; counts: number[] }
   | { type: "error"; id: number; error: string };
 
 // deno-lint-ignore no-explicit-any
@@ -59,9 +62,14 @@ try {
 // main thread's bookkeeping trivial.
 let queue: Promise<void> = Promise.resolve();
 scope.onmessage = (event) => {
-  const { id, texts } = event.data;
+  const { id, op, texts } = event.data;
   queue = queue.then(async () => {
     try {
+      if (op === "count") {
+        // The model's own tokeniser: what it pads a call's texts to is the most of these.
+        const counts = texts.map((t) => model.tokenizer.encode(t).length);
+        return scope.postMessage({ type: "counts", id, counts });
+      }
       const raw = await model.embed(texts);
       const vectors = raw.map((v) => Float32Array.from(v));
       scope.postMessage({ type: "result", id, vectors }, vectors.map((v) => v.buffer));
