@@ -202,7 +202,7 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
   let retryAt: number | null = null;
   let loading: Promise<void> | null = null;
 
-  // The built-in backends are identified with the input version (`…+in3`), so a change of
+  // The built-in backends are identified with the input version (`…+in4`), so a change of
   // `composeEmbeddingInput` re-embeds stored records like a change of model does.
   const factory: EmbedderFactory = options.factory ?? (backend === "onnx"
     ? async (hooks) => {
@@ -448,7 +448,7 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
       const now = Date.now();
       for (const [id, entry] of stash) if (now - entry.at > STASH_TTL_MS) stash.delete(id);
       try {
-        const vectors = await embedBackground(records.map(composeEmbeddingInput));
+        const vectors = await embedBackground(records.map((r) => composeEmbeddingInput(r)));
         return records.map((record, i) => {
           stash.set(record.record_id, { vector: vectors[i], model: current.model_id, at: now });
           return { record, embedding: { model: current.model_id, vector: vectors[i] } };

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { setPriority } from "node:os";
 import {
   installFastBatchMatMul,
   type LoadedUseLite,
@@ -19,10 +20,15 @@ import {
 export interface UseLiteRequest {
   /** Correlates the reply. */
   id: number;
-  /** `embed` (the default) answers vectors; `count` answers each text's token count. */
-  op?: "embed" | "count";
-  /** Texts to embed or count. */
+  /**
+   * `embed` (the default) answers vectors; `count` answers each text's token count; `nice`
+   * lowers this Worker's thread to `nice` (Linux's nice is per thread) and answers no counts.
+   */
+  op?: "embed" | "count" | "nice";
+  /** Texts to embed or count (empty for `nice`). */
   texts: string[];
+  /** With `nice`: the nice value (0–19). */
+  nice?: number;
 }
 
 /** A reply to the main thread. */
@@ -65,6 +71,10 @@ scope.onmessage = (event) => {
   const { id, op, texts } = event.data;
   queue = queue.then(async () => {
     try {
+      if (op === "nice") {
+        setPriority(event.data.nice ?? 0);
+        return scope.postMessage({ type: "counts", id, counts: [] });
+      }
       if (op === "count") {
         // The model's own tokeniser: what it pads a call's texts to is the most of these.
         const counts = texts.map((t) => model.tokenizer.encode(t).length);
