@@ -19,6 +19,14 @@ export interface Embedder {
   readonly lanes?: number;
   /** Embeds texts; resolves with one normalised vector per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * How long each text is for the model (its tokens), for backends that pad every text of a call
+   * to the longest one: background work groups texts of similar token counts with it. Without
+   * it, texts are grouped by characters, a poor proxy for tokens once inputs are cut to one
+   * length (dev-set records at 200 chars padded to 1.19× their tokens in chunks of 4 ordered by
+   * characters, 1.06× by tokens).
+   */
+  tokenCounts?(texts: string[]): Promise<number[]>;
   /** Frees the worker or child process; idempotent. */
   close(): Promise<void>;
 }
@@ -55,16 +63,15 @@ export class EmbedTimeoutError extends Error {
  * The reference design embedded up to 10,000 chars; 300 chars (input version 2) retrieved better
  * than whole records on the synthetic set, because Universal Sentence Encoder lite averages over
  * every token, so trailing detail dilutes the gist. The model's time is linear in tokens, so the
- * budget is the backfill's speed: measured with use-lite on one core (load average 1.5–2), the
- * model embedded dev-set commit records (`../shared/quality/fixes-dev`) at 32 records/s cut at
- * 300 chars, 50 at 160 and 79–88 at 100–80. On 1,215 of those records (openvswitch, 300 real
- * queries) vector-only recall@5 was 0.19 at 300 chars and 0.20–0.22 at 200 down to 80 chars, so
- * the real set does not mind; the synthetic regression set does (`collector/tooling/quality`,
- * vector-only recall@5 0.40 at 300, 0.35 at 200, 0.29 at 100; hybrid's lead over lexical
- * +0.09 at 200, +0.03 at 100, below the +0.08 its test asks). 200 keeps both; the vectors of a
- * record at 200 and 300 chars have cosine 0.975.
+ * cut is the backfill's speed: dev-set commit records (`../shared/quality/fixes-dev`) average 56
+ * tokens at 200 chars, 38 at 120 and 32 at 100. On the real set vector-only retrieval is no worse
+ * for the shorter input (`collector/tooling/quality/embedding_cut_experiment.ts`, 1,215 records
+ * and 300 real queries per repository, recall@5/MRR@10: openvswitch 0.222/0.168 at 200,
+ * 0.224/0.185 at 120, 0.228/0.173 at 100; ovn 0.142/0.096, 0.160/0.113, 0.170/0.119). The
+ * synthetic regression set prefers longer input (hybrid's lead over lexical +0.09 at 200, +0.07
+ * at 120, +0.03 at 100), so 120 takes the real set's speed-up while hybrid still leads there.
  */
-export const MAX_EMBEDDING_INPUT = 200;
+export const MAX_EMBEDDING_INPUT = 120;
 
 /**
  * Longest query embedding input: a long pasted prompt states its request up front, and a query
@@ -78,10 +85,10 @@ export const MAX_QUERY_EMBEDDING_INPUT = 300;
  * every embedding ({@linkcode embeddingModelId}), so changing what is embedded makes the backfill
  * re-embed every stored record, exactly as a change of model does. Version 1 (ids without a
  * suffix) was title, summary, facts and concepts in newline-separated sections up to 10,000 chars;
- * version 2 the same on one line, up to 300 chars; version 3 up to
+ * version 2 the same on one line, up to 300 chars; version 3 up to 200 chars; version 4 up to
  * {@linkcode MAX_EMBEDDING_INPUT}.
  */
-export const EMBEDDING_INPUT_VERSION = 3;
+export const EMBEDDING_INPUT_VERSION = 4;
 
 /** The model id stored with an embedding: the model's own id plus the input version. */
 export function embeddingModelId(modelId: string): string {
@@ -98,6 +105,7 @@ export function withInputVersion(embedder: Embedder): Embedder {
     dim: embedder.dim,
     lanes: embedder.lanes,
     embed: (texts) => embedder.embed(texts),
+    tokenCounts: embedder.tokenCounts && ((texts) => embedder.tokenCounts!(texts)),
     close: () => embedder.close(),
   };
 }
@@ -114,6 +122,7 @@ export function withInputVersion(embedder: Embedder): Embedder {
  */
 export function composeEmbeddingInput(
   record: Pick<MemoryRecord, "title" | "summary" | "facts" | "concepts">,
+  options: { maxChars?: number } = {},
 ): string {
   const concepts = record.concepts.map(collapseWhitespace).filter((c) => c !== "").join(", ");
   const text = [record.title, record.summary, ...record.facts, concepts]
@@ -121,7 +130,7 @@ export function composeEmbeddingInput(
     .filter((s) => s !== "")
     .map(asSentence)
     .join(" ");
-  return cutAtWord(text, MAX_EMBEDDING_INPUT);
+  return cutAtWord(text, options.maxChars ?? MAX_EMBEDDING_INPUT);
 }
 
 /** Runs of whitespace (newlines and tabs included) become one space; ends are trimmed. */

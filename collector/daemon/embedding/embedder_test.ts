@@ -106,8 +106,15 @@ Deno.test("the stored model id carries the input version", async () => {
   assert.equal(versioned.model_id, embeddingModelId("m@1"));
   assert.equal(versioned.dim, 2);
   assert.deepEqual(await versioned.embed(["a"]), [Float32Array.of(1, 0)]);
+  assert.equal(versioned.tokenCounts, undefined);
   await versioned.close();
   assert.ok(closed);
+  // Token counts pass through when the model gives them (the service groups texts by them).
+  const counting = withInputVersion({
+    ...inner,
+    tokenCounts: (texts) => Promise.resolve(texts.map((t) => t.length + 1)),
+  });
+  assert.deepEqual(await counting.tokenCounts?.(["ab", ""]), [3, 1]);
 });
 
 Deno.test("truncateText never splits a surrogate pair", () => {

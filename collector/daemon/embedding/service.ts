@@ -156,9 +156,9 @@ class Gate {
   }
 }
 
-/** Indices of `texts`, shortest first (stable: equal lengths keep their order). */
-export function lengthOrder(texts: readonly string[]): number[] {
-  return texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length || a - b);
+/** Indices of `lengths`, shortest first (stable: equal lengths keep their order). */
+export function lengthOrder(lengths: readonly number[]): number[] {
+  return lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
 }
 
 function errorText(error: unknown): string {
@@ -202,7 +202,7 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
   let retryAt: number | null = null;
   let loading: Promise<void> | null = null;
 
-  // The built-in backends are identified with the input version (`…+in3`), so a change of
+  // The built-in backends are identified with the input version (`…+in4`), so a change of
   // `composeEmbeddingInput` re-embeds stored records like a change of model does.
   const factory: EmbedderFactory = options.factory ?? (backend === "onnx"
     ? async (hooks) => {
@@ -280,7 +280,11 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
     const out: Float32Array[] = new Array(texts.length);
     const size = CHUNK[backend] * (embedder?.lanes ?? 1);
     // Similar lengths share a chunk: the model pads every text of a call to the longest one.
-    const order = lengthOrder(texts);
+    // One lane's call has nothing to group: the count would only cost a round trip.
+    const lengths = texts.length > CHUNK[backend]
+      ? await modelLengths(texts)
+      : texts.map((t) => t.length);
+    const order = lengthOrder(lengths);
     for (let i = 0; i < order.length; i += size) {
       const picked = order.slice(i, i + size);
       const vectors = await call(picked.map((j) => texts[j]), {
@@ -290,6 +294,23 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
       picked.forEach((j, k) => (out[j] = vectors[k]));
     }
     return out;
+  }
+
+  /**
+   * Each text's length as the model sees it: its token count when the embedder tells (bounded
+   * like one text's embedding), else its characters.
+   */
+  async function modelLengths(texts: string[]): Promise<number[]> {
+    const current = embedder;
+    if (current?.tokenCounts) {
+      try {
+        return await withTimeout(current.tokenCounts(texts), options.timeoutMs);
+      } catch (e) {
+        // Only the grouping suffers: the embedding calls report a broken model themselves.
+        logger.debug("token counts failed; grouping texts by characters", { error: errorText(e) });
+      }
+    }
+    return texts.map((t) => t.length);
   }
 
   const backfill = backend === "off" ? null : new Backfill({
@@ -427,7 +448,7 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
       const now = Date.now();
       for (const [id, entry] of stash) if (now - entry.at > STASH_TTL_MS) stash.delete(id);
       try {
-        const vectors = await embedBackground(records.map(composeEmbeddingInput));
+        const vectors = await embedBackground(records.map((r) => composeEmbeddingInput(r)));
         return records.map((record, i) => {
           stash.set(record.record_id, { vector: vectors[i], model: current.model_id, at: now });
           return { record, embedding: { model: current.model_id, vector: vectors[i] } };

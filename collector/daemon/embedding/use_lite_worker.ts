@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { setPriority } from "node:os";
 import {
   installFastBatchMatMul,
   type LoadedUseLite,
@@ -19,8 +20,15 @@ import {
 export interface UseLiteRequest {
   /** Correlates the reply. */
   id: number;
-  /** Texts to embed. */
+  /**
+   * `embed` (the default) answers vectors; `count` answers each text's token count; `nice`
+   * lowers this Worker's thread to `nice` (Linux's nice is per thread) and answers no counts.
+   */
+  op?: "embed" | "count" | "nice";
+  /** Texts to embed or count (empty for `nice`). */
   texts: string[];
+  /** With `nice`: the nice value (0–19). */
+  nice?: number;
 }
 
 /** A reply to the main thread. */
@@ -28,6 +36,7 @@ export type UseLiteReply =
   | { type: "ready" }
   | { type: "load_error"; error: string }
   | { type: "result"; id: number; vectors: Float32Array[] }
+  | { type: "counts"; id: number; counts: number[] }
   | { type: "error"; id: number; error: string };
 
 // deno-lint-ignore no-explicit-any
@@ -59,9 +68,18 @@ try {
 // main thread's bookkeeping trivial.
 let queue: Promise<void> = Promise.resolve();
 scope.onmessage = (event) => {
-  const { id, texts } = event.data;
+  const { id, op, texts } = event.data;
   queue = queue.then(async () => {
     try {
+      if (op === "nice") {
+        setPriority(event.data.nice ?? 0);
+        return scope.postMessage({ type: "counts", id, counts: [] });
+      }
+      if (op === "count") {
+        // The model's own tokeniser: what it pads a call's texts to is the most of these.
+        const counts = texts.map((t) => model.tokenizer.encode(t).length);
+        return scope.postMessage({ type: "counts", id, counts });
+      }
       const raw = await model.embed(texts);
       const vectors = raw.map((v) => Float32Array.from(v));
       scope.postMessage({ type: "result", id, vectors }, vectors.map((v) => v.buffer));

@@ -45,7 +45,8 @@ export const COLLECTOR_ASSET_DIRS: readonly string[] = [
  * What the embedding backend adds to the daemon's permissions, and why:
  * - `use-lite`: read of the Worker's entry module (to start it) and of the two packages'
  *   `dist` folders (a Worker can only be granted what its parent holds); the Worker itself is
- *   limited to those two folders.
+ *   limited to those two folders; and `setPriority` (`--allow-sys=setPriority`, no other system
+ *   call), which the Workers use to lower their own threads to nice 10 (background work).
  * - `onnx`: run of the `deno` binary, for the onnx child process, which alone holds the FFI
  *   permission (path-scoped to onnxruntime-node's native folder) and read of the model folder.
  *   The daemon never gets `--allow-ffi`.
@@ -53,10 +54,13 @@ export const COLLECTOR_ASSET_DIRS: readonly string[] = [
  */
 export function embeddingPermissions(
   backend: Settings["embedding"]["backend"],
-): { read: string[]; run: string[] } {
-  if (backend === "use-lite") return { read: [USE_LITE_WORKER, ...useLiteReadPaths()], run: [] };
-  if (backend === "onnx") return { read: [], run: [Deno.execPath()] };
-  return { read: [], run: [] };
+): { read: string[]; run: string[]; sys: string[] } {
+  if (backend === "use-lite") {
+    // `setPriority`: the model's Workers lower their own threads (background work).
+    return { read: [USE_LITE_WORKER, ...useLiteReadPaths()], run: [], sys: ["setPriority"] };
+  }
+  if (backend === "onnx") return { read: [], run: [Deno.execPath()], sys: [] };
+  return { read: [], run: [], sys: [] };
 }
 
 /** What the daemon is allowed to do. */
@@ -82,6 +86,11 @@ export interface CollectorPermissions {
   run: string[];
   /** Environment variables it may read (its own, and `extraction.agentEnv`). */
   env: readonly string[];
+  /**
+   * System calls it may make: `setPriority` with the use-lite backend, so the model's Workers
+   * can lower their own threads; nothing else (no host, user or network facts).
+   */
+  sys: string[];
 }
 
 /**
@@ -164,6 +173,7 @@ export function collectorPermissions(
     write: [settings.dataDir],
     denyWrite: permissionFiles(settings),
     run: [...(options.agentCommands ?? []), ...embedding.run],
+    sys: embedding.sys,
     // Its own variables, and the ones it passes on to the agents it runs (and to no one else).
     env: [
       ...new Set([
@@ -189,6 +199,7 @@ export function permissionFlags(permissions: CollectorPermissions): string[] {
     `--allow-env=${permissions.env.join(",")}`,
   ];
   if (permissions.run.length > 0) flags.push(`--allow-run=${permissions.run.join(",")}`);
+  if (permissions.sys.length > 0) flags.push(`--allow-sys=${permissions.sys.join(",")}`);
   return flags;
 }
 

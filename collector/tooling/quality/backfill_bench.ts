@@ -98,10 +98,33 @@ async function trickle(daemon: TestDaemon, namespace: string, stop: Promise<void
   return latencies;
 }
 
+/**
+ * CPU seconds (user + system, all threads) process `pid` has used, from `/proc` (null where
+ * there is none): with other work on the machine, records per CPU second of the daemon moves
+ * far less than records per second of the clock.
+ */
+export async function cpuSeconds(pid: number): Promise<number | null> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+  } catch {
+    return null;
+  }
+}
+
+/** `USER_HZ`: the unit of `/proc/<pid>/stat` times, 100 on every Linux build Deno runs on. */
+const CLOCK_TICKS_PER_S = 100;
+
 interface BackfillFigures {
   records: number;
   seconds: number;
   records_per_s: number;
+  /** The daemon's CPU seconds (all its threads) while it embedded; null without `/proc`. */
+  cpu_seconds: number | null;
+  /** Records per daemon CPU second (null without `/proc`). */
+  records_per_cpu_s: number | null;
   ingest_during: LatencySummary;
   ingest_idle: LatencySummary;
   loadavg_end: number[];
@@ -136,6 +159,7 @@ async function measure(config: BackfillBenchConfig): Promise<BackfillFigures> {
       return e?.state === "ready" ? e : undefined;
     }, { timeoutMs: 120_000, intervalMs: 20, what: "the embedder to load" });
     const t0 = performance.now();
+    const cpu0 = await cpuSeconds(daemon.pid());
     const doneAtStart = start.backfill?.done ?? 0;
     const finished = Promise.withResolvers<void>();
     const during = trickle(daemon, records[0].namespace, finished.promise);
@@ -147,6 +171,8 @@ async function measure(config: BackfillBenchConfig): Promise<BackfillFigures> {
       done = s.backfill?.done ?? 0;
     }
     const seconds = (performance.now() - t0) / 1000;
+    const cpu1 = await cpuSeconds(daemon.pid());
+    const cpu = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
     finished.resolve();
     const duringLatencies = await during;
     const idleStop = new Promise<void>((r) =>
@@ -157,6 +183,8 @@ async function measure(config: BackfillBenchConfig): Promise<BackfillFigures> {
       records: records.length,
       seconds,
       records_per_s: records.length / seconds,
+      cpu_seconds: cpu,
+      records_per_cpu_s: cpu ? records.length / cpu : null,
       ingest_during: summarize(duringLatencies),
       ingest_idle: summarize(idleLatencies),
       loadavg_end: Deno.loadavg(),
@@ -178,6 +206,12 @@ async function main(): Promise<void> {
       `${f.records_per_s.toFixed(1)} records/s  (load average ${loadStart[0].toFixed(2)} at ` +
       `start, ${f.loadavg_end[0].toFixed(2)} at end)`,
   );
+  if (f.cpu_seconds !== null) {
+    console.log(
+      `backfill: the daemon used ${f.cpu_seconds.toFixed(1)} CPU s (all threads): ` +
+        `${f.records_per_cpu_s?.toFixed(1)} records per CPU s`,
+    );
+  }
   console.log(`backfill: ingest during backfill  ${line(f.ingest_during)}`);
   console.log(`backfill: ingest once idle        ${line(f.ingest_idle)}`);
   const report = {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeRecord, runDenoScript } from "@kiro-learn/core/testing";
-import { evenly, parseBackfillArgs } from "./backfill_bench.ts";
+import { cpuSeconds, evenly, parseBackfillArgs } from "./backfill_bench.ts";
 
 const SCRIPT = fileURLToPath(new URL("./backfill_bench.ts", import.meta.url));
 const REPO_ROOT = join(dirname(SCRIPT), "..", "..", "..");
@@ -20,6 +20,17 @@ Deno.test("parseBackfillArgs: full and quick sizes, flags, unknown or bad argume
   });
   assert.throws(() => parseBackfillArgs(["--records=x"]), /records must be a whole number/);
   assert.throws(() => parseBackfillArgs(["--fast"]), /unknown argument --fast/);
+});
+
+Deno.test("cpuSeconds: this process's CPU time grows with work; a missing process is null", async () => {
+  const before = await cpuSeconds(Deno.pid);
+  assert.ok(before !== null && before > 0, `${before}`);
+  // Work, not time: a fixed amount of it costs CPU however busy the machine is.
+  let x = 0;
+  for (let i = 0; i < 300_000_000; i++) x = (x + i) % 1_000_003;
+  const after = (await cpuSeconds(Deno.pid))!;
+  assert.ok(after > before, `${before} → ${after} (${x})`);
+  assert.equal(await cpuSeconds(2 ** 22 + 1), null);
 });
 
 Deno.test("evenly: spread over the whole list, all of it when asked for more", () => {
@@ -52,6 +63,13 @@ Deno.test("backfill bench --quick embeds every record through the daemon and pri
     const report = JSON.parse(await Deno.readTextFile(out));
     assert.equal(report.records, 8);
     assert.ok(report.ingest_idle.count > 0);
+    // The daemon's own CPU time (Linux): a figure other work on the machine moves less.
+    assert.match(
+      text,
+      /^backfill: the daemon used \S+ CPU s \(all threads\): \S+ records per CPU s/m,
+    );
+    assert.ok(report.cpu_seconds > 0, `${report.cpu_seconds}`);
+    assert.ok(report.records_per_cpu_s > 0);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

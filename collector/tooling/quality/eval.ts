@@ -360,7 +360,11 @@ export async function runEval(config: EvalConfig): Promise<QualityReport> {
     if (embedder) {
       const current = embedder;
       const all = [...byKey.values()];
-      const vectors = await embedCached(current, all.map(composeEmbeddingInput), config.cache);
+      const vectors = await embedCached(
+        current,
+        all.map((r) => composeEmbeddingInput(r)),
+        config.cache,
+      );
       await storage.putEmbeddings(all.map((r, i) => ({
         record_id: r.record_id,
         embedding: { model: current.model_id, vector: vectors[i] },

@@ -188,7 +188,9 @@ async function buildStore(
   let quantization: QuantizationFigures;
   try {
     for (let i = 0; i < distinct.length; i += 16) {
-      vectors.push(...await embedder.embed(distinct.slice(i, i + 16).map(composeEmbeddingInput)));
+      vectors.push(
+        ...await embedder.embed(distinct.slice(i, i + 16).map((r) => composeEmbeddingInput(r))),
+      );
     }
     quantization = await quantizationOverlap(
       distinct.map((record, i) => ({ record, vector: vectors[i] })),

@@ -126,14 +126,15 @@ Deno.test("the full set: hybrid beats lexical by a clear margin, also on the hel
     assert.ok("model" in report.embedder, JSON.stringify(report.embedder));
     assert.ok(report.hybrid && report.hybrid_split, "no hybrid scores in the report");
     const why = text;
-    // Measured with use-lite: recall@5 0.49 → 0.60 (paired bootstrap 95% interval of the gain
-    // 0.03–0.21), MRR 0.43 → 0.47; on the odd-numbered queries, which no setting was chosen on,
-    // recall@5 0.50 → 0.61. The margins leave about two queries of slack.
-    assert.ok(report.hybrid.recall_at_5 >= report.lexical.recall_at_5 + 0.08, why);
+    // Measured with use-lite on records embedded from their first 120 chars (input version 4):
+    // recall@5 0.47 → 0.54, MRR 0.40 → 0.44; on the odd-numbered queries, which no setting was
+    // chosen on, recall@5 0.50 → 0.56. (At 200 chars the lead was +0.09; the real set, not this
+    // one, chose the cut: `MAX_EMBEDDING_INPUT`.) The margins leave about one query of slack.
+    assert.ok(report.hybrid.recall_at_5 >= report.lexical.recall_at_5 + 0.06, why);
     assert.ok(report.hybrid.mrr >= report.lexical.mrr + 0.02, why);
     assert.ok(
       report.hybrid_split.held_out.recall_at_5 >=
-        report.lexical_split.held_out.recall_at_5 + 0.06,
+        report.lexical_split.held_out.recall_at_5 + 0.04,
       why,
     );
     assert.ok(report.hybrid_split.held_out.mrr > report.lexical_split.held_out.mrr, why);
