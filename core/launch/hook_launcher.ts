@@ -23,6 +23,7 @@ import {
   ROUTES,
 } from "../api/wire.ts";
 import {
+  CLAUDE_QUIET_START_SOURCES,
   CLAUDE_RETRIEVE_HOOKS,
   CLAUDE_STORE_HOOKS,
   FIRING_ARG,
@@ -120,7 +121,8 @@ export function hookLauncherScript(
  * 7.87 or later; an older curl fails the call and the shim takes over), so the collector derives
  * the project id from the remote exactly as `resolveProject` does.
  *
- * A hook that only stores ({@linkcode CLAUDE_STORE_HOOKS}) keeps Claude Code waiting no longer
+ * A hook that only stores ({@linkcode CLAUDE_STORE_HOOKS}, and `SessionStart` at the sources of
+ * {@linkcode CLAUDE_QUIET_START_SOURCES}) keeps Claude Code waiting no longer
  * than it takes to read the payload (and take the firing key): the same delivery (curl, else the
  * shim, which delivers or spools; the shim alone off the fast path) then goes on in a background
  * subshell, and the launcher exits.
@@ -152,6 +154,7 @@ export function claudeFastPath(
     "payload=$(cat)",
     `budget=${budget.store} store=`,
     'case "$payload" in',
+    `  ${quietStarts()}) store=1 ;;`,
     `  ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
     `  ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
     "esac",
@@ -190,6 +193,21 @@ export function claudeFastPath(
     "fi",
     'deliver "$@"',
   ];
+}
+
+/**
+ * `case` patterns of a `SessionStart` payload at a source where the hook only stores: both
+ * fields in either order, with or without a space after the colon. Quotes inside JSON strings
+ * are escaped, so no prompt or path can imitate them.
+ */
+function quietStarts(): string {
+  return CLAUDE_QUIET_START_SOURCES.flatMap((source) =>
+    [":", ": "].flatMap((colon) => {
+      const hook = `"hook_event_name"${colon}"SessionStart"`;
+      const from = `"source"${colon}"${source}"`;
+      return [`*'${hook}'*'${from}'*`, `*'${from}'*'${hook}'*`];
+    })
+  ).join("|");
 }
 
 /** sh lines naming the collector's Unix socket (`sock`) and its header file (`auth`). */

@@ -75,3 +75,54 @@ export function createResumeAssembler(
     }
   };
 }
+
+/** A prompt's retrieval; `sessionStart` asks for the session-start block too. */
+export type PromptRetrieval = (
+  event: Event,
+  options?: { sessionStart?: boolean },
+) => Promise<RetrievalResult>;
+
+/**
+ * A prompt's retrieval that, when asked (`sessionStart`: a prompt of a session whose start hook
+ * only stored) and the session has not been given the session-start block yet (no retrieval of
+ * its logged with {@linkcode SESSION_START_QUERY}, even an empty one), leads with that block:
+ * built and logged first, so the prompt's own block leaves out what it shows. One answer, the
+ * two blocks separated by a blank line, as a hook prints two contexts.
+ */
+export function withSessionStart(
+  retrieve: (event: Event) => Promise<RetrievalResult>,
+  options: {
+    resume: (event: Event) => Promise<RetrievalResult>;
+    storage: Pick<Storage, "retrievedInSession">;
+    logger?: Logger;
+  },
+): PromptRetrieval {
+  return async (event, asked = {}) => {
+    if (asked.sessionStart !== true || !await startBlockDue(event, options)) {
+      return await retrieve(event);
+    }
+    const start = await options.resume(event);
+    const prompt = await retrieve(event);
+    return {
+      context: [start.context, prompt.context].map((c) => c.trim()).filter((c) => c !== "")
+        .join("\n\n"),
+      records: [...start.records, ...prompt.records],
+      latency_ms: Math.round((start.latency_ms + prompt.latency_ms) * 100) / 100,
+    };
+  };
+}
+
+// Whether the session still needs its start block; on a storage failure, no (never twice).
+async function startBlockDue(
+  event: Event,
+  options: { storage: Pick<Storage, "retrievedInSession">; logger?: Logger },
+): Promise<boolean> {
+  try {
+    return !await options.storage.retrievedInSession(event.namespace, event.session_id, {
+      query: SESSION_START_QUERY,
+    });
+  } catch (error) {
+    options.logger?.warn("session-start check failed", { error: String(error) });
+    return false;
+  }
+}
