@@ -89,7 +89,7 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
     assert.match(bare.stdout, /no project memory this session.*kiro-learn start/);
 
     writeStarter(data.settings.paths.starter, { dataDir: data.dir });
-    const start = await hook("session_start.json");
+    const start = await hook("session_start.json", cleared);
     assert.equal(start.code, 0);
     assert.equal(
       start.stdout,
