@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { hookStdout, MAX_HOOK_OUTPUT_BYTES, OUTPUT_CUT_MARKER } from "@kiro-learn/core/hooks";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { failOnHang, makeEvent, makeRecord } from "@kiro-learn/core/testing";
 import { createAssembler, queryFromBody, type Searcher } from "./assembler.ts";
@@ -177,6 +178,35 @@ Deno.test("a session whose start only stored gets the start block with its first
     );
     // Without the ask (Kiro's prompts), no start block.
     assert.ok(!(await fire("kiro", "prompt", false)).context.includes(RESUME_HEADER));
+  });
+});
+
+Deno.test("the start block and the first prompt's block fit one hook's output, whole", async () => {
+  await withStorage(async (storage) => {
+    const long = "the parser keeps failing on this input because ".repeat(30);
+    const records = Array.from(
+      { length: 16 },
+      (_, i) => makeRecord({ title: `parser fix ${i}`, summary: `${long} (${i})` }),
+    );
+    for (const r of records) await storage.putRecord(r);
+    const resume = createResumeAssembler({ storage, tokenBudget: 20_000 });
+    const retrieve = withSessionStart(
+      createAssembler({ storage, budgetMs: 2000, limit: 12, tokenBudget: 20_000 }),
+      { resume, storage },
+    );
+    const event = makeEvent({
+      namespace: records[0].namespace,
+      session_id: "big",
+      kind: "prompt",
+      body: { type: "text", content: "parser fix" },
+    });
+    await storage.ingestEvent(event, { project_id: "p", enqueue: false });
+    const both = await retrieve(event, { sessionStart: true });
+    assert.ok(both.context.startsWith(RESUME_HEADER));
+    assert.ok(both.records.length > 5, "the prompt's block has records too");
+    const printed = hookStdout([both.context]);
+    assert.ok(!printed.includes(OUTPUT_CUT_MARKER), "nothing cut off by the output limit");
+    assert.ok(new TextEncoder().encode(printed).length <= MAX_HOOK_OUTPUT_BYTES);
   });
 });
 

@@ -6,10 +6,11 @@
  * @module
  */
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
-import { formatContext, isLifecycleRecord } from "@kiro-learn/core/search";
+import { MAX_HOOK_OUTPUT_BYTES } from "@kiro-learn/core/hooks";
+import { estimateTokens, formatContext, isLifecycleRecord } from "@kiro-learn/core/search";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
-import type { RetrievalResult } from "./assembler.ts";
+import type { Retrieval, RetrievalResult } from "./assembler.ts";
 import { firstOfEachEvidence } from "./_evidence.ts";
 
 /** The query the resume block is logged with (what a session was shown when it started). */
@@ -87,10 +88,11 @@ export type PromptRetrieval = (
  * only stored) and the session has not been given the session-start block yet (no retrieval of
  * its logged with {@linkcode SESSION_START_QUERY}, even an empty one), leads with that block:
  * built and logged first, so the prompt's own block leaves out what it shows. One answer, the
- * two blocks separated by a blank line, as a hook prints two contexts.
+ * two blocks separated by a blank line, within one hook's output limit (the prompt's block
+ * gets the room the start block leaves).
  */
 export function withSessionStart(
-  retrieve: (event: Event) => Promise<RetrievalResult>,
+  retrieve: Retrieval,
   options: {
     resume: (event: Event) => Promise<RetrievalResult>;
     storage: Pick<Storage, "retrievedInSession">;
@@ -102,7 +104,10 @@ export function withSessionStart(
       return await retrieve(event);
     }
     const start = await options.resume(event);
-    const prompt = await retrieve(event);
+    // One hook prints both: the prompt's block gets what room the start block leaves under the
+    // hook's output limit, so it is never cut off mid-way.
+    const room = Math.floor(MAX_HOOK_OUTPUT_BYTES / 4) - estimateTokens(`${start.context}\n\n`);
+    const prompt = await retrieve(event, { tokenBudget: Math.max(room, 0) });
     return {
       context: [start.context, prompt.context].map((c) => c.trim()).filter((c) => c !== "")
         .join("\n\n"),
