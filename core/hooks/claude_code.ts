@@ -1,6 +1,7 @@
 /**
  * The Claude Code hooks as plans: `SessionStart` (the resume block; only stored at a session's
- * `startup`, whose first prompt carries that block instead), `UserPromptSubmit` (retrieval), `PostToolUse`, `PostToolUseFailure` (a failed tool fires this instead of
+ * `startup`, whose first prompt carries that block instead), `UserPromptSubmit` (retrieval),
+ * `PostToolUse`, `PostToolUseFailure` (a failed tool fires this instead of
  * PostToolUse, with an `error` string), `Stop` (`last_assistant_message`) and `SessionEnd`
  * (no retrieval, a short timeout: the agent kills it after about 1.5 s). The shim
  * (`shims/claude_code.ts`) and the collector's hook route run this same function.
