@@ -66,25 +66,30 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
   const port = freePort();
   const data = await makeDataDir({ collector: { port } }, { token: null });
   const project = await makeProject();
-  const hook = (name: string) =>
+  const hook = (name: string, stdin = fixtureText(`claude_code/${name}`, project)) =>
     runShimProcess("claude-code", {
       settings: data.settings,
       env: data.env,
       cwd: project,
-      stdin: fixtureText(`claude_code/${name}`, project),
+      stdin,
     });
+  // A session start that prints (after /clear): at startup the hook only stores, and the first
+  // prompt carries the session-start block.
+  const cleared = fixtureText("claude_code/session_start.json", project)
+    .replace('"source": "startup"', '"source": "clear"');
+  assert.match(cleared, /"source": "clear"/);
   const stopCollector = async () => {
     for (const pid of processesOf(DAEMON, data.dir)) Deno.kill(pid, "SIGTERM");
     await waitUntil(() => processesOf(DAEMON, data.dir).length === 0, "the collector to stop");
   };
   try {
     // Without a starter the session start says, in the agent's context, what to run.
-    const bare = await hook("session_start.json");
+    const bare = await hook("session_start.json", cleared);
     assert.equal(bare.code, 0);
     assert.match(bare.stdout, /no project memory this session.*kiro-learn start/);
 
     writeStarter(data.settings.paths.starter, { dataDir: data.dir });
-    const start = await hook("session_start.json");
+    const start = await hook("session_start.json", cleared);
     assert.equal(start.code, 0);
     assert.equal(
       start.stdout,
@@ -121,7 +126,7 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
     // As after a reboot: the first hook of the first session starts it, waits for it (within
     // its budget), and the session starts with its memory.
     await stopCollector();
-    const reboot = await hook("session_start.json");
+    const reboot = await hook("session_start.json", cleared);
     assert.equal(reboot.code, 0);
     assert.match(reboot.stdout, /Leap-year date parser fix/, reboot.stderr);
     assert.match(reboot.stderr, /not reachable.*started it/);

@@ -95,8 +95,11 @@ export async function executePlan(
       : undefined,
   });
   const contexts = results.filter((_, i) => plan.events[i].print).map((r) => r.context);
-  // A session that starts without memory, and will not get it, says so once (and what to run).
-  const starting = plan.events.findIndex((e) => e.query === "resume");
+  // A session that starts without memory, and will not get it, says so (and what to run): at
+  // its start, or, where the start only stored, with each prompt meant to carry the start block.
+  const starting = plan.events.findIndex((e) =>
+    e.query === "resume" || e.query === "retrieve-start"
+  );
   if (
     starting >= 0 && results[starting].outcome !== "posted" && autoStart !== null &&
     (autoStart as AutoStartOutcome).status !== "started"

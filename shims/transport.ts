@@ -228,7 +228,7 @@ export type PostResult =
 
 /** Options for {@linkcode postEvent}. */
 export interface PostOptions {
-  /** `retrieve` (prompt), `resume` (session start) or `""`. */
+  /** `retrieve` or `retrieve-start` (prompt), `resume` (session start) or `""`. */
   query: SpoolQuery;
   /** Abort after this long. */
   timeoutMs: number;

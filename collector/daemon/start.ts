@@ -23,7 +23,7 @@ import {
   createVectorSearcher,
   DEFAULT_SEARCH_MODE,
 } from "./retrieval/mod.ts";
-import { createResumeAssembler } from "./retrieval/mod.ts";
+import { createResumeAssembler, withSessionStart } from "./retrieval/mod.ts";
 import { createLogger, type Logger } from "./runtime/mod.ts";
 import { CircuitBreaker, EventBus } from "./runtime/mod.ts";
 import { ensureToken } from "./runtime/mod.ts";
@@ -242,7 +242,13 @@ export async function startCollector(
       ...info.moved,
     });
   };
-  const pipeline = new IngestPipeline({ storage, retrieve, resume, onStored, onMoved });
+  const pipeline = new IngestPipeline({
+    storage,
+    retrieve: withSessionStart(retrieve, { resume, storage, logger }),
+    resume,
+    onStored,
+    onMoved,
+  });
   // Changes are captured for the team only while one is configured (the outbox would otherwise
   // grow with nothing to publish it).
   storage.setTeamCapture(settings.team.url !== "");

@@ -103,13 +103,20 @@ export function memoryPath(recordId: string): string {
 /**
  * What an ingest asks: the prompt's context, the session-start block, nothing, or (`history`,
  * for imports of past events whose memory already exists) to store it without queueing it for
- * extraction.
+ * extraction. `retrieve-start` is a prompt of a session whose start only stored (Claude Code's
+ * `startup`): its context, led by the session-start block while the session has not been
+ * shown one yet.
  */
-export type EventQuery = "retrieve" | "resume" | "history" | "";
+export type EventQuery = "retrieve" | "retrieve-start" | "resume" | "history" | "";
 
-/** The query string of an ingest (`?retrieve=true`, `?context=resume` or nothing). */
+/**
+ * The query string of an ingest (`?retrieve=true`, `?retrieve=true&context=start`,
+ * `?context=resume` or nothing). A collector that does not know `context=start` still answers
+ * the prompt's context.
+ */
 export function eventQueryString(query: EventQuery): string {
   if (query === "retrieve") return "?retrieve=true";
+  if (query === "retrieve-start") return "?retrieve=true&context=start";
   if (query === "resume") return "?context=resume";
   if (query === "history") return "?history=true";
   return "";
@@ -117,7 +124,9 @@ export function eventQueryString(query: EventQuery): string {
 
 /** Reads an ingest's query back from its URL parameters (the server side of the same flags). */
 export function eventQueryOf(params: { get(name: string): string | null }): EventQuery {
-  if (params.get("retrieve") === "true") return "retrieve";
+  if (params.get("retrieve") === "true") {
+    return params.get("context") === "start" ? "retrieve-start" : "retrieve";
+  }
   if (params.get("context") === "resume") return "resume";
   if (params.get("history") === "true") return "history";
   return "";

@@ -20,13 +20,16 @@ import {
 } from "./wire.ts";
 
 Deno.test("the ingest flags round-trip between the client and the server", () => {
-  for (const query of ["retrieve", "resume", "history", ""] as EventQuery[]) {
+  for (const query of ["retrieve", "retrieve-start", "resume", "history", ""] as EventQuery[]) {
     const url = new URL(`http://x${ROUTES.events}${eventQueryString(query)}`);
     assert.equal(url.pathname, "/v1/events");
     assert.equal(eventQueryOf(url.searchParams), query);
   }
   assert.equal(eventQueryString("retrieve"), "?retrieve=true");
   assert.equal(eventQueryOf(new URLSearchParams("retrieve=yes")), "");
+  // A collector that knows no session-start block with prompts still answers the prompt.
+  assert.match(eventQueryString("retrieve-start"), /^\?retrieve=true&/);
+  assert.equal(eventQueryOf(new URLSearchParams("context=start")), "");
 });
 
 Deno.test("URLs: IPv6 hosts are bracketed, record ids are encoded", () => {

@@ -1,6 +1,7 @@
 /**
- * The Claude Code hooks as plans: `SessionStart` (resume block), `UserPromptSubmit`
- * (retrieval), `PostToolUse`, `PostToolUseFailure` (a failed tool fires this instead of
+ * The Claude Code hooks as plans: `SessionStart` (the resume block; only stored at a session's
+ * `startup`, whose first prompt carries that block instead), `UserPromptSubmit` (retrieval),
+ * `PostToolUse`, `PostToolUseFailure` (a failed tool fires this instead of
  * PostToolUse, with an `error` string), `Stop` (`last_assistant_message`) and `SessionEnd`
  * (no retrieval, a short timeout: the agent kills it after about 1.5 s). The shim
  * (`shims/claude_code.ts`) and the collector's hook route run this same function.
@@ -37,6 +38,14 @@ export const CLAUDE_STORE_HOOKS: readonly string[] = [
   "SessionEnd",
 ];
 
+/**
+ * `SessionStart` sources at which the hook only stores: a prompt follows right away, and the
+ * session's first prompt carries the session-start block with its own (`retrieve-start`), so
+ * Claude Code need not wait for the session-start hook before its first request. At the other
+ * sources (`resume`, `clear`, `compact`) the hook still prints the block.
+ */
+export const CLAUDE_QUIET_START_SOURCES: readonly string[] = ["startup"];
+
 /** Context a Claude Code plan needs besides the payload. */
 export interface ClaudePlanOptions {
   /** Session id when the payload has none (it always should). */
@@ -69,20 +78,22 @@ export function claudeCodePlan(
   });
   const toolName = str(payload.tool_name)?.trim() || "unknown";
   switch (hook) {
-    case "SessionStart":
+    case "SessionStart": {
+      const quiet = CLAUDE_QUIET_START_SOURCES.includes(str(payload.source) ?? "");
       return plan([{
         kind: "note",
         body: { type: "text", content: "session started" },
-        query: "resume",
-        print: true,
-      }], "retrieve");
+        query: quiet ? "" : "resume",
+        print: !quiet,
+      }], quiet ? "store" : "retrieve");
+    }
     case "UserPromptSubmit": {
       const prompt = str(payload.prompt);
       if (prompt === undefined || prompt.trim() === "") return null;
       return plan([{
         kind: "prompt",
         body: { type: "text", content: prompt },
-        query: "retrieve",
+        query: "retrieve-start",
         print: true,
       }], "retrieve");
     }

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import type { EventBody } from "@kiro-learn/core/schemas";
-import { CLAUDE_RETRIEVE_HOOKS, CLAUDE_STORE_HOOKS, claudeCodePlan } from "./claude_code.ts";
+import {
+  CLAUDE_QUIET_START_SOURCES,
+  CLAUDE_RETRIEVE_HOOKS,
+  CLAUDE_STORE_HOOKS,
+  claudeCodePlan,
+} from "./claude_code.ts";
 
 // Payloads recorded from the real Claude Code (the shims' test data).
 const TESTDATA = new URL("../../shims/testdata/claude_code/", import.meta.url);
@@ -25,10 +30,21 @@ Deno.test("plan: every Claude Code hook maps to its event", () => {
   const start = plan("session_start.json")!;
   assert.equal(start.surface, "claude-code");
   assert.equal(start.sessionId, SESSION);
-  assert.deepEqual(start.events.map((e) => [e.kind, e.query, e.print]), [["note", "resume", true]]);
+  // At startup the hook only stores; the first prompt asks for the session-start block.
+  assert.deepEqual(start.events.map((e) => [e.kind, e.query, e.print]), [["note", "", false]]);
+  assert.equal(start.timeout, "store");
+  for (const source of ["resume", "clear", "compact"]) {
+    const later = claudeCodePlan({ ...fixture("session_start.json"), source }, opts)!;
+    assert.deepEqual(later.events.map((e) => [e.kind, e.query, e.print]), [[
+      "note",
+      "resume",
+      true,
+    ]]);
+    assert.equal(later.timeout, "retrieve");
+  }
   assert.deepEqual(plan("user_prompt_submit.json")!.events.map((e) => [e.kind, e.query]), [[
     "prompt",
-    "retrieve",
+    "retrieve-start",
   ]]);
   const read = dataOf(plan("post_tool_use_read.json")!.events[0].body);
   assert.equal(read.tool_name, "Read");
@@ -90,7 +106,12 @@ Deno.test("plan: the hooks the launcher runs in the background print nothing, th
     assert.ok(events.length > 0, hook);
     assert.ok(events.every((e) => !e.print && e.query === ""), `${hook} must print nothing`);
   }
-  for (const hook of CLAUDE_RETRIEVE_HOOKS) {
-    assert.ok(plan(fixtures[hook])!.events.some((e) => e.print), `${hook} prints`);
+  // SessionStart only at the sources where the launcher waits for it.
+  for (const source of CLAUDE_QUIET_START_SOURCES) {
+    const events = claudeCodePlan({ ...fixture("session_start.json"), source }, opts)!.events;
+    assert.ok(events.every((e) => !e.print && e.query === ""), `${source} must print nothing`);
   }
+  const printing = { ...fixture("session_start.json"), source: "clear" };
+  assert.ok(claudeCodePlan(printing, opts)!.events.some((e) => e.print), "clear prints");
+  assert.ok(plan(fixtures.UserPromptSubmit)!.events.some((e) => e.print), "prompts print");
 });

@@ -6,6 +6,7 @@
  * @module
  */
 export {
+  CLAUDE_QUIET_START_SOURCES,
   CLAUDE_RETRIEVE_HOOKS,
   CLAUDE_STORE_HOOKS,
   claudeCodePlan,

@@ -23,6 +23,7 @@ import {
   ROUTES,
 } from "../api/wire.ts";
 import {
+  CLAUDE_QUIET_START_SOURCES,
   CLAUDE_RETRIEVE_HOOKS,
   CLAUDE_STORE_HOOKS,
   FIRING_ARG,
@@ -120,7 +121,8 @@ export function hookLauncherScript(
  * 7.87 or later; an older curl fails the call and the shim takes over), so the collector derives
  * the project id from the remote exactly as `resolveProject` does.
  *
- * A hook that only stores ({@linkcode CLAUDE_STORE_HOOKS}) keeps Claude Code waiting no longer
+ * A hook that only stores ({@linkcode CLAUDE_STORE_HOOKS}, and `SessionStart` at the sources of
+ * {@linkcode CLAUDE_QUIET_START_SOURCES}) keeps Claude Code waiting no longer
  * than it takes to read the payload (and take the firing key): the same delivery (curl, else the
  * shim, which delivers or spools; the shim alone off the fast path) then goes on in a background
  * subshell, and the launcher exits.
@@ -152,6 +154,7 @@ export function claudeFastPath(
     "payload=$(cat)",
     `budget=${budget.store} store=`,
     'case "$payload" in',
+    `  ${quietStarts()}) store=1 ;;`,
     `  ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
     `  ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
     "esac",
@@ -190,6 +193,21 @@ export function claudeFastPath(
     "fi",
     'deliver "$@"',
   ];
+}
+
+/**
+ * `case` patterns of a `SessionStart` payload at a source where the hook only stores: both
+ * fields in either order, with or without a space after the colon. Quotes inside JSON strings
+ * are escaped, so no prompt or path can imitate them.
+ */
+function quietStarts(): string {
+  return CLAUDE_QUIET_START_SOURCES.flatMap((source) =>
+    [":", ": "].flatMap((colon) => {
+      const hook = `"hook_event_name"${colon}"SessionStart"`;
+      const from = `"source"${colon}"${source}"`;
+      return [`*'${hook}'*'${from}'*`, `*'${from}'*'${hook}'*`];
+    })
+  ).join("|");
 }
 
 /** sh lines naming the collector's Unix socket (`sock`) and its header file (`auth`). */
@@ -296,7 +314,10 @@ const FIND_AGENT_CWD = [
  * it asks the collector over the socket for the headers (`ROUTES.mcpHeaders`, with the hooks'
  * project headers and git config) and prints its answer. The socket lives in the 0700 data dir,
  * so whatever answers on it is this user's collector: no hello proof is needed, and the token is
- * printed only when the answer came that way. Anything else (no socket, no answer within
+ * printed only when the answer came that way. That answer is kept (`paths.mcpHeadersCache`,
+ * 0600) and printed again without curl while the same collector process runs
+ * ({@linkcode collectorIdentityLines}), no hook left the `unanswered` marker, and the
+ * repository's config is not newer than it. Anything else (no socket, no answer within
  * {@linkcode MCP_HEADERS_FAST_PATH_BUDGET_S}, a 4xx, a project `.git` does not decide) execs the
  * helper with the agent's folder ({@linkcode AGENT_CWD_ARG}), which proves the collector on its
  * TCP port before it prints the token.
@@ -306,8 +327,10 @@ export function mcpHeadersLauncherScript(
   options: { settings?: Pick<Settings, "paths" | "collector"> } = {},
 ): string {
   const settings = options.settings;
+  const q = shellQuote;
   const fast = settings === undefined ? [] : [
     ...socketVariables(settings),
+    `cache=${q(settings.paths.mcpHeadersCache)}`,
     'if [ -n "$agent_cwd" ] && [ "${KIRO_LEARN_INTERNAL:-0}" = 0 ] && [ -S "$sock" ] &&',
     '  [ -r "$auth" ] && command -v curl >/dev/null 2>&1; then',
     "  launched=$PWD",
@@ -315,10 +338,26 @@ export function mcpHeadersLauncherScript(
     // Every path below is absolute: a folder left behind changes nothing.
     ...gitProjectLines({ start: '"$cwd"', lost: ":" }).map((l) => `  ${l}`),
     '  if [ -n "$fast" ]; then',
+    ...collectorIdentityLines(settings).map((l) => `    ${l}`),
+    `    key="$alive $actor $groot"`,
+    "    # The last answer, while the same collector process lives (not stopped, not left",
+    "    # unanswered by a hook) and the repository's config is older than it: no curl.",
+    `    if [ -n "$alive" ] && [ ! -e ${q(settings.paths.unanswered)} ] && [ -f "$cache" ] &&`,
+    '      [ ! "$groot/.git/config" -nt "$cache" ]; then',
+    '      { read -r seen; read -r line; } <"$cache" 2>/dev/null',
+    '      if [ "$seen" = "$key" ]; then',
+    "        case \"$line\" in '{'*'}') printf '%s\\n' \"$line\"; exit 0 ;; esac",
+    "      fi",
+    "    fi",
     `    out=$(curl --silent --fail --max-time ${MCP_HEADERS_FAST_PATH_BUDGET_S} \\`,
     `      ${projectCurlArgs()} \\`,
-    `      --data-binary '' ${shellQuote(socketUrl(settings, ROUTES.mcpHeaders))})`,
-    "    case \"$out\" in '{'*'}') printf '%s\\n' \"$out\"; exit 0 ;; esac",
+    `      --data-binary '' ${q(socketUrl(settings, ROUTES.mcpHeaders))})`,
+    "    case \"$out\" in '{'*'}')",
+    "      printf '%s\\n' \"$out\"",
+    "      # It holds the token: this user's only (the script ends here).",
+    '      [ -n "$alive" ] && { umask 077; printf \'%s\\n%s\\n\' "$key" "$out" >"$cache"; } 2>/dev/null',
+    "      exit 0 ;;",
+    "    esac",
     "  fi",
     '  cd "$launched" 2>/dev/null',
     "fi",
@@ -332,6 +371,30 @@ export function mcpHeadersLauncherScript(
     `exec ${argv.map(shellQuote).join(" ")} "${AGENT_CWD_ARG}$agent_cwd"`,
     "",
   ].join("\n");
+}
+
+/**
+ * Sets `alive` to the running collector's pid and start time (from its pid file and
+ * `/proc/<pid>/stat`, builtins only), or to nothing when no collector process is running or it
+ * is stopped (a stopped or dead collector's answer is never reused). A new collector process
+ * has another pid or start time, so nothing cached under the last one is trusted.
+ */
+function collectorIdentityLines(settings: Pick<Settings, "paths">): string[] {
+  return [
+    "alive= cpid= cstat=",
+    `{ read -r cpid <${shellQuote(settings.paths.pid)}; } 2>/dev/null`,
+    'case "$cpid" in',
+    "  ''|*[!0-9]*) ;;",
+    '  *) if { read -r cstat <"/proc/$cpid/stat"; } 2>/dev/null; then',
+    "    # After the command name: the state (field 3), ..., the start time (field 22).",
+    "    set -- ${cstat##*) }",
+    '    case "$1" in',
+    "      [TtZX]) ;;",
+    '      *) shift 19; alive="$cpid-$1" ;;',
+    "    esac",
+    "  fi ;;",
+    "esac",
+  ];
 }
 
 /** Every launcher of an installation: where it goes and what it holds. */

@@ -35,6 +35,11 @@ export interface DataPaths {
   hookAuth: string;
   /** `collector.unanswered`: present after a hook's fast path got no answer in time. */
   unanswered: string;
+  /**
+   * `mcp-headers.cache`: the MCP headers helper's last answer from the socket (it holds the
+   * token, 0600), reused while the same collector process lives.
+   */
+  mcpHeadersCache: string;
   /** `bin/`: the scripts `install` writes (the hooks' launchers, the collector's starter). */
   bin: string;
   /**
@@ -84,6 +89,7 @@ export function dataPaths(dir: string): DataPaths {
     socket: join(dir, "collector.sock"),
     hookAuth: join(dir, "hook-auth"),
     unanswered: join(dir, "collector.unanswered"),
+    mcpHeadersCache: join(dir, "mcp-headers.cache"),
     bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),
     teamPassword: join(dir, "team-password"),

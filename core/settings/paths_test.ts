@@ -45,6 +45,7 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     socket: "/d/collector.sock",
     hookAuth: "/d/hook-auth",
     unanswered: "/d/collector.unanswered",
+    mcpHeadersCache: "/d/mcp-headers.cache",
     teamPassword: "/d/team-password",
   });
 });

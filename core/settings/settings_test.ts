@@ -83,6 +83,7 @@ Deno.test("absent settings.json gives the defaults plus paths", async () => {
       socket: join(dir, "collector.sock"),
       hookAuth: join(dir, "hook-auth"),
       unanswered: join(dir, "collector.unanswered"),
+      mcpHeadersCache: join(dir, "mcp-headers.cache"),
       teamPassword: join(dir, "team-password"),
     });
     assert.deepEqual(s.warnings, []);

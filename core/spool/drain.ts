@@ -1,6 +1,6 @@
 /**
  * Draining the shim spool: events a shim could not deliver wait in `<dataDir>/spool/` as
- * `<event_id>.json` files (`{"event": <Event>, "query": "retrieve" | "resume" | ""}`, written
+ * `<event_id>.json` files (`{"event": <Event>, "query": <EventQuery>}`, written
  * atomically by the shims; the format is defined in `@kiro-learn/core/spool`). The collector
  * drains them at start and periodically.
  *

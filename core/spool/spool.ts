@@ -5,7 +5,7 @@
  * drains (`collector/daemon/ingest/spool_drain.ts`) and reports with {@linkcode spoolStatus}.
  *
  * Layout of `<dataDir>/spool/`:
- * - `<event_id>.json`: `{"event": <Event>, "query": "retrieve" | "resume" | ""}`; the
+ * - `<event_id>.json`: `{"event": <Event>, "query": <EventQuery>}`; the
  *   collector drains these oldest-first (ULID order) and deletes each after ingesting it.
  * - `.<uuid>.tmp`: a file being written; renamed into place only once it is on disk.
  * - `dropped.log`: one line per event refused because the spool was full (itself bounded).

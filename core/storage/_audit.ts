@@ -52,6 +52,20 @@ export async function injectedInSession(
   return rows.map((row) => row.record_id as string);
 }
 
+/** See `Storage.retrievedInSession`. */
+export async function retrievedInSession(
+  c: Connection,
+  target: { namespace: string; sessionId: string },
+  options: { query: string },
+): Promise<boolean> {
+  await Promise.resolve();
+  const row = c.stmt(
+    `SELECT 1 FROM events e JOIN retrievals r ON r.event_id = e.event_id
+    WHERE e.session_id = ? AND e.namespace = ? AND r.query = ? LIMIT 1`,
+  ).get(target.sessionId, target.namespace, options.query);
+  return row !== undefined;
+}
+
 /** See `Storage.listRetrievals`. */
 export async function listRetrievals(
   c: Connection,

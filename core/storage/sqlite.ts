@@ -46,6 +46,7 @@ import {
   logRetrieval,
   recordRun,
   reserveLlmUsage,
+  retrievedInSession,
 } from "./_audit.ts";
 import {
   countRecordsNeedingEmbedding,
@@ -400,6 +401,15 @@ export class SqliteStorage implements Storage, TeamStore {
     options: { query?: string } = {},
   ): Promise<string[]> {
     return injectedInSession(this.#c, { namespace, sessionId }, options);
+  }
+
+  /** See `Storage.retrievedInSession`. */
+  retrievedInSession(
+    namespace: string,
+    sessionId: string,
+    options: { query: string },
+  ): Promise<boolean> {
+    return retrievedInSession(this.#c, { namespace, sessionId }, options);
   }
 
   /** See `Storage.listRetrievals`. */

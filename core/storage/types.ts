@@ -471,6 +471,15 @@ export interface Storage extends TeamStore {
     sessionId: string,
     options?: { query?: string },
   ): Promise<string[]>;
+  /**
+   * Whether a retrieval logged with the query `options.query` (even an empty one) went to an
+   * event of the session in the namespace: the session-start block was given.
+   */
+  retrievedInSession(
+    namespace: string,
+    sessionId: string,
+    options: { query: string },
+  ): Promise<boolean>;
   /** Newest injections first. */
   listRetrievals(options: { namespace?: string; limit: number }): Promise<RetrievalRow[]>;
 

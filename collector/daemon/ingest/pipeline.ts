@@ -29,6 +29,7 @@
  *
  * @module
  */
+import type { EventQuery } from "@kiro-learn/core/api/wire";
 import { legacyNamespaceFor, projectIdFromNamespace } from "@kiro-learn/core/project";
 import { scrubEvent } from "@kiro-learn/core/privacy";
 import { type Event, EventSchema } from "@kiro-learn/core/schemas";
@@ -60,8 +61,11 @@ export type NamespaceMovedHook = (info: {
 export interface IngestPipelineOptions<R> {
   /** Where events go. */
   storage: Storage;
-  /** Runs inline retrieval for a (scrubbed) prompt event. */
-  retrieve: (event: Event) => Promise<R>;
+  /**
+   * Runs inline retrieval for a (scrubbed) prompt event; `sessionStart`: lead with the
+   * session-start block if the session has not had it (`retrieve-start`).
+   */
+  retrieve: (event: Event, options?: { sessionStart?: boolean }) => Promise<R>;
   /** Builds the session-start resume block. */
   resume?: (event: Event) => Promise<R>;
   /** Notified once per newly stored event (the extraction watcher, the live feed). */
@@ -70,6 +74,28 @@ export interface IngestPipelineOptions<R> {
   dedupCapacity?: number;
   /** Notified when a project's old namespace was moved into its new one. */
   onMoved?: NamespaceMovedHook;
+}
+
+/** What one ingest asks besides storing (see {@linkcode ingestOptions}). */
+export interface IngestOptions {
+  /** A prompt's context. */
+  retrieve?: boolean;
+  /** With the session-start block first, while the session has not had it. */
+  sessionStart?: boolean;
+  /** The session-start block. */
+  resume?: boolean;
+  /** Store without queueing for extraction. */
+  history?: boolean;
+}
+
+/** The ingest options an ingest's wire query asks for: one mapping for every route. */
+export function ingestOptions(query: EventQuery): IngestOptions {
+  return {
+    retrieve: query === "retrieve" || query === "retrieve-start",
+    sessionStart: query === "retrieve-start",
+    resume: query === "resume",
+    history: query === "history",
+  };
 }
 
 /** Outcome of one ingest. */
@@ -124,10 +150,7 @@ export class IngestPipeline<R = unknown> {
    * Ingests one parsed JSON value. Invalid input is refused and changes nothing; a storage
    * failure throws (the caller answers 500) after rolling the dedup entry back.
    */
-  async ingest(
-    input: unknown,
-    options: { retrieve?: boolean; resume?: boolean; history?: boolean } = {},
-  ): Promise<IngestOutcome<R>> {
+  async ingest(input: unknown, options: IngestOptions = {}): Promise<IngestOutcome<R>> {
     const parsed = EventSchema.safeParse(input);
     if (!parsed.success) {
       return { ok: false, error: "validation failed", details: parsed.error.issues };
@@ -167,7 +190,9 @@ export class IngestPipeline<R = unknown> {
     }
     const outcome: IngestOutcome<R> = { ok: true, event_id: event.event_id, stored };
     if (options.retrieve && event.kind === "prompt") {
-      outcome.retrieval = await this.#options.retrieve(event);
+      outcome.retrieval = await this.#options.retrieve(event, {
+        sessionStart: options.sessionStart === true,
+      });
     } else if (options.resume && this.#options.resume) {
       outcome.retrieval = await this.#options.resume(event);
     }

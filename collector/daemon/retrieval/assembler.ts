@@ -59,14 +59,22 @@ export function queryFromBody(body: Event["body"]): string {
 
 const TIMED_OUT = Symbol("timed out");
 
+/**
+ * A prompt's retrieval; `tokenBudget` narrows the block's budget for this call (when it shares
+ * a hook's output with the session-start block).
+ */
+export type Retrieval = (
+  event: Event,
+  options?: { tokenBudget?: number },
+) => Promise<RetrievalResult>;
+
 /** Builds the retrieval function the ingest pipeline calls. Its result never rejects. */
-export function createAssembler(
-  options: AssemblerOptions,
-): (event: Event) => Promise<RetrievalResult> {
+export function createAssembler(options: AssemblerOptions): Retrieval {
   const search: Searcher = options.search ??
     ((ns, q, o) => options.storage.searchLexical(ns, q, o));
-  return async (event) => {
+  return async (event, asked = {}) => {
     const started = performance.now();
+    const tokenBudget = Math.min(options.tokenBudget, asked.tokenBudget ?? Infinity);
     const query = queryFromBody(event.body).trim();
     if (query === "") return { context: "", records: [], latency_ms: 0 };
     let hits: ScoredRecord[] = [];
@@ -104,7 +112,7 @@ export function createAssembler(
     if (outcome === "ok" && elapsed > options.budgetMs) outcome = "timeout";
     const records: MemoryRecord[] = outcome === "ok" ? hits.map((h) => h.record) : [];
     const formatted = formatContext(records, {
-      tokenBudget: options.tokenBudget,
+      tokenBudget,
       projectRoot: event.source.project_path,
     });
     if (outcome === "ok" && formatted.record_ids.length === 0) outcome = "empty";

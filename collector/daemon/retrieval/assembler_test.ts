@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
+import { hookStdout, MAX_HOOK_OUTPUT_BYTES, OUTPUT_CUT_MARKER } from "@kiro-learn/core/hooks";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { failOnHang, makeEvent, makeRecord } from "@kiro-learn/core/testing";
 import { createAssembler, queryFromBody, type Searcher } from "./assembler.ts";
-import { createResumeAssembler } from "./resume.ts";
+import {
+  createResumeAssembler,
+  RESUME_HEADER,
+  SESSION_START_QUERY,
+  withSessionStart,
+} from "./resume.ts";
 
 async function withStorage<T>(fn: (s: ReturnType<typeof openSqliteStorage>) => Promise<T>) {
   const dir = await Deno.makeTempDir();
@@ -119,6 +125,88 @@ Deno.test("a record the session's start block showed is not repeated by its prom
     assert.deepEqual(await fire("session-1", "prompt", "parser fix"), first);
     // Another session has not been shown anything yet.
     assert.equal((await fire("session-2", "prompt", "parser fix")).length, 3);
+  });
+});
+
+Deno.test("a session whose start only stored gets the start block with its first prompt, once, and no record twice", async () => {
+  await withStorage(async (storage) => {
+    const words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"];
+    const records = words.map((w) =>
+      makeRecord({ title: `parser ${w} fix`, summary: `the parser ${w} case` })
+    );
+    for (const r of records) await storage.putRecord(r);
+    const namespace = records[0].namespace;
+    const resume = createResumeAssembler({ storage, tokenBudget: 2000 });
+    const retrieve = withSessionStart(
+      createAssembler({ storage, budgetMs: 2000, limit: 3, tokenBudget: 2000 }),
+      { resume, storage },
+    );
+    const fire = async (session: string, kind: "note" | "prompt", sessionStart: boolean) => {
+      const event = makeEvent({
+        namespace,
+        session_id: session,
+        kind,
+        body: { type: "text", content: kind === "note" ? "session started" : "parser fix" },
+      });
+      await storage.ingestEvent(event, { project_id: "p", enqueue: false });
+      return await (kind === "note" ? resume(event) : retrieve(event, { sessionStart }));
+    };
+    // Claude Code's startup: the session start stored only; its first prompt leads with the block.
+    const quiet = "quiet-start";
+    const first = await fire(quiet, "prompt", true);
+    assert.ok(first.context.startsWith(RESUME_HEADER), first.context.slice(0, 200));
+    assert.equal(first.context.split(RESUME_HEADER).length - 1, 1);
+    assert.equal(new Set(first.records).size, first.records.length, "no record twice");
+    // The start block shows the five newest; the prompt's block (limit 3) the other three.
+    assert.equal(first.records.length, 8, first.context);
+    const blocks = first.context.split("\n\n## ");
+    assert.ok(blocks.length >= 2, `two blocks: ${first.context}`);
+    // The next prompt of that session gets its own block only.
+    const second = await fire(quiet, "prompt", true);
+    assert.ok(!second.context.includes(RESUME_HEADER), second.context.slice(0, 200));
+    assert.ok(second.records.length > 0);
+    // A session whose start hook printed the block (resume, clear, compact) is not shown it again.
+    await fire("cleared", "note", false);
+    assert.ok(!(await fire("cleared", "prompt", true)).context.includes(RESUME_HEADER));
+    // An empty start block counts as given too.
+    const empty = makeEvent({ namespace: "/actor/a/project/empty/", session_id: "e" });
+    await storage.ingestEvent(empty, { project_id: "e", enqueue: false });
+    assert.equal((await resume(empty)).context, "");
+    assert.equal(
+      await storage.retrievedInSession(empty.namespace, "e", { query: SESSION_START_QUERY }),
+      true,
+    );
+    // Without the ask (Kiro's prompts), no start block.
+    assert.ok(!(await fire("kiro", "prompt", false)).context.includes(RESUME_HEADER));
+  });
+});
+
+Deno.test("the start block and the first prompt's block fit one hook's output, whole", async () => {
+  await withStorage(async (storage) => {
+    const long = "the parser keeps failing on this input because ".repeat(30);
+    const records = Array.from(
+      { length: 16 },
+      (_, i) => makeRecord({ title: `parser fix ${i}`, summary: `${long} (${i})` }),
+    );
+    for (const r of records) await storage.putRecord(r);
+    const resume = createResumeAssembler({ storage, tokenBudget: 20_000 });
+    const retrieve = withSessionStart(
+      createAssembler({ storage, budgetMs: 2000, limit: 12, tokenBudget: 20_000 }),
+      { resume, storage },
+    );
+    const event = makeEvent({
+      namespace: records[0].namespace,
+      session_id: "big",
+      kind: "prompt",
+      body: { type: "text", content: "parser fix" },
+    });
+    await storage.ingestEvent(event, { project_id: "p", enqueue: false });
+    const both = await retrieve(event, { sessionStart: true });
+    assert.ok(both.context.startsWith(RESUME_HEADER));
+    assert.ok(both.records.length > 5, "the prompt's block has records too");
+    const printed = hookStdout([both.context]);
+    assert.ok(!printed.includes(OUTPUT_CUT_MARKER), "nothing cut off by the output limit");
+    assert.ok(new TextEncoder().encode(printed).length <= MAX_HOOK_OUTPUT_BYTES);
   });
 });
 

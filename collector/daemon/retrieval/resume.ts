@@ -6,10 +6,11 @@
  * @module
  */
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
-import { formatContext, isLifecycleRecord } from "@kiro-learn/core/search";
+import { MAX_HOOK_OUTPUT_BYTES } from "@kiro-learn/core/hooks";
+import { estimateTokens, formatContext, isLifecycleRecord } from "@kiro-learn/core/search";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
-import type { RetrievalResult } from "./assembler.ts";
+import type { Retrieval, RetrievalResult } from "./assembler.ts";
 import { firstOfEachEvidence } from "./_evidence.ts";
 
 /** The query the resume block is logged with (what a session was shown when it started). */
@@ -74,4 +75,59 @@ export function createResumeAssembler(
       return { context: "", records: [], latency_ms: performance.now() - started };
     }
   };
+}
+
+/** A prompt's retrieval; `sessionStart` asks for the session-start block too. */
+export type PromptRetrieval = (
+  event: Event,
+  options?: { sessionStart?: boolean },
+) => Promise<RetrievalResult>;
+
+/**
+ * A prompt's retrieval that, when asked (`sessionStart`: a prompt of a session whose start hook
+ * only stored) and the session has not been given the session-start block yet (no retrieval of
+ * its logged with {@linkcode SESSION_START_QUERY}, even an empty one), leads with that block:
+ * built and logged first, so the prompt's own block leaves out what it shows. One answer, the
+ * two blocks separated by a blank line, within one hook's output limit (the prompt's block
+ * gets the room the start block leaves).
+ */
+export function withSessionStart(
+  retrieve: Retrieval,
+  options: {
+    resume: (event: Event) => Promise<RetrievalResult>;
+    storage: Pick<Storage, "retrievedInSession">;
+    logger?: Logger;
+  },
+): PromptRetrieval {
+  return async (event, asked = {}) => {
+    if (asked.sessionStart !== true || !await startBlockDue(event, options)) {
+      return await retrieve(event);
+    }
+    const start = await options.resume(event);
+    // One hook prints both: the prompt's block gets what room the start block leaves under the
+    // hook's output limit, so it is never cut off mid-way.
+    const room = Math.floor(MAX_HOOK_OUTPUT_BYTES / 4) - estimateTokens(`${start.context}\n\n`);
+    const prompt = await retrieve(event, { tokenBudget: Math.max(room, 0) });
+    return {
+      context: [start.context, prompt.context].map((c) => c.trim()).filter((c) => c !== "")
+        .join("\n\n"),
+      records: [...start.records, ...prompt.records],
+      latency_ms: Math.round((start.latency_ms + prompt.latency_ms) * 100) / 100,
+    };
+  };
+}
+
+// Whether the session still needs its start block; on a storage failure, no (never twice).
+async function startBlockDue(
+  event: Event,
+  options: { storage: Pick<Storage, "retrievedInSession">; logger?: Logger },
+): Promise<boolean> {
+  try {
+    return !await options.storage.retrievedInSession(event.namespace, event.session_id, {
+      query: SESSION_START_QUERY,
+    });
+  } catch (error) {
+    options.logger?.warn("session-start check failed", { error: String(error) });
+    return false;
+  }
 }

@@ -73,7 +73,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
       await next();
       if (c.req.method === "POST" && c.req.path === ROUTES.events && c.res.status === 200) {
         const query = eventQueryOf({ get: (name) => c.req.query(name) ?? null });
-        const retrieval = query === "retrieve" || query === "resume";
+        const retrieval = query === "retrieve" || query === "retrieve-start" ||
+          query === "resume";
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
       } else if (c.req.path === ROUTES.claudeCodeHook && c.res.status === 200) {
         latency.hook.record(performance.now() - started);

@@ -57,8 +57,9 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   assert.equal(first.code, 0, first.stdout + first.stderr);
   assert.equal(first.result, "The check failed: false always exits 1.");
   const alphaNs = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
-  // One event per hook. The tool use, Stop and SessionEnd hooks deliver in the background after
-  // Claude Code has moved on (SessionEnd's after it has exited): each must still arrive, once.
+  // One event per hook. The session start (at startup it only stores), tool use, Stop and
+  // SessionEnd hooks deliver in the background after Claude Code has moved on (SessionEnd's after
+  // it has exited): each must still arrive, once.
   const perHook = (events: StoredEvent[]) => ({
     SessionStart: events.filter((e) => e.body.content === "session started").length,
     UserPromptSubmit: events.filter((e) => e.kind === "prompt").length,
@@ -133,8 +134,9 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
     `session 2's first model request lacks the memory "${MEMORY_TITLE}": the hooks' context ` +
       `did not reach the model. Request: ${injected.slice(0, 4000)}`,
   );
-  // The session start's resume block carries it, and the prompt's block does not repeat it:
-  // one record appears once per request.
+  // The session-start block carries it (at startup, in the first prompt's hook answer, ahead of
+  // the prompt's own block), and the prompt's block does not repeat it: one record appears once
+  // per request.
   assert.match(
     injected,
     /Where this project left off \(kiro-learn\)[^]{0,80}Leap-year date parser fix/,

@@ -105,18 +105,25 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     assert.equal(fast.code, 0, fast.stderr);
     assert.equal(fast.stderr, "");
     assert.ok(fast.stdout.includes(LEAP_YEAR_TITLE), fast.stdout);
+    // A session's first prompt leads with the session-start block (its start only stored); the
+    // shim, in a session of its own, must print the same for its first prompt.
+    assert.match(fast.stdout, /^## Where this project left off/);
+    const other = `${SESSION}-shim`;
     const shim = await runShimProcess("claude-code", {
       settings: daemon.settings,
       env,
       cwd: project,
-      stdin: payload("user_prompt_submit.json"),
+      stdin: payload("user_prompt_submit.json").replace(SESSION, other),
     });
     assert.equal(shim.code, 0, shim.stderr);
     assert.equal(fast.stdout, shim.stdout);
-    const [viaShim, viaSocket] = sessionEvents(await storedEvents(daemon), "prompt");
-    for (const key of ["namespace", "actor_id", "kind", "body", "session_id"] as const) {
+    const stored = await storedEvents(daemon);
+    const [viaSocket] = sessionEvents(stored, "prompt");
+    const viaShim = stored.find((e) => e.session_id === other && e.kind === "prompt")!;
+    for (const key of ["namespace", "actor_id", "kind", "body"] as const) {
       assert.deepEqual(viaSocket[key], viaShim[key], key);
     }
+    assert.equal(viaSocket.session_id, SESSION);
     assert.deepEqual(
       { ...viaSocket.source, version: "" },
       { ...viaShim.source, version: "" },
@@ -206,11 +213,25 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       const spool = daemon.settings.paths.spool;
       const before = spoolFiles(spool).length;
       const count = async (kind: string) => sessionEvents(await storedEvents(daemon), kind).length;
-      const [prompts, tools] = [await count("prompt"), await count("tool_use")];
+      const starts = async () =>
+        sessionEvents(await storedEvents(daemon), "note")
+          .filter((e) => e.body.type === "text" && e.body.content === "session started").length;
+      const [prompts, tools, started] = [
+        await count("prompt"),
+        await count("tool_use"),
+        await starts(),
+      ];
       const failures = payload("post_tool_use_failure.json");
       Deno.kill(daemon.pid(), "SIGSTOP");
-      let first: LauncherRun, second: LauncherRun;
+      let first: LauncherRun, second: LauncherRun, startup: LauncherRun;
       try {
+        // A session's startup only stores (its first prompt carries the start block): it too
+        // delivers in the background, so Claude Code does not wait for the hung collector.
+        startup = await runLauncher(launcher, {
+          cwd: project,
+          stdin: payload("session_start.json"),
+          env,
+        });
         // A prompt hook, which Claude Code waits for, then a tool-use hook, which delivers in the
         // background (its shim's words go nowhere), both while the collector is hung.
         first = await runLauncher(launcher, {
@@ -222,14 +243,15 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       } finally {
         Deno.kill(daemon.pid(), "SIGCONT");
       }
-      for (const run of [first, second]) {
+      for (const run of [startup, first, second]) {
         assert.equal(run.code, 0, run.stderr);
         assert.equal(run.stdout, "");
       }
+      assert.equal(startup.stderr, "", "the startup hook's delivery is off Claude Code's pipes");
       // Straight to the spool: the shim did not wait on the hung collector over TCP again.
       assert.match(first.stderr, /did not answer the hook's launcher within its budget; spooling/);
       assert.equal(second.stderr, "", "a background delivery says nothing on Claude Code's pipes");
-      assert.equal(spoolFiles(spool).length, before + 2);
+      assert.equal(spoolFiles(spool).length, before + 3);
       assert.ok(await exists(daemon.settings.paths.unanswered), "the next hook is told");
       // The stalled requests were in the socket's queue: the collector may store them on waking,
       // and then the spooled copies, under the same ids, are not stored again.
@@ -237,7 +259,10 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       await daemon.kill();
       await daemon.restart();
       assert.equal(spoolFiles(spool).length, 0);
-      assert.deepEqual([await count("prompt"), await count("tool_use")], [prompts + 1, tools + 1]);
+      assert.deepEqual(
+        [await count("prompt"), await count("tool_use"), await starts()],
+        [prompts + 1, tools + 1, started + 1],
+      );
       // Answered again (a background delivery too): the marker goes.
       const run = await runLauncher(launcher, { cwd: project, stdin: failures, env });
       assert.equal(run.code, 0, run.stderr);

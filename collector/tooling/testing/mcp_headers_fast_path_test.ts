@@ -82,6 +82,59 @@ Deno.test("the MCP headers launcher's fast path and its fallbacks", async (t) =>
       assert.equal((await res.json()).result.tools.length, 6);
     });
 
+    await t.step(
+      "while the same collector lives its answer is reused; a new collector, a newer git config, an unanswered hook or a stopped collector ask again",
+      async () => {
+        const noDeno = await installLaunchers(daemon, {
+          home,
+          denoPath: "/nonexistent/deno",
+          launcher: "mcp-headers",
+        });
+        const cache = daemon.settings.paths.mcpHeadersCache;
+        const run = () => runAsClaudeCode(noDeno, { agentCwd: `${project}/src`, home, env });
+        assert.equal(await run(), expected);
+        assert.equal((await Deno.stat(cache)).mode! & 0o777, 0o600, "it holds the token");
+        // A marked copy of the answer: printed only when the cache, not curl, answered.
+        const marked = JSON.stringify({ [MCP_NAMESPACE_HEADER]: namespace, Marked: "cached" });
+        const mark = async () => {
+          const [key] = (await Deno.readTextFile(cache)).split("\n");
+          await Deno.writeTextFile(cache, `${key}\n${marked}\n`);
+        };
+        await mark();
+        assert.equal(await run(), marked + "\n", "reused while the same collector lives");
+        // A hook found the collector unanswering: ask it.
+        await Deno.writeTextFile(daemon.settings.paths.unanswered, "");
+        try {
+          assert.equal(await run(), expected);
+        } finally {
+          await Deno.remove(daemon.settings.paths.unanswered);
+        }
+        // The repository's config changed after the answer (a new remote): ask again.
+        await mark();
+        const past = new Date(Date.now() - 60_000);
+        await Deno.utime(cache, past, past);
+        assert.equal(await run(), expected);
+        // A stopped collector is never trusted from the cache: the Deno helper's hello times
+        // out, and it prints the project alone.
+        await mark();
+        const helper = await installLaunchers(daemon, { home, launcher: "mcp-headers" });
+        Deno.kill(daemon.pid(), "SIGSTOP");
+        let stopped: string;
+        try {
+          stopped = await runAsClaudeCode(helper, { agentCwd: `${project}/src`, home, env });
+        } finally {
+          Deno.kill(daemon.pid(), "SIGCONT");
+        }
+        assert.deepEqual(JSON.parse(stopped), { [MCP_NAMESPACE_HEADER]: namespace });
+        // Another collector process (same data dir, same token): the cache is not trusted.
+        await mark();
+        await daemon.kill();
+        await daemon.restart();
+        assert.equal(await run(), expected);
+        assert.equal(await run(), expected, "the new collector's own answer is cached");
+      },
+    );
+
     await t.step("a project no .git folder decides: the Deno helper resolves it", async () => {
       const notes = `${home}/notes/2026`;
       await Deno.mkdir(notes, { recursive: true });

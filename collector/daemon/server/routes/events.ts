@@ -9,6 +9,7 @@ import { Hono } from "hono";
 import { eventQueryOf } from "@kiro-learn/core/api/wire";
 import { MAX_REQUEST_BYTES, ProjectIdentityRequestSchema } from "@kiro-learn/core/schemas";
 import { readJsonBody } from "../../http/mod.ts";
+import { ingestOptions } from "../../ingest/mod.ts";
 import type { CollectorContext } from "../mod.ts";
 import { errorResponse } from "../../http/mod.ts";
 import { intParam, namespaceParam, offsetParam } from "../../http/mod.ts";
@@ -20,11 +21,7 @@ export function eventRoutes(ctx: CollectorContext): Hono {
     const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
     if (!body.ok) return body.response;
     const query = eventQueryOf({ get: (name) => c.req.query(name) ?? null });
-    const outcome = await ctx.pipeline.ingest(body.value, {
-      retrieve: query === "retrieve",
-      resume: query === "resume",
-      history: query === "history",
-    });
+    const outcome = await ctx.pipeline.ingest(body.value, ingestOptions(query));
     if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
     const { ok: _ok, ...payload } = outcome;
     return c.json(payload);

@@ -39,6 +39,7 @@ import { buildNamespace, projectIdFromGitConfig, sanitizeActor } from "@kiro-lea
 import { isInside } from "@kiro-learn/core/path";
 import { MAX_REQUEST_BYTES } from "@kiro-learn/core/schemas";
 import { checkBearer, errorResponse, readJsonBody } from "../../http/mod.ts";
+import { ingestOptions } from "../../ingest/mod.ts";
 import type { CollectorContext } from "../mod.ts";
 
 /** A path header: absolute, one line. */
@@ -146,10 +147,7 @@ export function hookRoutes(ctx: CollectorContext): Hono {
     });
     const contexts: string[] = [];
     for (const [i, delivery] of deliveries.entries()) {
-      const outcome = await ctx.pipeline.ingest(delivery.event, {
-        retrieve: delivery.query === "retrieve",
-        resume: delivery.query === "resume",
-      });
+      const outcome = await ctx.pipeline.ingest(delivery.event, ingestOptions(delivery.query));
       if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
       if (plan.events[i].print) {
         contexts.push(readRetrievalContext({ retrieval: outcome.retrieval }) ?? "");
