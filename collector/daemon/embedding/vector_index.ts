@@ -30,7 +30,7 @@
  * @module
  */
 import { dotAt, l2NormalizeInPlace, unitOrZero } from "@kiro-learn/core/search";
-import type { EmbeddingPage } from "@kiro-learn/core/storage";
+import { type EmbeddingPage, freeNow } from "@kiro-learn/core/storage";
 
 /** One search hit. */
 export interface VectorHit {
@@ -49,8 +49,8 @@ export interface VectorSource {
   ): Promise<{ record_id: string; vector: Float32Array }[]>;
   /**
    * The same rows, one page of at most `limit`: first `after: 0`, then the previous page's
-   * `next` until that is null. Used instead of `listEmbeddings` when present. The index may
-   * change the returned vectors (it normalises them in place).
+   * `next` until that is null. Used instead of `listEmbeddings` when present. The returned
+   * vectors are the index's: it normalises them in place and frees each once it holds it.
    */
   listEmbeddingPage?(
     namespace: string,
@@ -101,7 +101,10 @@ interface Slots {
   read(slot: number): Float32Array;
   /** Copies `from`'s vector over `to`'s. */
   move(from: number, to: number): void;
-  /** The first `capacity` vectors (all when it is larger), with room for `capacity`. */
+  /**
+   * The first `capacity` vectors (all when it is larger), with room for `capacity`; this one is
+   * released (an old buffer of tens of MB would otherwise wait for a collection).
+   */
   resized(capacity: number): Slots;
   /**
    * Frees the memory now (the buffers are detached; nothing may read these slots again): an
@@ -143,10 +146,11 @@ class Float32Slots implements Slots {
   resized(capacity: number): Slots {
     const next = new Float32Slots(this.#dim, capacity);
     next.#data.set(this.#data.subarray(0, next.#data.length));
+    this.release();
     return next;
   }
   release(): void {
-    this.#data.buffer.transfer(0);
+    freeNow(this.#data);
   }
 }
 
@@ -203,11 +207,12 @@ class Int8Slots implements Slots {
     const next = new Int8Slots(this.#dim, capacity);
     next.#codes.set(this.#codes.subarray(0, next.#codes.length));
     next.#scales.set(this.#scales.subarray(0, capacity));
+    this.release();
     return next;
   }
   release(): void {
-    this.#codes.buffer.transfer(0);
-    this.#scales.buffer.transfer(0);
+    freeNow(this.#codes);
+    freeNow(this.#scales);
   }
 }
 
@@ -336,6 +341,8 @@ export class VectorIndex {
             if (row.vector.length === this.#dim) {
               const unit = own ? l2NormalizeInPlace(row.vector) : unitOrZero(row.vector);
               this.#put(namespace, shard, row.record_id, unit);
+              // Its memory goes now, not at a collection after thousands more (see freeNow).
+              if (own) freeNow(row.vector);
             }
           }
         };
