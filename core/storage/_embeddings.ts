@@ -4,7 +4,7 @@
  * @module
  */
 import type { MemoryRecord } from "../schemas/mod.ts";
-import { decodeEmbedding, encodeEmbedding } from "./embedding_blob.ts";
+import { decodeEmbedding, encodeEmbedding, freeNow } from "./embedding_blob.ts";
 import type { EmbeddingPage, StoredEmbedding } from "./types.ts";
 import { RECORD_COLUMNS, recordFromRow, type Row } from "./_rows.ts";
 import type { Connection } from "./_connection.ts";
@@ -42,10 +42,17 @@ export async function listEmbeddings(
     embedding: Uint8Array;
     embedding_dim: number;
   }[];
-  return rows.map((r) => ({
-    record_id: r.record_id,
-    vector: decodeEmbedding(r.embedding, { dim: r.embedding_dim, recordId: r.record_id }),
-  }));
+  return rows.map(decodeRow);
+}
+
+/** A row's vector; its blob is freed at once (see `freeNow`: nothing else reads it). */
+function decodeRow(r: { record_id: string; embedding: Uint8Array; embedding_dim: number }): {
+  record_id: string;
+  vector: Float32Array;
+} {
+  const vector = decodeEmbedding(r.embedding, { dim: r.embedding_dim, recordId: r.record_id });
+  freeNow(r.embedding);
+  return { record_id: r.record_id, vector };
 }
 
 /** See `Storage.listEmbeddingPage`. */
@@ -68,10 +75,7 @@ export async function listEmbeddingPage(
     embedding_dim: number;
   }[];
   const page: EmbeddingPage = {
-    rows: rows.map((r) => ({
-      record_id: r.record_id,
-      vector: decodeEmbedding(r.embedding, { dim: r.embedding_dim, recordId: r.record_id }),
-    })),
+    rows: rows.map(decodeRow),
     next: rows.length < options.limit ? null : rows[rows.length - 1].id,
   };
   if (options.after === 0) {

@@ -33,3 +33,20 @@ export function decodeEmbedding(
   for (let i = 0; i < options.dim; i++) out[i] = view.getFloat32(i * 4, true);
   return out;
 }
+
+/**
+ * Frees the memory of a typed array that owns its whole buffer now rather than at the next
+ * garbage collection, and returns true; a view that shares its buffer is left alone (false).
+ * The view reads as empty afterwards. Why: loading 100k embeddings makes 200k short-lived 2 KB
+ * buffers (SQLite's blob and its decoded copy) that V8 frees only after tens of MB of them have
+ * piled up in malloc's heap, which then stays resident, fragmented (65 MiB at 100k records).
+ */
+export function freeNow(view: ArrayBufferView): boolean {
+  const buffer = view.buffer;
+  if (
+    !(buffer instanceof ArrayBuffer) || view.byteOffset !== 0 ||
+    view.byteLength !== buffer.byteLength
+  ) return false;
+  buffer.transfer(0);
+  return true;
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { decodeEmbedding, encodeEmbedding } from "./embedding_blob.ts";
+import { decodeEmbedding, encodeEmbedding, freeNow } from "./embedding_blob.ts";
 
 Deno.test("embedding blobs round-trip bit-exactly (NaN, ±0, subnormals included)", () => {
   fc.assert(fc.property(fc.float32Array({ minLength: 1, maxLength: 512 }), (values) => {
@@ -24,4 +24,16 @@ Deno.test("a blob of the wrong length names the record", () => {
     () => decodeEmbedding(new Uint8Array(10), { dim: 384, recordId: "mr_bad" }),
     /mr_bad is 10 bytes, expected 1536/,
   );
+});
+
+Deno.test("freeNow frees a view owning its whole buffer, never one sharing it", () => {
+  const owner = encodeEmbedding(Float32Array.from([1, 2, 3, 4]));
+  const part = owner.subarray(4, 8);
+  assert.equal(freeNow(part), false);
+  assert.equal(freeNow(new Float32Array(owner.buffer, 0, 2)), false);
+  assert.deepEqual([...part], [0, 0, 0, 0x40]);
+  assert.equal(freeNow(owner), true);
+  assert.equal(owner.byteLength, 0);
+  assert.equal(part.byteLength, 0);
+  assert.equal(freeNow(new Float32Array(new SharedArrayBuffer(8))), false);
 });

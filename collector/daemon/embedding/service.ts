@@ -108,7 +108,7 @@ export interface EmbeddingServiceOptions {
    * A namespace's vectors are dropped from memory after this long without a load or search
    * (default: the `embedding.vectorIdleMs` setting's); they reload from storage when next
    * searched. Only reconciliation and `mode=vector` search them, in bursts; an idle collector
-   * holding 100k measured 278 MiB RSS, 234 MiB once they were dropped (`deno task bench memory`).
+   * holding 100k measured 243 MiB RSS, 194 MiB once they were dropped (`deno task bench memory`).
    */
   vectorIdleMs?: number;
 }

@@ -434,11 +434,15 @@ Deno.test("int8: a quarter of the memory, decoded vectors within half a step of 
   assert.ok(!(hits[0].record_id === "twin" && hits[1].record_id === "r0"));
 });
 
-/** A source that pages, and counts what it was asked. */
+/** A source that pages (fresh copies, as storage decodes them), and counts what it was asked. */
 class PagedSource extends FakeSource {
   pages = 0;
   /** What the first page announces as the total (default: the true count). */
   announce?: (count: number) => number;
+  /** Every vector handed out. */
+  handedOut: Float32Array[] = [];
+  /** `Deno.memoryUsage().external` when the last page was asked for. */
+  externalAtLastPage = 0;
   async listEmbeddingPage(
     ns: string,
     options: { model: string; after: number; limit: number },
@@ -446,8 +450,11 @@ class PagedSource extends FakeSource {
     this.pages++;
     const all = await this.listEmbeddings(ns, options);
     this.loads--; // Only whole listings count as loads.
-    const rows = all.slice(options.after, options.after + options.limit);
+    const rows = all.slice(options.after, options.after + options.limit)
+      .map((r) => ({ record_id: r.record_id, vector: r.vector.slice() }));
+    this.handedOut.push(...rows.map((r) => r.vector));
     const next = rows.length < options.limit ? null : options.after + rows.length;
+    if (next === null) this.externalAtLastPage = Deno.memoryUsage().external;
     if (options.after !== 0) return { rows, next };
     return { rows, next, total: this.announce ? this.announce(all.length) : all.length };
   }
@@ -507,4 +514,42 @@ Deno.test("unloading frees a namespace's vectors at once, without waiting for a 
   assert.deepEqual(index.unloadIdle(0, { now: Date.now() + 1 }), ["big"]);
   const freed = before - Deno.memoryUsage().external;
   assert.ok(freed >= 0.9 * held, `freed ${freed} of ${held} bytes at once`);
+});
+
+Deno.test("a paged load frees each page's vectors once it holds them, same answers", async () => {
+  // Freed at once, not at a collection after thousands more: they would pile up in malloc's heap.
+  const source = new PagedSource();
+  const n = 2 * LOAD_PAGE + 7;
+  for (let i = 0; i < n; i++) source.put("ns", `r${String(i).padStart(6, "0")}`, v(1, i % 9, 2));
+  const paged = new VectorIndex(source, { model: "m1", dim: 3, precision: "int8" });
+  await paged.load("ns");
+  assert.equal(source.handedOut.length, n);
+  assert.ok(source.handedOut.every((vector) => vector.byteLength === 0), "page vectors freed");
+  const plain = new FakeSource();
+  for (const [id, r] of source.rows.get("ns")!) plain.put("ns", id, r.vector.slice());
+  const listed = new VectorIndex(plain, { model: "m1", dim: 3, precision: "int8" });
+  for (const query of [v(1, 8, 2), v(0, 1, 0), v(-1, 0, 3)]) {
+    const hits = await paged.search("ns", query, { k: 10 });
+    assert.equal(hits.length, 10);
+    assert.deepEqual(hits, await listed.search("ns", query, { k: 10 }));
+  }
+});
+
+Deno.test("a resize frees the old buffer at once (a first page that announced too many rows)", async () => {
+  const source = new PagedSource();
+  const dim = 512;
+  const n = 4_000;
+  for (let i = 0; i < n; i++) {
+    const vector = new Float32Array(dim);
+    vector[i % dim] = 1;
+    source.put("big", `r${i}`, vector);
+  }
+  // Sized for 20 × n first, then cut to fit: the first buffer (~46 MB) must go with the cut.
+  source.announce = (count) => 20 * count;
+  const index = new VectorIndex(source, { model: "m1", dim, precision: "int8" });
+  await index.load("big");
+  const dropped = source.externalAtLastPage - Deno.memoryUsage().external;
+  const first = Math.ceil(20 * n * 1.125) * (dim + 4);
+  const held = index.stats().bytes;
+  assert.ok(dropped >= 0.8 * (first - held), `external memory fell ${dropped} bytes by the cut`);
 });

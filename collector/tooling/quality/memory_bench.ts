@@ -343,7 +343,8 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
           `reading: the searches took longer than embedding.vectorIdleMs allows`,
       );
     }
-    await waitFor(async () => (await embeddingStats(daemon)).index.vectors === 0, {
+    // waitFor ends on any value but undefined: `false` would end it at once.
+    await waitFor(async () => (await embeddingStats(daemon)).index.vectors === 0 || undefined, {
       timeoutMs: 3 * vectorIdleMs + 60_000,
       intervalMs: 500,
       what: "the vectors to be unloaded",
@@ -351,6 +352,13 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
     phases.push(
       await phase(daemon, "vectors unloaded after embedding.vectorIdleMs", config.quietMs),
     );
+    const after = (await embeddingStats(daemon)).index.vectors;
+    if (after !== 0) {
+      throw new Error(
+        `${after} vectors were back in memory at the "vectors unloaded" reading: nothing should ` +
+          `have searched them; find what did before trusting this figure`,
+      );
+    }
     const idle = phases[1].rss_kib;
     const loaded = phases[2].rss_kib;
     let dbBytes = 0;
