@@ -87,21 +87,66 @@ export async function listEmbeddingPage(
   return page;
 }
 
+/**
+ * The conditions of the records that need an embedding, each a range of one of the two indexes
+ * of migration 11, so that taking (or counting) the next few reads only those: no vector yet;
+ * a vector of a model that sorts before, or after, the current one; a vector with no model.
+ * (`embedding_model IS NOT ?` as one condition would make SQLite walk every current vector.)
+ */
+export const NEEDS_EMBEDDING: readonly { where: string; order: string; model: boolean }[] = [
+  { where: "embedding IS NULL", order: "embed_failures, created_at", model: false },
+  {
+    where: "embedding IS NOT NULL AND embedding_model < ?",
+    order: "embedding_model, embed_failures, created_at",
+    model: true,
+  },
+  {
+    where: "embedding IS NOT NULL AND embedding_model > ?",
+    order: "embedding_model, embed_failures, created_at",
+    model: true,
+  },
+  {
+    where: "embedding IS NOT NULL AND embedding_model IS NULL",
+    order: "embed_failures, created_at",
+    model: false,
+  },
+];
+
+/** The ids of one part of {@linkcode NEEDS_EMBEDDING}, in the order the backfill takes them. */
+export function neededIdsSql(part: { where: string; order: string }): string {
+  return `SELECT id FROM memory_records WHERE ${part.where} AND embed_failures < ?
+    ORDER BY ${part.order} LIMIT ?`;
+}
+
 /** See `Storage.recordsNeedingEmbedding`. */
 export async function recordsNeedingEmbedding(
   c: Connection,
   options: { model: string; limit: number; maxFailures: number },
 ): Promise<MemoryRecord[]> {
   await Promise.resolve();
-  // Ids first, then their rows: sorting whole rows (summaries, facts) of every record lacking
-  // a vector took 13 ms per backfill batch at 8.5k records, on the thread that serves ingest.
-  return (c.stmt(
-    `SELECT ${RECORD_COLUMNS} FROM memory_records WHERE id IN (
-      SELECT id FROM memory_records
-      WHERE (embedding IS NULL OR embedding_model IS NOT ?) AND embed_failures < ?
-      ORDER BY embed_failures, created_at LIMIT ?)
-    ORDER BY embed_failures, created_at`,
-  ).all(options.model, options.maxFailures, options.limit) as Row[]).map(recordFromRow);
+  // Records without a vector first (new and edited ones), then those of another model; ids
+  // first, then their rows, so nothing but the picked rows is read whole.
+  const ids: number[] = [];
+  for (const part of NEEDS_EMBEDDING) {
+    if (ids.length >= options.limit) break;
+    const rows = c.stmt(neededIdsSql(part)).all(
+      ...(part.model ? [options.model] : []),
+      options.maxFailures,
+      options.limit - ids.length,
+    ) as { id: number }[];
+    for (const row of rows) ids.push(row.id);
+  }
+  if (ids.length === 0) return [];
+  const rows = c.stmt(
+    `SELECT id, ${RECORD_COLUMNS} FROM memory_records WHERE id IN (${
+      ids.map(() => "?").join(",")
+    })`,
+  ).all(...ids) as (Row & { id: number })[];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [recordFromRow(row)] : [];
+  });
 }
 
 /** See `Storage.countRecordsNeedingEmbedding`. */
@@ -110,11 +155,20 @@ export async function countRecordsNeedingEmbedding(
   options: { model: string; limit: number; maxFailures: number },
 ): Promise<number> {
   await Promise.resolve();
-  const row = c.stmt(
-    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_records
-    WHERE (embedding IS NULL OR embedding_model IS NOT ?) AND embed_failures < ? LIMIT ?)`,
-  ).get(options.model, options.maxFailures, options.limit) as { n: number };
-  return row.n;
+  let n = 0;
+  for (const part of NEEDS_EMBEDDING) {
+    if (n >= options.limit) break;
+    const row = c.stmt(
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_records
+      WHERE ${part.where} AND embed_failures < ? LIMIT ?)`,
+    ).get(
+      ...(part.model ? [options.model] : []),
+      options.maxFailures,
+      options.limit - n,
+    ) as { n: number };
+    n += row.n;
+  }
+  return n;
 }
 
 /** See `Storage.markEmbeddingFailed`. */

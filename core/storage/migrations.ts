@@ -379,6 +379,18 @@ END;`,
   data BLOB NOT NULL
 ) STRICT;`,
   },
+  {
+    version: 11,
+    name: "embedding_queue_indexes",
+    // What the embedding backfill takes next, without scanning every record: records with no
+    // vector, and records whose vector is of another model (or input version), each in the
+    // order it takes them. Without them every batch scanned and sorted the whole table on the
+    // thread that serves ingest (44-53 ms per batch at 100k records).
+    sql: `CREATE INDEX memory_records_unembedded ON memory_records(embed_failures, created_at)
+  WHERE embedding IS NULL;
+CREATE INDEX memory_records_embedding_model
+  ON memory_records(embedding_model, embed_failures, created_at) WHERE embedding IS NOT NULL;`,
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */
