@@ -233,6 +233,7 @@ export async function createUseLiteEmbedder(
   const workers: ModelWorker[] = [];
   let spare: { worker: ModelWorker; ready: boolean } | null = null;
   let spareTimer: ReturnType<typeof setTimeout> | undefined;
+  let spareFailed = false;
   const die = (error: Error) => {
     if (dead) return;
     dead = error;
@@ -259,15 +260,17 @@ export async function createUseLiteEmbedder(
 
   /** Starts the spare if it is not running, and restarts its idle countdown. */
   function touchSpare(): void {
-    if (!withSpare || dead || closed) return;
+    if (!withSpare || spareFailed || dead || closed) return;
     if (!spare) {
-      // A spare that fails only goes away: the other Workers carry on, and a later batch
-      // starts another.
+      // A spare that fails (to load, or later) only goes away, for good: the other Workers
+      // carry on, and no batch starts another that would fail the same way.
       const entry: { worker: ModelWorker; ready: boolean } = {
         worker: startModelWorker("kiro-learn-use-lite-spare", {
           sandbox,
           die: () => {
-            if (spare === entry) retireSpare(new Error("use-lite spare Worker ended"));
+            if (spare !== entry) return; // Retired, not failed.
+            spareFailed = true;
+            retireSpare(new Error("use-lite spare Worker ended"));
           },
         }),
         ready: false,
