@@ -154,7 +154,10 @@ export function claudeFastPath(
     "payload=$(cat)",
     `budget=${budget.store} store=`,
     'case "$payload" in',
-    `  ${quietStarts()}) store=1 ;;`,
+    // A quiet start is delivered in the background, but on the budget of a hook that retrieves:
+    // a collector slow to answer at a session's start would otherwise leave the `unanswered`
+    // marker, and the session's first prompt, which now carries the start block, would spool.
+    `  ${quietStarts()}) store=1 budget=${budget.retrieve} ;;`,
     `  ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
     `  ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
     "esac",

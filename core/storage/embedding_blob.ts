@@ -44,7 +44,7 @@ export function decodeEmbedding(
 export function freeNow(view: ArrayBufferView): boolean {
   const buffer = view.buffer;
   if (
-    !(buffer instanceof ArrayBuffer) || view.byteOffset !== 0 ||
+    !(buffer instanceof ArrayBuffer) || buffer.detached || view.byteOffset !== 0 ||
     view.byteLength !== buffer.byteLength
   ) return false;
   buffer.transfer(0);

@@ -35,5 +35,6 @@ Deno.test("freeNow frees a view owning its whole buffer, never one sharing it", 
   assert.equal(freeNow(owner), true);
   assert.equal(owner.byteLength, 0);
   assert.equal(part.byteLength, 0);
+  assert.equal(freeNow(owner), false, "a second free is a no-op, not a TypeError");
   assert.equal(freeNow(new Float32Array(new SharedArrayBuffer(8))), false);
 });

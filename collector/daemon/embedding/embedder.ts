@@ -27,6 +27,11 @@ export interface Embedder {
    * characters, 1.06× by tokens).
    */
   tokenCounts?(texts: string[]): Promise<number[]>;
+  /**
+   * A run of background calls is coming (the backfill): an embedder that can add capacity for a
+   * while (use-lite's spare Worker) brings it up now. Only a hint; calls work either way.
+   */
+  expectBatches?(): void;
   /** Frees the worker or child process; idempotent. */
   close(): Promise<void>;
 }
@@ -103,9 +108,13 @@ export function withInputVersion(embedder: Embedder): Embedder {
   return {
     model_id: embeddingModelId(embedder.model_id),
     dim: embedder.dim,
-    lanes: embedder.lanes,
+    // Read at each use: an embedder's lanes can change (use-lite's spare Worker comes and goes).
+    get lanes() {
+      return embedder.lanes;
+    },
     embed: (texts) => embedder.embed(texts),
     tokenCounts: embedder.tokenCounts && ((texts) => embedder.tokenCounts!(texts)),
+    expectBatches: embedder.expectBatches && (() => embedder.expectBatches!()),
     close: () => embedder.close(),
   };
 }

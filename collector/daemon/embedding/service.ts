@@ -296,6 +296,12 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
     return out;
   }
 
+  /** The backfill's batches: the embedder may add capacity for a run of them (a spare Worker). */
+  function embedBackfill(texts: string[]): Promise<Float32Array[]> {
+    embedder?.expectBatches?.();
+    return embedBackground(texts);
+  }
+
   /**
    * Each text's length as the model sees it: its token count when the embedder tells (bounded
    * like one text's embedding), else its characters.
@@ -318,9 +324,7 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
     logger,
     ...options.backfill,
     embedder: () =>
-      embedder && state === "ready"
-        ? { model_id: embedder.model_id, embed: embedBackground }
-        : null,
+      embedder && state === "ready" ? { model_id: embedder.model_id, embed: embedBackfill } : null,
     onEmbedded: (record, vector, model) => {
       if (!deleted.has(record.record_id) && model === index.model) {
         index.upsert(record.namespace, record.record_id, vector);

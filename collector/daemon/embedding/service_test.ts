@@ -411,6 +411,28 @@ Deno.test("extraction hook: embeddings before commit, then into the index; failu
   }
 });
 
+Deno.test("only the backfill asks the embedder for extra capacity, not extraction's few records", async () => {
+  const storage = openSqliteStorage(":memory:");
+  const embedder = fakeEmbedder();
+  let expected = 0;
+  const s = service(storage, {
+    factory: () => Promise.resolve({ ...embedder, expectBatches: () => void expected++ }),
+  });
+  try {
+    await s.whenLoaded();
+    await s.embedRecords([makeRecord({ title: "alpha" }), makeRecord({ title: "beta" })]);
+    assert.equal(expected, 0, "an extraction's records do not start a spare");
+    const saved = makeRecord({ title: "saved by MCP" });
+    await storage.putRecord(saved);
+    s.recordSaved(saved);
+    await waitFor(() => embedder.calls.flat().some((t) => t.includes("saved by MCP")));
+    assert.ok(expected >= 1, "the backfill's batches ask for it");
+  } finally {
+    await s.close();
+    storage.close();
+  }
+});
+
 Deno.test("saved and edited records are (re-)embedded by the backfill", async () => {
   const storage = openSqliteStorage(":memory:");
   const embedder = fakeEmbedder();

@@ -54,9 +54,9 @@ export interface UseLiteOptions {
   /** Workers, each with its own copy of the model (default {@linkcode defaultUseLiteWorkers}). */
   workers?: number;
   /**
-   * A spare Worker for batches (default {@linkcode defaultUseLiteSpare}): started by the first
-   * call of several texts, run at {@linkcode USE_LITE_NICE}, ended `spareIdleMs` after its last
-   * call, so its copy of the model is held only while a backfill runs.
+   * A spare Worker for batches (default {@linkcode defaultUseLiteSpare}): started by
+   * `expectBatches` (the backfill), run at {@linkcode USE_LITE_NICE}, ended `spareIdleMs` after
+   * its last call of several texts, so its copy of the model is held only while a backfill runs.
    */
   spare?: boolean;
   /** How long the spare Worker outlives its last call (default {@linkcode SPARE_IDLE_MS}). */
@@ -215,8 +215,9 @@ export interface UseLiteEmbedder extends Embedder {
  * load error. A call's texts are shared among the Workers (see {@linkcode splitAmongWorkers}),
  * so one call of `n × workers` texts takes about as long as `n` texts on one Worker. Every
  * Worker lowers its thread to {@linkcode USE_LITE_NICE} once loaded (where it may not, it runs
- * at the daemon's priority). With a spare, a call of several texts starts it and, once it has
- * loaded, is shared with it too; a call that comes while it loads runs on the others.
+ * at the daemon's priority). With a spare, `expectBatches` starts it; once it has loaded, calls
+ * are shared with it too (and `lanes` counts it); a call that comes while it loads runs on the
+ * others.
  */
 export async function createUseLiteEmbedder(
   options: UseLiteOptions = {},
@@ -228,6 +229,7 @@ export async function createUseLiteEmbedder(
   const sandbox = options.sandbox ?? true;
   const withSpare = options.spare ?? defaultUseLiteSpare();
   const spareIdleMs = options.spareIdleMs ?? SPARE_IDLE_MS;
+  const loadTimeoutMs = options.loadTimeoutMs ?? 60_000;
   let dead: Error | null = null;
   let closed = false;
   const workers: ModelWorker[] = [];
@@ -276,10 +278,15 @@ export async function createUseLiteEmbedder(
         ready: false,
       };
       spare = entry;
-      entry.worker.loaded.then(() => {
+      // A load that fails ends it through `die`; one that never ends counts as failed too.
+      withTimeout(entry.worker.loaded, loadTimeoutMs).then(() => {
         entry.ready = true;
         lower(entry.worker);
-      }, () => {});
+      }, () => {
+        if (spare !== entry) return;
+        spareFailed = true;
+        retireSpare(new Error("use-lite spare Worker did not load"));
+      });
     }
     clearTimeout(spareTimer);
     armSpareTimer();
@@ -287,7 +294,8 @@ export async function createUseLiteEmbedder(
 
   function armSpareTimer(): void {
     const timer = setTimeout(() => {
-      if (spare && spare.worker.inFlight() > 0) return armSpareTimer();
+      // Not while it loads or works: it retires idle, and a load is bounded above.
+      if (spare && (!spare.ready || spare.worker.inFlight() > 0)) return armSpareTimer();
       retireSpare(new Error("use-lite spare Worker retired after its idle time"));
     }, spareIdleMs);
     // An idle countdown never keeps the process alive.
@@ -298,7 +306,7 @@ export async function createUseLiteEmbedder(
   try {
     await withTimeout(
       Promise.all(workers.map((w) => w.loaded)),
-      options.loadTimeoutMs ?? 60_000,
+      loadTimeoutMs,
     );
   } catch (error) {
     die(error instanceof Error ? error : new Error(String(error)));
@@ -309,13 +317,18 @@ export async function createUseLiteEmbedder(
   return {
     model_id: USE_LITE_MODEL_ID,
     dim: USE_LITE_DIM,
-    lanes: count + (withSpare ? 1 : 0),
+    // The Workers a call is shared among now: the spare counts once it has loaded.
+    get lanes() {
+      return count + (spare?.ready ? 1 : 0);
+    },
     workersRunning: () => (dead ? 0 : workers.length) + (spare ? 1 : 0),
+    expectBatches: touchSpare,
     async embed(texts: string[]): Promise<Float32Array[]> {
       if (texts.length === 0) return [];
       if (dead) throw dead;
       if (closed) throw new Error("use-lite embedder is closed");
-      if (texts.length > 1) touchSpare();
+      // A running spare stays while batches keep coming; only the backfill starts one.
+      if (texts.length > 1 && spare) touchSpare();
       const inputs = texts.map(useLiteInput);
       const lanes = spare?.ready ? [...workers, spare.worker] : [...workers];
       // The least busy Workers first: one may still be finishing a call whose caller timed out.

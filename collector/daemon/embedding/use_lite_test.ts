@@ -226,24 +226,26 @@ Deno.test({
       spareIdleMs: 400,
     });
     try {
-      assert.equal(spared.lanes, 2, "the service sizes its batches for the spare too");
+      assert.equal(spared.lanes, 1, "no spare yet");
       // Every loaded Worker lowers its own thread (background work).
       await until("the loaded Workers at nice 10", () => {
         const nices = [...workerThreads().values()];
         return nices.filter((n) => n === USE_LITE_NICE).length >= 2;
       });
-      // A query (one text) does not start the spare.
+      // Neither a query nor a few texts (an extraction's records) start the spare.
       await spared.embed([texts[0]]);
-      assert.equal(spared.workersRunning(), 1);
       const expected = await plain.embed(texts);
       const before = workerThreads();
-      // A batch starts it; while it loads, batches run on the other Worker.
       const first = await spared.embed(texts);
-      assert.equal(spared.workersRunning(), 2, "a batch started the spare");
+      assert.equal(spared.workersRunning(), 1);
+      // The backfill's hint starts it; while it loads, calls run on the other Worker.
+      spared.expectBatches!();
+      assert.equal(spared.workersRunning(), 2, "the hint started the spare");
       await until("the spare's thread at nice 10", () => {
         const added = newThreads(before);
         return added.length === 1 && added[0][1] === USE_LITE_NICE;
       });
+      assert.equal(spared.lanes, 2, "the service sizes its batches for the loaded spare too");
       // Once loaded, it shares the batches: the same vectors either way.
       const second = await spared.embed(texts);
       for (const got of [first, second]) {
@@ -253,6 +255,7 @@ Deno.test({
       }
       // Idle past its time, it ends (and a later batch would start another).
       await until("the spare to retire", () => spared.workersRunning() === 1, 5_000);
+      assert.equal(spared.lanes, 1);
       await until("the spare's thread to end", () => newThreads(before).length === 0);
     } finally {
       await plain.close();

@@ -208,6 +208,37 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
   });
 
   await t.step(
+    "a collector slow at a session's start: the startup hook's delivery still lands, no marker",
+    async () => {
+      assert.equal(await exists(daemon.settings.paths.unanswered), false);
+      const spool = daemon.settings.paths.spool;
+      const before = spoolFiles(spool).length;
+      // Half a second without an answer: past a store hook's 0.3 s, within a prompt hook's 1 s.
+      Deno.kill(daemon.pid(), "SIGSTOP");
+      const resumed = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          Deno.kill(daemon.pid(), "SIGCONT");
+          resolve();
+        }, 500)
+      );
+      let run: LauncherRun;
+      try {
+        run = await runLauncher(launcher, {
+          cwd: project,
+          stdin: payload("session_start.json"),
+          env,
+        });
+      } finally {
+        await resumed;
+      }
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(spoolFiles(spool).length, before, "delivered over the socket, not spooled");
+      // The session's first prompt, which carries the start block, is not told to give up.
+      assert.equal(await exists(daemon.settings.paths.unanswered), false);
+    },
+  );
+
+  await t.step(
     "collector hung: each hook waits only its budget, spools, and nothing doubles",
     async () => {
       const spool = daemon.settings.paths.spool;
