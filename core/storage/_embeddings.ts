@@ -118,6 +118,12 @@ export function neededIdsSql(part: { where: string; order: string }): string {
     ORDER BY ${part.order} LIMIT ?`;
 }
 
+/** How many records one part of {@linkcode NEEDS_EMBEDDING} holds, up to a limit. */
+export function neededCountSql(part: { where: string }): string {
+  return `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_records
+    WHERE ${part.where} AND embed_failures < ? LIMIT ?)`;
+}
+
 /** See `Storage.recordsNeedingEmbedding`. */
 export async function recordsNeedingEmbedding(
   c: Connection,
@@ -158,10 +164,7 @@ export async function countRecordsNeedingEmbedding(
   let n = 0;
   for (const part of NEEDS_EMBEDDING) {
     if (n >= options.limit) break;
-    const row = c.stmt(
-      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memory_records
-      WHERE ${part.where} AND embed_failures < ? LIMIT ?)`,
-    ).get(
+    const row = c.stmt(neededCountSql(part)).get(
       ...(part.model ? [options.model] : []),
       options.maxFailures,
       options.limit - n,

@@ -7,7 +7,7 @@ import { buildFtsQuery, queryTokens, selectQueryTerms } from "../search/mod.ts";
 import { eventArb, makeEvent, makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
 import { migrate, MigrationDriftError, MIGRATIONS } from "./migrations.ts";
 import { openSqliteStorage, type SqliteStorage } from "./sqlite.ts";
-import { neededIdsSql, NEEDS_EMBEDDING } from "./_embeddings.ts";
+import { neededCountSql, neededIdsSql, NEEDS_EMBEDDING } from "./_embeddings.ts";
 import { DuplicateRecordError } from "./types.ts";
 
 const PROJECT = "a".repeat(64);
@@ -449,19 +449,18 @@ Deno.test("embeddings: the backfill takes unembedded records, then other models'
   const db = new DatabaseSync(path);
   try {
     for (const part of NEEDS_EMBEDDING) {
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${neededIdsSql(part)}`)
-        .all(...(part.model ? ["m1"] : []), 3, 10)
-        .map((row) => String((row as { detail: string }).detail));
-      assert.ok(
-        plan.some((d) =>
-          /USING (COVERING )?INDEX memory_records_(unembedded|embedding_model)/.test(d)
-        ),
-        `${part.where}: ${plan.join("; ")}`,
-      );
-      assert.ok(
-        !plan.some((d) => /TEMP B-TREE/.test(d)),
-        `${part.where} sorts: ${plan.join("; ")}`,
-      );
+      for (const sql of [neededIdsSql(part), neededCountSql(part)]) {
+        const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...(part.model ? ["m1"] : []), 3, 10)
+          .map((row) => String((row as { detail: string }).detail));
+        assert.ok(
+          plan.some((d) =>
+            /USING (COVERING )?INDEX memory_records_(unembedded|embedding_model)/.test(d)
+          ),
+          `${sql}: ${plan.join("; ")}`,
+        );
+        assert.ok(!plan.some((d) => /TEMP B-TREE/.test(d)), `${sql} sorts: ${plan.join("; ")}`);
+      }
     }
   } finally {
     db.close();
