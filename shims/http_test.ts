@@ -66,8 +66,18 @@ Deno.test("httpPost: nothing listening is ConnectionRefused; silence is a timeou
     for (const conn of held) conn.close();
     await accepting.catch(() => {});
   }
+  // A port nobody listens on: one whose listener never accepted anything and is closed. (The
+  // port above can still answer a connection with a reset for a moment while the accept loop's
+  // pending accept lets go of it, which CI once hit.)
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const free = (closed.addr as Deno.NetAddr).port;
+  closed.close();
   await assert.rejects(
-    httpPost({ hostname: "127.0.0.1", port }, "/", { headers: {}, body: "", timeoutMs: 1000 }),
+    httpPost({ hostname: "127.0.0.1", port: free }, "/", {
+      headers: {},
+      body: "",
+      timeoutMs: 1000,
+    }),
     Deno.errors.ConnectionRefused,
   );
 });
