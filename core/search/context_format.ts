@@ -13,11 +13,14 @@ export const CONTEXT_HEADER = "## Prior observations from kiro-learn";
 export const DEFAULT_CONTEXT_TOKENS = 2000;
 
 /**
- * Estimated tokens of a text: about four characters a token for English and code, the usual
- * rule of thumb; the budget only needs to be right to within a few percent.
+ * Characters per token for English and code, the usual rule of thumb: budgets only need to be
+ * right to within a few percent.
  */
+export const CHARS_PER_TOKEN = 4;
+
+/** Estimated tokens of a text (see {@linkcode CHARS_PER_TOKEN}). */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
 /** One record as a `### title`, summary, `- fact` block. */

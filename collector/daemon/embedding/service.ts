@@ -108,7 +108,7 @@ export interface EmbeddingServiceOptions {
    * A namespace's vectors are dropped from memory after this long without a load or search
    * (default: the `embedding.vectorIdleMs` setting's); they reload from storage when next
    * searched. Only reconciliation and `mode=vector` search them, in bursts; an idle collector
-   * holding 100k measured 243 MiB RSS, 194 MiB once they were dropped (`deno task bench memory`).
+   * holding 100k measured 248 MiB RSS, 198 MiB once they were dropped (`deno task bench memory`).
    */
   vectorIdleMs?: number;
 }
@@ -116,8 +116,9 @@ export interface EmbeddingServiceOptions {
 /**
  * Background texts per model call and lane (`Embedder.lanes`): small, so a query never waits
  * long behind one. Larger calls are no faster per text on use-lite (dev-set records, one Worker:
- * 41.6 records/s at 4, 39.7 at 8; load average 1.4–1.8): the longest text of a call sets
- * everyone's padding.
+ * 41.6 records/s at 4, 39.7 at 8 grouped by characters, load average 1.4–1.8; grouped by token
+ * counts, 8 took the same CPU time per record as 4): the longest text of a call sets everyone's
+ * padding.
  */
 const CHUNK: Record<EmbeddingBackendName, number> = { "use-lite": 4, onnx: 16, off: 1 };
 

@@ -25,8 +25,8 @@
  *   with 100k records and its index loaded measured 807 MiB RSS loading float32 in one
  *   listing, ~435 MiB int8 page by page. Each page's blobs and vectors are freed as soon as
  *   they are held (`freeNow`), and record ids are packed in typed arrays ({@linkcode IdTable}),
- *   so nothing of a load waits for a garbage collection an idle collector never runs: 270 ->
- *   243 MiB with 100k held, 270 (the unload was not waited for) -> 194 MiB once dropped.
+ *   so nothing of a load waits for a garbage collection an idle collector never runs: 278 ->
+ *   248 MiB with 100k held, 234 -> 198 MiB once dropped (`deno task bench memory`).
  *
  * Measured on this machine kind (384-d, one thread): ~4 ms at 10k vectors, ~30–47 ms at 100k.
  *

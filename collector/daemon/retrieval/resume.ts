@@ -7,7 +7,12 @@
  */
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { MAX_HOOK_OUTPUT_BYTES } from "@kiro-learn/core/hooks";
-import { estimateTokens, formatContext, isLifecycleRecord } from "@kiro-learn/core/search";
+import {
+  CHARS_PER_TOKEN,
+  estimateTokens,
+  formatContext,
+  isLifecycleRecord,
+} from "@kiro-learn/core/search";
 import type { Storage } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import type { Retrieval, RetrievalResult } from "./assembler.ts";
@@ -106,7 +111,8 @@ export function withSessionStart(
     const start = await options.resume(event);
     // One hook prints both: the prompt's block gets what room the start block leaves under the
     // hook's output limit, so it is never cut off mid-way.
-    const room = Math.floor(MAX_HOOK_OUTPUT_BYTES / 4) - estimateTokens(`${start.context}\n\n`);
+    const room = Math.floor(MAX_HOOK_OUTPUT_BYTES / CHARS_PER_TOKEN) -
+      estimateTokens(`${start.context}\n\n`);
     const prompt = await retrieve(event, { tokenBudget: Math.max(room, 0) });
     return {
       context: [start.context, prompt.context].map((c) => c.trim()).filter((c) => c !== "")
