@@ -87,6 +87,10 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
     const bare = await hook("session_start.json", cleared);
     assert.equal(bare.code, 0);
     assert.match(bare.stdout, /no project memory this session.*kiro-learn start/);
+    // Once per session: the same session's prompts (each asks for the start block) stay quiet.
+    const again = await hook("user_prompt_submit.json");
+    assert.equal(again.code, 0);
+    assert.equal(again.stdout, "", "the session was told once already");
 
     writeStarter(data.settings.paths.starter, { dataDir: data.dir });
     const start = await hook("session_start.json", cleared);

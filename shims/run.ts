@@ -19,6 +19,7 @@ import { after } from "./_deadline.ts";
 import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 import { note, writeAllSync } from "./_stderr.ts";
 import { type AutoStartOutcome, startCollectorDetached } from "./_autostart.ts";
+import { firstDownNotice } from "./_down_notice.ts";
 import { STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
   clientId,
@@ -95,14 +96,16 @@ export async function executePlan(
       : undefined,
   });
   const contexts = results.filter((_, i) => plan.events[i].print).map((r) => r.context);
-  // A session that starts without memory, and will not get it, says so (and what to run): at
-  // its start, or, where the start only stored, with each prompt meant to carry the start block.
+  // A session that starts without memory, and will not get it, says so (and what to run), once:
+  // at its start, or, where the start only stored, with the first prompt meant to carry the
+  // start block (every prompt of such a session asks for it until one is answered).
   const starting = plan.events.findIndex((e) =>
     e.query === "resume" || e.query === "retrieve-start"
   );
   if (
     starting >= 0 && results[starting].outcome !== "posted" && autoStart !== null &&
-    (autoStart as AutoStartOutcome).status !== "started"
+    (autoStart as AutoStartOutcome).status !== "started" &&
+    firstDownNotice(config.spoolDir, plan.sessionId)
   ) {
     contexts.push(collectorDownLine(autoStart));
   }
