@@ -1,10 +1,12 @@
 /**
  * Memory benchmark: the idle collector's resident set (RSS) with a large store and the use-lite
- * embedder loaded — before any vector search, and after `mode=vector` searches have loaded every
+ * embedder loaded — before any vector search, once a first query has been embedded (the Worker
+ * grows for good; no vectors are loaded), after `mode=vector` searches have loaded every
  * namespace's vectors into the index (what reconciliation's neighbour search and `mode=vector`
  * hold until `embedding.vectorIdleMs` passes without a vector search), and once they have been
- * unloaded after that idle time (set just past the quiet time here). Each moment is read 3 s after the last work and again after 35 s of quiet
- * (the idle figure: V8 collects an idle heap about 30 s after a burst; `--quick` reads at 3 s).
+ * unloaded after that idle time (set just past the quiet time here). Each moment is read 3 s
+ * after the last work and again after 35 s of quiet (the idle figure: V8 collects an idle heap
+ * about 30 s after a burst; `--quick` reads at 3 s).
  *
  * The store is built from the real records of the development set (`../shared/quality/fixes-dev`),
  * cycled with fresh ids up to `--records` (default 100,000; the texts repeat, which is fine for a
@@ -341,6 +343,12 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
     for (const ns of namespaces) await search(daemon, ns, "ranked");
     await waitForTermSpaces(daemon, trainable);
     phases.push(await phase(daemon, "term spaces trained (idle)", config.quietMs));
+    // The first query embedding grows the use-lite Worker for good (~30 MiB: its WASM memory
+    // and packed weights; the stored vectors here were never embedded in this daemon). A
+    // mode=vector search of a namespace with no records embeds one and loads no vectors, so
+    // the next moment's growth is the index's own.
+    await search(daemon, "/actor/eval/project/memory-bench-empty/", "vector");
+    phases.push(await phase(daemon, "a query embedded, no vectors held", config.quietMs));
     for (const ns of namespaces) await search(daemon, ns, "vector");
     phases.push(await phase(daemon, "vectors loaded too", config.quietMs));
     const { index } = await embeddingStats(daemon);
@@ -369,7 +377,7 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
       );
     }
     const idle = phases[1].rss_kib;
-    const loaded = phases[2].rss_kib;
+    const loaded = phases[3].rss_kib;
     let dbBytes = 0;
     for await (const entry of Deno.readDir(dataDir)) {
       if (entry.name.startsWith("kiro-learn.db")) {
