@@ -1,6 +1,6 @@
 /**
- * The in-memory vector index: one flat array per namespace (float32, or int8 codes with a scale
- * per vector), searched by brute force.
+ * The in-memory vector index: one flat array per namespace (float32 vectors, int8 codes with a
+ * scale per vector, or one sign bit per dimension), searched by brute force.
  *
  * - Loaded lazily, per namespace, from storage (`listEmbeddings(namespace, {model})`), exact
  *   namespace match, so one project's vectors never answer another's query.
@@ -14,21 +14,32 @@
  *   with that model's embeddings (records without one are the backfill's job).
  * - Vectors are L2-normalised on the way in, so similarity is a dot product. Ties rank by
  *   `record_id`, so results are deterministic.
- * - `precision: "int8"` (what the collector uses) holds each vector as 8-bit codes times one
- *   float scale (its largest component / 127): a quarter of the memory (100k × 512-d: 52 MB
- *   instead of 205 MB). Similarities are those of the decoded vectors; on 2,000 dev-set records
- *   and 300 real queries the int8 top 10 held 99.5% of the float32 top 10, the same best hit
- *   for 99.7% of queries, similarities within 0.0006 (`collector/tooling/quality/memory_bench.ts`
- *   prints these). Storage keeps float32, so nothing on disk changes.
+ * - `precision: "bits"` (what the collector uses) holds {@linkcode SignCodes}: one sign bit per
+ *   dimension of the vector centred on its namespace's mean and rotated, and one factor, 68 B per
+ *   512-d vector (100k: 7.3 MiB with the spare room, int8 took 55). A search estimates every
+ *   record's similarity from its codes, reads the stored float32 vectors of the best
+ *   {@linkcode SHORTLIST_MIN}–{@linkcode SHORTLIST_MAX} back from storage by record id
+ *   ({@linkcode VectorSource.getEmbeddings}, one indexed query, ~8 µs a row at 100k records)
+ *   and ranks those exactly: similarities, floor, ties and collapsing are float32's, and the
+ *   only approximation is which records reach the shortlist. On the development set (8,481
+ *   records, 1,519 queries, `vector_code_experiment.ts`) it returned exactly float32's top 10
+ *   for every query (int8: 99.57% of it), so the same `mode=vector` recall@5 and MRR@10 (0.121
+ *   / 0.089), the same hybrid vector side (k 40, collapsed) for every query, and the same
+ *   reconciliation neighbours (≥ 0.8, k 10) for all 2,121 records tried (int8: 97.4%).
+ *   The idle collector with 100k records held: 208 MiB RSS instead of 247, 193 with a query
+ *   embedded and no vectors held (`deno task bench memory`).
+ * - `precision: "int8"` holds each vector as 8-bit codes times one float scale (its largest
+ *   component / 127): a quarter of float32's memory; similarities are those of the decoded
+ *   vectors. Storage keeps float32, so nothing on disk changes whatever the precision.
  * - Namespaces load page by page when the source can ({@linkcode VectorSource.listEmbeddingPage}),
- *   so a load never holds every stored blob and its float32 copy at once: the idle collector
- *   with 100k records and its index loaded measured 807 MiB RSS loading float32 in one
- *   listing, ~435 MiB int8 page by page. Each page's blobs and vectors are freed as soon as
- *   they are held (`freeNow`), and record ids are packed in typed arrays ({@linkcode IdTable}),
- *   so nothing of a load waits for a garbage collection an idle collector never runs: 278 ->
- *   248 MiB with 100k held, 234 -> 198 MiB once dropped (`deno task bench memory`).
+ *   so a load never holds every stored blob and its float32 copy at once (807 MiB RSS loading
+ *   100k float32 vectors in one listing, ~435 MiB int8 page by page). Each page's blobs and
+ *   vectors are freed as soon as they are held (`freeNow`), and record ids are packed in typed
+ *   arrays ({@linkcode IdTable}), so nothing of a load waits for a garbage collection an idle
+ *   collector never runs.
  *
- * Measured on this machine kind (384-d, one thread): ~4 ms at 10k vectors, ~30–47 ms at 100k.
+ * Search at 100k records in one namespace: see `deno task bench hybrid` (the `search` column);
+ * the bits scan is one table lookup per byte of codes, about a quarter of int8's dot products.
  *
  * @module
  */
@@ -83,16 +94,16 @@ export const COLLECTOR_VECTOR_PRECISION: VectorPrecision = "bits";
 
 /**
  * `bits`: candidates rescored exactly per hit wanted (the `k` hits, or the collapsing pool),
- * within {@linkcode SHORTLIST_MIN} and {@linkcode SHORTLIST_MAX}. On the development set
- * (≈4,200 records per namespace, real use-lite vectors) the exact top 10 were within the codes'
- * best 160 for 99% of queries (at worst 301), the top 40 within the best 520 (at worst 690).
+ * within {@linkcode SHORTLIST_MIN} and {@linkcode SHORTLIST_MAX}. With these, on the
+ * development set (≈4,200 records per namespace, real use-lite vectors) the shortlist held every
+ * query's exact top 10 and every hybrid vector side's exact top 40
+ * (`collector/tooling/quality/vector_code_experiment.ts`). The codes' estimate errs by about the
+ * same amount whatever the namespace's size, so a larger one needs a deeper shortlist only as
+ * far as more records crowd near the top 10's similarity: kept generous for that.
  */
 export const SHORTLIST_FACTOR = 25;
 
-/**
- * Fewest candidates the `bits` index rescores (a namespace this small is rescored whole): about
- * three times what the development set's top 10 needed, as margin for larger namespaces.
- */
+/** Fewest candidates the `bits` index rescores (a namespace this small is rescored whole). */
 export const SHORTLIST_MIN = 500;
 
 /**
