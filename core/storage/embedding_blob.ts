@@ -13,6 +13,9 @@ export function encodeEmbedding(vector: Float32Array): Uint8Array {
   return bytes;
 }
 
+/** True when typed arrays use little-endian byte order on this machine. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
 /**
  * Decodes a float32 little-endian blob. A length that is not `dim * 4` bytes is corrupt data,
  * so it throws with the record id to look at rather than returning a wrong-sized vector.
@@ -28,8 +31,15 @@ export function decodeEmbedding(
       } (${options.dim} float32): re-embed it with the backfill`,
     );
   }
-  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
   const out = new Float32Array(options.dim);
+  // On a little-endian machine (all the ones Deno ships for) the blob is the array's own bytes:
+  // one copy instead of a DataView read per dimension (the vector index decodes its shortlist
+  // of hundreds of blobs on every search).
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(out.buffer).set(blob);
+    return out;
+  }
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
   for (let i = 0; i < options.dim; i++) out[i] = view.getFloat32(i * 4, true);
   return out;
 }

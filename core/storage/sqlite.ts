@@ -50,6 +50,7 @@ import {
 } from "./_audit.ts";
 import {
   countRecordsNeedingEmbedding,
+  getEmbeddings,
   listEmbeddingPage,
   listEmbeddings,
   markEmbeddingFailed,
@@ -360,6 +361,14 @@ export class SqliteStorage implements Storage, TeamStore {
     options: { model: string; after: number; limit: number },
   ): Promise<EmbeddingPage> {
     return listEmbeddingPage(this.#c, namespace, options);
+  }
+
+  /** See `Storage.getEmbeddings`. */
+  getEmbeddings(
+    namespace: string,
+    options: { model: string; recordIds: readonly string[] },
+  ): Promise<{ record_id: string; vector: Float32Array }[]> {
+    return getEmbeddings(this.#c, namespace, options);
   }
 
   /** See `Storage.listEmbeddings`. */

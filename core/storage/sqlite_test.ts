@@ -7,7 +7,12 @@ import { buildFtsQuery, queryTokens, selectQueryTerms } from "../search/mod.ts";
 import { eventArb, makeEvent, makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
 import { migrate, MigrationDriftError, MIGRATIONS } from "./migrations.ts";
 import { openSqliteStorage, type SqliteStorage } from "./sqlite.ts";
-import { neededCountSql, neededIdsSql, NEEDS_EMBEDDING } from "./_embeddings.ts";
+import {
+  EMBEDDINGS_BY_ID_SQL,
+  neededCountSql,
+  neededIdsSql,
+  NEEDS_EMBEDDING,
+} from "./_embeddings.ts";
 import { DuplicateRecordError } from "./types.ts";
 
 const PROJECT = "a".repeat(64);
@@ -490,6 +495,39 @@ Deno.test("embeddings: several stored in one call, a missing record skipped", as
       0,
     );
     await s.putEmbeddings([]);
+  });
+});
+
+Deno.test("embeddings: read back by id, only the namespace's and the model's, by the id index", async () => {
+  await withStorage(async (s, path) => {
+    const a = makeRecord();
+    const b = makeRecord();
+    const other = makeRecord({ namespace: `${TEST_NAMESPACE}other/` });
+    for (const r of [a, b, other]) await s.putRecord(r);
+    await s.putEmbeddings([
+      { record_id: a.record_id, embedding: { model: "m1", vector: new Float32Array([1, 0]) } },
+      { record_id: b.record_id, embedding: { model: "m2", vector: new Float32Array([0, 1]) } },
+      { record_id: other.record_id, embedding: { model: "m1", vector: new Float32Array([1, 1]) } },
+    ]);
+    const ids = [a.record_id, b.record_id, other.record_id, "mr_missing"];
+    const got = await s.getEmbeddings(TEST_NAMESPACE, { model: "m1", recordIds: ids });
+    assert.deepEqual(got.map((r) => [r.record_id, [...r.vector]]), [[a.record_id, [1, 0]]]);
+    assert.deepEqual(await s.getEmbeddings(TEST_NAMESPACE, { model: "m1", recordIds: [] }), []);
+    const db = new DatabaseSync(path);
+    try {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${EMBEDDINGS_BY_ID_SQL}`)
+        .all("[]", TEST_NAMESPACE, "m1")
+        .map((row) => String((row as { detail: string }).detail));
+      assert.ok(plan.some((d) => /SCAN j/.test(d)), plan.join("; "));
+      assert.ok(
+        plan.some((d) =>
+          /SEARCH m USING INDEX sqlite_autoindex_memory_records_1 \(record_id=\?\)/.test(d)
+        ),
+        plan.join("; "),
+      );
+    } finally {
+      db.close();
+    }
   });
 });
 

@@ -445,6 +445,14 @@ export interface Storage extends TeamStore {
     namespace: string,
     options: { model: string; after: number; limit: number },
   ): Promise<EmbeddingPage>;
+  /**
+   * The stored vectors of those of `recordIds` that are in `namespace` with an embedding from
+   * `model`, in any order (the vector index rescores its shortlist with them).
+   */
+  getEmbeddings(
+    namespace: string,
+    options: { model: string; recordIds: readonly string[] },
+  ): Promise<{ record_id: string; vector: Float32Array }[]>;
   /** Records lacking an embedding from `model`, fewest failures first, oldest first. */
   recordsNeedingEmbedding(
     options: { model: string; limit: number; maxFailures: number },

@@ -108,7 +108,8 @@ export interface EmbeddingServiceOptions {
    * A namespace's vectors are dropped from memory after this long without a load or search
    * (default: the `embedding.vectorIdleMs` setting's); they reload from storage when next
    * searched. Only reconciliation and `mode=vector` search them, in bursts; an idle collector
-   * holding 100k measured 248 MiB RSS, 198 MiB once they were dropped (`deno task bench memory`).
+   * holding 100k (sign codes, 7.3 MiB) measured 208 MiB RSS, 200 MiB once they were dropped
+   * (`deno task bench memory`).
    */
   vectorIdleMs?: number;
 }
@@ -169,7 +170,8 @@ function errorText(error: unknown): string {
 /** Creates the service and starts loading the model in the background (never blocks). */
 export function createEmbeddingService(options: EmbeddingServiceOptions): EmbeddingService {
   const { backend, storage, logger } = options;
-  // int8: a quarter of float32's memory, rankings nearly unchanged (see vector_index.ts).
+  // Sign codes, shortlist rescored with the stored vectors: an eighth of int8's memory, exact
+  // similarities (see vector_index.ts).
   const index = new VectorIndex(storage, {
     model: null,
     dim: 0,

@@ -315,11 +315,11 @@ Deno.test("an embedder with two lanes gets background chunks twice as large; que
   }
 });
 
-Deno.test("the service's vector index holds int8 codes (a quarter of float32's memory)", async () => {
+Deno.test("the service's vector index holds sign codes (an eighth of int8's memory)", async () => {
   const storage = openSqliteStorage(":memory:");
   const s = service(storage, { backend: "off" });
   try {
-    assert.equal(s.index.precision, "int8");
+    assert.equal(s.index.precision, "bits");
   } finally {
     await s.close();
     storage.close();
@@ -404,7 +404,7 @@ Deno.test("extraction hook: embeddings before commit, then into the index; failu
 
     s.recordsDeleted([records[0].record_id]);
     assert.equal(s.index.size(TEST_NAMESPACE), 2);
-    assert.equal(s.index.vector(records[0].record_id), null);
+    assert.equal(s.index.has(records[0].record_id), false);
   } finally {
     await s.close();
     storage.close();
@@ -443,13 +443,17 @@ Deno.test("saved and edited records are (re-)embedded by the backfill", async ()
     const record = makeRecord({ title: "saved by MCP" });
     await storage.putRecord(record);
     s.recordSaved(record);
-    await waitFor(() => s.index.vector(record.record_id) !== null);
-    const before = s.index.vector(record.record_id)!;
+    await waitFor(() => s.index.has(record.record_id));
+    const stored = async () =>
+      (await storage.listEmbeddings(TEST_NAMESPACE, { model: s.index.model! }))
+        .find((r) => r.record_id === record.record_id)?.vector;
+    const before = await stored();
+    assert.ok(before);
     const edited = await storage.updateRecord(record.record_id, { title: "x edited title" });
     s.recordSaved(edited!);
-    assert.equal(s.index.vector(record.record_id), null, "the stale vector leaves at once");
-    await waitFor(() => s.index.vector(record.record_id) !== null);
-    assert.notDeepEqual(s.index.vector(record.record_id), before);
+    assert.equal(s.index.has(record.record_id), false, "the stale vector leaves at once");
+    await waitFor(() => s.index.has(record.record_id));
+    assert.notDeepEqual(await stored(), before);
   } finally {
     await s.close();
     storage.close();

@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { dotAt, unitOrZero } from "@kiro-learn/core/search";
+import { join } from "node:path";
+import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
+import { createRng, makeRecord } from "@kiro-learn/core/testing";
 import {
   COLLAPSE_POOL,
   LOAD_PAGE,
+  SHORTLIST_MIN,
+  SignCodes,
   type VectorHit,
   VectorIndex,
   type VectorSource,
@@ -552,4 +557,178 @@ Deno.test("a resize frees the old buffer at once (a first page that announced to
   const first = Math.ceil(20 * n * 1.125) * (dim + 4);
   const held = index.stats().bytes;
   assert.ok(dropped >= 0.8 * (first - held), `external memory fell ${dropped} bytes by the cut`);
+});
+
+/** A real SQLite file holding `count` records with seeded random `dim`-d vectors per namespace. */
+async function bitsStore(
+  options: { count: number; dim: number; seed: number; namespaces?: string[] },
+): Promise<{ storage: SqliteStorage; dir: string; vectors: Map<string, Float32Array> }> {
+  const dir = await Deno.makeTempDir({ prefix: "vector-index-bits-" });
+  const storage = openSqliteStorage(join(dir, "kiro-learn.db"));
+  const rng = createRng(options.seed);
+  const vectors = new Map<string, Float32Array>();
+  for (const namespace of options.namespaces ?? ["ns"]) {
+    // A shared offset, like real embeddings' common component: what centring is for.
+    const offset = Float32Array.from({ length: options.dim }, () => rng.next() * 0.5);
+    const records = Array.from({ length: options.count }, () => {
+      const record = makeRecord({ namespace });
+      const vector = Float32Array.from(offset, (o) => o + rng.next() * 2 - 1);
+      vectors.set(record.record_id, vector);
+      return { record, embedding: { model: "m1", vector } };
+    });
+    await storage.commitExtraction({ consumedSeqs: [], records });
+  }
+  return { storage, dir, vectors };
+}
+
+function randomQuery(rng: { next(): number }, dim: number): Float32Array {
+  return Float32Array.from({ length: dim }, () => rng.next() * 2 - 1);
+}
+
+Deno.test("bits: the shortlist rescored with stored vectors gives the exact top k where the codes alone misorder", async () => {
+  const dim = 32;
+  const { storage, dir, vectors } = await bitsStore({ count: 3 * SHORTLIST_MIN, dim, seed: 7 });
+  try {
+    const exact = new VectorIndex(storage, { model: "m1", dim });
+    const bits = new VectorIndex(storage, { model: "m1", dim, precision: "bits" });
+    assert.equal(bits.precision, "bits");
+    // The same codes the index holds, ranked by their estimate alone.
+    const codes = new SignCodes(dim, vectors.size);
+    const ids = [...vectors.keys()];
+    const units = ids.map((id) => unitOrZero(vectors.get(id)!));
+    codes.center(units.slice(0, LOAD_PAGE));
+    units.forEach((unit, slot) => codes.write(slot, unit));
+    const rng = createRng(11);
+    let misordered = 0;
+    for (let i = 0; i < 40; i++) {
+      const q = randomQuery(rng, dim);
+      for (
+        const options of [{ k: 10 }, { k: 10, collapseAbove: 0.95 }, { k: 3, minSimilarity: 0.2 }]
+      ) {
+        const want = await exact.search("ns", q, options);
+        const got = await bits.search("ns", q, options);
+        assert.deepEqual(got, want, "same ids, same order, the same similarities");
+      }
+      const byCodes = new Set(
+        Array.from(codes.shortlist(unitOrZero(q), { count: ids.length, size: 10 }), (s) => ids[s]),
+      );
+      const top = await exact.search("ns", q, { k: 10 });
+      if (top.some((h) => !byCodes.has(h.record_id))) misordered++;
+    }
+    assert.ok(misordered > 0, "the codes alone would have returned another top 10");
+    assert.equal(bits.size("ns"), 3 * SHORTLIST_MIN);
+    // 32 dimensions: 4 bytes of codes and a 4-byte factor per vector, against 128 bytes.
+    assert.ok(bits.stats().bytes * 12 < exact.stats().bytes);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("bits: namespaces stay isolated, in the codes and in the rescoring", async () => {
+  const dim = 16;
+  const { storage, dir, vectors } = await bitsStore({
+    count: SHORTLIST_MIN + 50,
+    dim,
+    seed: 3,
+    namespaces: ["ns1", "ns1-other"],
+  });
+  try {
+    const bits = new VectorIndex(storage, { model: "m1", dim, precision: "bits" });
+    const others = [...(await storage.listEmbeddings("ns1-other", { model: "m1" }))];
+    const owned = new Set(
+      (await storage.listEmbeddings("ns1", { model: "m1" })).map((r) => r.record_id),
+    );
+    for (const other of others.slice(0, 20)) {
+      // The other namespace's own vector, asked in ns1: only ns1's records answer.
+      const hits = await bits.search("ns1", vectors.get(other.record_id)!, { k: 10 });
+      assert.equal(hits.length, 10);
+      assert.ok(hits.every((h) => owned.has(h.record_id)));
+      const own = await bits.search("ns1-other", vectors.get(other.record_id)!, { k: 1 });
+      assert.equal(own[0].record_id, other.record_id);
+    }
+    assert.equal(bits.isLoaded("ns1-other"), true);
+    assert.equal(bits.isLoaded("ns1"), true);
+    // Storage is the truth: a record deleted there while the index still holds its codes is
+    // not rescored, so it does not answer.
+    const deleted = others[0].record_id;
+    await storage.deleteRecords([deleted]);
+    assert.equal(bits.has(deleted), true);
+    const hits = await bits.search("ns1-other", vectors.get(deleted)!, { k: 5 });
+    assert.equal(hits.length, 5);
+    assert.ok(hits.every((h) => h.record_id !== deleted));
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("bits: dropped after the idle time, reloaded with the same answers; writes and deletes", async () => {
+  const dim = 24;
+  const { storage, dir } = await bitsStore({ count: 2 * SHORTLIST_MIN, dim, seed: 5 });
+  try {
+    const bits = new VectorIndex(storage, { model: "m1", dim, precision: "bits" });
+    const rng = createRng(9);
+    const queries = Array.from({ length: 10 }, () => randomQuery(rng, dim));
+    const before = [];
+    for (const q of queries) before.push(await bits.search("ns", q, { k: 10 }));
+    const held = bits.stats().bytes;
+    assert.ok(held > 0);
+    assert.deepEqual(bits.unloadIdle(60_000, { now: Date.now() + 60_000 }), ["ns"]);
+    assert.equal(bits.isLoaded("ns"), false);
+    assert.equal(bits.stats().bytes, 0);
+    for (const [i, q] of queries.entries()) {
+      assert.deepEqual(await bits.search("ns", q, { k: 10 }), before[i]);
+    }
+    assert.equal(bits.stats().bytes, held);
+    // A new record (stored first, as callers do) answers at once; a deleted one never again.
+    const record = makeRecord({ namespace: "ns" });
+    await storage.commitExtraction({
+      consumedSeqs: [],
+      records: [{ record, embedding: { model: "m1", vector: queries[0] } }],
+    });
+    bits.upsert("ns", record.record_id, queries[0]);
+    const hits = await bits.search("ns", queries[0], { k: 1 });
+    assert.equal(hits[0].record_id, record.record_id);
+    assert.ok(Math.abs(hits[0].similarity - 1) < 1e-6);
+    const gone = before[1][0].record_id;
+    bits.delete([gone]);
+    assert.equal(bits.has(gone), false);
+    assert.ok((await bits.search("ns", queries[1], { k: 10 })).every((h) => h.record_id !== gone));
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("bits: a record deleted while its shortlist is being read does not answer", async () => {
+  const source = new FakeSource();
+  for (let i = 0; i < 20; i++) source.put("ns", `r${i}`, v(1, i / 10));
+  let gate: Promise<void> | null = null;
+  const bitsSource: VectorSource = {
+    listEmbeddings: (ns, o) => source.listEmbeddings(ns, o),
+    getEmbeddings: async (ns, o) => {
+      const rows = (await source.listEmbeddings(ns, o))
+        .filter((r) => o.recordIds.includes(r.record_id))
+        .map((r) => ({ record_id: r.record_id, vector: r.vector.slice() }));
+      await gate;
+      return rows;
+    },
+  };
+  const index = new VectorIndex(bitsSource, { model: "m1", dim: 2, precision: "bits" });
+  assert.equal((await index.search("ns", v(1, 0), { k: 1 }))[0].record_id, "r0");
+  const released = Promise.withResolvers<void>();
+  gate = released.promise;
+  const pending = index.search("ns", v(1, 0), { k: 1 });
+  await new Promise((r) => setTimeout(r, 0));
+  index.delete(["r0"]);
+  released.resolve();
+  assert.equal((await pending)[0].record_id, "r1");
+});
+
+Deno.test("bits: a source without getEmbeddings is refused up front", () => {
+  assert.throws(
+    () => new VectorIndex(new FakeSource(), { model: "m1", dim: 2, precision: "bits" }),
+    /getEmbeddings/,
+  );
 });

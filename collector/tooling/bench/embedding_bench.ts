@@ -207,7 +207,15 @@ async function searchFigures(
     record_id: `mr_${String(i).padStart(8, "0")}`,
     vector: randomUnit(),
   }));
-  const index = new VectorIndex({ listEmbeddings: () => Promise.resolve(rows) }, {
+  const byId = new Map(rows.map((row) => [row.record_id, row.vector]));
+  // The collector's `bits` index rescores from storage; here the rows are the storage. Copies,
+  // since the index frees what it is given.
+  const source = {
+    listEmbeddings: () => Promise.resolve(rows),
+    getEmbeddings: (_: string, o: { recordIds: readonly string[] }) =>
+      Promise.resolve(o.recordIds.map((id) => ({ record_id: id, vector: byId.get(id)!.slice() }))),
+  };
+  const index = new VectorIndex(source, {
     model: "bench",
     dim,
     precision: COLLECTOR_VECTOR_PRECISION,
@@ -220,7 +228,7 @@ async function searchFigures(
   for (let i = 0; i < config.searches; i++) {
     const q = randomUnit();
     const t = performance.now();
-    index.searchLoaded("ns", q, { k, minSimilarity: -1 });
+    await index.searchLoaded("ns", q, { k, minSimilarity: -1 });
     samples.push(performance.now() - t);
   }
   return { vectors: size, dim, k, build_ms: buildMs, latency_ms: summarize(samples) };

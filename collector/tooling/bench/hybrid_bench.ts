@@ -49,7 +49,7 @@ import {
 } from "@kiro-learn/core/testing";
 import { type Embedder, queryEmbeddingInput } from "../../daemon/embedding/mod.ts";
 import { createUseLiteEmbedder, USE_LITE_DIM } from "../../daemon/embedding/mod.ts";
-import { VectorIndex } from "../../daemon/embedding/mod.ts";
+import { COLLECTOR_VECTOR_PRECISION, VectorIndex } from "../../daemon/embedding/mod.ts";
 import {
   createHybridSearcher,
   createSearcher,
@@ -208,7 +208,11 @@ export async function runHybridBench(config: HybridBenchConfig): Promise<HybridB
       // the lexical planner misjudge this size's postings.
       storage.close();
       storage = openSqliteStorage(path);
-      const index = new VectorIndex(storage, { model: "bench-random", dim: USE_LITE_DIM });
+      const index = new VectorIndex(storage, {
+        model: "bench-random",
+        dim: USE_LITE_DIM,
+        precision: COLLECTOR_VECTOR_PRECISION,
+      });
       const loaded = performance.now();
       await index.load(namespace);
       const indexLoadMs = performance.now() - loaded;

@@ -1,10 +1,12 @@
 /**
  * Memory benchmark: the idle collector's resident set (RSS) with a large store and the use-lite
- * embedder loaded — before any vector search, and after `mode=vector` searches have loaded every
+ * embedder loaded — before any vector search, once a first query has been embedded (the Worker
+ * grows for good; no vectors are loaded), after `mode=vector` searches have loaded every
  * namespace's vectors into the index (what reconciliation's neighbour search and `mode=vector`
  * hold until `embedding.vectorIdleMs` passes without a vector search), and once they have been
- * unloaded after that idle time (set just past the quiet time here). Each moment is read 3 s after the last work and again after 35 s of quiet
- * (the idle figure: V8 collects an idle heap about 30 s after a burst; `--quick` reads at 3 s).
+ * unloaded after that idle time (set just past the quiet time here). Each moment is read 3 s
+ * after the last work and again after 35 s of quiet (the idle figure: V8 collects an idle heap
+ * about 30 s after a burst; `--quick` reads at 3 s).
  *
  * The store is built from the real records of the development set (`../shared/quality/fixes-dev`),
  * cycled with fresh ids up to `--records` (default 100,000; the texts repeat, which is fine for a
@@ -25,6 +27,7 @@ import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { newRecordId } from "@kiro-learn/core/ids";
 import { dot, GATE_MIN_CORPUS, unitOrZero } from "@kiro-learn/core/search";
 import {
+  COLLECTOR_VECTOR_PRECISION,
   composeEmbeddingInput,
   createUseLiteEmbedder,
   type Embedder,
@@ -111,13 +114,13 @@ export function cycleRecords(source: readonly MemoryRecord[], count: number): Me
 /** Queries whose answers are all among the embedded records, at most this many. */
 const OVERLAP_QUERIES = 300;
 
-/** How much the int8 index changes rankings, on real records and real queries. */
+/** How much the collector's index changes rankings, on real records and real queries. */
 export interface QuantizationFigures {
   /** Queries asked. */
   queries: number;
   /** Records searched. */
   records: number;
-  /** Mean share of the float32 top 10 that the int8 top 10 also holds. */
+  /** Mean share of the float32 top 10 that the collector index's top 10 also holds. */
   top10_overlap: number;
   /** Share of queries whose best hit is the same record. */
   top1_same: number;
@@ -126,7 +129,8 @@ export interface QuantizationFigures {
 }
 
 /**
- * Top-10 overlap of the int8 and float32 indexes over the same real vectors, for real queries
+ * Top-10 overlap of the collector's (`COLLECTOR_VECTOR_PRECISION`) and the float32 index over the
+ * same real vectors, for real queries
  * (embedded with `embedder`), each searched in its own namespace.
  */
 export async function quantizationOverlap(
@@ -138,13 +142,20 @@ export async function quantizationOverlap(
       record_id: r.record.record_id,
       vector: r.vector,
     }));
+  const byId = new Map(rows.map((r) => [r.record.record_id, r]));
   const source = {
     listEmbeddings: (ns: string) => Promise.resolve(byNamespace(ns)),
+    // What the `bits` index rescores with (copies: the index frees what it is given).
+    getEmbeddings: (ns: string, o: { recordIds: readonly string[] }) =>
+      Promise.resolve(o.recordIds.flatMap((id) => {
+        const row = byId.get(id);
+        return row?.record.namespace === ns ? [{ record_id: id, vector: row.vector.slice() }] : [];
+      })),
   };
   const open = (precision: VectorPrecision) =>
     new VectorIndex(source, { model: "bench", dim: rows[0].vector.length, precision });
   const exact = open("float32");
-  const int8 = open("int8");
+  const held = open(COLLECTOR_VECTOR_PRECISION);
   const namespaces = new Set(rows.map((r) => r.record.namespace));
   const asked = options.queries.filter((q) => namespaces.has(q.namespace))
     .slice(0, OVERLAP_QUERIES);
@@ -157,7 +168,7 @@ export async function quantizationOverlap(
     for (const [j, q] of chunk.entries()) {
       const query = unitOrZero(vectors[j]);
       const a = await exact.search(q.namespace, vectors[j], { k: 10 });
-      const b = await int8.search(q.namespace, vectors[j], { k: 10 });
+      const b = await held.search(q.namespace, vectors[j], { k: 10 });
       const ids = new Set(a.map((h) => h.record_id));
       overlap += b.filter((h) => ids.has(h.record_id)).length / Math.max(1, a.length);
       if (a[0]?.record_id === b[0]?.record_id) same++;
@@ -332,6 +343,12 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
     for (const ns of namespaces) await search(daemon, ns, "ranked");
     await waitForTermSpaces(daemon, trainable);
     phases.push(await phase(daemon, "term spaces trained (idle)", config.quietMs));
+    // The first query embedding grows the use-lite Worker for good (~30 MiB: its WASM memory
+    // and packed weights; the stored vectors here were never embedded in this daemon). A
+    // mode=vector search of a namespace with no records embeds one and loads no vectors, so
+    // the next moment's growth is the index's own.
+    await search(daemon, "/actor/eval/project/memory-bench-empty/", "vector");
+    phases.push(await phase(daemon, "a query embedded, no vectors held", config.quietMs));
     for (const ns of namespaces) await search(daemon, ns, "vector");
     phases.push(await phase(daemon, "vectors loaded too", config.quietMs));
     const { index } = await embeddingStats(daemon);
@@ -360,7 +377,7 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
       );
     }
     const idle = phases[1].rss_kib;
-    const loaded = phases[2].rss_kib;
+    const loaded = phases[3].rss_kib;
     let dbBytes = 0;
     for await (const entry of Deno.readDir(dataDir)) {
       if (entry.name.startsWith("kiro-learn.db")) {
@@ -407,7 +424,7 @@ async function main(): Promise<void> {
   }
   const q = f.quantization;
   console.log(
-    `memory: int8 index vs float32 on ${q.records} real records, ${q.queries} real queries: ` +
+    `memory: ${COLLECTOR_VECTOR_PRECISION} index vs float32 on ${q.records} real records, ${q.queries} real queries: ` +
       `top-10 overlap ${q.top10_overlap.toFixed(3)}, same top-1 ${q.top1_same.toFixed(3)}, ` +
       `largest similarity error ${q.max_similarity_error.toFixed(4)}`,
   );
