@@ -20,7 +20,13 @@
  */
 import { parseArgs } from "node:util";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
-import { isStopWord, linearScore, RERANK_FEATURES, titlePrefix } from "@kiro-learn/core/search";
+import {
+  isStopWord,
+  linearScore,
+  RERANK_FEATURES,
+  splitWord,
+  titlePrefix,
+} from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { loadRealSet } from "./real_set.ts";
 import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
@@ -35,19 +41,6 @@ function stem(word: string): string {
 }
 
 const WORD = /[\p{L}\p{N}]+/gu;
-
-// Identifier parts at camelCase and letter/digit boundaries, as `core/search/code_text.ts` splits.
-function splitWord(word: string): string[] {
-  const parts = word
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .replace(/([A-Za-z])([0-9])/g, "$1 $2")
-    .replace(/([0-9])([A-Za-z])/g, "$1 $2")
-    .toLowerCase()
-    .split(" ");
-  if (parts.length < 2) return [];
-  return parts.filter((p) => p.length >= 2 && !/^[0-9]+$/.test(p));
-}
 
 /** A text's words in order: identifiers split, stop words out, lowercased, stemmed. */
 function sequence(text: string): string[] {
