@@ -240,8 +240,9 @@ interface CandidateWords {
 // Where each of the prompt's words entered the project. A problem with something is most often
 // the doing of the change that brought it in, which is the oldest of the records that mention
 // it; later records that mention it tweak, fix or use it. Per prompt term found in two or more
-// candidates, the candidates that hold it are ordered oldest first and the k-th gets idf / k;
-// the column is the sum over terms, divided by those terms' total IDF (0–1).
+// candidates, the candidates that hold it are ordered oldest first and the k-th gets idf / k
+// (equal times share the better place); the column is the sum over terms, divided by those
+// terms' total IDF (0–1).
 function termOrigin(
   terms: readonly WeightedTerm[],
   options: { candidates: readonly LexicalCandidate[]; words: readonly CandidateWords[] },
@@ -264,9 +265,14 @@ function termOrigin(
     });
     // Held by one candidate only, a term says nothing about order (coverage already counts it).
     if (holders.length < 2) continue;
-    holders.sort((a, b) => time[a] - time[b] || a - b);
+    holders.sort((a, b) => time[a] - time[b]);
     total += t.idf;
-    holders.forEach((i, k) => out[i] += t.idf / (k + 1));
+    // Records of the same instant (a series applied at once) share their place.
+    let place = 1;
+    holders.forEach((i, k) => {
+      if (k > 0 && time[i] > time[holders[k - 1]]) place = k + 1;
+      out[i] += t.idf / place;
+    });
   }
   return total > 0 ? out.map((v) => v / total) : out;
 }

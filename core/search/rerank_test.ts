@@ -138,6 +138,14 @@ Deno.test("term_origin: the oldest candidates holding a prompt term score highes
   const rows = rerankFeatures(query, [newest, middle, oldest], { terms });
   // Only "offload" is held by two or more candidates (crash and flow by one each): total idf 4.
   assert.deepEqual(rows.map((r) => r[at]), [4 / 3 / 4, 4 / 2 / 4, 1]);
+  // Records of the same instant share the better place: no BM25-order tie-break.
+  const same = { created_at: "2023-01-01T00:00:00.000Z" };
+  const tied = rerankFeatures(query, [
+    candidate(9, { ...same, title: "offload" }),
+    candidate(5, { ...same, title: "offload" }),
+    candidate(4, { title: "offload", created_at: "2024-01-01T00:00:00.000Z" }),
+  ], { terms });
+  assert.deepEqual(tied.map((r) => r[at]), [1, 1, 1 / 3]);
   // No term shared by two candidates: nothing to order, the column is 0 for all.
   const alone = rerankFeatures(query, [newest, candidate(1, { title: "flow" })], {
     terms: [{ term: "crash", idf: 2 }, { term: "flow", idf: 1 }],
