@@ -48,7 +48,7 @@ export function textWords(text: string): string[] {
 }
 
 /** The parts of one word at camelCase and letter/digit boundaries (none when it has none). */
-function splitWord(word: string): string[] {
+export function splitWord(word: string): string[] {
   const parts = word
     .replace(/([a-z])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")

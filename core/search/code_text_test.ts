@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { codeParts, filesText, queryTokens, textWords, titlePrefix } from "./code_text.ts";
+import {
+  codeParts,
+  filesText,
+  queryTokens,
+  splitWord,
+  textWords,
+  titlePrefix,
+} from "./code_text.ts";
 
 Deno.test("codeParts adds the camelCase and letter/digit parts the tokenizer cannot see", () => {
   assert.equal(codeParts("call getUserById on the HTTPServer"), "get user by id http server");
@@ -47,4 +54,11 @@ Deno.test("titlePrefix finds a subsystem: prefix and nothing else", () => {
 Deno.test("textWords and filesText", () => {
   assert.deepEqual(textWords("Déjà vu: lib/netdev.c"), ["déjà", "vu", "lib", "netdev", "c"]);
   assert.equal(filesText(["a/b.c", "d.h"]), "a/b.c d.h");
+});
+
+Deno.test("splitWord: parts at camelCase and letter/digit boundaries, none for a plain word", () => {
+  assert.deepEqual(splitWord("getUserById"), ["get", "user", "by", "id"]);
+  assert.deepEqual(splitWord("mlx5e"), ["mlx"]);
+  assert.deepEqual(splitWord("HTTPServer"), ["http", "server"]);
+  assert.deepEqual(splitWord("plain"), []);
 });

@@ -74,6 +74,8 @@ export const RERANK_FEATURES: readonly string[] = [
   "matched_idf",
   "prefix_in_paths",
   "title_precision",
+  "term_origin",
+  "file_neighbours",
   "term_space",
 ];
 
@@ -167,11 +169,16 @@ export function rerankFeatures(
   const space = options.space
     ? recordSpaceColumn(query, { space: options.space, records: candidates.map((c) => c.record) })
     : null;
+  const words = candidates.map(({ record: r }) => ({
+    title: stemSet(r.title),
+    files: stemSet(r.files_touched.join(" ")),
+    summary: stemSet(`${r.summary} ${r.facts.join(" ")}`),
+  }));
+  const origin = termOrigin(terms, { candidates, words });
+  const neighbours = fileNeighbours(candidates, maxAll);
   return candidates.map((c, rank) => {
     const r = c.record;
-    const title = stemSet(r.title);
-    const files = stemSet(r.files_touched.join(" "));
-    const summary = stemSet(`${r.summary} ${r.facts.join(" ")}`);
+    const { title, files, summary } = words[rank];
     let inTitle = 0, inFiles = 0, inSummary = 0, inAny = 0, matched = 0, bestTitleIdf = 0;
     for (const t of terms) {
       const s = stem(t.term);
@@ -216,8 +223,82 @@ export function rerankFeatures(
       inAny / 10,
       prefixInPaths,
       titlePrecision(r.title, queryStems),
+      origin[rank],
+      neighbours[rank],
       space?.[rank] ?? TERM_SPACE_NEUTRAL,
     ];
+  });
+}
+
+// A candidate's words, stemmed, per field.
+interface CandidateWords {
+  title: Set<string>;
+  files: Set<string>;
+  summary: Set<string>;
+}
+
+// Where each of the prompt's words entered the project. A problem with something is most often
+// the doing of the change that brought it in, which is the oldest of the records that mention
+// it; later records that mention it tweak, fix or use it. Per prompt term found in two or more
+// candidates, the candidates that hold it are ordered oldest first and the k-th gets idf / k
+// (equal times share the better place); the column is the sum over terms, divided by those
+// terms' total IDF (0–1).
+function termOrigin(
+  terms: readonly WeightedTerm[],
+  options: { candidates: readonly LexicalCandidate[]; words: readonly CandidateWords[] },
+): number[] {
+  const { candidates, words } = options;
+  const out = new Array<number>(candidates.length).fill(0);
+  const time = candidates.map((c) => {
+    const t = Date.parse(c.record.created_at);
+    return Number.isFinite(t) ? t : Number.MAX_SAFE_INTEGER;
+  });
+  const seen = new Set<string>();
+  let total = 0;
+  for (const t of terms) {
+    const s = stem(t.term);
+    if (t.idf <= 0 || seen.has(s)) continue;
+    seen.add(s);
+    const holders: number[] = [];
+    words.forEach((w, i) => {
+      if (w.title.has(s) || w.files.has(s) || w.summary.has(s)) holders.push(i);
+    });
+    // Held by one candidate only, a term says nothing about order (coverage already counts it).
+    if (holders.length < 2) continue;
+    holders.sort((a, b) => time[a] - time[b]);
+    total += t.idf;
+    // Records of the same instant (a series applied at once) share their place.
+    let place = 1;
+    holders.forEach((i, k) => {
+      if (k > 0 && time[i] > time[holders[k - 1]]) place = k + 1;
+      out[i] += t.idf / place;
+    });
+  }
+  return total > 0 ? out.map((v) => v / total) : out;
+}
+
+// Support from the candidates that changed the same files: the highest normalised BM25 among
+// the other candidates sharing a changed path with this one. A record in the component the
+// prompt's best matches are about is a likelier answer than an isolated one (the cluster
+// hypothesis, with changed paths as the clusters). Linear time: per path, its two best holders.
+function fileNeighbours(candidates: readonly LexicalCandidate[], maxAll: number): number[] {
+  const best = new Map<string, { first: number; at: number; second: number }>();
+  candidates.forEach((c, i) => {
+    const v = c.bm25 / maxAll;
+    for (const path of new Set(c.record.files_touched)) {
+      const b = best.get(path);
+      if (b === undefined) best.set(path, { first: v, at: i, second: 0 });
+      else if (v > b.first) best.set(path, { first: v, at: i, second: b.first });
+      else if (v > b.second) b.second = v;
+    }
+  });
+  return candidates.map((c, i) => {
+    let support = 0;
+    for (const path of c.record.files_touched) {
+      const b = best.get(path)!;
+      support = Math.max(support, b.at === i ? b.second : b.first);
+    }
+    return support;
   });
 }
 

@@ -116,3 +116,52 @@ Deno.test("term_space: neutral without a space, and the shipped gate gives it no
   assert.equal(gateScore(best, RERANK_MODEL), without);
   assert.ok(RERANK_MODEL.weights[at] > 0, "the trained ranking weight of the column");
 });
+
+Deno.test("term_origin: the oldest candidates holding a prompt term score highest", () => {
+  const query = "fix crash in flow offload";
+  const terms = [
+    { term: "offload", idf: 4 },
+    { term: "crash", idf: 2 },
+    { term: "flow", idf: 1 },
+  ];
+  // BM25 order: newest first; the origin of "offload" is the oldest record.
+  const newest = candidate(9, {
+    title: "fix offload crash",
+    created_at: "2025-03-01T00:00:00.000Z",
+  });
+  const middle = candidate(8, { title: "tweak offload", created_at: "2024-06-01T00:00:00.000Z" });
+  const oldest = candidate(5, {
+    title: "add flow offload",
+    created_at: "2023-01-01T00:00:00.000Z",
+  });
+  const at = RERANK_FEATURES.indexOf("term_origin");
+  const rows = rerankFeatures(query, [newest, middle, oldest], { terms });
+  // Only "offload" is held by two or more candidates (crash and flow by one each): total idf 4.
+  assert.deepEqual(rows.map((r) => r[at]), [4 / 3 / 4, 4 / 2 / 4, 1]);
+  // Records of the same instant share the better place: no BM25-order tie-break.
+  const same = { created_at: "2023-01-01T00:00:00.000Z" };
+  const tied = rerankFeatures(query, [
+    candidate(9, { ...same, title: "offload" }),
+    candidate(5, { ...same, title: "offload" }),
+    candidate(4, { title: "offload", created_at: "2024-01-01T00:00:00.000Z" }),
+  ], { terms });
+  assert.deepEqual(tied.map((r) => r[at]), [1, 1, 1 / 3]);
+  // No term shared by two candidates: nothing to order, the column is 0 for all.
+  const alone = rerankFeatures(query, [newest, candidate(1, { title: "flow" })], {
+    terms: [{ term: "crash", idf: 2 }, { term: "flow", idf: 1 }],
+  });
+  assert.deepEqual(alone.map((r) => r[at]), [0, 0]);
+});
+
+Deno.test("file_neighbours: the best BM25 of another candidate sharing a changed path", () => {
+  const a = candidate(10, { files_touched: ["lib/a.c", "NEWS"] });
+  const b = candidate(5, { files_touched: ["lib/a.c"] });
+  const c = candidate(8, { files_touched: ["lib/c.c"] });
+  const d = candidate(2, { files_touched: ["lib/a.c", "lib/c.c"] });
+  const at = RERANK_FEATURES.indexOf("file_neighbours");
+  const rows = rerankFeatures("q", [a, b, c, d], { terms: [] });
+  // a's best neighbour is b (0.5; d is lower), b's and d's is a (1), c's is d (0.2).
+  assert.deepEqual(rows.map((r) => r[at]), [0.5, 1, 0.2, 1]);
+  const lone = rerankFeatures("q", [candidate(3, { files_touched: [] })], { terms: [] });
+  assert.equal(lone[0][at], 0);
+});

@@ -153,8 +153,8 @@ function answerable(samples: readonly Sample[]): Sample[] {
   return samples.filter((s) => s.ids.some((id) => s.query.relevant.includes(id)));
 }
 
-// Mulberry32: a seeded generator, so a variant trains the same way every run.
-function seeded(seed: number): () => number {
+/** Mulberry32: a seeded generator, so a variant trains the same way every run. */
+export function seeded(seed: number): () => number {
   let state = seed;
   return () => {
     state = (state + 0x6d2b79f5) | 0;
@@ -403,13 +403,17 @@ function mlpFit(samples: readonly Sample[], o: MlpOptions): Scorer {
 // ---- evaluation ----
 
 /** One column of the table: its label, its cell, and each query's recall@5 (for pairing). */
-interface Column {
+export interface Column {
+  /** The column's label. */
   label: string;
+  /** `label recall@5/MRR@10`. */
   cell: string;
+  /** Each query's recall@5. */
   recall: number[];
 }
 
-function evaluate(
+/** Ranks each sample by `scoresOf` and scores the ranking (recall@5 / MRR@10). */
+export function evaluate(
   label: string,
   samples: readonly Sample[],
   scoresOf: (s: Sample) => number[],
@@ -428,9 +432,11 @@ function evaluate(
   return { label, cell: `${label} ${a.recall5.toFixed(3)}/${a.mrr10.toFixed(3)}`, recall };
 }
 
-// Queries whose recall@5 rose / fell against the same column of the linear model, and a paired
-// bootstrap 95% interval of the mean difference (2,000 seeded resamples of the queries).
-function paired(column: Column, base: Column): string {
+/**
+ * Queries whose recall@5 rose / fell against the same column of a baseline, and a paired
+ * bootstrap 95% interval of the mean difference (2,000 seeded resamples of the queries).
+ */
+export function paired(column: Column, base: Column): string {
   const diff = column.recall.map((r, i) => r - base.recall[i]);
   const random = seeded(3);
   const means = Array.from({ length: 2000 }, () => {
@@ -443,9 +449,16 @@ function paired(column: Column, base: Column): string {
   return `${column.label} +${won}/-${lost} [${means[50].toFixed(3)}, ${means[1949].toFixed(3)}]`;
 }
 
-// A `Fixes:` history's queries as samples over its own records (fixing commits left out),
-// labelled `repo` (one namespace per history, so several can share a storage-free table).
-async function gitSamples(root: string, repo = "git"): Promise<Sample[]> {
+/**
+ * A `Fixes:` history's queries as samples over its own records (fixing commits left out),
+ * labelled `repo` (one namespace per history, so several can share a storage-free table);
+ * `keep` keeps each sample's candidates and terms (`collect`'s option).
+ */
+export async function gitSamples(
+  root: string,
+  options: { repo?: string; keep?: boolean } = {},
+): Promise<Sample[]> {
+  const repo = options.repo ?? "git";
   const namespace = `/actor/eval/project/git-fixes-${repo}/`;
   const repository = root;
   const commits = await windowCommits(root, { max: 5000 });
@@ -460,7 +473,7 @@ async function gitSamples(root: string, repo = "git"): Promise<Sample[]> {
     return collect(
       storage,
       queries.map((q, i) => ({ ...q, query_id: `${repo}-${i}`, namespace, repo })),
-      { spaces },
+      { spaces, keep: options.keep },
     );
   } finally {
     storage.close();
@@ -468,8 +481,8 @@ async function gitSamples(root: string, repo = "git"): Promise<Sample[]> {
   }
 }
 
-// The histories' labels: each clone's directory name.
-function historyName(root: string): string {
+/** A history's label: its clone's directory name. */
+export function historyName(root: string): string {
   return root.replace(/\/+$/, "").split("/").pop() ?? root;
 }
 
@@ -604,7 +617,7 @@ if (import.meta.main) {
   if (values.external) {
     const histories = new Map<string, Sample[]>();
     for (const root of roots) {
-      histories.set(historyName(root), await gitSamples(root, historyName(root)));
+      histories.set(historyName(root), await gitSamples(root, { repo: historyName(root) }));
     }
     externalTable(samples, histories, run);
     Deno.exit(0);

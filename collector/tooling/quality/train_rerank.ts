@@ -22,6 +22,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import {
   gateScore,
+  type LexicalCandidate,
   linearScore,
   RERANK_FEATURES,
   rerankFeatures,
@@ -29,6 +30,7 @@ import {
   TERM_SPACE_FEATURE,
   type TermSpace,
   trainRecordTermSpace,
+  type WeightedTerm,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { CANDIDATE_DEPTH } from "../../daemon/retrieval/mod.ts";
@@ -58,6 +60,10 @@ export interface Sample {
   ids: string[];
   /** One feature row per candidate. */
   features: number[][];
+  /** The candidates themselves, when `collect` was asked to keep them (experiments' columns). */
+  candidates?: LexicalCandidate[];
+  /** The query's terms with their IDF, kept with the candidates. */
+  terms?: WeightedTerm[];
 }
 
 /**
@@ -67,7 +73,7 @@ export interface Sample {
 export function collect(
   storage: SqliteStorage,
   queries: readonly RealQuery[],
-  options: { spaces?: ReadonlyMap<string, TermSpace> } = {},
+  options: { spaces?: ReadonlyMap<string, TermSpace>; keep?: boolean } = {},
 ): Sample[] {
   return queries.map((query) => {
     const { candidates, terms } = storage.searchCandidatesSync(query.namespace, query.query, {
@@ -78,6 +84,7 @@ export function collect(
       query,
       ids: candidates.map((c) => c.record.record_id),
       features: rerankFeatures(query.query, candidates, { terms, space }),
+      ...(options.keep ? { candidates, terms } : {}),
     };
   });
 }

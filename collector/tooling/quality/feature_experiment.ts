@@ -1,0 +1,506 @@
+/**
+ * New feature families for the reranker, each as extra columns over the shipped features. The
+ * weights are trained exactly as `train_rerank.ts` trains them, on one repository of the real set
+ * with the other held out, both ways, and with `--git=DIR,…` also scored on other projects'
+ * `Fixes:` histories (the models trained on ovs and on ovn; `hist` is those histories pooled).
+ * Every cell is paired against the baseline: queries whose top 5 gained / lost the answer and a
+ * paired bootstrap 95% interval of the recall@5 difference.
+ *
+ * The baseline is the shipped features without the two columns this experiment chose
+ * (`term_origin`, `file_neighbours`, named as columns here and computed by `core/search/rerank.ts`),
+ * so the table reproduces the choice with the shipped code.
+ *
+ * ```sh
+ * deno run -A collector/tooling/quality/feature_experiment.ts --data=DIR \
+ *   [--families=sdm,origin] [--variants=od_title,term_origin+file_neighbours] \
+ *   [--git=/tmp/qh/dpdk,/tmp/qh/xen]
+ * ```
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import {
+  isStopWord,
+  linearScore,
+  RERANK_FEATURES,
+  splitWord,
+  titlePrefix,
+} from "@kiro-learn/core/search";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
+import { loadRealSet } from "./real_set.ts";
+import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
+import { evaluate, gitSamples, historyName, paired } from "./rerank_model_experiment.ts";
+
+/** The columns this experiment shipped: in the features, left out of the baseline. */
+const SHIPPED = ["term_origin", "file_neighbours"];
+
+// Light stemming, as `core/search/rerank.ts` does.
+function stem(word: string): string {
+  return word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** A text's words in order: identifiers split, stop words out, lowercased, stemmed. */
+function sequence(text: string): string[] {
+  const out: string[] = [];
+  for (const w of text.slice(0, 64 * 1024).match(WORD) ?? []) {
+    const parts = splitWord(w);
+    for (const p of parts.length > 0 ? parts : [w.toLowerCase()]) {
+      if (!isStopWord(p)) out.push(stem(p));
+    }
+  }
+  return out;
+}
+
+interface Doc {
+  title: string[];
+  summary: string[];
+  files: string[][];
+}
+
+const docs = new Map<string, Doc>();
+function docOf(r: MemoryRecord): Doc {
+  let d = docs.get(r.record_id);
+  if (d === undefined) {
+    d = {
+      title: sequence(r.title),
+      summary: sequence(`${r.summary} ${r.facts.join(" ")}`),
+      files: r.files_touched.map((f) => sequence(f.replace(/\.[a-z0-9]+$/i, ""))),
+    };
+    docs.set(r.record_id, d);
+  }
+  return d;
+}
+
+/** Collection statistics of a namespace (for query likelihood). */
+interface Collection {
+  cf: Map<string, number>;
+  total: number;
+  docs: number;
+}
+
+/** One query's columns: a row per candidate. */
+type Family = (s: Sample, collections: ReadonlyMap<string, Collection>) => number[][];
+
+function records(s: Sample): MemoryRecord[] {
+  return s.candidates!.map((c) => c.record);
+}
+
+function idfOf(s: Sample): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const t of s.terms!) {
+    if (isStopWord(t.term)) continue;
+    const k = stem(t.term);
+    m.set(k, Math.max(m.get(k) ?? 0, t.idf));
+  }
+  return m;
+}
+
+function queryPairs(s: Sample, idf: Map<string, number>): { a: string; b: string; w: number }[] {
+  const q = sequence(s.query.query);
+  const seen = new Set<string>();
+  const out = [];
+  for (let i = 0; i + 1 < q.length; i++) {
+    const [a, b] = [q[i], q[i + 1]];
+    if (a === b || seen.has(`${a} ${b}`)) continue;
+    seen.add(`${a} ${b}`);
+    out.push({ a, b, w: (idf.get(a) ?? 0) + (idf.get(b) ?? 0) });
+  }
+  return out;
+}
+
+function adjacent(d: readonly string[]): Set<string> {
+  const s = new Set<string>();
+  for (let i = 0; i + 1 < d.length; i++) s.add(`${d[i]} ${d[i + 1]}`);
+  return s;
+}
+
+function withinWindow(d: readonly string[], a: string, b: string, window: number): boolean {
+  let lastA = -1e9, lastB = -1e9;
+  for (let i = 0; i < d.length; i++) {
+    if (d[i] === a) {
+      lastA = i;
+      if (i - lastB < window) return true;
+    }
+    if (d[i] === b) {
+      lastB = i;
+      if (i - lastA < window) return true;
+    }
+  }
+  return false;
+}
+
+// Sequential dependence: the prompt's adjacent word pairs (IDF-weighted) found adjacent, in order,
+// in the title / summary / a path / anywhere; unordered within 8 words in the title / anywhere.
+const sdm: Family = (s) => {
+  const pairs = queryPairs(s, idfOf(s));
+  const total = pairs.reduce((a, p) => a + p.w, 0);
+  return records(s).map((r) => {
+    if (total <= 0) return [0, 0, 0, 0, 0, 0];
+    const d = docOf(r);
+    const [t, m] = [adjacent(d.title), adjacent(d.summary)];
+    const f = new Set(d.files.flatMap((x) => [...adjacent(x)]));
+    const both = [...d.title, "\u0000", ...d.summary];
+    const sums = [0, 0, 0, 0, 0, 0];
+    for (const p of pairs) {
+      const k = `${p.a} ${p.b}`;
+      const hits = [
+        t.has(k),
+        m.has(k),
+        f.has(k),
+        t.has(k) || m.has(k) || f.has(k),
+        withinWindow(d.title, p.a, p.b, 8),
+        withinWindow(both, p.a, p.b, 8),
+      ];
+      hits.forEach((h, i) => sums[i] += h ? p.w : 0);
+    }
+    return sums.map((v) => v / total);
+  });
+};
+
+// Query likelihood with Dirichlet smoothing (μ 50 and 300): the namespace's collection
+// frequencies, or frequencies estimated from the search's IDFs; and the title alone.
+const ql: Family = (s, collections) => {
+  const c = collections.get(s.query.namespace)!;
+  const q = [...new Set(sequence(s.query.query))];
+  const idf = idfOf(s);
+  const rows = records(s).map((r) => {
+    const d = docOf(r);
+    const all = [...d.title, ...d.summary, ...d.files.flat()];
+    const count = (ws: readonly string[]) => {
+      const m = new Map<string, number>();
+      for (const w of ws) m.set(w, (m.get(w) ?? 0) + 1);
+      return m;
+    };
+    const [tf, ttf] = [count(all), count(d.title)];
+    return [50, 300].flatMap((mu) => {
+      let cf = 0, df = 0, title = 0;
+      for (const w of q) {
+        const pc = ((c.cf.get(w) ?? 0) + 0.5) / (c.total + 1);
+        const i = idf.get(w);
+        const pd = (i === undefined ? 0.5 / c.docs : Math.exp(-i)) * 1.5 / (c.total / c.docs);
+        cf += Math.log((tf.get(w) ?? 0) + mu * pc) - Math.log(all.length + mu);
+        df += Math.log((tf.get(w) ?? 0) + mu * pd) - Math.log(all.length + mu);
+        title += Math.log((ttf.get(w) ?? 0) + mu / 10 * pc) - Math.log(d.title.length + mu / 10);
+      }
+      return [cf, df, title].map((v) => v / Math.max(q.length, 1));
+    });
+  });
+  // Relative to the query's best, clipped (a shift per query moves no ranking).
+  for (let j = 0; j < (rows[0]?.length ?? 0); j++) {
+    const max = Math.max(...rows.map((r) => r[j]));
+    for (const r of rows) r[j] = Math.max(r[j] - max, -5) / 5 + 1;
+  }
+  return rows;
+};
+
+// The first words of the title after its `subsystem:` prefix against the prompt's, both ways,
+// with and without the first word (usually the verb).
+const head: Family = (s) => {
+  const rest = (title: string) =>
+    titlePrefix(title) === null ? title : title.slice(title.indexOf(":") + 1);
+  const query = new Set(sequence(s.query.query));
+  const qHead = sequence(rest(s.query.query)).slice(0, 4);
+  return records(s).map((r) => {
+    const rHead = sequence(rest(r.title)).slice(0, 4);
+    const title = new Set(docOf(r).title);
+    const share = (ws: string[], set: Set<string>) =>
+      ws.length ? ws.filter((w) => set.has(w)).length / ws.length : 0;
+    return [
+      share(rHead, query),
+      share(qHead, title),
+      share(rHead.slice(1), query),
+      share(qHead.slice(1), title),
+    ];
+  });
+};
+
+// The prompt's words (IDF share) among the changed paths' base names, and among their folders.
+const paths: Family = (s) => {
+  const idf = idfOf(s);
+  const q = [...new Set(sequence(s.query.query))];
+  const total = q.reduce((a, w) => a + (idf.get(w) ?? 0), 0) || 1;
+  return records(s).map((r) => {
+    const base = new Set<string>(), dir = new Set<string>();
+    for (const f of r.files_touched) {
+      const parts = f.split("/");
+      for (const w of sequence(parts.pop()!.replace(/\.[a-z0-9]+$/i, ""))) base.add(w);
+      for (const w of sequence(parts.join(" "))) dir.add(w);
+    }
+    const sum = (set: Set<string>) => q.reduce((a, w) => a + (set.has(w) ? idf.get(w) ?? 0 : 0), 0);
+    return [sum(base) / total, sum(dir) / total];
+  });
+};
+
+// Support from other candidates (normalised BM25 = the first feature): sharing the same
+// prefix within a week; how many share a path; the best sharing a path no more than a fifth of
+// the candidates touch; the sum over those sharing a path.
+const neighbours: Family = (s) => {
+  const rs = records(s);
+  const n = rs.length;
+  const bm25 = s.features.map((f) => f[0]);
+  const prefixes = rs.map((r) => titlePrefix(r.title));
+  const times = rs.map((r) => Date.parse(r.created_at));
+  const files = rs.map((r) => new Set(r.files_touched));
+  const holders = new Map<string, number>();
+  for (const f of files) for (const x of f) holders.set(x, (holders.get(x) ?? 0) + 1);
+  const rare = (x: string) => (holders.get(x) ?? 0) <= Math.max(3, n / 5);
+  return rs.map((_, i) => {
+    let time = 0, count = 0, rareMax = 0, sum = 0;
+    for (let j = 0; j < n; j++) {
+      if (j === i) continue;
+      const shared = [...files[j]].filter((f) => files[i].has(f));
+      if (shared.length > 0) {
+        count++;
+        sum += bm25[j];
+      }
+      if (shared.some(rare)) rareMax = Math.max(rareMax, bm25[j]);
+      if (
+        prefixes[i] !== null && prefixes[i] === prefixes[j] &&
+        Math.abs(times[i] - times[j]) < 7 * 86400e3
+      ) time = Math.max(time, bm25[j]);
+    }
+    return [time, Math.min(count, 10) / 10, rareMax, Math.min(sum, 5) / 5];
+  });
+};
+
+// The smallest span of title + summary holding every matched prompt word (matched / span), and
+// the IDF share of the prompt's words in the summary's first 30 words.
+const span: Family = (s) => {
+  const idf = idfOf(s);
+  const q = new Set(sequence(s.query.query));
+  const total = [...q].reduce((a, w) => a + (idf.get(w) ?? 0), 0) || 1;
+  return records(s).map((r) => {
+    const d = docOf(r);
+    const both = [...d.title, ...d.summary];
+    const matched = new Set(both.filter((w) => q.has(w)));
+    let proximity = 0;
+    if (matched.size >= 2) {
+      const count = new Map<string, number>();
+      let have = 0, best = Infinity, lo = 0;
+      for (let hi = 0; hi < both.length; hi++) {
+        if (matched.has(both[hi])) {
+          count.set(both[hi], (count.get(both[hi]) ?? 0) + 1);
+          if (count.get(both[hi]) === 1) have++;
+        }
+        for (; have === matched.size; lo++) {
+          best = Math.min(best, hi - lo + 1);
+          if (matched.has(both[lo])) {
+            count.set(both[lo], count.get(both[lo])! - 1);
+            if (count.get(both[lo]) === 0) have--;
+          }
+        }
+      }
+      proximity = matched.size / best;
+    }
+    const opening = new Set(d.summary.slice(0, 30));
+    const op = [...q].reduce((a, w) => a + (opening.has(w) ? idf.get(w) ?? 0 : 0), 0);
+    return [proximity, op / total];
+  });
+};
+
+// The record's genre: its title reports a fix / adds something; the share of its paths that
+// are code (not tests or documentation), alone and when the prompt is not about tests or docs.
+const FIX_WORD = /\b(fix|fixes|fixed|fixing|revert|typo|flaky|workaround)\b/i;
+const ADD_WORD =
+  /\b(add|adds|added|introduce|introduces|support|implement|implements|new|refactor|convert|rework|move|use)\b/i;
+const NOT_CODE = /(^|\/)(tests?|testsuite|docs?|documentation)(\/|$)|\.(md|rst|txt|at|xml|[1-9])$/i;
+const genre: Family = (s) => {
+  const aboutTests = /\b(tests?|docs?|documentation|typo|flaky)\b/i.test(s.query.query) ? 1 : 0;
+  return records(s).map((r) => {
+    const rest = titlePrefix(r.title) === null ? r.title : r.title.slice(r.title.indexOf(":") + 1);
+    const f = r.files_touched;
+    const code = 1 - (f.length ? f.filter((x) => NOT_CODE.test(x)).length / f.length : 0);
+    return [
+      FIX_WORD.test(rest) ? 1 : 0,
+      ADD_WORD.test(rest) ? 1 : 0,
+      code,
+      code * (1 - aboutTests),
+    ];
+  });
+};
+
+// Origin variants (the shipped one is `term_origin`: terms in two or more candidates, idf / k):
+// the oldest holder only; every term; title holders only; 1/k²; the prompt's adjacent pairs;
+// and the candidate's age rank alone (1 = oldest).
+const origin: Family = (s) => {
+  const idf = idfOf(s);
+  const rs = records(s);
+  const n = rs.length;
+  const q = [...new Set(sequence(s.query.query))].filter((w) => (idf.get(w) ?? 0) > 0);
+  const times = rs.map((r) => Date.parse(r.created_at));
+  const sets = rs.map((r) => {
+    const d = docOf(r);
+    return { all: new Set([...d.title, ...d.summary, ...d.files.flat()]), title: new Set(d.title) };
+  });
+  const byAge = (held: (i: number) => boolean) =>
+    [...Array(n).keys()].filter(held).sort((a, b) => times[a] - times[b] || a - b);
+  const out = rs.map(() => [0, 0, 0, 0, 0]);
+  let total = 0;
+  for (const w of q) {
+    const iw = idf.get(w)!;
+    const all = byAge((i) => sets[i].all.has(w));
+    const title = byAge((i) => sets[i].title.has(w));
+    if (all.length > 0) total += iw;
+    all.forEach((i, k) => {
+      if (k === 0) out[i][0] += iw;
+      out[i][1] += iw / (k + 1);
+      out[i][2] += iw / (k + 1) ** 2;
+    });
+    title.forEach((i, k) => out[i][3] += iw / (k + 1));
+  }
+  const pairs = queryPairs(s, idf);
+  const pairTotal = pairs.reduce((a, p) => a + p.w, 0) || 1;
+  for (const p of pairs) {
+    byAge((i) => sets[i].all.has(p.a) && sets[i].all.has(p.b))
+      .forEach((i, k) => out[i][4] += p.w / (k + 1));
+  }
+  const age = new Array<number>(n);
+  byAge(() => true).forEach((i, k) => age[i] = 1 - k / Math.max(n - 1, 1));
+  return out.map((row, i) => [
+    row[0] / (total || 1),
+    row[1] / (total || 1),
+    row[2] / (total || 1),
+    row[3] / (total || 1),
+    row[4] / pairTotal,
+    age[i],
+  ]);
+};
+
+const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
+  sdm: {
+    family: sdm,
+    columns: ["od_title", "od_summary", "od_files", "od_any", "uw_title", "uw8"],
+  },
+  ql: {
+    family: ql,
+    columns: ["ql50", "ql50df", "ql50title", "ql300", "ql300df", "ql300title"],
+  },
+  head: { family: head, columns: ["head_rec", "head_query", "obj_rec", "obj_query"] },
+  paths: { family: paths, columns: ["base_cov", "dir_cov"] },
+  neighbours: { family: neighbours, columns: ["nb_time", "nb_file_n", "nb_rare", "nb_sum"] },
+  span: { family: span, columns: ["minspan", "opening_cov"] },
+  genre: { family: genre, columns: ["rec_fix", "rec_add", "code_share", "code_share_q"] },
+  origin: {
+    family: origin,
+    columns: ["orig_first", "orig_all", "orig_sq", "orig_title", "orig_pair", "age"],
+  },
+};
+
+function collections(all: readonly MemoryRecord[]): Map<string, Collection> {
+  const out = new Map<string, Collection>();
+  for (const r of all) {
+    const c = out.get(r.namespace) ?? out.set(r.namespace, { cf: new Map(), total: 0, docs: 0 })
+      .get(r.namespace)!;
+    const d = docOf(r);
+    const words = [...d.title, ...d.summary, ...d.files.flat()];
+    c.docs++;
+    c.total += words.length;
+    for (const w of words) c.cf.set(w, (c.cf.get(w) ?? 0) + 1);
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      data: { type: "string" },
+      families: { type: "string" },
+      variants: { type: "string" },
+      git: { type: "string" },
+    },
+  });
+  const wanted = values.families?.split(",") ?? Object.keys(FAMILIES);
+  const unknown = wanted.filter((f) => !(f in FAMILIES));
+  if (unknown.length > 0) {
+    console.error(`unknown family ${unknown.join(", ")}: choose among ${Object.keys(FAMILIES)}`);
+    Deno.exit(2);
+  }
+  const set = await loadRealSet(values.data);
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-features-" });
+  const storage = openSqliteStorage(`${dir}/set.db`);
+  let samples: Sample[];
+  try {
+    for (const record of set.records) await storage.putRecord(record);
+    const spaces = await trainSpaces(storage, set.repos.keys());
+    samples = collect(storage, set.queries, { spaces, keep: true });
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  const histories: string[] = [];
+  for (const root of values.git?.split(",").filter((r) => r !== "") ?? []) {
+    const repo = historyName(root);
+    const history = await gitSamples(root, { repo, keep: true });
+    console.log(`${repo}: ${history.length} queries`);
+    histories.push(repo);
+    samples.push(...history);
+  }
+  const pool = [...set.records];
+  for (const s of samples) for (const c of s.candidates!) pool.push(c.record);
+  const stats = collections(
+    [...new Map(pool.map((r) => [r.record_id, r])).values()],
+  );
+  // The shipped columns come out of the features; the families' columns are computed once.
+  const shippedAt = SHIPPED.map((name) => RERANK_FEATURES.indexOf(name));
+  const names = [...SHIPPED];
+  const extra = samples.map((s) => s.features.map((f) => shippedAt.map((j) => f[j])));
+  const base = samples.map((s) => ({
+    ...s,
+    features: s.features.map((f) => f.filter((_, j) => !shippedAt.includes(j))),
+  }));
+  for (const name of wanted) {
+    const { family, columns } = FAMILIES[name];
+    const started = performance.now();
+    base.forEach((s, k) => family(s, stats).forEach((row, i) => extra[k][i].push(...row)));
+    console.log(
+      `${name}: ${((performance.now() - started) / samples.length).toFixed(2)} ms per query`,
+    );
+    names.push(...columns);
+  }
+  const variants = (values.variants ?? names.join(",")).split(",").map((v) => v.split("+"));
+  const missing = variants.flat().filter((c) => !names.includes(c));
+  if (missing.length > 0) throw new Error(`no column ${missing.join(", ")} (see --families)`);
+  const repos = [...new Set(set.queries.map((q) => q.repo))];
+  const short = (repo: string) => repo.split("/").pop()!;
+  const baseline = new Map<string, ReturnType<typeof evaluate>>();
+  const run = (label: string, columns: string[]) => {
+    const at = columns.map((c) => names.indexOf(c));
+    const all = base.map((s, k) => ({
+      ...s,
+      features: s.features.map((f, i) => [...f, ...at.map((j) => extra[k][i][j])]),
+    }));
+    const cells: string[] = [];
+    for (const repo of repos) {
+      const weights = train(all.filter((s) => s.query.repo === repo), { epochs: 300, l2: 1e-3 });
+      const scores = (s: Sample) => s.features.map((f) => linearScore(f, weights));
+      const tests: [string, Sample[]][] = [
+        ...repos.filter((r) => r !== repo).map((r): [string, Sample[]] => [
+          short(r),
+          all.filter((s) => s.query.repo === r),
+        ]),
+        ...histories.map((h): [string, Sample[]] => [h, all.filter((s) => s.query.repo === h)]),
+      ];
+      if (histories.length > 0) {
+        tests.push(["hist", all.filter((s) => histories.includes(s.query.repo))]);
+      }
+      for (const [name, test] of tests) {
+        const column = evaluate(`${short(repo)}→${name}`, test, scores);
+        const before = baseline.get(column.label);
+        if (before === undefined) baseline.set(column.label, column);
+        cells.push(
+          before === undefined
+            ? column.cell
+            : `${column.cell} ${paired(column, before).slice(column.label.length + 1)}`,
+        );
+      }
+      if (columns.length > 0) cells.push(`weights ${weights.slice(-columns.length).join(", ")}`);
+    }
+    console.log(`${label.padEnd(28)} ${cells.join("   ")}`);
+  };
+  run("baseline", []);
+  for (const v of variants) run(v.join("+"), v);
+}
