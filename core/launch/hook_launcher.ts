@@ -295,19 +295,23 @@ export const AGENT_CWD_ARG = "--agent-cwd=";
 // Finds the agent's working directory in plain sh: Deno refuses to read another process's /proc
 // entries without --allow-all, while sh reads them freely. Claude Code runs the helper in its
 // config folder through `sh -c`, so the agent is the nearest ancestor whose folder differs.
+// Builtins only, no `$(...)`: the helper is on the path of every session's MCP connection, which
+// Claude Code waits for, and each subshell is a fork. `cd -P` sets `$PWD` to the physical folder;
+// the script goes back to the folder it was started in before anything else.
 const FIND_AGENT_CWD = [
-  "agent_cwd=",
-  "here=$(pwd -P)",
+  "agent_cwd= here=",
+  "cd -P . 2>/dev/null && here=$PWD",
   "pid=$PPID",
   "for _ in 1 2 3 4; do",
   '  [ "$pid" -gt 1 ] 2>/dev/null || break',
-  '  dir=$(cd -P "/proc/$pid/cwd" 2>/dev/null && pwd -P) || break',
-  '  if [ "$dir" != "$here" ]; then agent_cwd=$dir; break; fi',
+  '  cd -P "/proc/$pid/cwd" 2>/dev/null || break',
+  '  if [ "$PWD" != "$here" ]; then agent_cwd=$PWD; break; fi',
   '  read -r stat < "/proc/$pid/stat" || break',
   "  # The fields after the command name (in parentheses): state, then the parent's pid.",
   "  set -- ${stat##*) }",
   "  pid=$2",
   "done",
+  '[ -n "$here" ] && cd "$here" 2>/dev/null',
 ];
 
 /**

@@ -215,3 +215,43 @@ Deno.test("only Claude Code's launchers have the socket fast path, and sh parses
   assert.match(headers, /-H @"\$auth"/);
   assert.match(headers, /http:\/\/127\.0\.0\.1:21100\/v1\/mcp\/headers/);
 });
+
+Deno.test("the MCP headers launcher finds the agent's folder with builtins, and execs where it started", async () => {
+  // Claude Code waits for every session's MCP connection, the headers helper included: up to
+  // its cached answer, the launcher forks no subshell (the hostname's `uname` is a fallback for
+  // a system without /proc/sys/kernel/hostname).
+  const settings = loadSettings({ env: { KIRO_LEARN_HOME: "/home/ada/.kiro-learn" } });
+  const script = mcpHeadersLauncherScript(["/opt/helper"], { settings });
+  const upToCache = script.slice(0, script.indexOf("out=$(curl")).split("\n")
+    .filter((line) => !line.trimStart().startsWith("#")).join("\n");
+  assert.ok(upToCache.includes("agent_cwd=") && upToCache.includes('"$cache"'), upToCache);
+  const substitutions = upToCache.match(/\$\(|`/g) ?? [];
+  assert.deepEqual(substitutions, ["$("], upToCache);
+  assert.match(upToCache, /\|\| host=\$\(uname -n 2>\/dev\/null\)/);
+
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-agent-cwd-" }));
+  try {
+    const session = `${root}/app`;
+    const config = `${root}/home/.claude`;
+    await Deno.mkdir(session, { recursive: true });
+    await Deno.mkdir(config, { recursive: true });
+    const launcher = `${root}/mcp-headers`;
+    await Deno.writeTextFile(
+      launcher,
+      mcpHeadersLauncherScript(["sh", "-c", 'printf "%s %s" "$1" "$PWD"', "helper"]),
+      { mode: 0o700 },
+    );
+    const agent = await new Deno.Command("sh", {
+      args: ["-c", `(cd '${config}' && sh -c "'${launcher}'; true")`],
+      cwd: session,
+    }).output();
+    const decoder = new TextDecoder();
+    assert.equal(
+      decoder.decode(agent.stdout),
+      `${AGENT_CWD_ARG}${session} ${config}`,
+      decoder.decode(agent.stderr),
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
