@@ -82,12 +82,6 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
     }
     // No response is ever sniffed into another type (a JSON error rendered as HTML, say).
     c.res.headers.set("X-Content-Type-Options", "nosniff");
-    // Every MCP answer names the methods the route takes: Claude Code then sends no listen-stream
-    // GET (this stateless route refuses it with 405), a round trip less on each session's MCP
-    // connection, which the session waits for before its first request.
-    if (c.req.path === ROUTES.mcp) {
-      c.res.headers.set("allow", ALLOWED_METHODS[ROUTES.mcp].join(", "));
-    }
     if (ctx.logger.debugEnabled) {
       ctx.logger.debug("request", {
         method: c.req.method,
