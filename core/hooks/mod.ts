@@ -11,6 +11,7 @@ export {
   CLAUDE_STORE_HOOKS,
   claudeCodePlan,
   type ClaudePlanOptions,
+  STORE_ONLY_ARG,
 } from "./claude_code.ts";
 export {
   FIRING_ARG,

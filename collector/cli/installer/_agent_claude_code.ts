@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { MCP_SERVER_NAME } from "@kiro-learn/agents";
+import { CLAUDE_STORE_HOOKS } from "@kiro-learn/core/hooks";
 import { isPlainObject, type JsonObject } from "./_json_file.ts";
 import { isOurCommand } from "./shell.ts";
 import {
@@ -35,7 +36,7 @@ export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: 
 function installClaudeHooks(
   doc: JsonObject,
   path: string,
-  command: string,
+  commands: { all: string; store: string },
   ours: (command: unknown) => boolean,
 ): JsonObject {
   const hooks = objectAt(doc, "hooks", path, "hooks");
@@ -48,6 +49,9 @@ function installClaudeHooks(
   }
   for (const spec of CLAUDE_HOOKS) {
     const groups = arrayAt(hooks, spec.event, path, `hooks.${spec.event}`);
+    // A hook that only stores says so in its command: its launcher need not read the payload
+    // before Claude Code may go on.
+    const command = CLAUDE_STORE_HOOKS.includes(spec.event) ? commands.store : commands.all;
     const group = {
       ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }),
       hooks: [{ type: "command", command, timeout: spec.timeout }],
@@ -109,7 +113,13 @@ export const CLAUDE_CODE: AgentInstaller = {
       return shared(kind, path, {
         roots: ["hooks"],
         label: `Claude Code hooks (${CLAUDE_HOOKS.map((h) => h.event).join(", ")})`,
-        install: (doc) => installClaudeHooks(doc ?? {}, path, hooks.claudeCode, ours),
+        install: (doc) =>
+          installClaudeHooks(
+            doc ?? {},
+            path,
+            { all: hooks.claudeCode, store: hooks.claudeCodeStore },
+            ours,
+          ),
         strip: (doc) => stripClaudeHooks(doc, ours),
       });
     }

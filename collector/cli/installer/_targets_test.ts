@@ -6,6 +6,7 @@ import { type HookSet, makeTarget, ourHookCommands } from "./_targets.ts";
 const HOOKS: HookSet = {
   kiroCli: `/s/kiro-cli || true ${HOOK_MARKER}`,
   claudeCode: `/s/claude || true ${HOOK_MARKER}`,
+  claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],
@@ -18,10 +19,26 @@ Deno.test("Claude hooks: a fresh file gets one group per event", () => {
     .install(undefined);
   const hooks = doc.hooks as Record<string, Json[]>;
   assert.equal(Object.keys(hooks).length, 6);
+  // The events that only store say so in their command (the launcher then reads the payload in
+  // the background); the ones whose output Claude Code reads do not.
   assert.deepEqual(hooks.PostToolUseFailure, [{
     matcher: "*",
-    hooks: [{ type: "command", command: HOOKS.claudeCode, timeout: 10 }],
+    hooks: [{ type: "command", command: HOOKS.claudeCodeStore, timeout: 10 }],
   }]);
+  const commands = Object.fromEntries(
+    Object.entries(hooks).map(([event, groups]) => [
+      event,
+      (groups[0] as { hooks: { command: string }[] }).hooks[0].command,
+    ]),
+  );
+  assert.deepEqual(commands, {
+    SessionStart: HOOKS.claudeCode,
+    UserPromptSubmit: HOOKS.claudeCode,
+    PostToolUse: HOOKS.claudeCodeStore,
+    PostToolUseFailure: HOOKS.claudeCodeStore,
+    Stop: HOOKS.claudeCodeStore,
+    SessionEnd: HOOKS.claudeCodeStore,
+  });
   assert.deepEqual(hooks.UserPromptSubmit[0].matcher, undefined);
 });
 
@@ -141,7 +158,7 @@ Deno.test("ourHookCommands lists our commands by event for each kind", () => {
   });
   const found = ourHookCommands("claude-settings-user", claude);
   assert.equal(found.size, 6);
-  assert.deepEqual(found.get("Stop"), [HOOKS.claudeCode]);
+  assert.deepEqual(found.get("Stop"), [HOOKS.claudeCodeStore]);
   const v3 = makeTarget("kiro-hooks", "/x", { hooks: HOOKS }).install(undefined);
   assert.deepEqual([...ourHookCommands("kiro-hooks", v3).keys()], [
     "SessionStart",
