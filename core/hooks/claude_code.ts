@@ -40,7 +40,7 @@ export const CLAUDE_STORE_HOOKS: readonly string[] = [
 
 /**
  * The argument the installer gives the Claude Code hook of each {@linkcode CLAUDE_STORE_HOOKS}
- * event: its launcher then knows, before reading the payload, that the hook only stores, and
+ * event and of `SessionStart` at the {@linkcode CLAUDE_QUIET_START_SOURCES}: its launcher then knows, before reading the payload, that the hook only stores, and
  * reads the payload in the background delivery (Claude Code waits for none of it). The
  * launcher takes the argument off before the shim sees its arguments.
  */
@@ -53,6 +53,9 @@ export const STORE_ONLY_ARG = "--store";
  * sources (`resume`, `clear`, `compact`) the hook still prints the block.
  */
 export const CLAUDE_QUIET_START_SOURCES: readonly string[] = ["startup"];
+
+/** Every `SessionStart` source Claude Code names (its hook's matchers select among them). */
+export const CLAUDE_START_SOURCES: readonly string[] = ["startup", "resume", "clear", "compact"];
 
 /** Context a Claude Code plan needs besides the payload. */
 export interface ClaudePlanOptions {

@@ -8,6 +8,7 @@
 export {
   CLAUDE_QUIET_START_SOURCES,
   CLAUDE_RETRIEVE_HOOKS,
+  CLAUDE_START_SOURCES,
   CLAUDE_STORE_HOOKS,
   claudeCodePlan,
   type ClaudePlanOptions,

@@ -14,7 +14,7 @@ const HOOKS: HookSet = {
 
 type Json = Record<string, unknown>;
 
-Deno.test("Claude hooks: a fresh file gets one group per event", () => {
+Deno.test("Claude hooks: a fresh file gets a group per event, two for SessionStart", () => {
   const doc = makeTarget("claude-settings-user", "/h/.claude/settings.json", { hooks: HOOKS })
     .install(undefined);
   const hooks = doc.hooks as Record<string, Json[]>;
@@ -28,16 +28,20 @@ Deno.test("Claude hooks: a fresh file gets one group per event", () => {
   const commands = Object.fromEntries(
     Object.entries(hooks).map(([event, groups]) => [
       event,
-      (groups[0] as { hooks: { command: string }[] }).hooks[0].command,
+      (groups as { matcher?: string; hooks: { command: string }[] }[]).map((g) =>
+        `${g.matcher ?? ""} ${g.hooks[0].command}`
+      ).join(", "),
     ]),
   );
+  const [all, store] = [HOOKS.claudeCode, HOOKS.claudeCodeStore];
   assert.deepEqual(commands, {
-    SessionStart: HOOKS.claudeCode,
-    UserPromptSubmit: HOOKS.claudeCode,
-    PostToolUse: HOOKS.claudeCodeStore,
-    PostToolUseFailure: HOOKS.claudeCodeStore,
-    Stop: HOOKS.claudeCodeStore,
-    SessionEnd: HOOKS.claudeCodeStore,
+    // A session's startup only stores (its first prompt carries the start block).
+    SessionStart: `startup ${store}, resume|clear|compact ${all}`,
+    UserPromptSubmit: ` ${all}`,
+    PostToolUse: `* ${store}`,
+    PostToolUseFailure: `* ${store}`,
+    Stop: ` ${store}`,
+    SessionEnd: ` ${store}`,
   });
   assert.deepEqual(hooks.UserPromptSubmit[0].matcher, undefined);
 });
