@@ -214,6 +214,8 @@ export function claudeFastPath(
     "  exit 0",
     "fi",
     'deliver "$@"',
+    // The hook command execs this script: whatever the shim's end, the hook never fails.
+    "exit 0",
   ];
 }
 

@@ -47,7 +47,8 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
         file.content,
         /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} "\$@"; \}\n/,
       );
-      assert.match(file.content, /\ndeliver "\$@"\n$/);
+      // Its hook command execs it: it exits 0 whatever the shim's end.
+      assert.match(file.content, /\ndeliver "\$@"\nexit 0\n$/);
       continue;
     }
     assert.match(file.content, /\nexec '?\/opt\/deno'? run .*"(\$@|--agent-cwd=\$agent_cwd)"\n$/);

@@ -679,8 +679,8 @@ function hookSet(commands: InstallCommands): HookSet {
     );
     return {
       kiroCli: hookCommand(kiro, { passAgentPid: true }),
-      claudeCode: hookCommand(claude),
-      claudeCodeStore: hookCommand([...claude, STORE_ONLY_ARG]),
+      claudeCode: hookCommand(claude, { exec: true }),
+      claudeCodeStore: hookCommand([...claude, STORE_ONLY_ARG], { exec: true }),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
       mcpHttp: commands.mcpHttp?.() ?? null,
