@@ -2,7 +2,8 @@
  * Hook command strings. Every agent runs a hook's command through a POSIX shell, so an argv is
  * single-quoted element by element, followed by `|| true` (a failing shim must never fail or block
  * the agent) and a marker comment that lets a later install or uninstall recognise our hooks even
- * after the shim moved.
+ * after the shim moved. Claude Code's hooks take the `exec` form instead (`[ -x <launcher> ] &&
+ * exec <argv>; true`): no shell waits on the launcher, which exits 0 itself.
  *
  * @module
  */
