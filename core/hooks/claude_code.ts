@@ -39,12 +39,23 @@ export const CLAUDE_STORE_HOOKS: readonly string[] = [
 ];
 
 /**
+ * The argument the installer gives the Claude Code hook of each {@linkcode CLAUDE_STORE_HOOKS}
+ * event and of `SessionStart` at the {@linkcode CLAUDE_QUIET_START_SOURCES}: its launcher then knows, before reading the payload, that the hook only stores, and
+ * reads the payload in the background delivery (Claude Code waits for none of it). The
+ * launcher takes the argument off before the shim sees its arguments.
+ */
+export const STORE_ONLY_ARG = "--store";
+
+/**
  * `SessionStart` sources at which the hook only stores: a prompt follows right away, and the
  * session's first prompt carries the session-start block with its own (`retrieve-start`), so
  * Claude Code need not wait for the session-start hook before its first request. At the other
  * sources (`resume`, `clear`, `compact`) the hook still prints the block.
  */
 export const CLAUDE_QUIET_START_SOURCES: readonly string[] = ["startup"];
+
+/** Every `SessionStart` source Claude Code names (its hook's matchers select among them). */
+export const CLAUDE_START_SOURCES: readonly string[] = ["startup", "resume", "clear", "compact"];
 
 /** Context a Claude Code plan needs besides the payload. */
 export interface ClaudePlanOptions {

@@ -150,9 +150,9 @@ export interface PlanEventsOptions {
   clientId: string;
   /** Body cap in UTF-8 bytes. */
   maxBodyBytes: number;
-  /** The firing, when the launcher named one (ids are then derived from it). */
+  /** The firing, when the launcher named one (ids and the valid time are then derived from it). */
   firing?: HookFiring | null;
-  /** Clock. */
+  /** Clock (default: the firing's, else the current time). */
   now?: Date;
   /** Where a cut body is reported. */
   warn?: (message: string) => void;
@@ -187,7 +187,9 @@ export async function planEvents(
         // A scrubbed body is another body: it is measured again.
         bodyBytes: scrubbed ? undefined : sizes[index],
         eventId: hookEventId(plan, { index, firing: options.firing }),
-        now: options.now,
+        // When the hook fired, as its launcher read the clock: a background delivery may reach
+        // the collector after a later hook's, and events are listed by their valid time.
+        now: options.now ?? (options.firing ? new Date(options.firing.ms) : undefined),
         warn: options.warn,
       }),
       query: planned.query,

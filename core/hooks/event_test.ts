@@ -107,4 +107,9 @@ Deno.test("planEvents: ids from the firing, the project of each cwd, a cut body 
   assert.deepEqual(cwds.slice(0, 2), ["/srv/app/src", "/srv/app/lib"]);
   const cut = JSON.stringify(first[1].event.body);
   assert.ok(!cut.includes("ghp_"), "no fragment of the secret survives the cut");
+  // Valid when the hook fired, not when the (perhaps background, perhaps late) delivery ran:
+  // events are listed by valid time, so they keep the order Claude Code fired their hooks in.
+  for (const { event } of first) assert.equal(event.valid_time, new Date(firing!.ms).toISOString());
+  const unkeyed = await planEvents(plan, { ...options, firing: null });
+  assert.ok(Date.parse(unkeyed[0].event.valid_time) > firing!.ms);
 });

@@ -8,9 +8,11 @@
 export {
   CLAUDE_QUIET_START_SOURCES,
   CLAUDE_RETRIEVE_HOOKS,
+  CLAUDE_START_SOURCES,
   CLAUDE_STORE_HOOKS,
   claudeCodePlan,
   type ClaudePlanOptions,
+  STORE_ONLY_ARG,
 } from "./claude_code.ts";
 export {
   FIRING_ARG,

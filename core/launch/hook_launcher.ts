@@ -28,6 +28,7 @@ import {
   CLAUDE_STORE_HOOKS,
   FIRING_ARG,
   NO_WAIT_ARG,
+  STORE_ONLY_ARG,
 } from "../hooks/mod.ts";
 import { join } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
@@ -122,8 +123,9 @@ export function hookLauncherScript(
  * the project id from the remote exactly as `resolveProject` does.
  *
  * A hook that only stores ({@linkcode CLAUDE_STORE_HOOKS}, and `SessionStart` at the sources of
- * {@linkcode CLAUDE_QUIET_START_SOURCES}) keeps Claude Code waiting no longer
- * than it takes to read the payload (and take the firing key): the same delivery (curl, else the
+ * {@linkcode CLAUDE_QUIET_START_SOURCES}) keeps Claude Code waiting no longer than it takes to
+ * take the firing key and, unless the installer named it a store hook ({@linkcode STORE_ONLY_ARG}:
+ * the background then reads the payload), to read the payload: the same delivery (curl, else the
  * shim, which delivers or spools; the shim alone off the fast path) then goes on in a background
  * subshell, and the launcher exits.
  * Claude Code's own `"async": true` is no substitute: in a `claude -p` session it kills a
@@ -151,23 +153,33 @@ export function claudeFastPath(
     // The shim fallback runs in the hook's folder: a folder that vanished has nothing to record.
     ...gitProjectLines({ start: ".", lost: "exit 0" }).map((l) => `  ${l}`),
     "fi",
-    "payload=$(cat)",
-    `budget=${budget.store} store=`,
-    'case "$payload" in',
+    // The firing's clock is read here, before the hook returns, so in the order Claude Code fires
+    // its hooks: a background delivery's event id comes from it, so events keep that order
+    // whenever they are stored.
+    "firing=$(date +%s%N 2>/dev/null)",
+    'case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
+    `budget=${budget.store} store= took=`,
+    "classify() {",
+    '  case "$payload" in',
     // A quiet start is delivered in the background, but on the budget of a hook that retrieves:
     // a collector slow to answer at a session's start would otherwise leave the `unanswered`
     // marker, and the session's first prompt, which now carries the start block, would spool.
-    `  ${quietStarts()}) store=1 budget=${budget.retrieve} ;;`,
-    `  ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
-    `  ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
-    "esac",
-    // The firing's clock is read here, in the order Claude Code fires its hooks: a background
-    // delivery's event id comes from it, so events keep that order whenever they are stored.
-    "firing=$(date +%s%N 2>/dev/null)",
-    'case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
+    `    ${quietStarts()}) store=1 budget=${budget.retrieve} ;;`,
+    `    ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
+    `    ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
+    "  esac",
+    "}",
+    // The installer marks the hooks that only store: their payload is read in the background.
+    `if [ "$1" = ${STORE_ONLY_ARG} ]; then`,
+    "  store=1",
+    "  shift",
+    "else",
+    "  payload=$(cat) took=1",
+    "  classify",
+    "fi",
     'if [ -n "$fast" ]; then',
-    `  [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     "  deliver() {",
+    `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
     `      ${projectCurlArgs()} \\`,
     `      -H 'Content-Type: application/json' -H "${HOOK_HEADERS.client}: $host" \\`,
@@ -189,12 +201,21 @@ export function claudeFastPath(
     "fi",
     "# A hook that only stores: Claude Code waits for the hook's pipes to close, so the delivery",
     "# goes on in a background subshell off them (deaf to a terminal's hangup), and the hook is",
-    "# done. It ends within its own budget: curl's, then the shim's.",
+    "# done. It ends within its own budget: curl's, then the shim's, once it has the payload.",
     'if [ -n "$store" ]; then',
-    "  (trap '' HUP; deliver \"$@\") </dev/null >/dev/null 2>&1 &",
+    '  if [ -n "$took" ]; then',
+    "    (trap '' HUP; deliver \"$@\") </dev/null >/dev/null 2>&1 &",
+    "  else",
+    "    # The payload is not read yet: the background reads it (to the end Claude Code closes).",
+    "    # An asynchronous list's stdin is /dev/null, so the hook's goes along as fd 3.",
+    "    exec 3<&0",
+    "    (trap '' HUP; exec 0<&3 3<&-; payload=$(cat); classify; deliver \"$@\") >/dev/null 2>&1 &",
+    "  fi",
     "  exit 0",
     "fi",
     'deliver "$@"',
+    // The hook command execs this script: whatever the shim's end, the hook never fails.
+    "exit 0",
   ];
 }
 
@@ -295,19 +316,23 @@ export const AGENT_CWD_ARG = "--agent-cwd=";
 // Finds the agent's working directory in plain sh: Deno refuses to read another process's /proc
 // entries without --allow-all, while sh reads them freely. Claude Code runs the helper in its
 // config folder through `sh -c`, so the agent is the nearest ancestor whose folder differs.
+// Builtins only, no `$(...)`: the helper is on the path of every session's MCP connection, which
+// Claude Code waits for, and each subshell is a fork. `cd -P` sets `$PWD` to the physical folder;
+// the script goes back to the folder it was started in before anything else.
 const FIND_AGENT_CWD = [
-  "agent_cwd=",
-  "here=$(pwd -P)",
+  "agent_cwd= here=",
+  "cd -P . 2>/dev/null && here=$PWD",
   "pid=$PPID",
   "for _ in 1 2 3 4; do",
   '  [ "$pid" -gt 1 ] 2>/dev/null || break',
-  '  dir=$(cd -P "/proc/$pid/cwd" 2>/dev/null && pwd -P) || break',
-  '  if [ "$dir" != "$here" ]; then agent_cwd=$dir; break; fi',
+  '  cd -P "/proc/$pid/cwd" 2>/dev/null || break',
+  '  if [ "$PWD" != "$here" ]; then agent_cwd=$PWD; break; fi',
   '  read -r stat < "/proc/$pid/stat" || break',
   "  # The fields after the command name (in parentheses): state, then the parent's pid.",
   "  set -- ${stat##*) }",
   "  pid=$2",
   "done",
+  '[ -n "$here" ] && cd "$here" 2>/dev/null',
 ];
 
 /**

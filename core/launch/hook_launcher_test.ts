@@ -47,7 +47,8 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
         file.content,
         /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} "\$@"; \}\n/,
       );
-      assert.match(file.content, /\ndeliver "\$@"\n$/);
+      // Its hook command execs it: it exits 0 whatever the shim's end.
+      assert.match(file.content, /\ndeliver "\$@"\nexit 0\n$/);
       continue;
     }
     assert.match(file.content, /\nexec '?\/opt\/deno'? run .*"(\$@|--agent-cwd=\$agent_cwd)"\n$/);
@@ -169,10 +170,11 @@ Deno.test("the MCP headers launcher hands over the folder of the agent that runs
     await Deno.mkdir(session, { recursive: true });
     await Deno.mkdir(config, { recursive: true });
     const launcher = `${root}/mcp-headers`;
-    // `printf` stands in for the helper: it prints the argument the launcher hands over.
+    // `printf` stands in for the helper: it prints the argument the launcher hands over, and
+    // the folder it runs in (the launcher's own: it looked for the agent's and came back).
     await Deno.writeTextFile(
       launcher,
-      mcpHeadersLauncherScript(["sh", "-c", 'printf "%s" "$1"', "helper"]),
+      mcpHeadersLauncherScript(["sh", "-c", 'printf "%s %s" "$1" "$PWD"', "helper"]),
       { mode: 0o700 },
     );
     // As Claude Code runs it: the agent works in the session's folder and runs the helper in
@@ -185,7 +187,7 @@ Deno.test("the MCP headers launcher hands over the folder of the agent that runs
       const decoder = new TextDecoder();
       assert.equal(
         decoder.decode(agent.stdout),
-        `${AGENT_CWD_ARG}${session}`,
+        `${AGENT_CWD_ARG}${session} ${config}`,
         `${command}: ${decoder.decode(agent.stderr)}`,
       );
     }
@@ -214,4 +216,18 @@ Deno.test("only Claude Code's launchers have the socket fast path, and sh parses
   const headers = files.find((f) => f.path.endsWith("mcp-headers"))!.content;
   assert.match(headers, /-H @"\$auth"/);
   assert.match(headers, /http:\/\/127\.0\.0\.1:21100\/v1\/mcp\/headers/);
+});
+
+Deno.test("the MCP headers launcher forks no subshell up to its cached answer", () => {
+  // Claude Code waits for every session's MCP connection, the headers helper included: up to
+  // its cached answer, the launcher forks no subshell (the hostname's `uname` is a fallback for
+  // a system without /proc/sys/kernel/hostname).
+  const settings = loadSettings({ env: { KIRO_LEARN_HOME: "/home/ada/.kiro-learn" } });
+  const script = mcpHeadersLauncherScript(["/opt/helper"], { settings });
+  const upToCache = script.slice(0, script.indexOf("out=$(curl")).split("\n")
+    .filter((line) => !line.trimStart().startsWith("#")).join("\n");
+  assert.ok(upToCache.includes("agent_cwd=") && upToCache.includes('"$cache"'), upToCache);
+  const substitutions = upToCache.match(/\$\(|`/g) ?? [];
+  assert.deepEqual(substitutions, ["$("], upToCache);
+  assert.match(upToCache, /\|\| host=\$\(uname -n 2>\/dev\/null\)/);
 });

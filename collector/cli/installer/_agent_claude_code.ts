@@ -7,6 +7,11 @@
  */
 import { join } from "node:path";
 import { MCP_SERVER_NAME } from "@kiro-learn/agents";
+import {
+  CLAUDE_QUIET_START_SOURCES,
+  CLAUDE_START_SOURCES,
+  CLAUDE_STORE_HOOKS,
+} from "@kiro-learn/core/hooks";
 import { isPlainObject, type JsonObject } from "./_json_file.ts";
 import { isOurCommand } from "./shell.ts";
 import {
@@ -20,9 +25,19 @@ import {
   shared,
 } from "./_target.ts";
 
+/** The `SessionStart` sources at which the hook only stores, as its group's matcher. */
+const QUIET_STARTS = CLAUDE_QUIET_START_SOURCES.join("|");
+
 /** Claude Code events we hook, with matcher and timeout (seconds). */
 export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: number }[] = [
-  { event: "SessionStart", timeout: 10 },
+  // A session's startup only stores, so it has a group of its own whose command says so (the
+  // launcher then reads no payload before Claude Code, busy starting, may go on).
+  { event: "SessionStart", matcher: QUIET_STARTS, timeout: 10 },
+  {
+    event: "SessionStart",
+    matcher: CLAUDE_START_SOURCES.filter((s) => !CLAUDE_QUIET_START_SOURCES.includes(s)).join("|"),
+    timeout: 10,
+  },
   { event: "UserPromptSubmit", timeout: 10 },
   { event: "PostToolUse", matcher: "*", timeout: 10 },
   // Failed tools fire this event instead of PostToolUse: without it errors are never captured.
@@ -35,7 +50,7 @@ export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: 
 function installClaudeHooks(
   doc: JsonObject,
   path: string,
-  command: string,
+  commands: { all: string; store: string },
   ours: (command: unknown) => boolean,
 ): JsonObject {
   const hooks = objectAt(doc, "hooks", path, "hooks");
@@ -48,13 +63,31 @@ function installClaudeHooks(
   }
   for (const spec of CLAUDE_HOOKS) {
     const groups = arrayAt(hooks, spec.event, path, `hooks.${spec.event}`);
+    const command = storesOnly(spec) ? commands.store : commands.all;
     const group = {
       ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }),
       hooks: [{ type: "command", command, timeout: spec.timeout }],
     };
-    insertAt(groups, slots.get(spec.event) ?? -1, group);
+    const slot = slots.get(spec.event) ?? -1;
+    insertAt(groups, slot, group);
+    // An event's next group of ours goes after this one.
+    if (slot >= 0) slots.set(spec.event, slot + 1);
   }
   return doc;
+}
+
+/**
+ * Whether the hook of `spec` only stores: its command then says so, and its launcher need not
+ * read the payload before Claude Code may go on.
+ */
+function storesOnly(spec: { event: string; matcher?: string }): boolean {
+  return CLAUDE_STORE_HOOKS.includes(spec.event) ||
+    (spec.event === "SessionStart" && spec.matcher === QUIET_STARTS);
+}
+
+/** The events of {@linkcode CLAUDE_HOOKS}, each once. */
+function hookedEvents(): string[] {
+  return [...new Set(CLAUDE_HOOKS.map((h) => h.event))];
 }
 
 function stripClaudeHooks(doc: JsonObject, ours: (command: unknown) => boolean): JsonObject {
@@ -108,8 +141,14 @@ export const CLAUDE_CODE: AgentInstaller = {
     if (kind === "claude-settings-user" || kind === "claude-settings-project") {
       return shared(kind, path, {
         roots: ["hooks"],
-        label: `Claude Code hooks (${CLAUDE_HOOKS.map((h) => h.event).join(", ")})`,
-        install: (doc) => installClaudeHooks(doc ?? {}, path, hooks.claudeCode, ours),
+        label: `Claude Code hooks (${hookedEvents().join(", ")})`,
+        install: (doc) =>
+          installClaudeHooks(
+            doc ?? {},
+            path,
+            { all: hooks.claudeCode, store: hooks.claudeCodeStore },
+            ours,
+          ),
         strip: (doc) => stripClaudeHooks(doc, ours),
       });
     }
@@ -142,7 +181,7 @@ export const CLAUDE_CODE: AgentInstaller = {
     }
   },
   doctorSources(paths, projectDir) {
-    const events = CLAUDE_HOOKS.map((h) => h.event);
+    const events = hookedEvents();
     return [
       ["claude-settings-user", paths.claudeUserSettings, events],
       ["claude-settings-project", paths.claudeProjectSettings, events],

@@ -41,6 +41,8 @@ export interface HookSet {
   kiroCli: string;
   /** Command of the Claude Code hooks. */
   claudeCode: string;
+  /** Command of the Claude Code hooks that only store (`CLAUDE_STORE_HOOKS`). */
+  claudeCodeStore: string;
   /** Command of a legacy Kiro IDE hook, by its `when.type`. */
   kiroIde: (event: string) => string;
   /** The MCP server to register. */

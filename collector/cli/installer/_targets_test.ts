@@ -6,6 +6,7 @@ import { type HookSet, makeTarget, ourHookCommands } from "./_targets.ts";
 const HOOKS: HookSet = {
   kiroCli: `/s/kiro-cli || true ${HOOK_MARKER}`,
   claudeCode: `/s/claude || true ${HOOK_MARKER}`,
+  claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],
@@ -13,15 +14,35 @@ const HOOKS: HookSet = {
 
 type Json = Record<string, unknown>;
 
-Deno.test("Claude hooks: a fresh file gets one group per event", () => {
+Deno.test("Claude hooks: a fresh file gets a group per event, two for SessionStart", () => {
   const doc = makeTarget("claude-settings-user", "/h/.claude/settings.json", { hooks: HOOKS })
     .install(undefined);
   const hooks = doc.hooks as Record<string, Json[]>;
   assert.equal(Object.keys(hooks).length, 6);
+  // The events that only store say so in their command (the launcher then reads the payload in
+  // the background); the ones whose output Claude Code reads do not.
   assert.deepEqual(hooks.PostToolUseFailure, [{
     matcher: "*",
-    hooks: [{ type: "command", command: HOOKS.claudeCode, timeout: 10 }],
+    hooks: [{ type: "command", command: HOOKS.claudeCodeStore, timeout: 10 }],
   }]);
+  const commands = Object.fromEntries(
+    Object.entries(hooks).map(([event, groups]) => [
+      event,
+      (groups as { matcher?: string; hooks: { command: string }[] }[]).map((g) =>
+        `${g.matcher ?? ""} ${g.hooks[0].command}`
+      ).join(", "),
+    ]),
+  );
+  const [all, store] = [HOOKS.claudeCode, HOOKS.claudeCodeStore];
+  assert.deepEqual(commands, {
+    // A session's startup only stores (its first prompt carries the start block).
+    SessionStart: `startup ${store}, resume|clear|compact ${all}`,
+    UserPromptSubmit: ` ${all}`,
+    PostToolUse: `* ${store}`,
+    PostToolUseFailure: `* ${store}`,
+    Stop: ` ${store}`,
+    SessionEnd: ` ${store}`,
+  });
   assert.deepEqual(hooks.UserPromptSubmit[0].matcher, undefined);
 });
 
@@ -141,7 +162,7 @@ Deno.test("ourHookCommands lists our commands by event for each kind", () => {
   });
   const found = ourHookCommands("claude-settings-user", claude);
   assert.equal(found.size, 6);
-  assert.deepEqual(found.get("Stop"), [HOOKS.claudeCode]);
+  assert.deepEqual(found.get("Stop"), [HOOKS.claudeCodeStore]);
   const v3 = makeTarget("kiro-hooks", "/x", { hooks: HOOKS }).install(undefined);
   assert.deepEqual([...ourHookCommands("kiro-hooks", v3).keys()], [
     "SessionStart",

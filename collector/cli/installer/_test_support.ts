@@ -185,6 +185,7 @@ export function collect(): { lines: string[]; print: (text: string) => void } {
 export const TEST_HOOKS: HookSet = {
   kiroCli: `/s/kiro-cli || true ${HOOK_MARKER}`,
   claudeCode: `/s/claude || true ${HOOK_MARKER}`,
+  claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],

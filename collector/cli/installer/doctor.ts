@@ -23,7 +23,7 @@ import type { ProjectIdentity } from "@kiro-learn/core/project";
 import { resolveCommand } from "../../daemon/permissions/mod.ts";
 import { isPlainObject, type JsonObject, readJsonFile } from "./_json_file.ts";
 import type { InstallCommands } from "./plan.ts";
-import { quoteArgv, splitCommand } from "./shell.ts";
+import { hookArgv, quoteArgv, splitCommand } from "./shell.ts";
 import { AGENTS, type DoctorSource, installPaths, ourHookCommands } from "./_targets.ts";
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
@@ -514,7 +514,7 @@ class Found {
   private brokenCommands(commands: string[]): string[] {
     const out = new Set<string>();
     for (const command of new Set(commands)) {
-      for (const missing of this.missingFiles(splitCommand(command))) out.add(missing);
+      for (const missing of this.missingFiles(hookArgv(command))) out.add(missing);
     }
     return [...out];
   }

@@ -4,6 +4,7 @@ import { InstallError } from "./errors.ts";
 import { install, uninstall } from "./install.ts";
 import { MANIFEST_FILE } from "./manifest.ts";
 import { HOOK_MARKER } from "./shell.ts";
+import { CLAUDE_HOOKS } from "./_targets.ts";
 import {
   collect,
   existsAt,
@@ -139,7 +140,7 @@ Deno.test("install keeps every foreign hook, server and key, and leaves other fi
     assert.deepEqual(events.Stop.slice(0, 1), foreignHooks.Stop);
     assert.deepEqual(events.Notification, []);
     assert.equal(ourCount(events.PostToolUse), 1);
-    assert.equal(ourCount(events), 6);
+    assert.equal(ourCount(events), CLAUDE_HOOKS.length);
 
     const claudeJson = readJson(world, "home/.claude.json");
     const originalJson = FOREIGN["home/.claude.json"] as Json;
@@ -416,7 +417,10 @@ Deno.test("switching the Claude Code scope moves the hooks and the MCP server", 
     const now = snapshot(world.root);
     assert.equal(now["home/.claude/settings.json"], before["home/.claude/settings.json"]);
     assert.equal(now["home/.claude.json"], before["home/.claude.json"]);
-    assert.equal(ourCount(readJson(world, "home/code/app/.claude/settings.json")), 6);
+    assert.equal(
+      ourCount(readJson(world, "home/code/app/.claude/settings.json")),
+      CLAUDE_HOOKS.length,
+    );
     const project = readJson(world, "home/code/app/.mcp.json").mcpServers as Json;
     assert.deepEqual(Object.keys(project), ["db", "kiro-learn-memory"]);
   });
@@ -561,7 +565,7 @@ Deno.test("a symlinked settings file stays a symlink", async () => {
     const before = snapshot(world.root);
     await install({ ...optionsFor(world), ...quiet });
     assert.ok((await Deno.lstat(join(world.home, ".claude/settings.json"))).isSymlink);
-    assert.equal(ourCount(readJson(world, "dotfiles/claude-settings.json")), 6);
+    assert.equal(ourCount(readJson(world, "dotfiles/claude-settings.json")), CLAUDE_HOOKS.length);
     await uninstall({
       home: world.home,
       projectDir: world.project,

@@ -17,6 +17,7 @@ import {
   userDefaultPort,
   writeSecureFile,
 } from "@kiro-learn/core/settings";
+import { STORE_ONLY_ARG } from "@kiro-learn/core/hooks";
 import { starterScript } from "@kiro-learn/core/launch";
 import { isInside } from "@kiro-learn/core/path";
 import { InstallError } from "./errors.ts";
@@ -678,7 +679,8 @@ function hookSet(commands: InstallCommands): HookSet {
     );
     return {
       kiroCli: hookCommand(kiro, { passAgentPid: true }),
-      claudeCode: hookCommand(claude),
+      claudeCode: hookCommand(claude, { exec: true }),
+      claudeCodeStore: hookCommand([...claude, STORE_ONLY_ARG], { exec: true }),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
       mcpHttp: commands.mcpHttp?.() ?? null,
@@ -695,6 +697,7 @@ function recogniseOnly(): HookSet {
   return {
     kiroCli: "",
     claudeCode: "",
+    claudeCodeStore: "",
     kiroIde: () => "",
     mcp: { command: "", args: [] },
     mcpHttp: null,

@@ -2,7 +2,8 @@
  * Hook command strings. Every agent runs a hook's command through a POSIX shell, so an argv is
  * single-quoted element by element, followed by `|| true` (a failing shim must never fail or block
  * the agent) and a marker comment that lets a later install or uninstall recognise our hooks even
- * after the shim moved.
+ * after the shim moved. Claude Code's hooks take the `exec` form instead (`[ -x <launcher> ] &&
+ * exec <argv>; true`): no shell waits on the launcher, which exits 0 itself.
  *
  * @module
  */
@@ -35,13 +36,29 @@ export function quoteArgv(argv: readonly string[]): string {
  */
 export function hookCommand(
   argv: readonly string[],
-  options: { passAgentPid?: boolean } = {},
+  options: { passAgentPid?: boolean; exec?: boolean } = {},
 ): string {
   assertArgv(argv);
   // The hook runs under `sh -c`, so the shim's parent is a throw-away shell; `$PPID` (left
   // unquoted on purpose) is the agent itself, which keys Kiro's per-process session id.
   const pid = options.passAgentPid ? ` ${AGENT_PID_ARG}` : "";
+  if (options.exec && argv[0].includes("/")) {
+    // The shell becomes the program (one process fewer per hook, on the agent's path) when it
+    // is there, and does nothing, quietly, when it is not; the program must itself exit 0.
+    return `${EXEC_GUARD} ${quoteArgv(argv.slice(0, 1))} ] && exec ${
+      quoteArgv(argv)
+    }${pid}; true ${HOOK_MARKER}`;
+  }
   return `${quoteArgv(argv)}${pid} || true ${HOOK_MARKER}`;
+}
+
+/** How a hook command in the `exec` form of {@linkcode hookCommand} starts. */
+const EXEC_GUARD = "[ -x";
+
+/** The argv a hook command runs, in either form of {@linkcode hookCommand}. */
+export function hookArgv(command: string): string[] {
+  const exec = command.startsWith(`${EXEC_GUARD} `) ? command.indexOf(" ] && exec ") : -1;
+  return splitCommand(exec < 0 ? command : command.slice(exec + " ] && exec ".length));
 }
 
 /** Throws a `TypeError` unless `argv` is a non-empty list of strings a shell can pass. */

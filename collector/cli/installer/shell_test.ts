@@ -3,6 +3,7 @@ import fc from "fast-check";
 import {
   assertArgv,
   HOOK_MARKER,
+  hookArgv,
   hookCommand,
   isOurCommand,
   quoteArgv,
@@ -39,6 +40,35 @@ Deno.test("the quoted command really runs the argv in sh", async () => {
   const output = await new Deno.Command("sh", { args: ["-c", hookCommand(argv)] }).output();
   assert.equal(output.code, 0);
   assert.equal(new TextDecoder().decode(output.stdout), 'a b|it\'s|$HOME|`x`|"q"|\\|');
+});
+
+Deno.test("the exec form: the shell becomes the program, and a missing one does nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kl-exec-hook-" });
+  try {
+    // The program prints its parent: the agent's own process (here this `sh -c`'s parent's
+    // child, the shell itself) when the shell exec'd it, a shell of its own otherwise.
+    const program = `${dir}/my hook`;
+    await Deno.writeTextFile(program, '#!/bin/sh\nprintf "%s %s" "$1" "$PPID"\n', { mode: 0o755 });
+    const command = hookCommand([program, "it's"], { exec: true });
+    assert.ok(command.endsWith(`; true ${HOOK_MARKER}`), command);
+    assert.deepEqual(hookArgv(command), [program, "it's"]);
+    // Run through an outer shell that prints its own pid first: the hook's `sh -c` is its child.
+    const outer = await new Deno.Command("sh", {
+      args: ["-c", 'printf "%s " "$$"; sh -c "$1"; true', "outer", command],
+    }).output();
+    assert.equal(outer.code, 0, new TextDecoder().decode(outer.stderr));
+    const [outerPid, arg, parent] = new TextDecoder().decode(outer.stdout).split(" ");
+    assert.equal(arg, "it's");
+    assert.equal(parent, outerPid, "the hook's shell exec'd the program: no shell in between");
+    const missing = hookCommand([`${dir}/gone`, "x"], { exec: true });
+    const quiet = await new Deno.Command("sh", { args: ["-c", missing] }).output();
+    assert.deepEqual([quiet.code, quiet.stdout.length, quiet.stderr.length], [0, 0, 0]);
+    assert.deepEqual(hookArgv(missing), [`${dir}/gone`, "x"]);
+    // A bare program name (found on PATH, not by `-x`) keeps the `|| true` form.
+    assert.equal(hookCommand(["true"], { exec: true }), hookCommand(["true"]));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("a failing program does not fail the hook", async () => {

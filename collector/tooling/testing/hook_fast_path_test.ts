@@ -5,6 +5,7 @@
 // or spools the same event, once. A hook that only stores returns at once and delivers in the
 // background: each run here waits for that delivery to end before it looks.
 import assert from "node:assert/strict";
+import { STORE_ONLY_ARG } from "@kiro-learn/core/hooks";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
 import {
@@ -42,11 +43,20 @@ const RUN_MARK = "KIRO_LEARN_TEST_LAUNCHER_RUN";
  */
 async function runLauncher(
   launcher: string,
-  options: { cwd: string; stdin: string; env: Record<string, string> },
+  options: {
+    cwd: string;
+    stdin: string;
+    env: Record<string, string>;
+    /** The launcher's arguments (the installer gives a store hook {@linkcode STORE_ONLY_ARG}). */
+    args?: string[];
+    /** Writes the payload only once the launcher has exited (and its pipes closed). */
+    stdinAfterExit?: boolean;
+  },
 ): Promise<LauncherRun> {
   const mark = crypto.randomUUID();
+  const args = (options.args ?? []).map((a) => ` '${a}'`).join("");
   const child = new Deno.Command("/bin/sh", {
-    args: ["-c", `'${launcher}' || true`],
+    args: ["-c", `'${launcher}'${args} || true`],
     cwd: options.cwd,
     clearEnv: true,
     env: {
@@ -59,16 +69,25 @@ async function runLauncher(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  // A guard against a hang, not a timing assertion.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
   const writer = child.stdin.getWriter();
-  writer.write(new TextEncoder().encode(options.stdin)).then(() => writer.close()).catch(() => {});
+  let written: Promise<void> | undefined;
+  const write = () =>
+    written ??= writer.write(new TextEncoder().encode(options.stdin)).then(() => writer.close())
+      .catch(() => {});
+  // A guard against a hang, not a timing assertion (the payload then goes in, so a launcher
+  // still reading it ends too, and the run fails on the killed shell's exit code).
+  const guard = setTimeout(() => {
+    child.kill("SIGKILL");
+    write();
+  }, 60_000);
+  if (!options.stdinAfterExit) write();
   const [status, stdout, stderr] = await Promise.all([
     child.status,
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),
   ]);
   clearTimeout(guard);
+  if (options.stdinAfterExit) await write();
   // A hang guard, far above a delivery's own budget (curl's, then the shim's).
   await waitFor(
     () => Promise.resolve(processesWithEnv(RUN_MARK, mark).length === 0 ? true : undefined),
@@ -140,6 +159,35 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
   });
 
   const launcher = await installLaunchers(daemon, { home, launcher: "claude-code" });
+
+  await t.step(
+    "a hook the installer names a store hook returns before its payload is written, in order",
+    async () => {
+      // Claude Code waits for the hook's exit and pipes only: with its payload still unwritten
+      // the launcher has exited (a launcher that read the payload first would hang here until
+      // the guard killed it), and the background then reads the payload and delivers it, over
+      // the socket, with the firing key the launcher took before it returned.
+      const before = await storedEvents(daemon);
+      for (const name of ["post_tool_use_bash.json", "stop.json"]) {
+        const run = await runLauncher(launcher, {
+          cwd: project,
+          stdin: payload(name),
+          env,
+          args: [STORE_ONLY_ARG],
+          stdinAfterExit: true,
+        });
+        assert.deepEqual([run.code, run.stdout, run.stderr], [0, "", ""], name);
+      }
+      const added = (await storedEvents(daemon)).filter((e) =>
+        !before.some((b) => b.event_id === e.event_id)
+      );
+      // Newest first: the Stop hook's summary, fired second, sorts after the tool use.
+      assert.deepEqual(added.map((e) => e.kind), ["session_summary", "tool_use"]);
+      assert.ok(added[0].event_id > added[1].event_id);
+      for (const event of added) assert.equal(event.namespace, namespace);
+      assert.equal(spoolFiles(daemon.settings.paths.spool).length, 0);
+    },
+  );
 
   await t.step("no socket: the shim delivers over TCP", async () => {
     const before = (await storedEvents(daemon)).length;
