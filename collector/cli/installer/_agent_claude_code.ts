@@ -25,14 +25,13 @@ import {
   shared,
 } from "./_target.ts";
 
-/** The `SessionStart` sources at which the hook only stores, as its group's matcher. */
-const QUIET_STARTS = CLAUDE_QUIET_START_SOURCES.join("|");
-
 /** Claude Code events we hook, with matcher and timeout (seconds). */
 export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: number }[] = [
-  // A session's startup only stores, so it has a group of its own whose command says so (the
-  // launcher then reads no payload before Claude Code, busy starting, may go on).
-  { event: "SessionStart", matcher: QUIET_STARTS, timeout: 10 },
+  // Not at a session's startup: there the hook would only store a "session started" note (the
+  // first prompt carries the start block), a lifecycle note that is never memory, while Claude
+  // Code waits for the hook before its first request (about 20–35 ms of every session, measured
+  // with its debug log). A collector that is down is still started at a session's start, by the
+  // MCP headers helper, and else by the first prompt's hook.
   {
     event: "SessionStart",
     matcher: CLAUDE_START_SOURCES.filter((s) => !CLAUDE_QUIET_START_SOURCES.includes(s)).join("|"),
@@ -80,9 +79,8 @@ function installClaudeHooks(
  * Whether the hook of `spec` only stores: its command then says so, and its launcher need not
  * read the payload before Claude Code may go on.
  */
-function storesOnly(spec: { event: string; matcher?: string }): boolean {
-  return CLAUDE_STORE_HOOKS.includes(spec.event) ||
-    (spec.event === "SessionStart" && spec.matcher === QUIET_STARTS);
+function storesOnly(spec: { event: string }): boolean {
+  return CLAUDE_STORE_HOOKS.includes(spec.event);
 }
 
 /** The events of {@linkcode CLAUDE_HOOKS}, each once. */

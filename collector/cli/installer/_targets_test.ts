@@ -35,8 +35,9 @@ Deno.test("Claude hooks: a fresh file gets a group per event, two for SessionSta
   );
   const [all, store] = [HOOKS.claudeCode, HOOKS.claudeCodeStore];
   assert.deepEqual(commands, {
-    // A session's startup only stores (its first prompt carries the start block).
-    SessionStart: `startup ${store}, resume|clear|compact ${all}`,
+    // Not at startup: there it would only store a lifecycle note (the first prompt carries the
+    // start block), and Claude Code waits for it before its first request.
+    SessionStart: `resume|clear|compact ${all}`,
     UserPromptSubmit: ` ${all}`,
     PostToolUse: `* ${store}`,
     PostToolUseFailure: `* ${store}`,

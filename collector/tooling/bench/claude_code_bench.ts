@@ -3,10 +3,11 @@
  * a user pays it. Times whole `claude -p` runs of the real client (the version `prepare.ts` pins
  * and installs), offline against the scripted model on loopback, each session one prompt, one
  * Bash call (`echo hi`) and an answer. Setups, each in a HOME of its own with kiro-learn installed
- * by its own installer and a running collector (five hooks fire per session: SessionStart,
- * UserPromptSubmit, PostToolUse, Stop, SessionEnd, each its `sh` launcher posting the raw payload
- * over the collector's Unix socket with curl, or running the shim when that fails; the last three
- * only store, so their launcher does that in the background and returns at once):
+ * by its own installer and a running collector (four hooks fire per session: UserPromptSubmit,
+ * PostToolUse, Stop, SessionEnd, each its `sh` launcher posting the raw payload over the
+ * collector's Unix socket with curl, or running the shim when that fails; the last three only
+ * store, so their launcher does that in the background and returns at once; none is installed
+ * for a session's startup):
  *
  * - without kiro-learn;
  * - the default install (the MCP tools served by the collector over HTTP);
