@@ -112,6 +112,11 @@ export interface EmbeddingServiceOptions {
    * (`deno task bench memory`).
    */
   vectorIdleMs?: number;
+  /**
+   * use-lite: how long without a call before a model Worker that grew is replaced by a fresh one
+   * (default: the `embedding.workerIdleRecycleMs` setting's; see `createUseLiteEmbedder`).
+   */
+  workerIdleRecycleMs?: number;
 }
 
 /**
@@ -220,7 +225,11 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
     }
     : async (hooks) =>
       withInputVersion(
-        await createUseLiteEmbedder({ sandbox: options.sandbox, onDead: hooks.onDead }),
+        await createUseLiteEmbedder({
+          sandbox: options.sandbox,
+          onDead: hooks.onDead,
+          recycleIdleMs: options.workerIdleRecycleMs,
+        }),
       ));
 
   /** Calls the model through the gate, bounded by `timeoutMs` (waiting included). */
