@@ -272,3 +272,105 @@ Deno.test("defaultUseLiteSpare: one spare on Linux where one Worker is the defau
   assert.equal(defaultUseLiteSpare(4, "linux"), false, "four cores run two Workers anyway");
   assert.equal(defaultUseLiteSpare(2, "darwin"), false, "elsewhere nice is per process");
 });
+
+const RECORDS = [
+  "The date parser rejected February 29 in leap years",
+  "netdev: fix a use-after-free when the port is removed during reconfiguration",
+  "ofproto: rate-limit the log message about dropped upcalls",
+];
+
+Deno.test({
+  name: "an idle Worker is replaced only once embedding grew it, by a fresh one at nice 10",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const before = workerThreads();
+    const embedder = await createUseLiteEmbedder({
+      sandbox: false,
+      workers: 1,
+      spare: false,
+      recycleIdleMs: 300,
+    });
+    try {
+      await until("the Worker at nice 10", () => newThreads(before)[0]?.[1] === USE_LITE_NICE);
+      const [first] = newThreads(before);
+      // Counting tokens does not grow the model's memory: past the idle time, nothing changes.
+      await embedder.tokenCounts!(RECORDS);
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.deepEqual(embedder.recycles(), { done: 0, failed: false });
+      assert.deepEqual(newThreads(before), [first]);
+      const expected = await embedder.embed(RECORDS);
+      await until("the grown Worker to be replaced", () => embedder.recycles().done === 1);
+      assert.equal(embedder.workersRunning(), 1);
+      await until("the fresh Worker alone, at nice 10", () => {
+        const added = newThreads(before);
+        return added.length === 1 && added[0][0] !== first[0] && added[0][1] === USE_LITE_NICE;
+      });
+      const again = await embedder.embed(RECORDS);
+      for (const [i, v] of again.entries()) assert.ok(dot(v, expected[i]) > 0.99999, `text ${i}`);
+      // That call grew the fresh one in turn; then, with no call, it stays replaced once more.
+      await until("the second replacement", () => embedder.recycles().done === 2);
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.deepEqual(embedder.recycles(), { done: 2, failed: false });
+    } finally {
+      await embedder.close();
+    }
+    assert.equal(embedder.workersRunning(), 0);
+    await until("every model thread to end", () => newThreads(before).length === 0);
+  },
+});
+
+Deno.test("every call made while a grown Worker is being replaced is answered, and right", async () => {
+  const embedder = await createUseLiteEmbedder({
+    sandbox: false,
+    workers: 1,
+    spare: false,
+    recycleIdleMs: 200,
+  });
+  try {
+    const expected = await embedder.embed(RECORDS);
+    // The fresh Worker is loading: from now on, calls without a pause, two at a time, on the
+    // old Worker, then across the switch, then on the fresh one.
+    await until("the fresh Worker to start", () => embedder.workersRunning() === 2, 5_000);
+    let calls = 0;
+    let afterSwitch = 0;
+    const chain = async (offset: number) => {
+      while (afterSwitch < 4) {
+        const switched = embedder.recycles().done > 0;
+        const i = (calls++ + offset) % RECORDS.length;
+        const [v] = await embedder.embed([RECORDS[i]]);
+        assert.ok(dot(v, expected[i]) > 0.99999, `call ${calls}: cosine ${dot(v, expected[i])}`);
+        if (switched) afterSwitch++;
+      }
+    };
+    await Promise.all([chain(0), chain(1)]);
+    assert.equal(embedder.recycles().done, 1);
+    assert.ok(calls > afterSwitch, `${calls} calls, ${afterSwitch} after the switch`);
+    assert.equal(embedder.workersRunning(), 1, "the old Worker ended once its calls were answered");
+  } finally {
+    await embedder.close();
+  }
+});
+
+Deno.test("a fresh Worker that cannot load leaves the grown one serving, and none is tried again", async () => {
+  const script = new URL("./testdata/use_lite_recycle_fail.ts", import.meta.url).pathname;
+  const testdata = new URL("./testdata/", import.meta.url).pathname;
+  const permissions = new URL("../permissions/", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      // What the Workers read, each path on its own, so the script can revoke the model's.
+      `--allow-read=${[...embeddingPermissions("use-lite").read, testdata, permissions].join(",")}`,
+      script,
+    ],
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), {
+    failed: { done: 0, failed: true },
+    served_after: true,
+    recycles_later: { done: 0, failed: true },
+    running: 1,
+  });
+});
