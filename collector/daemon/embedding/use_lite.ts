@@ -368,8 +368,9 @@ export async function createUseLiteEmbedder(
   }
 
   async function recycleGrown(): Promise<void> {
-    // A call still running re-arms the countdown when it ends.
-    if (recycling || dead || closed || workers.some((w) => w.inFlight() > 0)) return;
+    if (recycling || dead || closed) return;
+    // Not while a Worker works (a call whose caller gave up may still run): wait another while.
+    if (workers.some((w) => w.inFlight() > 0)) return armRecycle();
     recycling = true;
     try {
       for (let i = 0; i < workers.length; i++) {
