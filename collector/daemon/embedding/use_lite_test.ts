@@ -9,7 +9,9 @@ import {
   USE_LITE_DIM,
   USE_LITE_MODEL_ID,
   USE_LITE_NICE,
+  type UseLiteEmbedder,
   useLiteInput,
+  type UseLiteOptions,
 } from "./use_lite.ts";
 import { dot, norm } from "@kiro-learn/core/search";
 import { EmbeddingsModel } from "@energetic-ai/embeddings";
@@ -68,22 +70,28 @@ Deno.test("use-lite tokenCounts: the model's own tokeniser, on the text the mode
   await assert.rejects(embedder.tokenCounts!(["x"]), /closed/);
 });
 
-Deno.test("use-lite runs in a Worker that may read only the two packages' dist folders", async () => {
-  const script = new URL("./testdata/use_lite_sandboxed.ts", import.meta.url).pathname;
+/**
+ * Runs a `testdata/` script in a process that may read only what the daemon's embedding grant
+ * lets it (each path on its own) and the test scripts; answers what it printed, as JSON.
+ */
+async function runTestdata(
+  name: string,
+  options: { flags?: string[] } = {},
+): Promise<unknown> {
   const testdata = new URL("./testdata/", import.meta.url).pathname;
+  const read = [...embeddingPermissions("use-lite").read, testdata];
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-prompt",
-      "--unstable-worker-options",
-      // The daemon's embedding read grant, plus this test's own scripts.
-      `--allow-read=${[...embeddingPermissions("use-lite").read, testdata].join(",")}`,
-      script,
-    ],
-    stderr: "inherit",
+    args: ["run", "--no-prompt", ...options.flags ?? [], `--allow-read=${read}`, testdata + name],
+    stderr: "piped",
   }).output();
-  assert.equal(out.code, 0);
-  const report = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+Deno.test("use-lite runs in a Worker that may read only the two packages' dist folders", async () => {
+  const report = await runTestdata("use_lite_sandboxed.ts", {
+    flags: ["--unstable-worker-options"],
+  });
   assert.deepEqual(report, {
     dim: 512,
     count: 2,
@@ -273,6 +281,11 @@ Deno.test("defaultUseLiteSpare: one spare on Linux where one Worker is the defau
   assert.equal(defaultUseLiteSpare(2, "darwin"), false, "elsewhere nice is per process");
 });
 
+/** One model Worker, no spare, the Worker inheriting this process's permissions. */
+function oneWorker(options: UseLiteOptions): Promise<UseLiteEmbedder> {
+  return createUseLiteEmbedder({ sandbox: false, workers: 1, spare: false, ...options });
+}
+
 const RECORDS = [
   "The date parser rejected February 29 in leap years",
   "netdev: fix a use-after-free when the port is removed during reconfiguration",
@@ -284,12 +297,7 @@ Deno.test({
   ignore: Deno.build.os !== "linux",
   async fn() {
     const before = workerThreads();
-    const embedder = await createUseLiteEmbedder({
-      sandbox: false,
-      workers: 1,
-      spare: false,
-      recycleIdleMs: 300,
-    });
+    const embedder = await oneWorker({ recycleIdleMs: 300 });
     try {
       await until("the Worker at nice 10", () => newThreads(before)[0]?.[1] === USE_LITE_NICE);
       const [first] = newThreads(before);
@@ -320,12 +328,7 @@ Deno.test({
 });
 
 Deno.test("every call made while a grown Worker is being replaced is answered, and right", async () => {
-  const embedder = await createUseLiteEmbedder({
-    sandbox: false,
-    workers: 1,
-    spare: false,
-    recycleIdleMs: 200,
-  });
+  const embedder = await oneWorker({ recycleIdleMs: 200 });
   try {
     const expected = await embedder.embed(RECORDS);
     // The fresh Worker is loading: from now on, calls without a pause, two at a time, on the
@@ -352,22 +355,9 @@ Deno.test("every call made while a grown Worker is being replaced is answered, a
 });
 
 Deno.test("a fresh Worker that cannot load leaves the grown one serving, and none is tried again", async () => {
-  const script = new URL("./testdata/use_lite_recycle_fail.ts", import.meta.url).pathname;
-  const testdata = new URL("./testdata/", import.meta.url).pathname;
-  const permissions = new URL("../permissions/", import.meta.url).pathname;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-prompt",
-      // What the Workers read, each path on its own, so the script can revoke the model's.
-      `--allow-read=${[...embeddingPermissions("use-lite").read, testdata, permissions].join(",")}`,
-      script,
-    ],
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, stderr);
-  assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), {
+  // The model's folder is granted on its own, so the script can revoke it.
+  const report = await runTestdata("use_lite_recycle_fail.ts");
+  assert.deepEqual(report, {
     failed: { done: 0, failed: true },
     served_after: true,
     recycles_later: { done: 0, failed: true },
