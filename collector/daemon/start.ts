@@ -123,6 +123,7 @@ export async function startCollector(
     logger,
     timeoutMs: settings.embedding.timeoutMs,
     vectorIdleMs: settings.embedding.vectorIdleMs,
+    workerIdleRecycleMs: settings.embedding.workerIdleRecycleMs,
     dataDir: settings.dataDir,
   });
   // Hybrid retrieval; lexical-only (exactly the FTS path) whenever the embedder is not ready.

@@ -291,6 +291,17 @@ export const SETTINGS_SPEC = deepFreeze({
       "How long a project's vectors stay in memory unused before they are dropped (they reload " +
         "from the database when next searched).",
     ),
+    // A WASM memory never shrinks: the first query embedding grows the use-lite Worker by
+    // ~28 MiB and a backfill batch by more, held for good, while a terminated Worker's memory
+    // goes back to the system. Two minutes, so a session's prompts (each embeds a query) do
+    // not reload the model (~0.3 s of one core) between every two of them.
+    workerIdleRecycleMs: int(
+      0,
+      86_400_000,
+      120_000,
+      "How long the use-lite model goes unused before a model Worker whose memory grew is " +
+        "replaced by a freshly loaded one, giving the growth back (0 = never).",
+    ),
   },
   spool: {
     maxBytes: int(

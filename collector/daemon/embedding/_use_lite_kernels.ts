@@ -55,6 +55,7 @@ const tf = tfModule as unknown as {
   getKernel(name: string, backend: string): KernelConfig | undefined;
   registerKernel(config: KernelConfig): void;
   unregisterKernel(name: string, backend: string): void;
+  backend(): { wasm?: { HEAPU8?: Uint8Array } };
 };
 
 const BATCH_MAT_MUL = "BatchMatMul";
@@ -289,6 +290,16 @@ function reachable(nodes: readonly GraphNode[], outputs: readonly string[]): Gra
 interface ModelJson {
   modelTopology: { node: GraphNode[] };
   weightsManifest: { paths: string[]; weights: unknown[] }[];
+}
+
+/**
+ * The WASM backend's linear memory in bytes (0 under another backend). It only ever grows (a
+ * WASM memory cannot shrink): the first embedding takes it from ~30 to ~52 MiB and a batch of
+ * record-length texts to ~90, kept for the Worker's life, which is why the embedder replaces a
+ * grown Worker once it is idle.
+ */
+export function wasmHeapBytes(): number {
+  return tf.backend().wasm?.HEAPU8?.buffer.byteLength ?? 0;
 }
 
 /**

@@ -108,10 +108,17 @@ export interface EmbeddingServiceOptions {
    * A namespace's vectors are dropped from memory after this long without a load or search
    * (default: the `embedding.vectorIdleMs` setting's); they reload from storage when next
    * searched. Only reconciliation and `mode=vector` search them, in bursts; an idle collector
-   * holding 100k (sign codes, 7.3 MiB) measured 208 MiB RSS, 200 MiB once they were dropped
-   * (`deno task bench memory`).
+   * holding 100k (sign codes, 7.3 MiB) measured 185 MiB RSS, 183 MiB once they were dropped
+   * (`deno task bench memory`, the model's grown Worker replaced; 211 / 204 MiB without).
    */
   vectorIdleMs?: number;
+  /**
+   * use-lite: how long without a call before a model Worker that grew is replaced by a fresh one
+   * (default: the `embedding.workerIdleRecycleMs` setting's; see `createUseLiteEmbedder`). With
+   * 100k records the idle collector measured 172 MiB RSS after a query embedding instead of 196
+   * (`deno task bench memory`); a replacement costs ~0.27 s of one core.
+   */
+  workerIdleRecycleMs?: number;
 }
 
 /**
@@ -220,7 +227,11 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
     }
     : async (hooks) =>
       withInputVersion(
-        await createUseLiteEmbedder({ sandbox: options.sandbox, onDead: hooks.onDead }),
+        await createUseLiteEmbedder({
+          sandbox: options.sandbox,
+          onDead: hooks.onDead,
+          recycleIdleMs: options.workerIdleRecycleMs,
+        }),
       ));
 
   /** Calls the model through the gate, bounded by `timeoutMs` (waiting included). */

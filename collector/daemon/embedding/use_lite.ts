@@ -21,6 +21,7 @@ import {
   useLiteReadPaths,
 } from "../permissions/mod.ts";
 import { isFiniteVector, l2NormalizeInPlace } from "@kiro-learn/core/search";
+import { DEFAULTS } from "@kiro-learn/core/settings";
 import type { UseLiteReply, UseLiteRequest } from "./use_lite_worker.ts";
 
 /**
@@ -61,6 +62,12 @@ export interface UseLiteOptions {
   spare?: boolean;
   /** How long the spare Worker outlives its last call (default {@linkcode SPARE_IDLE_MS}). */
   spareIdleMs?: number;
+  /**
+   * After this long without a call, a Worker whose WASM memory grew since it loaded is replaced
+   * by a fresh one (default: the `embedding.workerIdleRecycleMs` setting's; 0 = never): see
+   * {@linkcode createUseLiteEmbedder}.
+   */
+  recycleIdleMs?: number;
 }
 
 /**
@@ -142,6 +149,10 @@ interface ModelWorker {
   lower(nice: number): Promise<unknown>;
   /** Ends it; calls still waiting on it fail with `error`. */
   terminate(error: Error): void;
+  /** Ends it once the calls sent to it have been answered (at once if there are none). */
+  retire(error: Error): void;
+  /** Whether its WASM memory is larger now than when the model had loaded. */
+  grown(): boolean;
 }
 
 function startModelWorker(
@@ -161,6 +172,9 @@ function startModelWorker(
   loaded.promise.catch(() => {});
   let nextId = 1;
   let dead: Error | null = null;
+  let retiring: Error | null = null;
+  let heapAtLoad = 0;
+  let heap = 0;
   const fail = (error: Error) => {
     if (dead) return;
     dead = error;
@@ -172,7 +186,10 @@ function startModelWorker(
   };
   worker.onmessage = (event: MessageEvent<UseLiteReply>) => {
     const reply = event.data;
-    if (reply.type === "ready") return loaded.resolve();
+    if (reply.type === "ready") {
+      heapAtLoad = heap = reply.heap;
+      return loaded.resolve();
+    }
     if (reply.type === "load_error") {
       return fail(new Error(`use-lite model failed to load: ${reply.error}`));
     }
@@ -180,7 +197,11 @@ function startModelWorker(
     if (!p) return;
     pending.delete(reply.id);
     if (reply.type === "error") p.reject(new Error(`use-lite embedding failed: ${reply.error}`));
-    else p.resolve(reply.type === "counts" ? reply.counts : reply.vectors);
+    else {
+      heap = reply.heap;
+      p.resolve(reply.type === "counts" ? reply.counts : reply.vectors);
+    }
+    if (retiring && pending.size === 0) fail(retiring);
   };
   worker.onerror = (event) => {
     event.preventDefault();
@@ -201,6 +222,11 @@ function startModelWorker(
     count: (texts) => request({ id: nextId++, op: "count", texts }) as Promise<number[]>,
     lower: (nice) => request({ id: nextId++, op: "nice", texts: [], nice }),
     terminate: fail,
+    retire: (error) => {
+      retiring = error;
+      if (pending.size === 0) fail(error);
+    },
+    grown: () => heap > heapAtLoad,
   };
 }
 
@@ -208,6 +234,11 @@ function startModelWorker(
 export interface UseLiteEmbedder extends Embedder {
   /** Model Workers running now (the spare included while it lives). */
   workersRunning(): number;
+  /**
+   * Workers replaced by fresh ones after idle time so far, and whether a fresh one failed to
+   * load (then no more are started).
+   */
+  recycles(): { done: number; failed: boolean };
 }
 
 /**
@@ -218,6 +249,12 @@ export interface UseLiteEmbedder extends Embedder {
  * at the daemon's priority). With a spare, `expectBatches` starts it; once it has loaded, calls
  * are shared with it too (and `lanes` counts it); a call that comes while it loads runs on the
  * others.
+ *
+ * Once no call has come for `recycleIdleMs`, each Worker whose WASM memory grew since it loaded
+ * is replaced, one at a time: a fresh Worker loads (calls meanwhile run on the old one), takes
+ * the old one's place for new calls, and the old one ends once its calls have been answered. A
+ * fresh Worker that fails to load (or outlasts `loadTimeoutMs`) is ended and the old one keeps
+ * serving; no other is tried.
  */
 export async function createUseLiteEmbedder(
   options: UseLiteOptions = {},
@@ -230,28 +267,46 @@ export async function createUseLiteEmbedder(
   const withSpare = options.spare ?? defaultUseLiteSpare();
   const spareIdleMs = options.spareIdleMs ?? SPARE_IDLE_MS;
   const loadTimeoutMs = options.loadTimeoutMs ?? 60_000;
+  const recycleIdleMs = options.recycleIdleMs ?? DEFAULTS.embedding.workerIdleRecycleMs;
   let dead: Error | null = null;
   let closed = false;
   const workers: ModelWorker[] = [];
   let spare: { worker: ModelWorker; ready: boolean } | null = null;
   let spareTimer: ReturnType<typeof setTimeout> | undefined;
   let spareFailed = false;
+  let recycleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The fresh Worker loading to replace a grown one. */
+  let fresh: ModelWorker | null = null;
+  let recycling = false;
+  let recycleFailed = false;
+  let recycled = 0;
   const die = (error: Error) => {
     if (dead) return;
     dead = error;
+    clearTimeout(recycleTimer);
     // One Worker down takes the others with it: the service reloads the embedder as a whole.
     for (const w of workers) w.terminate(error);
+    fresh?.terminate(error);
     retireSpare(error);
     if (!closed) options.onDead?.(error);
   };
+  /** A serving Worker: its end ends the embedder, unless it was replaced or never served. */
+  const startServing = (name: string): ModelWorker => {
+    const worker = startModelWorker(name, {
+      sandbox,
+      die: (error) => {
+        if (workers.includes(worker)) die(error);
+      },
+    });
+    return worker;
+  };
+  const workerName = (i: number) =>
+    count === 1 ? "kiro-learn-use-lite" : `kiro-learn-use-lite-${i + 1}`;
   const lower = (worker: ModelWorker) => {
     // Without the permission (a caller not run with the daemon's flags) it stays as it is.
     worker.lower(USE_LITE_NICE).catch(() => {});
   };
-  for (let i = 0; i < count; i++) {
-    const name = count === 1 ? "kiro-learn-use-lite" : `kiro-learn-use-lite-${i + 1}`;
-    workers.push(startModelWorker(name, { sandbox, die }));
-  }
+  for (let i = 0; i < count; i++) workers.push(startServing(workerName(i)));
 
   function retireSpare(reason: Error): void {
     clearTimeout(spareTimer);
@@ -303,6 +358,47 @@ export async function createUseLiteEmbedder(
     spareTimer = timer;
   }
 
+  /** Restarts the idle countdown after which grown Workers are replaced. */
+  function armRecycle(): void {
+    if (recycleIdleMs <= 0 || recycleFailed || dead || closed) return;
+    clearTimeout(recycleTimer);
+    recycleTimer = setTimeout(recycleGrown, recycleIdleMs);
+    // An idle countdown never keeps the process alive.
+    Deno.unrefTimer(recycleTimer);
+  }
+
+  async function recycleGrown(): Promise<void> {
+    if (recycling || dead || closed) return;
+    // Not while a Worker works (a call whose caller gave up may still run): wait another while.
+    if (workers.some((w) => w.inFlight() > 0)) return armRecycle();
+    recycling = true;
+    try {
+      for (let i = 0; i < workers.length; i++) {
+        const old = workers[i];
+        if (!old.grown()) continue;
+        let next: ModelWorker;
+        try {
+          next = fresh = startServing(workerName(i));
+          await withTimeout(next.loaded, loadTimeoutMs);
+        } catch {
+          // A load that fails here would fail the same way next time: keep the old Worker.
+          recycleFailed = true;
+          fresh?.terminate(new Error("use-lite fresh Worker did not load"));
+          return;
+        } finally {
+          fresh = null;
+        }
+        if (dead || closed) return next.terminate(dead ?? new Error("use-lite embedder is closed"));
+        lower(next);
+        workers[i] = next;
+        old.retire(new Error("use-lite Worker replaced after its idle time"));
+        recycled++;
+      }
+    } finally {
+      recycling = false;
+    }
+  }
+
   try {
     await withTimeout(
       Promise.all(workers.map((w) => w.loaded)),
@@ -321,7 +417,8 @@ export async function createUseLiteEmbedder(
     get lanes() {
       return count + (spare?.ready ? 1 : 0);
     },
-    workersRunning: () => (dead ? 0 : workers.length) + (spare ? 1 : 0),
+    workersRunning: () => (dead ? 0 : workers.length + (fresh ? 1 : 0)) + (spare ? 1 : 0),
+    recycles: () => ({ done: recycled, failed: recycleFailed }),
     expectBatches: touchSpare,
     async embed(texts: string[]): Promise<Float32Array[]> {
       if (texts.length === 0) return [];
@@ -334,9 +431,12 @@ export async function createUseLiteEmbedder(
       // The least busy Workers first: one may still be finishing a call whose caller timed out.
       const free = lanes.sort((a, b) => a.inFlight() - b.inFlight());
       const runs = splitAmongWorkers(inputs.length, free.length);
-      const parts = await Promise.all(
-        runs.map(([a, b], i) => free[i].embed(inputs.slice(a, b))),
-      );
+      let parts: Float32Array[][];
+      try {
+        parts = await Promise.all(runs.map(([a, b], i) => free[i].embed(inputs.slice(a, b))));
+      } finally {
+        armRecycle();
+      }
       const vectors = parts.flat();
       if (vectors.length !== texts.length) {
         throw new Error(`use-lite returned ${vectors.length} vectors for ${texts.length} texts`);
@@ -356,7 +456,7 @@ export async function createUseLiteEmbedder(
       if (dead) throw dead;
       if (closed) throw new Error("use-lite embedder is closed");
       const free = [...workers].sort((a, b) => a.inFlight() - b.inFlight());
-      const counts = await free[0].count(texts.map(useLiteInput));
+      const counts = await free[0].count(texts.map(useLiteInput)).finally(armRecycle);
       if (counts.length !== texts.length) {
         throw new Error(`use-lite counted ${counts.length} texts of ${texts.length}`);
       }

@@ -9,7 +9,9 @@ import {
   USE_LITE_DIM,
   USE_LITE_MODEL_ID,
   USE_LITE_NICE,
+  type UseLiteEmbedder,
   useLiteInput,
+  type UseLiteOptions,
 } from "./use_lite.ts";
 import { dot, norm } from "@kiro-learn/core/search";
 import { EmbeddingsModel } from "@energetic-ai/embeddings";
@@ -68,22 +70,28 @@ Deno.test("use-lite tokenCounts: the model's own tokeniser, on the text the mode
   await assert.rejects(embedder.tokenCounts!(["x"]), /closed/);
 });
 
-Deno.test("use-lite runs in a Worker that may read only the two packages' dist folders", async () => {
-  const script = new URL("./testdata/use_lite_sandboxed.ts", import.meta.url).pathname;
+/**
+ * Runs a `testdata/` script in a process that may read only what the daemon's embedding grant
+ * lets it (each path on its own) and the test scripts; answers what it printed, as JSON.
+ */
+async function runTestdata(
+  name: string,
+  options: { flags?: string[] } = {},
+): Promise<unknown> {
   const testdata = new URL("./testdata/", import.meta.url).pathname;
+  const read = [...embeddingPermissions("use-lite").read, testdata];
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-prompt",
-      "--unstable-worker-options",
-      // The daemon's embedding read grant, plus this test's own scripts.
-      `--allow-read=${[...embeddingPermissions("use-lite").read, testdata].join(",")}`,
-      script,
-    ],
-    stderr: "inherit",
+    args: ["run", "--no-prompt", ...options.flags ?? [], `--allow-read=${read}`, testdata + name],
+    stderr: "piped",
   }).output();
-  assert.equal(out.code, 0);
-  const report = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+Deno.test("use-lite runs in a Worker that may read only the two packages' dist folders", async () => {
+  const report = await runTestdata("use_lite_sandboxed.ts", {
+    flags: ["--unstable-worker-options"],
+  });
   assert.deepEqual(report, {
     dim: 512,
     count: 2,
@@ -271,4 +279,88 @@ Deno.test("defaultUseLiteSpare: one spare on Linux where one Worker is the defau
   assert.equal(defaultUseLiteSpare(1, "linux"), false);
   assert.equal(defaultUseLiteSpare(4, "linux"), false, "four cores run two Workers anyway");
   assert.equal(defaultUseLiteSpare(2, "darwin"), false, "elsewhere nice is per process");
+});
+
+/** One model Worker, no spare, the Worker inheriting this process's permissions. */
+function oneWorker(options: UseLiteOptions): Promise<UseLiteEmbedder> {
+  return createUseLiteEmbedder({ sandbox: false, workers: 1, spare: false, ...options });
+}
+
+const RECORDS = [
+  "The date parser rejected February 29 in leap years",
+  "netdev: fix a use-after-free when the port is removed during reconfiguration",
+  "ofproto: rate-limit the log message about dropped upcalls",
+];
+
+Deno.test({
+  name: "an idle Worker is replaced only once embedding grew it, by a fresh one at nice 10",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const before = workerThreads();
+    const embedder = await oneWorker({ recycleIdleMs: 300 });
+    try {
+      await until("the Worker at nice 10", () => newThreads(before)[0]?.[1] === USE_LITE_NICE);
+      const [first] = newThreads(before);
+      // Counting tokens does not grow the model's memory: past the idle time, nothing changes.
+      await embedder.tokenCounts!(RECORDS);
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.deepEqual(embedder.recycles(), { done: 0, failed: false });
+      assert.deepEqual(newThreads(before), [first]);
+      const expected = await embedder.embed(RECORDS);
+      await until("the grown Worker to be replaced", () => embedder.recycles().done === 1);
+      assert.equal(embedder.workersRunning(), 1);
+      await until("the fresh Worker alone, at nice 10", () => {
+        const added = newThreads(before);
+        return added.length === 1 && added[0][0] !== first[0] && added[0][1] === USE_LITE_NICE;
+      });
+      const again = await embedder.embed(RECORDS);
+      for (const [i, v] of again.entries()) assert.ok(dot(v, expected[i]) > 0.99999, `text ${i}`);
+      // That call grew the fresh one in turn; then, with no call, it stays replaced once more.
+      await until("the second replacement", () => embedder.recycles().done === 2);
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.deepEqual(embedder.recycles(), { done: 2, failed: false });
+    } finally {
+      await embedder.close();
+    }
+    assert.equal(embedder.workersRunning(), 0);
+    await until("every model thread to end", () => newThreads(before).length === 0);
+  },
+});
+
+Deno.test("every call made while a grown Worker is being replaced is answered, and right", async () => {
+  const embedder = await oneWorker({ recycleIdleMs: 200 });
+  try {
+    const expected = await embedder.embed(RECORDS);
+    // The fresh Worker is loading: from now on, calls without a pause, two at a time, on the
+    // old Worker, then across the switch, then on the fresh one.
+    await until("the fresh Worker to start", () => embedder.workersRunning() === 2, 5_000);
+    let calls = 0;
+    let afterSwitch = 0;
+    const chain = async (offset: number) => {
+      while (afterSwitch < 4) {
+        const switched = embedder.recycles().done > 0;
+        const i = (calls++ + offset) % RECORDS.length;
+        const [v] = await embedder.embed([RECORDS[i]]);
+        assert.ok(dot(v, expected[i]) > 0.99999, `call ${calls}: cosine ${dot(v, expected[i])}`);
+        if (switched) afterSwitch++;
+      }
+    };
+    await Promise.all([chain(0), chain(1)]);
+    assert.equal(embedder.recycles().done, 1);
+    assert.ok(calls > afterSwitch, `${calls} calls, ${afterSwitch} after the switch`);
+    assert.equal(embedder.workersRunning(), 1, "the old Worker ended once its calls were answered");
+  } finally {
+    await embedder.close();
+  }
+});
+
+Deno.test("a fresh Worker that cannot load leaves the grown one serving, and none is tried again", async () => {
+  // The model's folder is granted on its own, so the script can revoke it.
+  const report = await runTestdata("use_lite_recycle_fail.ts");
+  assert.deepEqual(report, {
+    failed: { done: 0, failed: true },
+    served_after: true,
+    recycles_later: { done: 0, failed: true },
+    running: 1,
+  });
 });

@@ -14,6 +14,7 @@ import {
   type LoadedUseLite,
   loadPooledUseLite,
   releaseWeightData,
+  wasmHeapBytes,
 } from "./_use_lite_kernels.ts";
 
 /** A request from the main thread. */
@@ -31,12 +32,15 @@ export interface UseLiteRequest {
   nice?: number;
 }
 
-/** A reply to the main thread. */
+/**
+ * A reply to the main thread. `heap` is the model's WASM memory in bytes after the work (see
+ * `wasmHeapBytes`): the embedder replaces an idle Worker whose heap grew past its size at load.
+ */
 export type UseLiteReply =
-  | { type: "ready" }
+  | { type: "ready"; heap: number }
   | { type: "load_error"; error: string }
-  | { type: "result"; id: number; vectors: Float32Array[] }
-  | { type: "counts"; id: number; counts: number[] }
+  | { type: "result"; id: number; vectors: Float32Array[]; heap: number }
+  | { type: "counts"; id: number; counts: number[]; heap: number }
   | { type: "error"; id: number; error: string };
 
 // deno-lint-ignore no-explicit-any
@@ -58,7 +62,7 @@ try {
   releaseWeightData(model as unknown as LoadedUseLite);
   // Attention products through XNNPACK: about half the model's time on record-length texts.
   installFastBatchMatMul();
-  scope.postMessage({ type: "ready" });
+  scope.postMessage({ type: "ready", heap: wasmHeapBytes() });
 } catch (error) {
   scope.postMessage({ type: "load_error", error: message(error) });
   throw error;
@@ -73,16 +77,17 @@ scope.onmessage = (event) => {
     try {
       if (op === "nice") {
         setPriority(event.data.nice ?? 0);
-        return scope.postMessage({ type: "counts", id, counts: [] });
+        return scope.postMessage({ type: "counts", id, counts: [], heap: wasmHeapBytes() });
       }
       if (op === "count") {
         // The model's own tokeniser: what it pads a call's texts to is the most of these.
         const counts = texts.map((t) => model.tokenizer.encode(t).length);
-        return scope.postMessage({ type: "counts", id, counts });
+        return scope.postMessage({ type: "counts", id, counts, heap: wasmHeapBytes() });
       }
       const raw = await model.embed(texts);
       const vectors = raw.map((v) => Float32Array.from(v));
-      scope.postMessage({ type: "result", id, vectors }, vectors.map((v) => v.buffer));
+      const heap = wasmHeapBytes();
+      scope.postMessage({ type: "result", id, vectors, heap }, vectors.map((v) => v.buffer));
     } catch (error) {
       scope.postMessage({ type: "error", id, error: message(error) });
     }

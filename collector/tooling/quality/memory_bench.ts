@@ -1,12 +1,13 @@
 /**
  * Memory benchmark: the idle collector's resident set (RSS) with a large store and the use-lite
- * embedder loaded — before any vector search, once a first query has been embedded (the Worker
- * grows for good; no vectors are loaded), after `mode=vector` searches have loaded every
- * namespace's vectors into the index (what reconciliation's neighbour search and `mode=vector`
- * hold until `embedding.vectorIdleMs` passes without a vector search), and once they have been
- * unloaded after that idle time (set just past the quiet time here). Each moment is read 3 s
- * after the last work and again after 35 s of quiet (the idle figure: V8 collects an idle heap
- * about 30 s after a burst; `--quick` reads at 3 s).
+ * embedder loaded — before any vector search, once a first query has been embedded (no vectors
+ * are loaded), after `mode=vector` searches have loaded every namespace's vectors into the index
+ * (what reconciliation's neighbour search and `mode=vector` hold until `embedding.vectorIdleMs`
+ * passes without a vector search), and once they have been unloaded after that idle time (set
+ * just past the quiet time here). A model Worker whose memory grew is replaced 1 s after the
+ * last embedding here (`embedding.workerIdleRecycleMs`). Each moment is read 3 s after the last
+ * work and again after 35 s of quiet (the idle figure: V8 collects an idle heap about 30 s after
+ * a burst; `--quick` reads at 3 s).
  *
  * The store is built from the real records of the development set (`../shared/quality/fixes-dev`),
  * cycled with fresh ids up to `--records` (default 100,000; the texts repeat, which is fine for a
@@ -67,6 +68,14 @@ const SOON_MS = 3_000;
 
 /** Quiet time before the idle reading of a full run. */
 const IDLE_QUIET_MS = 35_000;
+
+/**
+ * `embedding.workerIdleRecycleMs` here: a model Worker grown by an embedding is replaced 1 s
+ * after the last one (the default waits 2 min), so every moment's readings are of the idle
+ * collector the setting leaves, not of the time before it acts. The fresh Worker's load is
+ * over within a second, before the 3 s reading.
+ */
+const WORKER_IDLE_RECYCLE_MS = 1_000;
 
 /** Parses the command line (`--quick`, `--records=N`, `--vectors=N`, `--data=DIR`, `--out=PATH`). */
 export function parseMemoryArgs(args: readonly string[]): MemoryBenchConfig {
@@ -334,7 +343,13 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
     const vectorIdleMs = config.quietMs + 15_000;
     await using daemon = await startTestDaemon({
       dataDir,
-      settings: { embedding: { backend: "use-lite", vectorIdleMs } },
+      settings: {
+        embedding: {
+          backend: "use-lite",
+          vectorIdleMs,
+          workerIdleRecycleMs: WORKER_IDLE_RECYCLE_MS,
+        },
+      },
     });
     await waitIdle(daemon);
     const phases = [await phase(daemon, "embedder loaded, before any search", config.quietMs)];
@@ -343,10 +358,10 @@ async function measure(config: MemoryBenchConfig): Promise<MemoryFigures> {
     for (const ns of namespaces) await search(daemon, ns, "ranked");
     await waitForTermSpaces(daemon, trainable);
     phases.push(await phase(daemon, "term spaces trained (idle)", config.quietMs));
-    // The first query embedding grows the use-lite Worker for good (~30 MiB: its WASM memory
-    // and packed weights; the stored vectors here were never embedded in this daemon). A
-    // mode=vector search of a namespace with no records embeds one and loads no vectors, so
-    // the next moment's growth is the index's own.
+    // The first query embedding grows the use-lite Worker's WASM memory by ~28 MiB, which it
+    // keeps until the Worker is replaced after `embedding.workerIdleRecycleMs` (the stored
+    // vectors here were never embedded in this daemon). A mode=vector search of a namespace with
+    // no records embeds one and loads no vectors, so the next moment's growth is the index's own.
     await search(daemon, "/actor/eval/project/memory-bench-empty/", "vector");
     phases.push(await phase(daemon, "a query embedded, no vectors held", config.quietMs));
     for (const ns of namespaces) await search(daemon, ns, "vector");
