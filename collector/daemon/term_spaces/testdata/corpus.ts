@@ -65,16 +65,21 @@ export function guardPair(namespace: string): {
   answer: MemoryRecord;
   other: MemoryRecord;
 } {
+  // One instant for both: the reranker's `term_origin` credits the older holder of a shared term,
+  // so two records made a millisecond apart would let age, not meaning, decide the guard.
+  const created_at = new Date().toISOString();
   return {
     prompt: "meter_delete crashes with a segfault",
     answer: makeRecord({
       namespace,
+      created_at,
       title: "Check the freed pointer before dereference",
       summary: "meter_delete used the meter after it was freed.",
       files_touched: ["lib/meter.c"],
     }),
     other: makeRecord({
       namespace,
+      created_at,
       title: "Manual page for the options",
       summary: "meter_delete options are described in the manual.",
       files_touched: ["lib/meter.c"],
