@@ -40,7 +40,7 @@ export const CLAUDE_STORE_HOOKS: readonly string[] = [
 
 /**
  * The argument the installer gives the Claude Code hook of each {@linkcode CLAUDE_STORE_HOOKS}
- * event and of `SessionStart` at the {@linkcode CLAUDE_QUIET_START_SOURCES}: its launcher then knows, before reading the payload, that the hook only stores, and
+ * event: its launcher then knows, before reading the payload, that the hook only stores, and
  * reads the payload in the background delivery (Claude Code waits for none of it). The
  * launcher takes the argument off before the shim sees its arguments.
  */

@@ -67,10 +67,7 @@ function installClaudeHooks(
       ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }),
       hooks: [{ type: "command", command, timeout: spec.timeout }],
     };
-    const slot = slots.get(spec.event) ?? -1;
-    insertAt(groups, slot, group);
-    // An event's next group of ours goes after this one.
-    if (slot >= 0) slots.set(spec.event, slot + 1);
+    insertAt(groups, slots.get(spec.event) ?? -1, group);
   }
   return doc;
 }
@@ -81,11 +78,6 @@ function installClaudeHooks(
  */
 function storesOnly(spec: { event: string }): boolean {
   return CLAUDE_STORE_HOOKS.includes(spec.event);
-}
-
-/** The events of {@linkcode CLAUDE_HOOKS}, each once. */
-function hookedEvents(): string[] {
-  return [...new Set(CLAUDE_HOOKS.map((h) => h.event))];
 }
 
 function stripClaudeHooks(doc: JsonObject, ours: (command: unknown) => boolean): JsonObject {
@@ -139,7 +131,7 @@ export const CLAUDE_CODE: AgentInstaller = {
     if (kind === "claude-settings-user" || kind === "claude-settings-project") {
       return shared(kind, path, {
         roots: ["hooks"],
-        label: `Claude Code hooks (${hookedEvents().join(", ")})`,
+        label: `Claude Code hooks (${CLAUDE_HOOKS.map((h) => h.event).join(", ")})`,
         install: (doc) =>
           installClaudeHooks(
             doc ?? {},
@@ -179,7 +171,7 @@ export const CLAUDE_CODE: AgentInstaller = {
     }
   },
   doctorSources(paths, projectDir) {
-    const events = hookedEvents();
+    const events = CLAUDE_HOOKS.map((h) => h.event);
     return [
       ["claude-settings-user", paths.claudeUserSettings, events],
       ["claude-settings-project", paths.claudeProjectSettings, events],

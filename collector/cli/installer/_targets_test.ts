@@ -14,7 +14,7 @@ const HOOKS: HookSet = {
 
 type Json = Record<string, unknown>;
 
-Deno.test("Claude hooks: a fresh file gets a group per event, two for SessionStart", () => {
+Deno.test("Claude hooks: a fresh file gets one group per event, store hooks named as such", () => {
   const doc = makeTarget("claude-settings-user", "/h/.claude/settings.json", { hooks: HOOKS })
     .install(undefined);
   const hooks = doc.hooks as Record<string, Json[]>;

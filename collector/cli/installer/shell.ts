@@ -45,7 +45,7 @@ export function hookCommand(
   if (options.exec && argv[0].includes("/")) {
     // The shell becomes the program (one process fewer per hook, on the agent's path) when it
     // is there, and does nothing, quietly, when it is not; the program must itself exit 0.
-    return `${EXEC_GUARD} ${quoteArgv(argv.slice(0, 1))} ] && exec ${
+    return `${EXEC_GUARD} ${quoteArgv(argv.slice(0, 1))}${EXEC_THEN}${
       quoteArgv(argv)
     }${pid}; true ${HOOK_MARKER}`;
   }
@@ -55,10 +55,13 @@ export function hookCommand(
 /** How a hook command in the `exec` form of {@linkcode hookCommand} starts. */
 const EXEC_GUARD = "[ -x";
 
+/** What stands between the guarded program and the argv it runs, in the `exec` form. */
+const EXEC_THEN = " ] && exec ";
+
 /** The argv a hook command runs, in either form of {@linkcode hookCommand}. */
 export function hookArgv(command: string): string[] {
-  const exec = command.startsWith(`${EXEC_GUARD} `) ? command.indexOf(" ] && exec ") : -1;
-  return splitCommand(exec < 0 ? command : command.slice(exec + " ] && exec ".length));
+  const exec = command.startsWith(`${EXEC_GUARD} `) ? command.indexOf(EXEC_THEN) : -1;
+  return splitCommand(exec < 0 ? command : command.slice(exec + EXEC_THEN.length));
 }
 
 /** Throws a `TypeError` unless `argv` is a non-empty list of strings a shell can pass. */

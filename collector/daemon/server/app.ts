@@ -18,6 +18,7 @@ import { createLatencies } from "../runtime/mod.ts";
 import { createViewer } from "../viewer/mod.ts";
 import type { CollectorContext } from "./context.ts";
 import { errorResponse } from "../http/mod.ts";
+import { ingestOptions } from "../ingest/mod.ts";
 import { eventRoutes, hookRoutes, mcpRoutes } from "./routes/mod.ts";
 import { memoryRoutes } from "./routes/mod.ts";
 import { statsRoutes } from "./routes/mod.ts";
@@ -72,9 +73,8 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
     } else {
       await next();
       if (c.req.method === "POST" && c.req.path === ROUTES.events && c.res.status === 200) {
-        const query = eventQueryOf({ get: (name) => c.req.query(name) ?? null });
-        const retrieval = query === "retrieve" || query === "retrieve-start" ||
-          query === "resume";
+        const asked = ingestOptions(eventQueryOf({ get: (name) => c.req.query(name) ?? null }));
+        const retrieval = asked.retrieve || asked.resume;
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
       } else if (c.req.path === ROUTES.claudeCodeHook && c.res.status === 200) {
         latency.hook.record(performance.now() - started);
