@@ -33,6 +33,7 @@ export {
   clientIdFrom,
   type HookPlan,
   hookStdout,
+  joinBlocks,
   MAX_SESSION_ID,
   parseHookPayload,
   type PayloadParse,

@@ -86,8 +86,13 @@ export function parseHookPayload(text: string): PayloadParse {
  * blocks separated by a blank line, capped at the agents' hook output limit.
  */
 export function hookStdout(contexts: readonly string[]): string {
-  const blocks = contexts.map((c) => c.trim()).filter((c) => c !== "");
-  return blocks.length > 0 ? capHookOutput(blocks.join("\n\n") + "\n") : "";
+  const joined = joinBlocks(contexts);
+  return joined !== "" ? capHookOutput(joined + "\n") : "";
+}
+
+/** Context blocks as one text: each trimmed, empty ones left out, a blank line between. */
+export function joinBlocks(contexts: readonly string[]): string {
+  return contexts.map((c) => c.trim()).filter((c) => c !== "").join("\n\n");
 }
 
 /**

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   clientIdFrom,
   hookStdout,
+  joinBlocks,
   MAX_SESSION_ID,
   parseHookPayload,
   str,
@@ -25,6 +26,13 @@ Deno.test("hookStdout: blocks in order, blanks dropped, capped at the hook outpu
   const long = hookStdout(["x".repeat(MAX_HOOK_OUTPUT_BYTES), "y"]);
   assert.ok(new TextEncoder().encode(long).length <= MAX_HOOK_OUTPUT_BYTES);
   assert.ok(long.endsWith(`${OUTPUT_CUT_MARKER}\n`));
+});
+
+Deno.test("joinBlocks: trimmed blocks, blanks dropped, a blank line between, nothing capped", () => {
+  assert.equal(joinBlocks([]), "");
+  assert.equal(joinBlocks([" first\n", "", "  ", "second "]), "first\n\nsecond");
+  const long = "x".repeat(MAX_HOOK_OUTPUT_BYTES + 10);
+  assert.equal(joinBlocks([long]), long);
 });
 
 Deno.test("validSessionId, str and clientIdFrom", () => {

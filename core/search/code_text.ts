@@ -47,6 +47,14 @@ export function textWords(text: string): string[] {
   return text.toLowerCase().match(WORD) ?? [];
 }
 
+/**
+ * Light stemming (`crashes` → `crash`): crude, but applied the same to prompts and records, which
+ * is all matching needs. The reranker's coverage features and the term space both use it.
+ */
+export function stem(word: string): string {
+  return word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
+}
+
 /** The parts of one word at camelCase and letter/digit boundaries (none when it has none). */
 export function splitWord(word: string): string[] {
   const parts = word

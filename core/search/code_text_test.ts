@@ -4,6 +4,7 @@ import {
   filesText,
   queryTokens,
   splitWord,
+  stem,
   textWords,
   titlePrefix,
 } from "./code_text.ts";
@@ -61,4 +62,12 @@ Deno.test("splitWord: parts at camelCase and letter/digit boundaries, none for a
   assert.deepEqual(splitWord("mlx5e"), ["mlx"]);
   assert.deepEqual(splitWord("HTTPServer"), ["http", "server"]);
   assert.deepEqual(splitWord("plain"), []);
+});
+
+Deno.test("stem: a plural and a verb's endings come off long words only", () => {
+  assert.equal(stem("crashes"), "crash");
+  assert.equal(stem("freeing"), "free");
+  assert.equal(stem("ports"), "port");
+  assert.equal(stem("bus"), "bus", "short words are kept whole");
+  assert.equal(stem("crash"), "crash");
 });

@@ -11,7 +11,7 @@
  * @module
  */
 import type { MemoryRecord } from "../schemas/mod.ts";
-import { isStopWord, textWords, titlePrefix } from "./code_text.ts";
+import { isStopWord, stem, textWords, titlePrefix } from "./code_text.ts";
 import { recordSpaceColumn } from "./record_space.ts";
 import type { TermSpace } from "./term_space.ts";
 import weightsData from "./data/rerank_weights.json" with { type: "json" };
@@ -119,11 +119,6 @@ export interface RankedCandidate extends LexicalCandidate {
   features: number[];
 }
 
-// Light stemming, the same on both sides, so "crashes" matches "crash" in the coverage features.
-function stem(word: string): string {
-  return word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
-}
-
 function stemSet(text: string): Set<string> {
   return new Set(textWords(text).map(stem));
 }
@@ -165,7 +160,9 @@ export function rerankFeatures(
   const maxSummary = max((c) => c.bm25Summary);
   const maxFiles = max((c) => c.bm25Files);
   const totalIdf = terms.reduce((sum, t) => sum + t.idf, 0);
-  const queryStems = new Set(textWords(query).map(stem));
+  const queryStems = stemSet(query);
+  // Each prompt term's stem, once per prompt rather than once per candidate.
+  const stems = terms.map((t) => stem(t.term));
   const space = options.space
     ? recordSpaceColumn(query, { space: options.space, records: candidates.map((c) => c.record) })
     : null;
@@ -174,14 +171,14 @@ export function rerankFeatures(
     files: stemSet(r.files_touched.join(" ")),
     summary: stemSet(`${r.summary} ${r.facts.join(" ")}`),
   }));
-  const origin = termOrigin(terms, { candidates, words });
+  const origin = termOrigin(terms, { stems, candidates, words });
   const neighbours = fileNeighbours(candidates, maxAll);
   return candidates.map((c, rank) => {
     const r = c.record;
     const { title, files, summary } = words[rank];
     let inTitle = 0, inFiles = 0, inSummary = 0, inAny = 0, matched = 0, bestTitleIdf = 0;
-    for (const t of terms) {
-      const s = stem(t.term);
+    for (const [j, t] of terms.entries()) {
+      const s = stems[j];
       const [a, b, d] = [title.has(s), files.has(s), summary.has(s)];
       if (a) {
         inTitle += t.idf;
@@ -245,9 +242,13 @@ interface CandidateWords {
 // terms' total IDF (0–1).
 function termOrigin(
   terms: readonly WeightedTerm[],
-  options: { candidates: readonly LexicalCandidate[]; words: readonly CandidateWords[] },
+  options: {
+    stems: readonly string[];
+    candidates: readonly LexicalCandidate[];
+    words: readonly CandidateWords[];
+  },
 ): number[] {
-  const { candidates, words } = options;
+  const { stems, candidates, words } = options;
   const out = new Array<number>(candidates.length).fill(0);
   const time = candidates.map((c) => {
     const t = Date.parse(c.record.created_at);
@@ -255,8 +256,8 @@ function termOrigin(
   });
   const seen = new Set<string>();
   let total = 0;
-  for (const t of terms) {
-    const s = stem(t.term);
+  for (const [j, t] of terms.entries()) {
+    const s = stems[j];
     if (t.idf <= 0 || seen.has(s)) continue;
     seen.add(s);
     const holders: number[] = [];

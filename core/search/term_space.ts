@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { codeParts, isStopWord, textWords } from "./code_text.ts";
+import { codeParts, isStopWord, stem, textWords } from "./code_text.ts";
 
 /** Training data: the parts of one memory record. */
 export interface TermSpaceDoc {
@@ -69,11 +69,6 @@ export interface TrainTermSpaceOptions {
   powerIterations?: number;
   /** Seed of the random projection (default 1). */
   seed?: number;
-}
-
-// Light stemming, as the reranker's coverage features do, so "crashes" and "crash" are one term.
-function stem(word: string): string {
-  return word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
 }
 
 /**

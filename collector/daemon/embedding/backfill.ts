@@ -264,7 +264,7 @@ export class Backfill {
 
   /** Embeds and stores a batch; returns how many were stored, or null if the model failed. */
   async #embedBatch(embedder: BackfillEmbedder, batch: MemoryRecord[]): Promise<number | null> {
-    const texts = batch.map((r) => composeEmbeddingInput(r));
+    const texts = batch.map(composeEmbeddingInput);
     let vectors: (Float32Array | null)[];
     try {
       vectors = await embedder.embed(texts);

@@ -24,7 +24,7 @@ export interface Embedder {
    * to the longest one: background work groups texts of similar token counts with it. Without
    * it, texts are grouped by characters, a poor proxy for tokens once inputs are cut to one
    * length (dev-set records at 200 chars padded to 1.19× their tokens in chunks of 4 ordered by
-   * characters, 1.06× by tokens).
+   * characters, 1.06× by tokens: a one-off measurement of stop 24, which no benchmark prints).
    */
   tokenCounts?(texts: string[]): Promise<number[]>;
   /**
@@ -131,15 +131,23 @@ export function withInputVersion(embedder: Embedder): Embedder {
  */
 export function composeEmbeddingInput(
   record: Pick<MemoryRecord, "title" | "summary" | "facts" | "concepts">,
-  options: { maxChars?: number } = {},
+): string {
+  return cutAtWord(embeddingText(record), MAX_EMBEDDING_INPUT);
+}
+
+/**
+ * {@linkcode composeEmbeddingInput} before the cut: the whole text, for an experiment that tries
+ * other cuts (`cutAtWord`).
+ */
+export function embeddingText(
+  record: Pick<MemoryRecord, "title" | "summary" | "facts" | "concepts">,
 ): string {
   const concepts = record.concepts.map(collapseWhitespace).filter((c) => c !== "").join(", ");
-  const text = [record.title, record.summary, ...record.facts, concepts]
+  return [record.title, record.summary, ...record.facts, concepts]
     .map(collapseWhitespace)
     .filter((s) => s !== "")
     .map(asSentence)
     .join(" ");
-  return cutAtWord(text, options.maxChars ?? MAX_EMBEDDING_INPUT);
 }
 
 /** Runs of whitespace (newlines and tabs included) become one space; ends are trimmed. */

@@ -6,6 +6,7 @@ import {
   cutAtWord,
   EMBEDDING_INPUT_VERSION,
   embeddingModelId,
+  embeddingText,
   EmbedTimeoutError,
   MAX_EMBEDDING_INPUT,
   MAX_QUERY_EMBEDDING_INPUT,
@@ -139,4 +140,12 @@ Deno.test("queries keep a longer budget than records: one text, not a backfill's
   const record = composeEmbeddingInput({ title: prompt, summary: "", facts: [], concepts: [] });
   assert.ok(record.length <= MAX_EMBEDDING_INPUT);
   assert.ok(query.startsWith(record), "the record's text is the start of the same query's");
+});
+
+Deno.test("embeddingText is the record's whole text; composeEmbeddingInput cuts it", () => {
+  const record = makeRecord({ title: "Long one", summary: "word ".repeat(200) });
+  const whole = embeddingText(record);
+  assert.ok(whole.length > MAX_EMBEDDING_INPUT, "not cut");
+  assert.ok(whole.startsWith("Long one. word word"));
+  assert.equal(composeEmbeddingInput(record), cutAtWord(whole, MAX_EMBEDDING_INPUT));
 });

@@ -6,12 +6,14 @@
  */
 export {
   composeEmbeddingInput,
+  cutAtWord,
   type Embedder,
   type EmbedderState,
   type EmbedderStatus,
   EMBEDDING_INPUT_VERSION,
   type EmbeddingBackendName,
   embeddingModelId,
+  embeddingText,
   EmbedTimeoutError,
   MAX_EMBEDDING_INPUT,
   queryEmbeddingInput,

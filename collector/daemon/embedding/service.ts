@@ -125,8 +125,8 @@ export interface EmbeddingServiceOptions {
  * Background texts per model call and lane (`Embedder.lanes`): small, so a query never waits
  * long behind one. Larger calls are no faster per text on use-lite (dev-set records, one Worker:
  * 41.6 records/s at 4, 39.7 at 8 grouped by characters, load average 1.4–1.8; grouped by token
- * counts, 8 took the same CPU time per record as 4): the longest text of a call sets everyone's
- * padding.
+ * counts, 8 took the same CPU time per record as 4; one-off measurements of stops 22 and 24 with
+ * `deno task bench backfill` at each size): the longest text of a call sets everyone's padding.
  */
 const CHUNK: Record<EmbeddingBackendName, number> = { "use-lite": 4, onnx: 16, off: 1 };
 
@@ -466,7 +466,7 @@ export function createEmbeddingService(options: EmbeddingServiceOptions): Embedd
       const now = Date.now();
       for (const [id, entry] of stash) if (now - entry.at > STASH_TTL_MS) stash.delete(id);
       try {
-        const vectors = await embedBackground(records.map((r) => composeEmbeddingInput(r)));
+        const vectors = await embedBackground(records.map(composeEmbeddingInput));
         return records.map((record, i) => {
           stash.set(record.record_id, { vector: vectors[i], model: current.model_id, at: now });
           return { record, embedding: { model: current.model_id, vector: vectors[i] } };

@@ -19,7 +19,8 @@
  *   512-d vector (100k: 7.3 MiB with the spare room, int8 took 55). A search estimates every
  *   record's similarity from its codes, reads the stored float32 vectors of the best
  *   {@linkcode SHORTLIST_MIN}–{@linkcode SHORTLIST_MAX} back from storage by record id
- *   ({@linkcode VectorSource.getEmbeddings}, one indexed query, ~8 µs a row at 100k records)
+ *   ({@linkcode VectorSource.getEmbeddings}, one indexed query; about 8 µs a row at 100k records in a one-off
+ *   timing, which no benchmark prints)
  *   and ranks those exactly: similarities, floor, ties and collapsing are float32's, and the
  *   only approximation is which records reach the shortlist. On the development set (8,481
  *   records, 1,519 queries, `vector_code_experiment.ts`) it returned exactly float32's top 10
@@ -108,8 +109,8 @@ export const SHORTLIST_FACTOR = 25;
 export const SHORTLIST_MIN = 500;
 
 /**
- * Most candidates the `bits` index rescores: each costs one stored-vector read (~8 µs at 100k
- * records), so the collapsing pool of a hybrid search (160) is not rescored 25 times over.
+ * Most candidates the `bits` index rescores: each costs one stored-vector read (about 8 µs at
+ * 100k records, timed once), so the collapsing pool of a hybrid search (160) is not rescored 25 times over.
  */
 export const SHORTLIST_MAX = 1_000;
 
@@ -285,6 +286,8 @@ export class SignCodes {
   #factors: Float32Array<ArrayBuffer>;
   #mean: Float32Array<ArrayBuffer>;
   #centered = false;
+  // One buffer for every write: a 100k load would otherwise leave 100k short-lived arrays.
+  #scratch: Float32Array<ArrayBuffer> | null = null;
 
   /** Room for `capacity` vectors of `dim` dimensions; centred on zero until {@linkcode center}. */
   constructor(dim: number, capacity: number, mean?: Float32Array<ArrayBuffer>) {
@@ -325,8 +328,9 @@ export class SignCodes {
 
   /** Writes the codes of a unit vector into `slot`. */
   write(slot: number, unit: Float32Array): void {
-    const r = new Float32Array(this.#padded);
+    const r = this.#scratch ??= new Float32Array(this.#padded);
     for (let d = 0; d < this.#dim; d++) r[d] = unit[d] - this.#mean[d];
+    r.fill(0, this.#dim);
     rotate(r);
     let l1 = 0;
     let l2 = 0;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
-import { MAX_HOOK_OUTPUT_BYTES } from "@kiro-learn/core/hooks";
+import { joinBlocks, MAX_HOOK_OUTPUT_BYTES } from "@kiro-learn/core/hooks";
 import {
   CHARS_PER_TOKEN,
   estimateTokens,
@@ -115,8 +115,7 @@ export function withSessionStart(
       estimateTokens(`${start.context}\n\n`);
     const prompt = await retrieve(event, { tokenBudget: Math.max(room, 0) });
     return {
-      context: [start.context, prompt.context].map((c) => c.trim()).filter((c) => c !== "")
-        .join("\n\n"),
+      context: joinBlocks([start.context, prompt.context]),
       records: [...start.records, ...prompt.records],
       latency_ms: Math.round((start.latency_ms + prompt.latency_ms) * 100) / 100,
     };

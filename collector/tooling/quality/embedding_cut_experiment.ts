@@ -17,8 +17,9 @@
  */
 import { parseArgs } from "node:util";
 import {
-  composeEmbeddingInput,
   createUseLiteEmbedder,
+  cutAtWord,
+  embeddingText,
   queryEmbeddingInput,
 } from "../../daemon/embedding/mod.ts";
 import { dot } from "@kiro-learn/core/search";
@@ -75,7 +76,7 @@ for (const repo of args.repos.split(",")) {
   ];
   const queryVectors = await embedAll(queries.map((q) => queryEmbeddingInput(q.query)));
   for (const cut of cuts) {
-    const texts = records.map((r) => composeEmbeddingInput(r, { maxChars: cut }));
+    const texts = records.map((r) => cutAtWord(embeddingText(r), cut));
     const tokens = await tokensPerText(texts);
     const vectors = await embedAll(texts);
     const scores = emptyScores();

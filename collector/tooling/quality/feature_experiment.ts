@@ -25,20 +25,22 @@ import {
   linearScore,
   RERANK_FEATURES,
   splitWord,
+  stem,
   titlePrefix,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { loadRealSet } from "./real_set.ts";
 import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
-import { evaluate, gitSamples, historyName, paired } from "./rerank_model_experiment.ts";
+import {
+  type Column,
+  evaluate,
+  gitSamples,
+  historyName,
+  paired,
+} from "./rerank_model_experiment.ts";
 
 /** The columns this experiment shipped: in the features, left out of the baseline. */
 const SHIPPED = ["term_origin", "file_neighbours"];
-
-// Light stemming, as `core/search/rerank.ts` does.
-function stem(word: string): string {
-  return word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
-}
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
@@ -466,7 +468,7 @@ if (import.meta.main) {
   if (missing.length > 0) throw new Error(`no column ${missing.join(", ")} (see --families)`);
   const repos = [...new Set(set.queries.map((q) => q.repo))];
   const short = (repo: string) => repo.split("/").pop()!;
-  const baseline = new Map<string, ReturnType<typeof evaluate>>();
+  const baseline = new Map<string, Column>();
   const run = (label: string, columns: string[]) => {
     const at = columns.map((c) => names.indexOf(c));
     const all = base.map((s, k) => ({

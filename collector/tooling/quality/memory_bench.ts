@@ -209,7 +209,7 @@ async function buildStore(
   try {
     for (let i = 0; i < distinct.length; i += 16) {
       vectors.push(
-        ...await embedder.embed(distinct.slice(i, i + 16).map((r) => composeEmbeddingInput(r))),
+        ...await embedder.embed(distinct.slice(i, i + 16).map(composeEmbeddingInput)),
       );
     }
     quantization = await quantizationOverlap(

@@ -154,7 +154,7 @@ function answerable(samples: readonly Sample[]): Sample[] {
 }
 
 /** Mulberry32: a seeded generator, so a variant trains the same way every run. */
-export function seeded(seed: number): () => number {
+function seeded(seed: number): () => number {
   let state = seed;
   return () => {
     state = (state + 0x6d2b79f5) | 0;

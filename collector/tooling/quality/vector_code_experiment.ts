@@ -61,7 +61,7 @@ const { values: args } = parseArgs({
 
 const set = await loadRealSet(args.data);
 const texts = [
-  ...set.records.map((r) => composeEmbeddingInput(r)),
+  ...set.records.map(composeEmbeddingInput),
   ...set.queries.map((q) => queryEmbeddingInput(q.query)),
 ];
 
