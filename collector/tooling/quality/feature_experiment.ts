@@ -8,12 +8,16 @@
  *
  * The baseline is the shipped features without the two columns this experiment chose
  * (`term_origin`, `file_neighbours`, named as columns here and computed by `core/search/rerank.ts`),
- * so the table reproduces the choice with the shipped code.
+ * so the table reproduces the choice with the shipped code. With `--on-shipped` the baseline is
+ * every shipped column and the families' columns come on top; a variant `-name` leaves the
+ * shipped column `name` out instead (an ablation). Some families (`store`, `fileorigin`, `churn`,
+ * `novelty`, `expansion`, `identifiers`, `cited`) read the whole namespace, not only the
+ * candidates: the set's records and every history's pool.
  *
  * ```sh
  * deno run -A collector/tooling/quality/feature_experiment.ts --data=DIR \
  *   [--families=sdm,origin] [--variants=od_title,term_origin+file_neighbours] \
- *   [--git=/tmp/qh/dpdk,/tmp/qh/xen]
+ *   [--git=/tmp/qh/dpdk,/tmp/qh/xen] [--on-shipped --variants=so_rank,-log_files]
  * ```
  *
  * @module
@@ -23,9 +27,11 @@ import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import {
   isStopWord,
   linearScore,
+  promptIdentifiers,
   RERANK_FEATURES,
   splitWord,
   stem,
+  textWords,
   titlePrefix,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
@@ -371,6 +377,437 @@ const origin: Family = (s) => {
   ]);
 };
 
+// ---- columns over the whole namespace (`store`, `fileorigin`, `churn`) ----
+
+/** A namespace's records by age, and per term and per path the creation times of its holders. */
+interface Namespace {
+  /** Records in the namespace. */
+  size: number;
+  /** Per stemmed term (title, summary, paths: as `rerank.ts` reads them), holders' times, sorted. */
+  terms: Map<string, number[]>;
+  /** Per changed path, holders' times, sorted. */
+  paths: Map<string, number[]>;
+}
+
+const namespaces = new Map<string, Namespace>();
+
+function timeOf(r: MemoryRecord): number {
+  const t = Date.parse(r.created_at);
+  return Number.isFinite(t) ? t : Number.MAX_SAFE_INTEGER;
+}
+
+function heldStems(r: MemoryRecord): Set<string> {
+  const words = textWords(
+    `${r.title} ${r.files_touched.join(" ")} ${r.summary} ${r.facts.join(" ")}`,
+  );
+  return new Set(words.map(stem));
+}
+
+function indexNamespaces(all: readonly MemoryRecord[]): void {
+  for (const r of all) {
+    const ns = namespaces.get(r.namespace) ??
+      namespaces.set(r.namespace, { size: 0, terms: new Map(), paths: new Map() }).get(
+        r.namespace,
+      )!;
+    ns.size++;
+    const t = timeOf(r);
+    for (const w of heldStems(r)) (ns.terms.get(w) ?? ns.terms.set(w, []).get(w)!).push(t);
+    for (const f of new Set(r.files_touched)) {
+      (ns.paths.get(f) ?? ns.paths.set(f, []).get(f)!).push(t);
+    }
+  }
+  for (const ns of namespaces.values()) {
+    for (const l of ns.terms.values()) l.sort((a, b) => a - b);
+    for (const l of ns.paths.values()) l.sort((a, b) => a - b);
+  }
+}
+
+/** How many of the sorted times are below `t` (strictly). */
+function below(sorted: readonly number[], t: number): number {
+  let lo = 0, hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** How many of the sorted times are at or below `t`. */
+function atOrBelow(sorted: readonly number[], t: number): number {
+  let lo = 0, hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The prompt's distinct stems with IDF > 0, as `rerank.ts`'s `term_origin` takes them. */
+function promptStems(s: Sample): { stem: string; idf: number }[] {
+  const seen = new Set<string>();
+  const out = [];
+  for (const t of s.terms!) {
+    if (isStopWord(t.term) || t.idf <= 0) continue;
+    const k = stem(t.term);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push({ stem: k, idf: t.idf });
+  }
+  return out;
+}
+
+// `term_origin` over the whole namespace: per prompt term two or more records hold, the
+// candidate's place among all its holders by age (1 = the record that brought it in). Columns:
+// idf / place; idf when first; idf × (1 − (place − 1) / df); idf / place for terms held by at most
+// 2% of the namespace (what a cheap per-term query would serve); the first-holder form of that.
+const store: Family = (s) => {
+  const ns = namespaces.get(s.query.namespace)!;
+  const cap = Math.max(20, ns.size * 0.02);
+  const terms = promptStems(s)
+    .map((t) => ({ ...t, holders: ns.terms.get(t.stem) ?? [] }))
+    .filter((t) => t.holders.length >= 2);
+  const total = terms.reduce((a, t) => a + t.idf, 0) || 1;
+  const rare = terms.filter((t) => t.holders.length <= cap);
+  const rareTotal = rare.reduce((a, t) => a + t.idf, 0) || 1;
+  return records(s).map((r) => {
+    const held = heldStems(r);
+    const time = timeOf(r);
+    const row = [0, 0, 0, 0, 0];
+    for (const t of terms) {
+      if (!held.has(t.stem)) continue;
+      const place = below(t.holders, time) + 1;
+      const df = t.holders.length;
+      row[0] += t.idf / place;
+      row[1] += place === 1 ? t.idf : 0;
+      row[2] += t.idf * (1 - (place - 1) / df);
+      if (df <= cap) {
+        row[3] += t.idf / place;
+        row[4] += place === 1 ? t.idf : 0;
+      }
+    }
+    return [row[0] / total, row[1] / total, row[2] / total, row[3] / rareTotal, row[4] / rareTotal];
+  });
+};
+
+function pathStems(path: string): Set<string> {
+  return new Set(textWords(path.replace(/\.[a-z0-9]+$/i, "")).map(stem));
+}
+
+// `term_origin` over changed paths: per path two or more candidates changed, those candidates
+// oldest first, the k-th gets the path's IDF (in the namespace) / k, over the total IDF of those
+// paths; the same restricted to paths the prompt relates to (a prompt stem among the path's
+// words, or its `subsystem:` prefix in the path); and, over the whole namespace, the IDF share
+// of its prompt-related paths that the candidate brought in (first holder).
+const fileorigin: Family = (s) => {
+  const ns = namespaces.get(s.query.namespace)!;
+  const rs = records(s);
+  const stems = new Set(promptStems(s).map((t) => t.stem));
+  const prefix = titlePrefix(s.query.query);
+  const prefixParts = (prefix ?? "").split(/[\s,]+/).filter((p) => p.length >= 3);
+  const related = (path: string) => {
+    const lower = path.toLowerCase();
+    return [...pathStems(path)].some((w) => stems.has(w)) ||
+      prefixParts.some((p) => lower.includes(p));
+  };
+  const idf = (path: string) => Math.log(ns.size / Math.max(1, ns.paths.get(path)?.length ?? 1));
+  const times = rs.map(timeOf);
+  const holders = new Map<string, number[]>();
+  rs.forEach((r, i) => {
+    for (const f of new Set(r.files_touched)) {
+      (holders.get(f) ?? holders.set(f, []).get(f)!).push(i);
+    }
+  });
+  const out = rs.map(() => [0, 0, 0]);
+  let total = 0, relTotal = 0;
+  for (const [path, hs] of holders) {
+    if (hs.length < 2) continue;
+    const w = idf(path);
+    if (w <= 0) continue;
+    const rel = related(path);
+    total += w;
+    if (rel) relTotal += w;
+    hs.sort((a, b) => times[a] - times[b]);
+    let place = 1;
+    hs.forEach((i, k) => {
+      if (k > 0 && times[i] > times[hs[k - 1]]) place = k + 1;
+      out[i][0] += w / place;
+      if (rel) out[i][1] += w / place;
+    });
+  }
+  return rs.map((r, i) => {
+    let brought = 0, all = 0;
+    for (const f of new Set(r.files_touched)) {
+      if (!related(f)) continue;
+      const w = idf(f);
+      all += w;
+      if (below(ns.paths.get(f) ?? [], times[i]) === 0) brought += w;
+    }
+    return [out[i][0] / (total || 1), out[i][1] / (relTotal || 1), all > 0 ? brought / all : 0];
+  });
+};
+
+const DAY = 86400e3;
+
+// Changes that followed the candidate to its files. Among the candidates: how many later ones
+// share a changed path (log, over 50). Over the namespace: changes to its paths in the 30 days
+// after it (log), the same minus those in the 30 days before (a burst the candidate started), and
+// the share of its paths changed again within 30 days.
+const churn: Family = (s) => {
+  const ns = namespaces.get(s.query.namespace)!;
+  const rs = records(s);
+  const times = rs.map(timeOf);
+  const files = rs.map((r) => new Set(r.files_touched));
+  return rs.map((_, i) => {
+    let later = 0;
+    for (let j = 0; j < rs.length; j++) {
+      if (j !== i && times[j] > times[i] && [...files[j]].some((f) => files[i].has(f))) later++;
+    }
+    let after = 0, before = 0, again = 0;
+    for (const f of files[i]) {
+      const hs = ns.paths.get(f) ?? [];
+      const a = atOrBelow(hs, times[i] + 30 * DAY) - atOrBelow(hs, times[i]);
+      const b = below(hs, times[i]) - below(hs, times[i] - 30 * DAY);
+      after += a;
+      before += b;
+      if (a > 0) again++;
+    }
+    return [
+      Math.log1p(later) / Math.log(50),
+      Math.log1p(after) / 5,
+      (Math.log1p(after) - Math.log1p(before)) / 5,
+      files[i].size > 0 ? again / files[i].size : 0,
+    ];
+  });
+};
+
+// `term_origin` among the strong candidates only: the holders of each prompt term restricted to
+// BM25's top 10, its top 20, or the candidates whose IDF coverage of the prompt (the shipped
+// `coverage` column) is at least half the best one's; idf / place over those terms' total IDF.
+const strong: Family = (s) => {
+  const rs = records(s);
+  const times = rs.map(timeOf);
+  const held = rs.map(heldStems);
+  const terms = promptStems(s);
+  const coverageAt = RERANK_FEATURES.indexOf("coverage");
+  const coverage = s.candidates!.map((_, i) => s.features[i][coverageAt]);
+  const best = Math.max(0, ...coverage);
+  const pools = [
+    (i: number) => i < 10,
+    (i: number) => i < 20,
+    (i: number) => coverage[i] >= best / 2,
+  ];
+  const out = rs.map(() => pools.map(() => 0));
+  pools.forEach((inPool, p) => {
+    let total = 0;
+    for (const t of terms) {
+      const hs = [...rs.keys()].filter((i) => inPool(i) && held[i].has(t.stem));
+      if (hs.length < 2) continue;
+      hs.sort((a, b) => times[a] - times[b]);
+      total += t.idf;
+      let place = 1;
+      hs.forEach((i, k) => {
+        if (k > 0 && times[i] > times[hs[k - 1]]) place = k + 1;
+        out[i][p] += t.idf / place;
+      });
+    }
+    if (total > 0) { for (const row of out) row[p] /= total; }
+  });
+  return out;
+};
+
+// The origin of the prompt's identifiers and paths (`flow_del`, `lib/netdev-dpdk.c`) whole:
+// among the candidates whose text holds one, oldest first, the k-th gets 1 / k (averaged over the
+// identifiers two or more candidates hold); and whether the candidate is the namespace's first
+// record holding it (over the identifiers any record holds).
+const idOrigin: Family = (s) => {
+  const rs = records(s);
+  const ids = promptIdentifiers(s.query.query).filter((id) => id.length >= 4);
+  const times = rs.map(timeOf);
+  const texts = rs.map((r) =>
+    `${r.title}\n${r.summary}\n${r.facts.join(" ")}\n${r.files_touched.join(" ")}`.toLowerCase()
+  );
+  const first = namespaceTexts.get(s.query.namespace)!;
+  const out = rs.map(() => [0, 0]);
+  let n = 0, m = 0;
+  for (const id of ids) {
+    const hs = [...rs.keys()].filter((i) => texts[i].includes(id));
+    if (hs.length >= 2) {
+      n++;
+      hs.sort((a, b) => times[a] - times[b]);
+      let place = 1;
+      hs.forEach((i, k) => {
+        if (k > 0 && times[i] > times[hs[k - 1]]) place = k + 1;
+        out[i][0] += 1 / place;
+      });
+    }
+    const earliest = first.find((x) => x.text.includes(id));
+    if (earliest !== undefined) {
+      m++;
+      hs.forEach((i) => out[i][1] += times[i] <= earliest.time ? 1 : 0);
+    }
+  }
+  return out.map(([a, b]) => [n > 0 ? a / n : 0, m > 0 ? b / m : 0]);
+};
+
+/** Per namespace, its records' lowercased texts, oldest first (for `idOrigin`). */
+const namespaceTexts = new Map<string, { time: number; text: string }[]>();
+
+/** Per namespace and lowercased title, how many other records quote that title. */
+const citations = new Map<string, Map<string, number>>();
+
+function indexTexts(all: readonly MemoryRecord[]): void {
+  const titles = new Map<string, Set<string>>();
+  for (const r of all) {
+    const list = namespaceTexts.get(r.namespace) ??
+      namespaceTexts.set(r.namespace, []).get(r.namespace)!;
+    list.push({
+      time: timeOf(r),
+      text: `${r.title}\n${r.summary}\n${r.facts.join(" ")}\n${r.files_touched.join(" ")}`
+        .toLowerCase(),
+    });
+    (titles.get(r.namespace) ?? titles.set(r.namespace, new Set()).get(r.namespace)!)
+      .add(r.title.toLowerCase().trim());
+  }
+  for (const list of namespaceTexts.values()) list.sort((a, b) => a.time - b.time);
+  for (const r of all) {
+    const known = titles.get(r.namespace)!;
+    const counts = citations.get(r.namespace) ??
+      citations.set(r.namespace, new Map()).get(r.namespace)!;
+    for (const match of r.summary.matchAll(/"([^"\n]{12,200})"/g)) {
+      const quoted = match[1].toLowerCase().trim();
+      if (known.has(quoted) && quoted !== r.title.toLowerCase().trim()) {
+        counts.set(quoted, (counts.get(quoted) ?? 0) + 1);
+      }
+    }
+  }
+}
+
+// Records that quote the candidate's title (`commit 1a2b ("netdev: add foo")`): a change others
+// refer to. log(1 + quotes) / log(10), capped at 1.
+const cited: Family = (s) => {
+  const counts = citations.get(s.query.namespace)!;
+  return records(s).map((r) => [
+    Math.min(1, Math.log1p(counts.get(r.title.toLowerCase().trim()) ?? 0) / Math.log(10)),
+  ]);
+};
+
+// Novelty, whatever the prompt: how many of the candidate's words no older record of the
+// namespace holds (log), and the share of its changed paths no older record changed.
+const novelty: Family = (s) => {
+  const ns = namespaces.get(s.query.namespace)!;
+  return records(s).map((r) => {
+    const t = timeOf(r);
+    let words = 0;
+    for (const w of heldStems(r)) if (below(ns.terms.get(w) ?? [], t) === 0) words++;
+    const files = new Set(r.files_touched);
+    let created = 0;
+    for (const f of files) if (below(ns.paths.get(f) ?? [], t) === 0) created++;
+    return [Math.log1p(words) / 5, files.size > 0 ? created / files.size : 0];
+  });
+};
+
+// The prompt's rarest words: whether the candidate holds the rarest prompt term any candidate
+// holds, and the IDF share it holds of the two rarest.
+const rarest: Family = (s) => {
+  const rs = records(s);
+  const held = rs.map(heldStems);
+  const terms = promptStems(s)
+    .filter((t) => held.some((h) => h.has(t.stem)))
+    .sort((a, b) => b.idf - a.idf)
+    .slice(0, 2);
+  const total = terms.reduce((a, t) => a + t.idf, 0) || 1;
+  return held.map((h) => [
+    terms.length > 0 && h.has(terms[0].stem) ? 1 : 0,
+    terms.reduce((a, t) => a + (h.has(t.stem) ? t.idf : 0), 0) / total,
+  ]);
+};
+
+// The prompt's `subsystem:` prefix, softly: the share of its words (stemmed) in the candidate's
+// prefix (Jaccard), and in the candidate's title at all.
+const prefixSoft: Family = (s) => {
+  const words = (text: string | null) => new Set(textWords(text ?? "").map(stem));
+  const q = words(titlePrefix(s.query.query));
+  return records(s).map((r) => {
+    if (q.size === 0) return [0, 0];
+    const p = words(titlePrefix(r.title));
+    const title = words(r.title);
+    const inter = [...q].filter((w) => p.has(w)).length;
+    const union = new Set([...q, ...p]).size;
+    return [inter / union, [...q].filter((w) => title.has(w)).length / q.size];
+  });
+};
+
+/** Per namespace and changed path, the records that changed it (time, title stems), by age. */
+const pathRecords = new Map<
+  string,
+  Map<string, { time: number; title: Set<string>; summary: Set<string> }[]>
+>();
+
+function indexPathRecords(all: readonly MemoryRecord[]): void {
+  for (const r of all) {
+    const byPath = pathRecords.get(r.namespace) ??
+      pathRecords.set(r.namespace, new Map()).get(r.namespace)!;
+    const entry = {
+      time: timeOf(r),
+      title: new Set(textWords(r.title).map(stem)),
+      summary: new Set(textWords(r.summary).map(stem)),
+    };
+    for (const f of new Set(r.files_touched)) {
+      (byPath.get(f) ?? byPath.set(f, []).get(f)!).push(entry);
+    }
+  }
+  for (const byPath of pathRecords.values()) {
+    for (const list of byPath.values()) list.sort((a, b) => a.time - b.time);
+  }
+}
+
+// The candidate expanded by the titles of the records that changed its files (paths at most 2%
+// of the namespace changed; the 10 nearest records per path): the IDF share of the prompt's terms
+// in the titles of the later ones; of those the candidate itself lacks; in the earlier ones; in
+// both.
+const expansion: Family = (s) => {
+  const ns = namespaces.get(s.query.namespace)!;
+  const byPath = pathRecords.get(s.query.namespace)!;
+  const cap = Math.max(20, ns.size * 0.02);
+  const terms = promptStems(s);
+  const total = terms.reduce((a, t) => a + t.idf, 0) || 1;
+  return records(s).map((r) => {
+    const t = timeOf(r);
+    const own = heldStems(r);
+    const later = new Set<string>(), earlier = new Set<string>();
+    const near = new Set<string>(), all = new Set<string>(), bodies = new Set<string>();
+    for (const f of new Set(r.files_touched)) {
+      const list = byPath.get(f) ?? [];
+      if (list.length > cap) continue;
+      const at = list.findIndex((x) => x.time >= t);
+      const from = at < 0 ? list.length : at;
+      const after = list.slice(from).filter((x) => x.time > t);
+      after.slice(0, 10).forEach((x) => {
+        for (const w of x.title) later.add(w);
+        for (const w of x.summary) bodies.add(w);
+      });
+      for (const x of after.slice(0, 3)) for (const w of x.title) near.add(w);
+      for (const x of after) for (const w of x.title) all.add(w);
+      for (const x of list.slice(Math.max(0, from - 10), from)) {
+        for (const w of x.title) earlier.add(w);
+      }
+    }
+    const share = (held: (w: string) => boolean) =>
+      terms.reduce((a, x) => a + (held(x.stem) ? x.idf : 0), 0) / total;
+    return [
+      share((w) => later.has(w)),
+      share((w) => later.has(w) && !own.has(w)),
+      share((w) => earlier.has(w)),
+      share((w) => later.has(w) || earlier.has(w)),
+      share((w) => near.has(w)),
+      share((w) => all.has(w)),
+      share((w) => later.has(w) || bodies.has(w)),
+    ];
+  });
+};
+
 const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
   sdm: {
     family: sdm,
@@ -388,6 +825,30 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
   origin: {
     family: origin,
     columns: ["orig_first", "orig_all", "orig_sq", "orig_title", "orig_pair", "age"],
+  },
+  store: {
+    family: store,
+    columns: ["so_rank", "so_first", "so_frac", "so_rank_rare", "so_first_rare"],
+  },
+  fileorigin: { family: fileorigin, columns: ["fo_all", "fo_rel", "fo_brought"] },
+  churn: { family: churn, columns: ["lc_cand", "lc_after", "lc_burst", "lc_again"] },
+  strong: { family: strong, columns: ["to_top10", "to_top20", "to_cov"] },
+  identifiers: { family: idOrigin, columns: ["id_origin", "id_first"] },
+  cited: { family: cited, columns: ["cited"] },
+  novelty: { family: novelty, columns: ["nov_words", "nov_files"] },
+  rarest: { family: rarest, columns: ["rarest_hit", "rarest2"] },
+  prefix: { family: prefixSoft, columns: ["prefix_jaccard", "prefix_in_title"] },
+  expansion: {
+    family: expansion,
+    columns: [
+      "exp_later",
+      "exp_later_new",
+      "exp_earlier",
+      "exp_both",
+      "exp_later3",
+      "exp_later_all",
+      "exp_later_body",
+    ],
   },
 };
 
@@ -413,6 +874,7 @@ if (import.meta.main) {
       families: { type: "string" },
       variants: { type: "string" },
       git: { type: "string" },
+      "on-shipped": { type: "boolean" },
     },
   });
   const wanted = values.families?.split(",") ?? Object.keys(FAMILIES);
@@ -434,9 +896,10 @@ if (import.meta.main) {
     await Deno.remove(dir, { recursive: true });
   }
   const histories: string[] = [];
+  const namespacePool = [...set.records];
   for (const root of values.git?.split(",").filter((r) => r !== "") ?? []) {
     const repo = historyName(root);
-    const history = await gitSamples(root, { repo, keep: true });
+    const history = await gitSamples(root, { repo, keep: true, pool: namespacePool });
     console.log(`${repo}: ${history.length} queries`);
     histories.push(repo);
     samples.push(...history);
@@ -446,9 +909,14 @@ if (import.meta.main) {
   const stats = collections(
     [...new Map(pool.map((r) => [r.record_id, r])).values()],
   );
+  indexNamespaces(namespacePool);
+  indexTexts(namespacePool);
+  indexPathRecords(namespacePool);
   // The shipped columns come out of the features; the families' columns are computed once.
-  const shippedAt = SHIPPED.map((name) => RERANK_FEATURES.indexOf(name));
-  const names = [...SHIPPED];
+  // `--on-shipped`: the baseline is every shipped column, the families' columns come on top.
+  const shipped = values["on-shipped"] ? [] : SHIPPED;
+  const shippedAt = shipped.map((name) => RERANK_FEATURES.indexOf(name));
+  const names = [...shipped];
   const extra = samples.map((s) => s.features.map((f) => shippedAt.map((j) => f[j])));
   const base = samples.map((s) => ({
     ...s,
@@ -464,16 +932,27 @@ if (import.meta.main) {
     names.push(...columns);
   }
   const variants = (values.variants ?? names.join(",")).split(",").map((v) => v.split("+"));
-  const missing = variants.flat().filter((c) => !names.includes(c));
+  // `-name` leaves a base column out (an ablation) instead of adding one.
+  const baseNames = RERANK_FEATURES.filter((name) => !shipped.includes(name));
+  const missing = variants.flat().filter((c) =>
+    c.startsWith("-") ? !baseNames.includes(c.slice(1)) : !names.includes(c)
+  );
   if (missing.length > 0) throw new Error(`no column ${missing.join(", ")} (see --families)`);
   const repos = [...new Set(set.queries.map((q) => q.repo))];
   const short = (repo: string) => repo.split("/").pop()!;
   const baseline = new Map<string, Column>();
-  const run = (label: string, columns: string[]) => {
+  const run = (label: string, variant: string[]) => {
+    const columns = variant.filter((c) => !c.startsWith("-"));
+    const dropped = variant.filter((c) => c.startsWith("-")).map((c) =>
+      baseNames.indexOf(c.slice(1))
+    );
     const at = columns.map((c) => names.indexOf(c));
     const all = base.map((s, k) => ({
       ...s,
-      features: s.features.map((f, i) => [...f, ...at.map((j) => extra[k][i][j])]),
+      features: s.features.map((f, i) => [
+        ...f.filter((_, j) => !dropped.includes(j)),
+        ...at.map((j) => extra[k][i][j]),
+      ]),
     }));
     const cells: string[] = [];
     for (const repo of repos) {

@@ -37,6 +37,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { linearScore, RERANK_MODEL } from "@kiro-learn/core/search";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { commitRecord } from "../../cli/mod.ts";
@@ -452,11 +453,12 @@ export function paired(column: Column, base: Column): string {
 /**
  * A `Fixes:` history's queries as samples over its own records (fixing commits left out),
  * labelled `repo` (one namespace per history, so several can share a storage-free table);
- * `keep` keeps each sample's candidates and terms (`collect`'s option).
+ * `keep` keeps each sample's candidates and terms (`collect`'s option); `pool`, when given,
+ * receives every record stored (for columns computed over the whole namespace).
  */
 export async function gitSamples(
   root: string,
-  options: { repo?: string; keep?: boolean } = {},
+  options: { repo?: string; keep?: boolean; pool?: MemoryRecord[] } = {},
 ): Promise<Sample[]> {
   const repo = options.repo ?? "git";
   const namespace = `/actor/eval/project/git-fixes-${repo}/`;
@@ -467,7 +469,10 @@ export async function gitSamples(
   const storage: SqliteStorage = openSqliteStorage(`${dir}/git.db`);
   try {
     for (const c of commits) {
-      if (!fixing.has(c.sha)) await storage.putRecord(commitRecord(c, { namespace, repository }));
+      if (fixing.has(c.sha)) continue;
+      const record = commitRecord(c, { namespace, repository });
+      await storage.putRecord(record);
+      options.pool?.push(record);
     }
     const spaces = await trainSpaces(storage, [namespace]);
     return collect(
