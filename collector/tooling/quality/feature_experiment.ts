@@ -35,6 +35,7 @@ import {
   titlePrefix,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
+import { windowCommits } from "./git_fixes_eval.ts";
 import { loadRealSet } from "./real_set.ts";
 import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
 import {
@@ -391,6 +392,12 @@ interface Namespace {
 
 const namespaces = new Map<string, Namespace>();
 
+/**
+ * When each history query was asked (its fixing commit's date), by namespace and prompt: columns
+ * that read later records can then leave out what did not exist yet. Unknown for the set.
+ */
+const askedAt = new Map<string, number>();
+
 function timeOf(r: MemoryRecord): number {
   const t = Date.parse(r.created_at);
   return Number.isFinite(t) ? t : Number.MAX_SAFE_INTEGER;
@@ -559,10 +566,14 @@ const churn: Family = (s) => {
   const rs = records(s);
   const times = rs.map(timeOf);
   const files = rs.map((r) => new Set(r.files_touched));
+  const asked = askedAt.get(`${s.query.namespace}\n${s.query.query}`) ?? Infinity;
   return rs.map((_, i) => {
-    let later = 0;
+    let later = 0, known = 0;
     for (let j = 0; j < rs.length; j++) {
-      if (j !== i && times[j] > times[i] && [...files[j]].some((f) => files[i].has(f))) later++;
+      if (j !== i && times[j] > times[i] && [...files[j]].some((f) => files[i].has(f))) {
+        later++;
+        if (times[j] < asked) known++;
+      }
     }
     let after = 0, before = 0, again = 0;
     for (const f of files[i]) {
@@ -573,11 +584,19 @@ const churn: Family = (s) => {
       before += b;
       if (a > 0) again++;
     }
+    // The same two counted over the records older than the prompt (histories: the fix's date).
+    let afterKnown = 0;
+    for (const f of files[i]) {
+      const hs = ns.paths.get(f) ?? [];
+      afterKnown += below(hs, Math.min(asked, times[i] + 30 * DAY + 1)) - atOrBelow(hs, times[i]);
+    }
     return [
       Math.log1p(later) / Math.log(50),
       Math.log1p(after) / 5,
       (Math.log1p(after) - Math.log1p(before)) / 5,
       files[i].size > 0 ? again / files[i].size : 0,
+      Math.log1p(known) / Math.log(50),
+      Math.log1p(Math.max(0, afterKnown)) / 5,
     ];
   });
 };
@@ -585,6 +604,8 @@ const churn: Family = (s) => {
 // `term_origin` among the strong candidates only: the holders of each prompt term restricted to
 // BM25's top 10, its top 20, or the candidates whose IDF coverage of the prompt (the shipped
 // `coverage` column) is at least half the best one's; idf / place over those terms' total IDF.
+// `to_asked` is the shipped column over the candidates older than the prompt (on the set, where
+// no date is known, it is the shipped column itself: the variant `-term_origin+to_asked` checks it).
 const strong: Family = (s) => {
   const rs = records(s);
   const times = rs.map(timeOf);
@@ -593,10 +614,13 @@ const strong: Family = (s) => {
   const coverageAt = RERANK_FEATURES.indexOf("coverage");
   const coverage = s.candidates!.map((_, i) => s.features[i][coverageAt]);
   const best = Math.max(0, ...coverage);
+  const asked = askedAt.get(`${s.query.namespace}\n${s.query.query}`) ?? Infinity;
   const pools = [
     (i: number) => i < 10,
     (i: number) => i < 20,
     (i: number) => coverage[i] >= best / 2,
+    // The shipped column, over the candidates older than the prompt (histories: the fix's date).
+    (i: number) => times[i] < asked,
   ];
   const out = rs.map(() => pools.map(() => 0));
   pools.forEach((inPool, p) => {
@@ -773,9 +797,11 @@ const expansion: Family = (s) => {
   const cap = Math.max(20, ns.size * 0.02);
   const terms = promptStems(s);
   const total = terms.reduce((a, t) => a + t.idf, 0) || 1;
+  const asked = askedAt.get(`${s.query.namespace}\n${s.query.query}`) ?? Infinity;
   return records(s).map((r) => {
     const t = timeOf(r);
     const own = heldStems(r);
+    const before = new Set<string>(), before3 = new Set<string>();
     const later = new Set<string>(), earlier = new Set<string>();
     const near = new Set<string>(), all = new Set<string>(), bodies = new Set<string>();
     for (const f of new Set(r.files_touched)) {
@@ -789,6 +815,9 @@ const expansion: Family = (s) => {
         for (const w of x.summary) bodies.add(w);
       });
       for (const x of after.slice(0, 3)) for (const w of x.title) near.add(w);
+      const known = after.filter((x) => x.time < asked);
+      for (const x of known.slice(0, 10)) for (const w of x.title) before.add(w);
+      for (const x of known.slice(0, 3)) for (const w of x.title) before3.add(w);
       for (const x of after) for (const w of x.title) all.add(w);
       for (const x of list.slice(Math.max(0, from - 10), from)) {
         for (const w of x.title) earlier.add(w);
@@ -804,6 +833,8 @@ const expansion: Family = (s) => {
       share((w) => near.has(w)),
       share((w) => all.has(w)),
       share((w) => later.has(w) || bodies.has(w)),
+      share((w) => before.has(w)),
+      share((w) => before3.has(w)),
     ];
   });
 };
@@ -831,8 +862,11 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
     columns: ["so_rank", "so_first", "so_frac", "so_rank_rare", "so_first_rare"],
   },
   fileorigin: { family: fileorigin, columns: ["fo_all", "fo_rel", "fo_brought"] },
-  churn: { family: churn, columns: ["lc_cand", "lc_after", "lc_burst", "lc_again"] },
-  strong: { family: strong, columns: ["to_top10", "to_top20", "to_cov"] },
+  churn: {
+    family: churn,
+    columns: ["lc_cand", "lc_after", "lc_burst", "lc_again", "lc_cand_asked", "lc_after_asked"],
+  },
+  strong: { family: strong, columns: ["to_top10", "to_top20", "to_cov", "to_asked"] },
   identifiers: { family: idOrigin, columns: ["id_origin", "id_first"] },
   cited: { family: cited, columns: ["cited"] },
   novelty: { family: novelty, columns: ["nov_words", "nov_files"] },
@@ -848,6 +882,8 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
       "exp_later3",
       "exp_later_all",
       "exp_later_body",
+      "exp_later_asked",
+      "exp_later3_asked",
     ],
   },
 };
@@ -900,6 +936,14 @@ if (import.meta.main) {
   for (const root of values.git?.split(",").filter((r) => r !== "") ?? []) {
     const repo = historyName(root);
     const history = await gitSamples(root, { repo, keep: true, pool: namespacePool });
+    // The fixing commit's date, for the first commit of each subject as `fixesQueries` keeps it.
+    const namespace = history[0]?.query.namespace;
+    for (const c of await windowCommits(root, { max: 5000 })) {
+      const key = `${namespace}\n${c.subject}`;
+      if (/^Fixes:\s*[0-9a-f]{7,40}\b/im.test(c.body) && !askedAt.has(key)) {
+        askedAt.set(key, Date.parse(c.date));
+      }
+    }
     console.log(`${repo}: ${history.length} queries`);
     histories.push(repo);
     samples.push(...history);
