@@ -502,6 +502,20 @@ function pathStems(path: string): Set<string> {
   return new Set(textWords(path.replace(/\.[a-z0-9]+$/i, "")).map(stem));
 }
 
+/**
+ * Holders (candidate indexes) with their place by age, oldest first: 1, 2, …; holders of the same
+ * instant share the better place, as in `rerank.ts`'s `term_origin`.
+ */
+function placesByAge(holders: readonly number[], times: readonly number[]): [number, number][] {
+  const sorted = [...holders].sort((a, b) => times[a] - times[b]);
+  const out: [number, number][] = [];
+  for (const [k, i] of sorted.entries()) {
+    const tie = k > 0 && times[i] === times[sorted[k - 1]];
+    out.push([i, tie ? out[k - 1][1] : k + 1]);
+  }
+  return out;
+}
+
 // `term_origin` over changed paths: per path two or more candidates changed, those candidates
 // oldest first, the k-th gets the path's IDF (in the namespace) / k, over the total IDF of those
 // paths; the same restricted to paths the prompt relates to (a prompt stem among the path's
@@ -535,13 +549,10 @@ const fileorigin: Family = (s) => {
     const rel = related(path);
     total += w;
     if (rel) relTotal += w;
-    hs.sort((a, b) => times[a] - times[b]);
-    let place = 1;
-    hs.forEach((i, k) => {
-      if (k > 0 && times[i] > times[hs[k - 1]]) place = k + 1;
+    for (const [i, place] of placesByAge(hs, times)) {
       out[i][0] += w / place;
       if (rel) out[i][1] += w / place;
-    });
+    }
   }
   return rs.map((r, i) => {
     let brought = 0, all = 0;
@@ -628,13 +639,8 @@ const strong: Family = (s) => {
     for (const t of terms) {
       const hs = [...rs.keys()].filter((i) => inPool(i) && held[i].has(t.stem));
       if (hs.length < 2) continue;
-      hs.sort((a, b) => times[a] - times[b]);
       total += t.idf;
-      let place = 1;
-      hs.forEach((i, k) => {
-        if (k > 0 && times[i] > times[hs[k - 1]]) place = k + 1;
-        out[i][p] += t.idf / place;
-      });
+      for (const [i, place] of placesByAge(hs, times)) out[i][p] += t.idf / place;
     }
     if (total > 0) { for (const row of out) row[p] /= total; }
   });
@@ -659,12 +665,7 @@ const idOrigin: Family = (s) => {
     const hs = [...rs.keys()].filter((i) => texts[i].includes(id));
     if (hs.length >= 2) {
       n++;
-      hs.sort((a, b) => times[a] - times[b]);
-      let place = 1;
-      hs.forEach((i, k) => {
-        if (k > 0 && times[i] > times[hs[k - 1]]) place = k + 1;
-        out[i][0] += 1 / place;
-      });
+      for (const [i, place] of placesByAge(hs, times)) out[i][0] += 1 / place;
     }
     const earliest = first.find((x) => x.text.includes(id));
     if (earliest !== undefined) {
