@@ -12,12 +12,16 @@
  * every shipped column and the families' columns come on top; a variant `-name` leaves the
  * shipped column `name` out instead (an ablation). Some families (`store`, `fileorigin`, `churn`,
  * `novelty`, `expansion`, `identifiers`, `cited`) read the whole namespace, not only the
- * candidates: the set's records and every history's pool.
+ * candidates: the set's records and every history's pool. The `…_asked` columns read only records
+ * older than the prompt (its fixing commit): the histories' dates come with them, the set's from
+ * `--fix-clones=DIR,…` (clones of its repositories); without those the set is read whole.
+ * `--baseline=a+-b` pairs every row against that variant instead of the base columns.
  *
  * ```sh
  * deno run -A collector/tooling/quality/feature_experiment.ts --data=DIR \
  *   [--families=sdm,origin] [--variants=od_title,term_origin+file_neighbours] \
- *   [--git=/tmp/qh/dpdk,/tmp/qh/xen] [--on-shipped --variants=so_rank,-log_files]
+ *   [--git=/tmp/qh/dpdk,/tmp/qh/xen] [--on-shipped --variants=so_rank,-log_files] \
+ *   [--fix-clones=/tmp/ovs,/tmp/ovn --baseline=-file_neighbours+fn_asked]
  * ```
  *
  * @module
@@ -36,7 +40,7 @@ import {
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { windowCommits } from "./git_fixes_eval.ts";
-import { loadRealSet } from "./real_set.ts";
+import { DEFAULT_REAL_SET_DIR, loadRealSet } from "./real_set.ts";
 import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
 import {
   type Column,
@@ -840,6 +844,24 @@ const expansion: Family = (s) => {
   });
 };
 
+// The shipped `file_neighbours` over the candidates older than the prompt (histories: the fix's
+// date; on the set it is the shipped column itself): does its gain need changes made after the fix?
+const neighboursAsked: Family = (s) => {
+  const rs = records(s);
+  const times = rs.map(timeOf);
+  const asked = askedAt.get(`${s.query.namespace}\n${s.query.query}`) ?? Infinity;
+  const bm25 = s.features.map((f) => f[0]);
+  const files = rs.map((r) => new Set(r.files_touched));
+  return rs.map((_, i) => {
+    let support = 0;
+    for (let j = 0; j < rs.length; j++) {
+      if (j === i || times[j] >= asked) continue;
+      if ([...files[j]].some((f) => files[i].has(f))) support = Math.max(support, bm25[j]);
+    }
+    return [support];
+  });
+};
+
 const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
   sdm: {
     family: sdm,
@@ -870,6 +892,7 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
   strong: { family: strong, columns: ["to_top10", "to_top20", "to_cov", "to_asked"] },
   identifiers: { family: idOrigin, columns: ["id_origin", "id_first"] },
   cited: { family: cited, columns: ["cited"] },
+  honest: { family: neighboursAsked, columns: ["fn_asked"] },
   novelty: { family: novelty, columns: ["nov_words", "nov_files"] },
   rarest: { family: rarest, columns: ["rarest_hit", "rarest2"] },
   prefix: { family: prefixSoft, columns: ["prefix_jaccard", "prefix_in_title"] },
@@ -903,6 +926,45 @@ function collections(all: readonly MemoryRecord[]): Map<string, Collection> {
   return out;
 }
 
+/**
+ * `--fix-clones=DIR,…`: the set's queries' dates (their fixing commits', read from clones of the
+ * set's repositories), so the `…_asked` columns leave out what did not exist yet on the set too.
+ */
+async function fixDates(data: string, clones: readonly string[]): Promise<void> {
+  const lines = (await Deno.readTextFile(`${data}/queries.jsonl`)).split("\n").filter((l) => l);
+  const queries = lines.map((l) =>
+    JSON.parse(l) as { query: string; namespace: string; fixing_sha: string }
+  );
+  const dates = new Map<string, number>();
+  for (const clone of clones) {
+    const git = new Deno.Command("git", {
+      args: ["-C", clone, "log", "--no-walk", "--format=%H %cI", "--ignore-missing", "--stdin"],
+      stdin: "piped",
+      stdout: "piped",
+    }).spawn();
+    const writer = git.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(queries.map((q) => q.fixing_sha).join("\n")));
+    await writer.close();
+    const out = await git.output();
+    if (!out.success) {
+      throw new Error(`git log in ${clone} failed: is it a clone of the set's repositories?`);
+    }
+    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+      const [sha, date] = line.split(" ");
+      if (date) dates.set(sha, Date.parse(date));
+    }
+  }
+  const missing = queries.filter((q) => !dates.has(q.fixing_sha)).length;
+  if (missing > 0) {
+    throw new Error(
+      `${missing} fixing commits are in none of ${clones.join(", ")}: pass clones of the set's ` +
+        "repositories (openvswitch/ovs and ovn-org/ovn) new enough to hold them",
+    );
+  }
+  for (const q of queries) askedAt.set(`${q.namespace}\n${q.query}`, dates.get(q.fixing_sha)!);
+  console.log(`dates of ${queries.length} fixing commits`);
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
@@ -912,6 +974,8 @@ if (import.meta.main) {
       variants: { type: "string" },
       git: { type: "string" },
       "on-shipped": { type: "boolean" },
+      "fix-clones": { type: "string" },
+      baseline: { type: "string" },
     },
   });
   const wanted = values.families?.split(",") ?? Object.keys(FAMILIES);
@@ -921,6 +985,9 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   const set = await loadRealSet(values.data);
+  if (values["fix-clones"]) {
+    await fixDates(values.data ?? DEFAULT_REAL_SET_DIR, values["fix-clones"].split(","));
+  }
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-features-" });
   const storage = openSqliteStorage(`${dir}/set.db`);
   let samples: Sample[];
@@ -977,9 +1044,11 @@ if (import.meta.main) {
     names.push(...columns);
   }
   const variants = (values.variants ?? names.join(",")).split(",").map((v) => v.split("+"));
+  // `--baseline=a+-b`: the row every other is paired against (default: the base columns alone).
+  const baselineVariant = values.baseline?.split("+") ?? [];
   // `-name` leaves a base column out (an ablation) instead of adding one.
   const baseNames = RERANK_FEATURES.filter((name) => !shipped.includes(name));
-  const missing = variants.flat().filter((c) =>
+  const missing = [...variants.flat(), ...baselineVariant].filter((c) =>
     c.startsWith("-") ? !baseNames.includes(c.slice(1)) : !names.includes(c)
   );
   if (missing.length > 0) throw new Error(`no column ${missing.join(", ")} (see --families)`);
@@ -1027,6 +1096,6 @@ if (import.meta.main) {
     }
     console.log(`${label.padEnd(28)} ${cells.join("   ")}`);
   };
-  run("baseline", []);
+  run(`baseline ${baselineVariant.join("+")}`.trim(), baselineVariant);
   for (const v of variants) run(v.join("+"), v);
 }
