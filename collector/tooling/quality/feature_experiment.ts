@@ -541,7 +541,8 @@ const originParts: Family = (s) => {
 // Recency: a bug is most often reported soon after the change that made it. `recency` is the
 // candidate's place among the candidates by date (1 = newest), `now_gap` the days between it and
 // when the prompt was asked, log-scaled (0 = that day, 1 = ten years): `fixed_at` when known,
-// else the newest record of the namespace (the memory's present).
+// else the newest record of the namespace (the memory's present); `freshN` 1 − days / N, 0 beyond
+// N days (only the last month, half-year, year count).
 const TEN_YEARS = Math.log1p(3650);
 const recency: Family = (s, collections) => {
   const rs = records(s);
@@ -552,10 +553,16 @@ const recency: Family = (s, collections) => {
   const place = new Array<number>(n);
   [...times.keys()].sort((a, b) => times[b] - times[a] || a - b)
     .forEach((i, k) => place[i] = 1 - k / Math.max(n - 1, 1));
-  return rs.map((_, i) => [
-    place[i],
-    Math.min(Math.log1p(Math.max(0, now - times[i]) / 86400e3) / TEN_YEARS, 1),
-  ]);
+  return rs.map((_, i) => {
+    const days = Math.max(0, now - times[i]) / 86400e3;
+    return [
+      place[i],
+      Math.min(Math.log1p(days) / TEN_YEARS, 1),
+      Math.max(0, 1 - days / 30),
+      Math.max(0, 1 - days / 180),
+      Math.max(0, 1 - days / 365),
+    ];
+  });
 };
 
 const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
@@ -572,7 +579,10 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
   neighbours: { family: neighbours, columns: ["nb_time", "nb_file_n", "nb_rare", "nb_sum"] },
   span: { family: span, columns: ["minspan", "opening_cov"] },
   genre: { family: genre, columns: ["rec_fix", "rec_add", "code_share", "code_share_q"] },
-  recency: { family: recency, columns: ["recency", "now_gap"] },
+  recency: {
+    family: recency,
+    columns: ["recency", "now_gap", "fresh30", "fresh180", "fresh365"],
+  },
   origin_parts: {
     family: originParts,
     columns: ["origin_object", "origin_rare", "origin_prefix"],
