@@ -8,12 +8,17 @@
  *
  * The baseline is the shipped features without the two columns this experiment chose
  * (`term_origin`, `file_neighbours`, named as columns here and computed by `core/search/rerank.ts`),
- * so the table reproduces the choice with the shipped code.
+ * so the table reproduces the choice with the shipped code; `--baseline=term_origin+file_neighbours`
+ * pairs the rows against the shipped features instead. `--as-of-fix` scores each prompt against the
+ * records made by its fixing commit's date (the memory when the developer asked): the histories
+ * carry their dates, the set's come from `--fix-dates` (`git log --format='%H %cI'` of clones of its
+ * repositories).
  *
  * ```sh
  * deno run -A collector/tooling/quality/feature_experiment.ts --data=DIR \
  *   [--families=sdm,origin] [--variants=od_title,term_origin+file_neighbours] \
- *   [--git=/tmp/qh/dpdk,/tmp/qh/xen]
+ *   [--git=/tmp/qh/dpdk,/tmp/qh/xen] [--baseline=term_origin+file_neighbours] \
+ *   [--fix-dates=/tmp/ovs.dates,/tmp/ovn.dates --as-of-fix]
  * ```
  *
  * @module
@@ -24,9 +29,12 @@ import {
   isStopWord,
   linearScore,
   RERANK_FEATURES,
+  rerankFeatures,
   splitWord,
   stem,
+  textWords,
   titlePrefix,
+  type WeightedTerm,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { loadRealSet } from "./real_set.ts";
@@ -81,6 +89,8 @@ interface Collection {
   cf: Map<string, number>;
   total: number;
   docs: number;
+  /** The newest record's time. */
+  newest: number;
 }
 
 /** One query's columns: a row per candidate. */
@@ -371,6 +381,190 @@ const origin: Family = (s) => {
   ]);
 };
 
+/** A text's word units (identifier parts split, stop words out, lowercased), unstemmed. */
+function units(text: string): string[] {
+  const out: string[] = [];
+  for (const w of text.slice(0, 64 * 1024).match(WORD) ?? []) {
+    const parts = splitWord(w);
+    for (const p of parts.length > 0 ? parts : [w.toLowerCase()]) {
+      if (!isStopWord(p)) out.push(p);
+    }
+  }
+  return out;
+}
+
+// Word families the light stem keeps apart (`reconciliation` / `reconcile`, `routing` /
+// `route`, `fragmentation` / `fragments`): a prompt word matches a record word sharing its first
+// five letters (truncation stemming). Columns: the IDF share of the prompt's words so matched in
+// any field, in the title, and the share matched this way but not by the stem.
+const PREFIX = 5;
+const morph: Family = (s) => {
+  const idf = idfOf(s);
+  const cut = (u: string) => u.slice(0, PREFIX);
+  const q = new Map<string, { key: string; idf: number }>();
+  for (const u of units(s.query.query)) {
+    const key = stem(u);
+    const i = idf.get(key) ?? 0;
+    if (i <= 0) continue;
+    const k = cut(key);
+    if ((q.get(k)?.idf ?? -1) < i) q.set(k, { key, idf: i });
+  }
+  const total = [...q.values()].reduce((a, x) => a + x.idf, 0);
+  return records(s).map((r) => {
+    if (total <= 0) return [0, 0, 0];
+    const title = units(r.title);
+    const all = [
+      ...title,
+      ...units(`${r.summary} ${r.facts.join(" ")}`),
+      ...units(r.files_touched.join(" ")),
+    ];
+    const cutAll = new Set(all.map((u) => cut(stem(u))));
+    const cutTitle = new Set(title.map((u) => cut(stem(u))));
+    const stems = new Set(all.map(stem));
+    let any = 0, inTitle = 0, extra = 0;
+    for (const [k, x] of q) {
+      if (cutAll.has(k)) {
+        any += x.idf;
+        if (!stems.has(x.key)) extra += x.idf;
+      }
+      if (cutTitle.has(k)) inTitle += x.idf;
+    }
+    return [any / total, inTitle / total, extra / total];
+  });
+};
+
+// Term weights from the candidate list itself: a prompt word that every candidate holds tells
+// them apart no better than none, one that two hold decides between them. Per prompt word held
+// by some candidate, weight ln((n + 1) / holders) (times its IDF in the second form); the columns
+// are the weighted share the candidate holds (any field; title only).
+const local: Family = (s) => {
+  const idf = idfOf(s);
+  const rs = records(s);
+  const n = rs.length;
+  const q = [...new Set(sequence(s.query.query))].filter((w) => (idf.get(w) ?? 0) > 0);
+  const sets = rs.map((r) => {
+    const d = docOf(r);
+    return { all: new Set([...d.title, ...d.summary, ...d.files.flat()]), title: new Set(d.title) };
+  });
+  const weights = q.map((w) => {
+    const holders = sets.filter((x) => x.all.has(w)).length;
+    const lw = holders > 0 ? Math.log((n + 1) / holders) : 0;
+    return { w, lw, lwi: lw * idf.get(w)! };
+  });
+  const [t1, t2] = [
+    weights.reduce((a, x) => a + x.lw, 0) || 1,
+    weights.reduce((a, x) => a + x.lwi, 0) || 1,
+  ];
+  return sets.map((x) => {
+    let all = 0, allI = 0, title = 0;
+    for (const { w, lw, lwi } of weights) {
+      if (x.all.has(w)) {
+        all += lw;
+        allI += lwi;
+      }
+      if (x.title.has(w)) title += lw;
+    }
+    return [all / t1, allI / t2, title / t1];
+  });
+};
+
+// Symptom words: a prompt about a bug shares its symptom ("flaky", "crash", "unaligned", "typo")
+// with earlier fixes of the same kind of bug, and its object with the change that caused it. A
+// prompt word's symptom share is how many of the candidates whose title holds it are fixes
+// themselves (smoothed: fixes / (holders + 1)). Columns: the IDF share of the prompt's words in
+// the candidate's title weighted by symptom share, the same by one minus it (the object words),
+// the symptom-weighted share over any field, and the plain "title reports a fix" times the title
+// coverage (the interaction a linear model cannot form).
+const FIXES = /\b(fix|fixes|fixed|fixing|avoid|prevent|correct|workaround|revert)\b/i;
+const symptom: Family = (s) => {
+  const idf = idfOf(s);
+  const rs = records(s);
+  const q = [...new Set(sequence(s.query.query))].filter((w) => (idf.get(w) ?? 0) > 0);
+  const total = q.reduce((a, w) => a + idf.get(w)!, 0) || 1;
+  const rest = (t: string) => titlePrefix(t) === null ? t : t.slice(t.indexOf(":") + 1);
+  const fix = rs.map((r) => FIXES.test(rest(r.title)));
+  const sets = rs.map((r) => {
+    const d = docOf(r);
+    return { all: new Set([...d.title, ...d.summary, ...d.files.flat()]), title: new Set(d.title) };
+  });
+  const share = new Map(q.map((w) => {
+    let holders = 0, fixes = 0;
+    sets.forEach((x, i) => {
+      if (x.title.has(w)) {
+        holders++;
+        if (fix[i]) fixes++;
+      }
+    });
+    return [w, fixes / (holders + 1)];
+  }));
+  return sets.map((x, i) => {
+    let sym = 0, obj = 0, symAny = 0, cov = 0;
+    for (const w of q) {
+      const iw = idf.get(w)!, sh = share.get(w)!;
+      if (x.title.has(w)) {
+        sym += iw * sh;
+        obj += iw * (1 - sh);
+        cov += iw;
+      }
+      if (x.all.has(w)) symAny += iw * sh;
+    }
+    return [sym / total, obj / total, symAny / total, fix[i] ? cov / total : 0];
+  });
+};
+
+// `term_origin` (as `core/search/rerank.ts` computes it) over part of the prompt's terms. The
+// words of the prompt's `subsystem:` prefix are held by most candidates, and their oldest holder
+// is the component's creation, which is seldom what broke: the origin of the other words
+// (`origin_object`); of the words held by at most a third of the candidates (`origin_rare`); and
+// the shipped column minus the first (`origin_prefix`, what the prefix words contribute).
+const originParts: Family = (s) => {
+  const n = s.candidates!.length;
+  const words = s.candidates!.map(({ record: r }) =>
+    new Set(
+      textWords(`${r.title}\n${r.files_touched.join(" ")}\n${r.summary} ${r.facts.join(" ")}`)
+        .map(stem),
+    )
+  );
+  const prefix = titlePrefix(s.query.query);
+  const prefixWords = new Set(prefix === null ? [] : textWords(prefix).map(stem));
+  // The shipped column itself, computed over the kept terms only.
+  const at = RERANK_FEATURES.indexOf("term_origin");
+  const origin = (keep: (t: WeightedTerm) => boolean) =>
+    rerankFeatures(s.query.query, s.candidates!, { terms: s.terms!.filter(keep) })
+      .map((row) => row[at]);
+  const object = origin((t) => !prefixWords.has(stem(t.term)));
+  const rare = origin((t) => words.filter((w) => w.has(stem(t.term))).length <= n / 3);
+  const all = origin(() => true);
+  return object.map((v, i) => [v, rare[i], all[i] - v]);
+};
+
+// Recency: a bug is most often reported soon after the change that made it. `recency` is the
+// candidate's place among the candidates by date (1 = newest), `now_gap` the days between it and
+// when the prompt was asked, log-scaled (0 = that day, 1 = ten years): `fixed_at` when known,
+// else the newest record of the namespace (the memory's present); `freshN` 1 − days / N, 0 beyond
+// N days (only the last month, half-year, year count).
+const TEN_YEARS = Math.log1p(3650);
+const recency: Family = (s, collections) => {
+  const rs = records(s);
+  const n = rs.length;
+  const times = rs.map((r) => Date.parse(r.created_at));
+  const asked = s.query.fixed_at ? Date.parse(s.query.fixed_at) : Number.NaN;
+  const now = Number.isFinite(asked) ? asked : collections.get(s.query.namespace)!.newest;
+  const place = new Array<number>(n);
+  [...times.keys()].sort((a, b) => times[b] - times[a] || a - b)
+    .forEach((i, k) => place[i] = 1 - k / Math.max(n - 1, 1));
+  return rs.map((_, i) => {
+    const days = Math.max(0, now - times[i]) / 86400e3;
+    return [
+      place[i],
+      Math.min(Math.log1p(days) / TEN_YEARS, 1),
+      Math.max(0, 1 - days / 30),
+      Math.max(0, 1 - days / 180),
+      Math.max(0, 1 - days / 365),
+    ];
+  });
+};
+
 const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
   sdm: {
     family: sdm,
@@ -385,6 +579,17 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
   neighbours: { family: neighbours, columns: ["nb_time", "nb_file_n", "nb_rare", "nb_sum"] },
   span: { family: span, columns: ["minspan", "opening_cov"] },
   genre: { family: genre, columns: ["rec_fix", "rec_add", "code_share", "code_share_q"] },
+  recency: {
+    family: recency,
+    columns: ["recency", "now_gap", "fresh30", "fresh180", "fresh365"],
+  },
+  origin_parts: {
+    family: originParts,
+    columns: ["origin_object", "origin_rare", "origin_prefix"],
+  },
+  symptom: { family: symptom, columns: ["sym_title", "obj_title", "sym_any", "fix_x_title"] },
+  morph: { family: morph, columns: ["pfx_cov", "pfx_title", "pfx_extra"] },
+  local: { family: local, columns: ["local_cov", "local_idf_cov", "local_title"] },
   origin: {
     family: origin,
     columns: ["orig_first", "orig_all", "orig_sq", "orig_title", "orig_pair", "age"],
@@ -394,11 +599,13 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
 function collections(all: readonly MemoryRecord[]): Map<string, Collection> {
   const out = new Map<string, Collection>();
   for (const r of all) {
-    const c = out.get(r.namespace) ?? out.set(r.namespace, { cf: new Map(), total: 0, docs: 0 })
-      .get(r.namespace)!;
+    const c = out.get(r.namespace) ??
+      out.set(r.namespace, { cf: new Map(), total: 0, docs: 0, newest: 0 })
+        .get(r.namespace)!;
     const d = docOf(r);
     const words = [...d.title, ...d.summary, ...d.files.flat()];
     c.docs++;
+    c.newest = Math.max(c.newest, Date.parse(r.created_at) || 0);
     c.total += words.length;
     for (const w of words) c.cf.set(w, (c.cf.get(w) ?? 0) + 1);
   }
@@ -413,6 +620,9 @@ if (import.meta.main) {
       families: { type: "string" },
       variants: { type: "string" },
       git: { type: "string" },
+      baseline: { type: "string" },
+      "as-of-fix": { type: "boolean" },
+      "fix-dates": { type: "string" },
     },
   });
   const wanted = values.families?.split(",") ?? Object.keys(FAMILIES);
@@ -422,13 +632,36 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   const set = await loadRealSet(values.data);
+  // `--fix-dates=FILE,…`: lines `<sha> <date>` (`git log --format='%H %cI'` in clones of the
+  // set's repositories) give each query its fixing commit's date; with `--as-of-fix` every
+  // query then sees only the records made by then (a history's fix dates come with it).
+  const asOf = values["as-of-fix"] ?? false;
+  const dates = new Map<string, string>();
+  for (const file of values["fix-dates"]?.split(",").filter((f) => f !== "") ?? []) {
+    for (const line of (await Deno.readTextFile(file)).split("\n")) {
+      const [sha, date] = line.trim().split(/\s+/);
+      if (sha && date) dates.set(sha, date);
+    }
+  }
+  for (const q of set.queries) {
+    const date = q.fixing_sha === undefined ? undefined : dates.get(q.fixing_sha);
+    if (date !== undefined) q.fixed_at = date;
+  }
+  const undated = set.queries.filter((q) => q.fixed_at === undefined).length;
+  if (asOf && undated > 0) {
+    console.error(
+      `--as-of-fix: ${undated} queries have no fixing commit date: pass --fix-dates with ` +
+        "`git log --format='%H %cI'` of each repository of the set",
+    );
+    Deno.exit(2);
+  }
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-features-" });
   const storage = openSqliteStorage(`${dir}/set.db`);
   let samples: Sample[];
   try {
     for (const record of set.records) await storage.putRecord(record);
     const spaces = await trainSpaces(storage, set.repos.keys());
-    samples = collect(storage, set.queries, { spaces, keep: true });
+    samples = collect(storage, set.queries, { spaces, keep: true, asOf });
   } finally {
     storage.close();
     await Deno.remove(dir, { recursive: true });
@@ -436,11 +669,13 @@ if (import.meta.main) {
   const histories: string[] = [];
   for (const root of values.git?.split(",").filter((r) => r !== "") ?? []) {
     const repo = historyName(root);
-    const history = await gitSamples(root, { repo, keep: true });
+    const history = await gitSamples(root, { repo, keep: true, asOf });
     console.log(`${repo}: ${history.length} queries`);
     histories.push(repo);
     samples.push(...history);
   }
+  // Outside `--as-of-fix` the prompt is asked at the end of the window (the memory's present).
+  if (!asOf) { for (const s of samples) delete s.query.fixed_at; }
   const pool = [...set.records];
   for (const s of samples) for (const c of s.candidates!) pool.push(c.record);
   const stats = collections(
@@ -464,7 +699,8 @@ if (import.meta.main) {
     names.push(...columns);
   }
   const variants = (values.variants ?? names.join(",")).split(",").map((v) => v.split("+"));
-  const missing = variants.flat().filter((c) => !names.includes(c));
+  const missing = [...variants.flat(), ...(values.baseline?.split("+") ?? [])]
+    .filter((c) => c !== "" && !names.includes(c));
   if (missing.length > 0) throw new Error(`no column ${missing.join(", ")} (see --families)`);
   const repos = [...new Set(set.queries.map((q) => q.repo))];
   const short = (repo: string) => repo.split("/").pop()!;
@@ -503,6 +739,9 @@ if (import.meta.main) {
     }
     console.log(`${label.padEnd(28)} ${cells.join("   ")}`);
   };
-  run("baseline", []);
+  // `--baseline=a+b`: the rows are paired against these columns (the shipped features:
+  // `--baseline=term_origin+file_neighbours`) instead of none.
+  const on = values.baseline?.split("+").filter((c) => c !== "") ?? [];
+  run(on.length > 0 ? on.join("+") : "baseline", on);
   for (const v of variants) run(v.join("+"), v);
 }

@@ -452,11 +452,12 @@ export function paired(column: Column, base: Column): string {
 /**
  * A `Fixes:` history's queries as samples over its own records (fixing commits left out),
  * labelled `repo` (one namespace per history, so several can share a storage-free table);
- * `keep` keeps each sample's candidates and terms (`collect`'s option).
+ * `keep` keeps each sample's candidates and terms, `asOf` leaves out the records made after each
+ * fix (`collect`'s options).
  */
 export async function gitSamples(
   root: string,
-  options: { repo?: string; keep?: boolean } = {},
+  options: { repo?: string; keep?: boolean; asOf?: boolean } = {},
 ): Promise<Sample[]> {
   const repo = options.repo ?? "git";
   const namespace = `/actor/eval/project/git-fixes-${repo}/`;
@@ -473,7 +474,7 @@ export async function gitSamples(
     return collect(
       storage,
       queries.map((q, i) => ({ ...q, query_id: `${repo}-${i}`, namespace, repo })),
-      { spaces, keep: options.keep },
+      { spaces, keep: options.keep, asOf: options.asOf },
     );
   } finally {
     storage.close();
