@@ -42,8 +42,8 @@ export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: 
   // Failed tools fire this event instead of PostToolUse: without it errors are never captured.
   { event: "PostToolUseFailure", matcher: "*", timeout: 10 },
   { event: "Stop", timeout: 10 },
-  // Claude Code gives SessionEnd hooks very little time by default; the shim spools if it must.
-  { event: "SessionEnd", timeout: 5 },
+  // Not SessionEnd either: it would only store a "session ended" note, a lifecycle note that is
+  // never memory (extraction skips it, injection drops it), for one more firing per session.
 ];
 
 function installClaudeHooks(
@@ -57,7 +57,7 @@ function installClaudeHooks(
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     const { kept, slot } = stripClaudeGroups(groups, ours);
-    hooks[event] = kept;
+    setOrDropEvent(hooks, event, { kept, slot });
     slots.set(event, slot);
   }
   for (const spec of CLAUDE_HOOKS) {
@@ -83,9 +83,20 @@ function storesOnly(spec: { event: string }): boolean {
 function stripClaudeHooks(doc: JsonObject, ours: (command: unknown) => boolean): JsonObject {
   if (!isPlainObject(doc.hooks)) return doc;
   for (const [event, groups] of Object.entries(doc.hooks)) {
-    if (Array.isArray(groups)) doc.hooks[event] = stripClaudeGroups(groups, ours).kept;
+    if (Array.isArray(groups)) setOrDropEvent(doc.hooks, event, stripClaudeGroups(groups, ours));
   }
   return doc;
+}
+
+// An event whose only groups were ours goes with them (an event an older version hooked, such as
+// SessionEnd, leaves no empty list behind); one the user left empty stays as it was.
+function setOrDropEvent(
+  hooks: JsonObject,
+  event: string,
+  stripped: { kept: unknown[]; slot: number },
+): void {
+  if (stripped.kept.length === 0 && stripped.slot >= 0) delete hooks[event];
+  else hooks[event] = stripped.kept;
 }
 
 /**

@@ -18,7 +18,7 @@ Deno.test("Claude hooks: a fresh file gets one group per event, store hooks name
   const doc = makeTarget("claude-settings-user", "/h/.claude/settings.json", { hooks: HOOKS })
     .install(undefined);
   const hooks = doc.hooks as Record<string, Json[]>;
-  assert.equal(Object.keys(hooks).length, 6);
+  assert.equal(Object.keys(hooks).length, 5);
   // The events that only store say so in their command (the launcher then reads the payload in
   // the background); the ones whose output Claude Code reads do not.
   assert.deepEqual(hooks.PostToolUseFailure, [{
@@ -42,7 +42,6 @@ Deno.test("Claude hooks: a fresh file gets one group per event, store hooks name
     PostToolUse: `* ${store}`,
     PostToolUseFailure: `* ${store}`,
     Stop: ` ${store}`,
-    SessionEnd: ` ${store}`,
   });
   assert.deepEqual(hooks.UserPromptSubmit[0].matcher, undefined);
 });
@@ -63,17 +62,27 @@ Deno.test("Claude hooks: our handler is taken out of a shared group, foreign one
   assert.deepEqual(stop[0], { hooks: [{ type: "command", command: "say hi" }] });
   assert.equal(stop.length, 2);
   assert.deepEqual(target.strip(installed), {
-    hooks: {
-      Stop: [{ hooks: [{ type: "command", command: "say hi" }] }],
-      SessionStart: [],
-      UserPromptSubmit: [],
-      PostToolUse: [],
-      PostToolUseFailure: [],
-      SessionEnd: [],
-    },
+    hooks: { Stop: [{ hooks: [{ type: "command", command: "say hi" }] }] },
   });
   // install never mutates its input
   assert.equal(current.hooks.Stop[0].hooks.length, 2);
+});
+
+Deno.test("Claude hooks: an event an older version hooked goes, a list the user left empty stays", () => {
+  const target = makeTarget("claude-settings-user", "/h/s.json", { hooks: HOOKS });
+  const ours = { type: "command", command: HOOKS.claudeCodeStore, timeout: 5 };
+  const installed = target.install({
+    hooks: {
+      SessionEnd: [{ hooks: [ours] }],
+      Notification: [],
+      PreCompact: [{ hooks: [ours, { type: "command", command: "say bye" }] }],
+    },
+  });
+  const events = installed.hooks as Record<string, Json[]>;
+  // SessionEnd only stored a lifecycle note: a reinstall takes the older version's hook out.
+  assert.ok(!("SessionEnd" in events), "the older version's SessionEnd hook was left behind");
+  assert.deepEqual(events.Notification, []);
+  assert.deepEqual(events.PreCompact, [{ hooks: [{ type: "command", command: "say bye" }] }]);
 });
 
 Deno.test("Claude hooks: an event that is not a list is refused, naming file and key", () => {
@@ -162,7 +171,7 @@ Deno.test("ourHookCommands lists our commands by event for each kind", () => {
     hooks: { Stop: [{ hooks: [{ type: "command", command: "say hi" }] }] },
   });
   const found = ourHookCommands("claude-settings-user", claude);
-  assert.equal(found.size, 6);
+  assert.equal(found.size, 5);
   assert.deepEqual(found.get("Stop"), [HOOKS.claudeCodeStore]);
   const v3 = makeTarget("kiro-hooks", "/x", { hooks: HOOKS }).install(undefined);
   assert.deepEqual([...ourHookCommands("kiro-hooks", v3).keys()], [

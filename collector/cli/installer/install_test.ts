@@ -88,11 +88,10 @@ Deno.test("install on a fresh home writes every piece, with quoted commands", as
       "PostToolUse",
       "PostToolUseFailure",
       "Stop",
-      "SessionEnd",
     ]);
     assert.equal(events.PostToolUse[0].matcher, "*");
     assert.equal(events.Stop[0].matcher, undefined);
-    const handler = (events.SessionEnd[0].hooks as Json[])[0];
+    const handler = (events.Stop[0].hooks as Json[])[0];
     assert.equal(handler.type, "command");
     assert.ok((handler.command as string).includes("shims/claude-code.ts"));
     assert.equal(typeof handler.timeout, "number");

@@ -3,11 +3,11 @@
  * a user pays it. Times whole `claude -p` runs of the real client (the version `prepare.ts` pins
  * and installs), offline against the scripted model on loopback, each session one prompt, one
  * Bash call (`echo hi`) and an answer. Setups, each in a HOME of its own with kiro-learn installed
- * by its own installer and a running collector (four hooks fire per session: UserPromptSubmit,
- * PostToolUse, Stop, SessionEnd, each its `sh` launcher posting the raw payload over the
- * collector's Unix socket with curl, or running the shim when that fails; the last three only
- * store, so their launcher does that in the background and returns at once; none is installed
- * for a session's startup):
+ * by its own installer and a running collector (three hooks fire per session: UserPromptSubmit,
+ * PostToolUse and Stop, each its `sh` launcher posting the raw payload over the collector's Unix
+ * socket with curl, or running the shim when that fails; the last two only store, so their
+ * launcher does that in the background and returns at once; none is installed for a session's
+ * startup or end):
  *
  * - without kiro-learn;
  * - the default install (the MCP tools served by the collector over HTTP);
@@ -336,7 +336,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       mcp_only: mcpOnly,
       claude_code: CLAUDE_CODE_VERSION,
       runner: "sh launcher: curl over the collector's Unix socket, else deno run of the shim; " +
-        "store hooks (PostToolUse, Stop, SessionEnd) deliver in the background",
+        "store hooks (PostToolUse, Stop) deliver in the background",
       deno: Deno.version.deno,
       quick,
       at: new Date().toISOString(),

@@ -9,19 +9,28 @@
  * The baseline is the shipped features without the two columns this experiment chose
  * (`term_origin`, `file_neighbours`, named as columns here and computed by `core/search/rerank.ts`),
  * so the table reproduces the choice with the shipped code. With `--on-shipped` the baseline is
- * every shipped column and the families' columns come on top; a variant `-name` leaves the
- * shipped column `name` out instead (an ablation). Some families (`store`, `fileorigin`, `churn`,
- * `novelty`, `expansion`, `identifiers`, `cited`) read the whole namespace, not only the
- * candidates: the set's records and every history's pool. The `…_asked` columns read only records
- * older than the prompt (its fixing commit): the histories' dates come with them, the set's from
- * `--fix-clones=DIR,…` (clones of its repositories); without those the set is read whole.
- * `--baseline=a+-b` pairs every row against that variant instead of the base columns.
+ * every shipped column and the families' columns come on top. A variant is columns joined by `+`;
+ * `-name` in it leaves the base column `name` out instead (an ablation). `--baseline=VARIANT`
+ * (same syntax: `term_origin+file_neighbours`, `-file_neighbours+fn_asked`) pairs every row
+ * against that variant instead of the base columns alone.
+ *
+ * Some families (`store`, `fileorigin`, `churn`, `novelty`, `expansion`, `identifiers`, `cited`)
+ * read the whole namespace, not only the candidates: the set's records and every history's pool.
+ *
+ * When was the prompt asked? Each query's `fixed_at`, its fixing commit's date: the histories'
+ * come with them (`fixesQueries`), the set's from `--fix-clones=DIR,…` (clones of its
+ * repositories, `git log` reads the fixing commits' dates); without those the set's queries are
+ * undated. Two protocols use it. The standard one keeps every record as a candidate (the prompt is
+ * asked at the end of the window), and only the `…_asked` columns leave out the records made after
+ * the fix. `--as-of-fix` scores each prompt against the records made by its fix's date (the memory
+ * when the developer asked; it needs every query dated), and `recency` counts days from then.
  *
  * ```sh
  * deno run -A collector/tooling/quality/feature_experiment.ts --data=DIR \
  *   [--families=sdm,origin] [--variants=od_title,term_origin+file_neighbours] \
  *   [--git=/tmp/qh/dpdk,/tmp/qh/xen] [--on-shipped --variants=so_rank,-log_files] \
- *   [--fix-clones=/tmp/ovs,/tmp/ovn --baseline=-file_neighbours+fn_asked]
+ *   [--baseline=term_origin+file_neighbours | --baseline=-file_neighbours+fn_asked] \
+ *   [--fix-clones=/tmp/ovs,/tmp/ovn [--as-of-fix]]
  * ```
  *
  * @module
@@ -33,14 +42,15 @@ import {
   linearScore,
   promptIdentifiers,
   RERANK_FEATURES,
+  rerankFeatures,
   splitWord,
   stem,
   textWords,
   titlePrefix,
+  type WeightedTerm,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
-import { windowCommits } from "./git_fixes_eval.ts";
-import { DEFAULT_REAL_SET_DIR, loadRealSet } from "./real_set.ts";
+import { loadRealSet, type RealQuery } from "./real_set.ts";
 import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
 import {
   type Column,
@@ -92,10 +102,20 @@ interface Collection {
   cf: Map<string, number>;
   total: number;
   docs: number;
+  /** The newest record's time. */
+  newest: number;
+}
+
+/** What a family reads besides its sample. */
+interface Context {
+  /** Per namespace, its collection statistics. */
+  collections: ReadonlyMap<string, Collection>;
+  /** `--as-of-fix`: the prompt is asked at its `fixed_at`, not at the end of the window. */
+  asOf: boolean;
 }
 
 /** One query's columns: a row per candidate. */
-type Family = (s: Sample, collections: ReadonlyMap<string, Collection>) => number[][];
+type Family = (s: Sample, context: Context) => number[][];
 
 function records(s: Sample): MemoryRecord[] {
   return s.candidates!.map((c) => c.record);
@@ -175,7 +195,7 @@ const sdm: Family = (s) => {
 
 // Query likelihood with Dirichlet smoothing (μ 50 and 300): the namespace's collection
 // frequencies, or frequencies estimated from the search's IDFs; and the title alone.
-const ql: Family = (s, collections) => {
+const ql: Family = (s, { collections }) => {
   const c = collections.get(s.query.namespace)!;
   const q = [...new Set(sequence(s.query.query))];
   const idf = idfOf(s);
@@ -397,10 +417,13 @@ interface Namespace {
 const namespaces = new Map<string, Namespace>();
 
 /**
- * When each history query was asked (its fixing commit's date), by namespace and prompt: columns
- * that read later records can then leave out what did not exist yet. Unknown for the set.
+ * When the prompt was asked (its query's `fixed_at`, the fixing commit's date): columns that read
+ * later records can then leave out what did not exist yet. Never, for an undated query.
  */
-const askedAt = new Map<string, number>();
+function askedAt(s: Sample): number {
+  const t = s.query.fixed_at === undefined ? Number.NaN : Date.parse(s.query.fixed_at);
+  return Number.isFinite(t) ? t : Infinity;
+}
 
 function timeOf(r: MemoryRecord): number {
   const t = Date.parse(r.created_at);
@@ -581,7 +604,7 @@ const churn: Family = (s) => {
   const rs = records(s);
   const times = rs.map(timeOf);
   const files = rs.map((r) => new Set(r.files_touched));
-  const asked = askedAt.get(`${s.query.namespace}\n${s.query.query}`) ?? Infinity;
+  const asked = askedAt(s);
   return rs.map((_, i) => {
     let later = 0, known = 0;
     for (let j = 0; j < rs.length; j++) {
@@ -599,7 +622,7 @@ const churn: Family = (s) => {
       before += b;
       if (a > 0) again++;
     }
-    // The same two counted over the records older than the prompt (histories: the fix's date).
+    // The same two counted over the records older than the prompt (`askedAt`).
     let afterKnown = 0;
     for (const f of files[i]) {
       const hs = ns.paths.get(f) ?? [];
@@ -619,8 +642,9 @@ const churn: Family = (s) => {
 // `term_origin` among the strong candidates only: the holders of each prompt term restricted to
 // BM25's top 10, its top 20, or the candidates whose IDF coverage of the prompt (the shipped
 // `coverage` column) is at least half the best one's; idf / place over those terms' total IDF.
-// `to_asked` is the shipped column over the candidates older than the prompt (on the set, where
-// no date is known, it is the shipped column itself: the variant `-term_origin+to_asked` checks it).
+// `to_asked` is the shipped column over the candidates older than the prompt (for an undated query
+// it is the shipped column itself: the variant `-term_origin+to_asked` checks it). It is 0 for
+// every candidate made after the fix, so outside `--as-of-fix` it tells the model the fix's date.
 const strong: Family = (s) => {
   const rs = records(s);
   const times = rs.map(timeOf);
@@ -629,12 +653,12 @@ const strong: Family = (s) => {
   const coverageAt = RERANK_FEATURES.indexOf("coverage");
   const coverage = s.candidates!.map((_, i) => s.features[i][coverageAt]);
   const best = Math.max(0, ...coverage);
-  const asked = askedAt.get(`${s.query.namespace}\n${s.query.query}`) ?? Infinity;
+  const asked = askedAt(s);
   const pools = [
     (i: number) => i < 10,
     (i: number) => i < 20,
     (i: number) => coverage[i] >= best / 2,
-    // The shipped column, over the candidates older than the prompt (histories: the fix's date).
+    // The shipped column, over the candidates older than the prompt (`askedAt`).
     (i: number) => times[i] < asked,
   ];
   const out = rs.map(() => pools.map(() => 0));
@@ -802,7 +826,7 @@ const expansion: Family = (s) => {
   const cap = Math.max(20, ns.size * 0.02);
   const terms = promptStems(s);
   const total = terms.reduce((a, t) => a + t.idf, 0) || 1;
-  const asked = askedAt.get(`${s.query.namespace}\n${s.query.query}`) ?? Infinity;
+  const asked = askedAt(s);
   return records(s).map((r) => {
     const t = timeOf(r);
     const own = heldStems(r);
@@ -844,12 +868,12 @@ const expansion: Family = (s) => {
   });
 };
 
-// The shipped `file_neighbours` over the candidates older than the prompt (histories: the fix's
-// date; on the set it is the shipped column itself): does its gain need changes made after the fix?
+// The shipped `file_neighbours` over the candidates older than the prompt (`askedAt`; for an
+// undated query it is the shipped column itself): does its gain need changes made after the fix?
 const neighboursAsked: Family = (s) => {
   const rs = records(s);
   const times = rs.map(timeOf);
-  const asked = askedAt.get(`${s.query.namespace}\n${s.query.query}`) ?? Infinity;
+  const asked = askedAt(s);
   const bm25 = s.features.map((f) => f[0]);
   const files = rs.map((r) => new Set(r.files_touched));
   return rs.map((_, i) => {
@@ -859,6 +883,190 @@ const neighboursAsked: Family = (s) => {
       if ([...files[j]].some((f) => files[i].has(f))) support = Math.max(support, bm25[j]);
     }
     return [support];
+  });
+};
+
+/** A text's word units (identifier parts split, stop words out, lowercased), unstemmed. */
+function units(text: string): string[] {
+  const out: string[] = [];
+  for (const w of text.slice(0, 64 * 1024).match(WORD) ?? []) {
+    const parts = splitWord(w);
+    for (const p of parts.length > 0 ? parts : [w.toLowerCase()]) {
+      if (!isStopWord(p)) out.push(p);
+    }
+  }
+  return out;
+}
+
+// Word families the light stem keeps apart (`reconciliation` / `reconcile`, `routing` /
+// `route`, `fragmentation` / `fragments`): a prompt word matches a record word sharing its first
+// five letters (truncation stemming). Columns: the IDF share of the prompt's words so matched in
+// any field, in the title, and the share matched this way but not by the stem.
+const PREFIX = 5;
+const morph: Family = (s) => {
+  const idf = idfOf(s);
+  const cut = (u: string) => u.slice(0, PREFIX);
+  const q = new Map<string, { key: string; idf: number }>();
+  for (const u of units(s.query.query)) {
+    const key = stem(u);
+    const i = idf.get(key) ?? 0;
+    if (i <= 0) continue;
+    const k = cut(key);
+    if ((q.get(k)?.idf ?? -1) < i) q.set(k, { key, idf: i });
+  }
+  const total = [...q.values()].reduce((a, x) => a + x.idf, 0);
+  return records(s).map((r) => {
+    if (total <= 0) return [0, 0, 0];
+    const title = units(r.title);
+    const all = [
+      ...title,
+      ...units(`${r.summary} ${r.facts.join(" ")}`),
+      ...units(r.files_touched.join(" ")),
+    ];
+    const cutAll = new Set(all.map((u) => cut(stem(u))));
+    const cutTitle = new Set(title.map((u) => cut(stem(u))));
+    const stems = new Set(all.map(stem));
+    let any = 0, inTitle = 0, extra = 0;
+    for (const [k, x] of q) {
+      if (cutAll.has(k)) {
+        any += x.idf;
+        if (!stems.has(x.key)) extra += x.idf;
+      }
+      if (cutTitle.has(k)) inTitle += x.idf;
+    }
+    return [any / total, inTitle / total, extra / total];
+  });
+};
+
+// Term weights from the candidate list itself: a prompt word that every candidate holds tells
+// them apart no better than none, one that two hold decides between them. Per prompt word held
+// by some candidate, weight ln((n + 1) / holders) (times its IDF in the second form); the columns
+// are the weighted share the candidate holds (any field; title only).
+const local: Family = (s) => {
+  const idf = idfOf(s);
+  const rs = records(s);
+  const n = rs.length;
+  const q = [...new Set(sequence(s.query.query))].filter((w) => (idf.get(w) ?? 0) > 0);
+  const sets = rs.map((r) => {
+    const d = docOf(r);
+    return { all: new Set([...d.title, ...d.summary, ...d.files.flat()]), title: new Set(d.title) };
+  });
+  const weights = q.map((w) => {
+    const holders = sets.filter((x) => x.all.has(w)).length;
+    const lw = holders > 0 ? Math.log((n + 1) / holders) : 0;
+    return { w, lw, lwi: lw * idf.get(w)! };
+  });
+  const [t1, t2] = [
+    weights.reduce((a, x) => a + x.lw, 0) || 1,
+    weights.reduce((a, x) => a + x.lwi, 0) || 1,
+  ];
+  return sets.map((x) => {
+    let all = 0, allI = 0, title = 0;
+    for (const { w, lw, lwi } of weights) {
+      if (x.all.has(w)) {
+        all += lw;
+        allI += lwi;
+      }
+      if (x.title.has(w)) title += lw;
+    }
+    return [all / t1, allI / t2, title / t1];
+  });
+};
+
+// Symptom words: a prompt about a bug shares its symptom ("flaky", "crash", "unaligned", "typo")
+// with earlier fixes of the same kind of bug, and its object with the change that caused it. A
+// prompt word's symptom share is how many of the candidates whose title holds it are fixes
+// themselves (smoothed: fixes / (holders + 1)). Columns: the IDF share of the prompt's words in
+// the candidate's title weighted by symptom share, the same by one minus it (the object words),
+// the symptom-weighted share over any field, and the plain "title reports a fix" times the title
+// coverage (the interaction a linear model cannot form).
+const FIXES = /\b(fix|fixes|fixed|fixing|avoid|prevent|correct|workaround|revert)\b/i;
+const symptom: Family = (s) => {
+  const idf = idfOf(s);
+  const rs = records(s);
+  const q = [...new Set(sequence(s.query.query))].filter((w) => (idf.get(w) ?? 0) > 0);
+  const total = q.reduce((a, w) => a + idf.get(w)!, 0) || 1;
+  const rest = (t: string) => titlePrefix(t) === null ? t : t.slice(t.indexOf(":") + 1);
+  const fix = rs.map((r) => FIXES.test(rest(r.title)));
+  const sets = rs.map((r) => {
+    const d = docOf(r);
+    return { all: new Set([...d.title, ...d.summary, ...d.files.flat()]), title: new Set(d.title) };
+  });
+  const share = new Map(q.map((w) => {
+    let holders = 0, fixes = 0;
+    sets.forEach((x, i) => {
+      if (x.title.has(w)) {
+        holders++;
+        if (fix[i]) fixes++;
+      }
+    });
+    return [w, fixes / (holders + 1)];
+  }));
+  return sets.map((x, i) => {
+    let sym = 0, obj = 0, symAny = 0, cov = 0;
+    for (const w of q) {
+      const iw = idf.get(w)!, sh = share.get(w)!;
+      if (x.title.has(w)) {
+        sym += iw * sh;
+        obj += iw * (1 - sh);
+        cov += iw;
+      }
+      if (x.all.has(w)) symAny += iw * sh;
+    }
+    return [sym / total, obj / total, symAny / total, fix[i] ? cov / total : 0];
+  });
+};
+
+// `term_origin` (as `core/search/rerank.ts` computes it) over part of the prompt's terms. The
+// words of the prompt's `subsystem:` prefix are held by most candidates, and their oldest holder
+// is the component's creation, which is seldom what broke: the origin of the other words
+// (`origin_object`); of the words held by at most a third of the candidates (`origin_rare`); and
+// the shipped column minus the first (`origin_prefix`, what the prefix words contribute).
+const originParts: Family = (s) => {
+  const n = s.candidates!.length;
+  const words = s.candidates!.map(({ record: r }) =>
+    new Set(
+      textWords(`${r.title}\n${r.files_touched.join(" ")}\n${r.summary} ${r.facts.join(" ")}`)
+        .map(stem),
+    )
+  );
+  const prefix = titlePrefix(s.query.query);
+  const prefixWords = new Set(prefix === null ? [] : textWords(prefix).map(stem));
+  // The shipped column itself, computed over the kept terms only.
+  const at = RERANK_FEATURES.indexOf("term_origin");
+  const origin = (keep: (t: WeightedTerm) => boolean) =>
+    rerankFeatures(s.query.query, s.candidates!, { terms: s.terms!.filter(keep) })
+      .map((row) => row[at]);
+  const object = origin((t) => !prefixWords.has(stem(t.term)));
+  const rare = origin((t) => words.filter((w) => w.has(stem(t.term))).length <= n / 3);
+  const all = origin(() => true);
+  return object.map((v, i) => [v, rare[i], all[i] - v]);
+};
+
+// Recency: a bug is most often reported soon after the change that made it. `recency` is the
+// candidate's place among the candidates by date (1 = newest), `now_gap` the days between it and
+// when the prompt was asked, log-scaled (0 = that day, 1 = ten years): `fixed_at` with
+// `--as-of-fix`, else the newest record of the namespace (the memory's present, since the later
+// records are candidates too); `freshN` 1 − days / N, 0 beyond N days (only the last month,
+// half-year, year count).
+const TEN_YEARS = Math.log1p(3650);
+const recency: Family = (s, { collections, asOf }) => {
+  const rs = records(s);
+  const n = rs.length;
+  const times = rs.map((r) => Date.parse(r.created_at));
+  const now = asOf ? askedAt(s) : collections.get(s.query.namespace)!.newest;
+  const place = new Array<number>(n);
+  [...times.keys()].sort((a, b) => times[b] - times[a] || a - b)
+    .forEach((i, k) => place[i] = 1 - k / Math.max(n - 1, 1));
+  return rs.map((_, i) => {
+    const days = Math.max(0, now - times[i]) / 86400e3;
+    return [
+      place[i],
+      Math.min(Math.log1p(days) / TEN_YEARS, 1),
+      Math.max(0, 1 - days / 30),
+      Math.max(0, 1 - days / 180),
+      Math.max(0, 1 - days / 365),
+    ];
   });
 };
 
@@ -876,6 +1084,17 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
   neighbours: { family: neighbours, columns: ["nb_time", "nb_file_n", "nb_rare", "nb_sum"] },
   span: { family: span, columns: ["minspan", "opening_cov"] },
   genre: { family: genre, columns: ["rec_fix", "rec_add", "code_share", "code_share_q"] },
+  recency: {
+    family: recency,
+    columns: ["recency", "now_gap", "fresh30", "fresh180", "fresh365"],
+  },
+  origin_parts: {
+    family: originParts,
+    columns: ["origin_object", "origin_rare", "origin_prefix"],
+  },
+  symptom: { family: symptom, columns: ["sym_title", "obj_title", "sym_any", "fix_x_title"] },
+  morph: { family: morph, columns: ["pfx_cov", "pfx_title", "pfx_extra"] },
+  local: { family: local, columns: ["local_cov", "local_idf_cov", "local_title"] },
   origin: {
     family: origin,
     columns: ["orig_first", "orig_all", "orig_sq", "orig_title", "orig_pair", "age"],
@@ -915,11 +1134,13 @@ const FAMILIES: Record<string, { family: Family; columns: string[] }> = {
 function collections(all: readonly MemoryRecord[]): Map<string, Collection> {
   const out = new Map<string, Collection>();
   for (const r of all) {
-    const c = out.get(r.namespace) ?? out.set(r.namespace, { cf: new Map(), total: 0, docs: 0 })
-      .get(r.namespace)!;
+    const c = out.get(r.namespace) ??
+      out.set(r.namespace, { cf: new Map(), total: 0, docs: 0, newest: 0 })
+        .get(r.namespace)!;
     const d = docOf(r);
     const words = [...d.title, ...d.summary, ...d.files.flat()];
     c.docs++;
+    c.newest = Math.max(c.newest, Date.parse(r.created_at) || 0);
     c.total += words.length;
     for (const w of words) c.cf.set(w, (c.cf.get(w) ?? 0) + 1);
   }
@@ -927,15 +1148,12 @@ function collections(all: readonly MemoryRecord[]): Map<string, Collection> {
 }
 
 /**
- * `--fix-clones=DIR,…`: the set's queries' dates (their fixing commits', read from clones of the
- * set's repositories), so the `…_asked` columns leave out what did not exist yet on the set too.
+ * `--fix-clones=DIR,…`: each of the set's queries gets its `fixed_at`, its fixing commit's date
+ * (`fixing_sha`, read with `git log` from clones of the set's repositories), as the histories'
+ * queries get theirs from `fixesQueries`.
  */
-async function fixDates(data: string, clones: readonly string[]): Promise<void> {
-  const lines = (await Deno.readTextFile(`${data}/queries.jsonl`)).split("\n").filter((l) => l);
-  const queries = lines.map((l) =>
-    JSON.parse(l) as { query: string; namespace: string; fixing_sha: string }
-  );
-  const dates = new Map<string, number>();
+async function fixDates(queries: RealQuery[], clones: readonly string[]): Promise<void> {
+  const dates = new Map<string, string>();
   for (const clone of clones) {
     const git = new Deno.Command("git", {
       args: ["-C", clone, "log", "--no-walk", "--format=%H %cI", "--ignore-missing", "--stdin"],
@@ -943,7 +1161,7 @@ async function fixDates(data: string, clones: readonly string[]): Promise<void> 
       stdout: "piped",
     }).spawn();
     const writer = git.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(queries.map((q) => q.fixing_sha).join("\n")));
+    await writer.write(new TextEncoder().encode(queries.map((q) => q.fixing_sha ?? "").join("\n")));
     await writer.close();
     const out = await git.output();
     if (!out.success) {
@@ -951,17 +1169,17 @@ async function fixDates(data: string, clones: readonly string[]): Promise<void> 
     }
     for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
       const [sha, date] = line.split(" ");
-      if (date) dates.set(sha, Date.parse(date));
+      if (date) dates.set(sha, date);
     }
   }
-  const missing = queries.filter((q) => !dates.has(q.fixing_sha)).length;
+  const missing = queries.filter((q) => !dates.has(q.fixing_sha ?? "")).length;
   if (missing > 0) {
     throw new Error(
       `${missing} fixing commits are in none of ${clones.join(", ")}: pass clones of the set's ` +
         "repositories (openvswitch/ovs and ovn-org/ovn) new enough to hold them",
     );
   }
-  for (const q of queries) askedAt.set(`${q.namespace}\n${q.query}`, dates.get(q.fixing_sha)!);
+  for (const q of queries) q.fixed_at = dates.get(q.fixing_sha!)!;
   console.log(`dates of ${queries.length} fixing commits`);
 }
 
@@ -973,9 +1191,10 @@ if (import.meta.main) {
       families: { type: "string" },
       variants: { type: "string" },
       git: { type: "string" },
+      baseline: { type: "string" },
       "on-shipped": { type: "boolean" },
       "fix-clones": { type: "string" },
-      baseline: { type: "string" },
+      "as-of-fix": { type: "boolean" },
     },
   });
   const wanted = values.families?.split(",") ?? Object.keys(FAMILIES);
@@ -985,8 +1204,17 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   const set = await loadRealSet(values.data);
-  if (values["fix-clones"]) {
-    await fixDates(values.data ?? DEFAULT_REAL_SET_DIR, values["fix-clones"].split(","));
+  const clones = values["fix-clones"]?.split(",").filter((c) => c !== "") ?? [];
+  if (clones.length > 0) await fixDates(set.queries, clones);
+  // `--as-of-fix`: every query sees only the records made by its `fixed_at` (`collect`'s `asOf`).
+  const asOf = values["as-of-fix"] ?? false;
+  const undated = set.queries.filter((q) => q.fixed_at === undefined).length;
+  if (asOf && undated > 0) {
+    console.error(
+      `--as-of-fix: ${undated} queries of the set have no fixing commit date: pass ` +
+        "--fix-clones=DIR,… with clones of its repositories (openvswitch/ovs, ovn-org/ovn)",
+    );
+    Deno.exit(2);
   }
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-features-" });
   const storage = openSqliteStorage(`${dir}/set.db`);
@@ -994,7 +1222,7 @@ if (import.meta.main) {
   try {
     for (const record of set.records) await storage.putRecord(record);
     const spaces = await trainSpaces(storage, set.repos.keys());
-    samples = collect(storage, set.queries, { spaces, keep: true });
+    samples = collect(storage, set.queries, { spaces, keep: true, asOf });
   } finally {
     storage.close();
     await Deno.remove(dir, { recursive: true });
@@ -1003,15 +1231,7 @@ if (import.meta.main) {
   const namespacePool = [...set.records];
   for (const root of values.git?.split(",").filter((r) => r !== "") ?? []) {
     const repo = historyName(root);
-    const history = await gitSamples(root, { repo, keep: true, pool: namespacePool });
-    // The fixing commit's date, for the first commit of each subject as `fixesQueries` keeps it.
-    const namespace = history[0]?.query.namespace;
-    for (const c of await windowCommits(root, { max: 5000 })) {
-      const key = `${namespace}\n${c.subject}`;
-      if (/^Fixes:\s*[0-9a-f]{7,40}\b/im.test(c.body) && !askedAt.has(key)) {
-        askedAt.set(key, Date.parse(c.date));
-      }
-    }
+    const history = await gitSamples(root, { repo, keep: true, asOf, pool: namespacePool });
     console.log(`${repo}: ${history.length} queries`);
     histories.push(repo);
     samples.push(...history);
@@ -1021,6 +1241,7 @@ if (import.meta.main) {
   const stats = collections(
     [...new Map(pool.map((r) => [r.record_id, r])).values()],
   );
+  const context: Context = { collections: stats, asOf };
   indexNamespaces(namespacePool);
   indexTexts(namespacePool);
   indexPathRecords(namespacePool);
@@ -1037,15 +1258,16 @@ if (import.meta.main) {
   for (const name of wanted) {
     const { family, columns } = FAMILIES[name];
     const started = performance.now();
-    base.forEach((s, k) => family(s, stats).forEach((row, i) => extra[k][i].push(...row)));
+    base.forEach((s, k) => family(s, context).forEach((row, i) => extra[k][i].push(...row)));
     console.log(
       `${name}: ${((performance.now() - started) / samples.length).toFixed(2)} ms per query`,
     );
     names.push(...columns);
   }
   const variants = (values.variants ?? names.join(",")).split(",").map((v) => v.split("+"));
-  // `--baseline=a+-b`: the row every other is paired against (default: the base columns alone).
-  const baselineVariant = values.baseline?.split("+") ?? [];
+  // `--baseline=VARIANT` (`a+b`, `a+-b`): the row every other is paired against (default: the
+  // base columns alone; the shipped features: `--baseline=term_origin+file_neighbours`).
+  const baselineVariant = values.baseline?.split("+").filter((c) => c !== "") ?? [];
   // `-name` leaves a base column out (an ablation) instead of adding one.
   const baseNames = RERANK_FEATURES.filter((name) => !shipped.includes(name));
   const missing = [...variants.flat(), ...baselineVariant].filter((c) =>

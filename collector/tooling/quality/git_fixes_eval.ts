@@ -54,6 +54,8 @@ export interface FixesQuery {
   query: string;
   /** Record ids of the commits its `Fixes:` trailers name, inside the window. */
   relevant: string[];
+  /** The fixing commit's date: when the developer asked (records made later did not exist). */
+  fixed_at: string;
 }
 
 /**
@@ -78,7 +80,7 @@ export function fixesQueries(
       .map((t) => commitRecord(t!, options).record_id);
     if (relevant.length === 0) continue;
     seenQueries.add(c.subject);
-    queries.push({ query: c.subject, relevant });
+    queries.push({ query: c.subject, relevant, fixed_at: c.date });
   }
   return { queries, fixing };
 }

@@ -47,6 +47,7 @@ Deno.test("fixesQueries: a fix asks for the commit it names; reverts, repeats an
     assert.deepEqual(queries, [{
       query: "netdev: fix crash in offload",
       relevant: [commitRecord(commits[4], options).record_id],
+      fixed_at: commits[0].date,
     }]);
     assert.deepEqual([...fixing].sort(), [again, outside, revert, fix].sort());
     assert.equal((await windowCommits(repo, { max: 2 })).length, 2);

@@ -28,6 +28,13 @@ export interface RealQuery {
   relevant: string[];
   /** `owner/name` of the repository. */
   repo: string;
+  /** The fixing commit, when the set names it. */
+  fixing_sha?: string;
+  /**
+   * When the prompt was asked (the fixing commit's date), when known: a time-aware run leaves
+   * out the records made after it, which a memory could not hold yet.
+   */
+  fixed_at?: string;
 }
 
 /** The set, loaded. */

@@ -453,12 +453,13 @@ export function paired(column: Column, base: Column): string {
 /**
  * A `Fixes:` history's queries as samples over its own records (fixing commits left out),
  * labelled `repo` (one namespace per history, so several can share a storage-free table);
- * `keep` keeps each sample's candidates and terms (`collect`'s option); `pool`, when given,
- * receives every record stored (for columns computed over the whole namespace).
+ * `keep` keeps each sample's candidates and terms, `asOf` leaves out the records made after each
+ * fix (`collect`'s options); `pool`, when given, receives every record stored (for columns
+ * computed over the whole namespace).
  */
 export async function gitSamples(
   root: string,
-  options: { repo?: string; keep?: boolean; pool?: MemoryRecord[] } = {},
+  options: { repo?: string; keep?: boolean; asOf?: boolean; pool?: MemoryRecord[] } = {},
 ): Promise<Sample[]> {
   const repo = options.repo ?? "git";
   const namespace = `/actor/eval/project/git-fixes-${repo}/`;
@@ -478,7 +479,7 @@ export async function gitSamples(
     return collect(
       storage,
       queries.map((q, i) => ({ ...q, query_id: `${repo}-${i}`, namespace, repo })),
-      { spaces, keep: options.keep },
+      { spaces, keep: options.keep, asOf: options.asOf },
     );
   } finally {
     storage.close();

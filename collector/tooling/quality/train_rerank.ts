@@ -52,6 +52,10 @@ const WEIGHTS_FILE = fromFileUrl(
 /** Share of the fitting half of the no-answer prompts the gate must silence (margin over 90%). */
 const GATE_TARGET = 0.95;
 
+// How deep `collect` searches when it must drop the records made after the prompt: the 50 best
+// made before it are nearly always among the 200 best of all.
+const AS_OF_DEPTH = 4 * CANDIDATE_DEPTH;
+
 /** One query's candidates (BM25 order) and their feature rows. */
 export interface Sample {
   /** The query. */
@@ -68,17 +72,26 @@ export interface Sample {
 
 /**
  * Each query's candidates from the real storage, with the reranker's features; the `term_space`
- * column from `spaces` (per namespace), neutral for a namespace without one.
+ * column from `spaces` (per namespace), neutral for a namespace without one. With `asOf`, only
+ * records made at or before the query's `fixed_at` are candidates (BM25's best of those; its
+ * IDFs stay those of the whole store): the memory as it was when the prompt was asked.
  */
 export function collect(
   storage: SqliteStorage,
   queries: readonly RealQuery[],
-  options: { spaces?: ReadonlyMap<string, TermSpace>; keep?: boolean } = {},
+  options: { spaces?: ReadonlyMap<string, TermSpace>; keep?: boolean; asOf?: boolean } = {},
 ): Sample[] {
   return queries.map((query) => {
-    const { candidates, terms } = storage.searchCandidatesSync(query.namespace, query.query, {
-      limit: CANDIDATE_DEPTH,
+    const at = options.asOf && query.fixed_at ? Date.parse(query.fixed_at) : Number.NaN;
+    const timed = Number.isFinite(at);
+    const found = storage.searchCandidatesSync(query.namespace, query.query, {
+      limit: timed ? AS_OF_DEPTH : CANDIDATE_DEPTH,
     });
+    const terms = found.terms;
+    const candidates = timed
+      ? found.candidates.filter((c) => Date.parse(c.record.created_at) <= at)
+        .slice(0, CANDIDATE_DEPTH)
+      : found.candidates;
     const space = options.spaces?.get(query.namespace) ?? null;
     return {
       query,
