@@ -30,6 +30,9 @@ export function createMemoryServer(context: ToolContext): McpServer {
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   registerTools(server, context);
+  // The tool list never changes while a client is connected (the HTTP route keeps no session to
+  // tell one on): saying so spares the client listening for a change.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

@@ -58,6 +58,8 @@ Deno.test("the collector serves the memory tools over MCP HTTP, per project", as
   await using daemon = await startTestDaemon();
   await using alpha = await connect(daemon, auth(daemon, ALPHA));
   assert.equal(alpha.getServerVersion()?.name, "kiro-learn-memory");
+  // Stateless: no session to announce a change on, and the list never changes anyway.
+  assert.deepEqual(alpha.getServerCapabilities()?.tools, { listChanged: false });
   const tools = (await alpha.listTools()).tools.map((t) => t.name);
   assert.deepEqual(tools, [...TOOL_NAMES]);
 
