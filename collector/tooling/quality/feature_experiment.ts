@@ -50,7 +50,7 @@ import {
   type WeightedTerm,
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
-import { loadRealSet, type RealQuery } from "./real_set.ts";
+import { addFixDates, loadRealSet } from "./real_set.ts";
 import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
 import {
   type Column,
@@ -1147,42 +1147,6 @@ function collections(all: readonly MemoryRecord[]): Map<string, Collection> {
   return out;
 }
 
-/**
- * `--fix-clones=DIR,…`: each of the set's queries gets its `fixed_at`, its fixing commit's date
- * (`fixing_sha`, read with `git log` from clones of the set's repositories), as the histories'
- * queries get theirs from `fixesQueries`.
- */
-async function fixDates(queries: RealQuery[], clones: readonly string[]): Promise<void> {
-  const dates = new Map<string, string>();
-  for (const clone of clones) {
-    const git = new Deno.Command("git", {
-      args: ["-C", clone, "log", "--no-walk", "--format=%H %cI", "--ignore-missing", "--stdin"],
-      stdin: "piped",
-      stdout: "piped",
-    }).spawn();
-    const writer = git.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(queries.map((q) => q.fixing_sha ?? "").join("\n")));
-    await writer.close();
-    const out = await git.output();
-    if (!out.success) {
-      throw new Error(`git log in ${clone} failed: is it a clone of the set's repositories?`);
-    }
-    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-      const [sha, date] = line.split(" ");
-      if (date) dates.set(sha, date);
-    }
-  }
-  const missing = queries.filter((q) => !dates.has(q.fixing_sha ?? "")).length;
-  if (missing > 0) {
-    throw new Error(
-      `${missing} fixing commits are in none of ${clones.join(", ")}: pass clones of the set's ` +
-        "repositories (openvswitch/ovs and ovn-org/ovn) new enough to hold them",
-    );
-  }
-  for (const q of queries) q.fixed_at = dates.get(q.fixing_sha!)!;
-  console.log(`dates of ${queries.length} fixing commits`);
-}
-
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
@@ -1205,7 +1169,10 @@ if (import.meta.main) {
   }
   const set = await loadRealSet(values.data);
   const clones = values["fix-clones"]?.split(",").filter((c) => c !== "") ?? [];
-  if (clones.length > 0) await fixDates(set.queries, clones);
+  if (clones.length > 0) {
+    await addFixDates(set.queries, clones);
+    console.log(`dates of ${set.queries.length} fixing commits`);
+  }
   // `--as-of-fix`: every query sees only the records made by its `fixed_at` (`collect`'s `asOf`).
   const asOf = values["as-of-fix"] ?? false;
   const undated = set.queries.filter((q) => q.fixed_at === undefined).length;

@@ -109,3 +109,46 @@ export function averages(scores: Scores): { recall5: number; mrr10: number; n: n
   const n = Math.max(scores.n, 1);
   return { recall5: scores.recall5 / n, mrr10: scores.mrr10 / n, n: scores.n };
 }
+
+/**
+ * Gives each query its `fixed_at`, its fixing commit's date (`fixing_sha`, read with `git log`
+ * from clones of the set's repositories), so it can be scored against the records made by then
+ * (`collect`'s `asOf`), the memory the developer had when asking. Throws, changing nothing, when
+ * a fixing commit is in none of the clones.
+ */
+export async function addFixDates(
+  queries: RealQuery[],
+  clones: readonly string[],
+): Promise<void> {
+  const dates = new Map<string, string>();
+  for (const clone of clones) {
+    const git = new Deno.Command("git", {
+      args: ["-C", clone, "log", "--no-walk", "--format=%H %cI", "--ignore-missing", "--stdin"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = git.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(queries.map((q) => q.fixing_sha ?? "").join("\n")));
+    await writer.close();
+    const out = await git.output();
+    if (!out.success) {
+      throw new Error(
+        `git log in ${clone} failed (${new TextDecoder().decode(out.stderr).trim()}): ` +
+          "pass clones of the set's repositories",
+      );
+    }
+    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+      const [sha, date] = line.split(" ");
+      if (date) dates.set(sha, date);
+    }
+  }
+  const missing = queries.filter((q) => !dates.has(q.fixing_sha ?? "")).length;
+  if (missing > 0) {
+    throw new Error(
+      `${missing} fixing commits are in none of ${clones.join(", ")}: pass clones of the set's ` +
+        "repositories (openvswitch/ovs and ovn-org/ovn) new enough to hold them",
+    );
+  }
+  for (const q of queries) q.fixed_at = dates.get(q.fixing_sha!)!;
+}

@@ -6,7 +6,13 @@
  * deno run -A collector/tooling/quality/train_rerank.ts            # train, report, change nothing
  * deno run -A collector/tooling/quality/train_rerank.ts --write    # …and write the weights file
  * deno run -A collector/tooling/quality/train_rerank.ts --data=DIR # another copy of the set
+ * deno run -A collector/tooling/quality/train_rerank.ts --fix-clones=OVS,OVN # …and as of each fix
  * ```
+ *
+ * With `--fix-clones` (clones of the set's repositories, for the fixing commits' dates) the same
+ * weights are also scored as of each fix: every prompt against the records made by its fixing
+ * commit's date, the memory the developer had. The set's pool holds the whole window, records
+ * made after the fix included, which no real memory holds when the question is asked.
  *
  * Candidates come from the real storage (`searchCandidatesSync`, the daemon's own code) and
  * features from `core/search/rerank.ts`, so the weights fit exactly what the collector ranks; the
@@ -36,6 +42,7 @@ import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage"
 import { CANDIDATE_DEPTH } from "../../daemon/retrieval/mod.ts";
 import { termSpaceDocPages } from "../../daemon/term_spaces/mod.ts";
 import {
+  addFixDates,
   addRanking,
   averages,
   emptyScores,
@@ -221,9 +228,15 @@ export function printTable(label: string, rows: Map<string, ReturnType<typeof av
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { write: { type: "boolean" }, data: { type: "string" } },
+    options: {
+      write: { type: "boolean" },
+      data: { type: "string" },
+      "fix-clones": { type: "string" },
+    },
   });
   const set = await loadRealSet(values.data);
+  const clones = values["fix-clones"]?.split(",").filter((c) => c !== "") ?? [];
+  if (clones.length > 0) await addFixDates(set.queries, clones);
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-train-" });
   const storage = openSqliteStorage(`${dir}/train.db`);
   try {
@@ -252,6 +265,11 @@ if (import.meta.main) {
     printTable("BM25 candidates", table(samples, (s) => s.ids));
     printTable("reranked, no term space", table(without, (s) => rank(s, withoutWeights).ids));
     printTable("reranked", table(samples, (s) => rank(s, weights).ids));
+    if (clones.length > 0) {
+      const asOf = collect(storage, set.queries, { spaces, asOf: true });
+      printTable("BM25, as of the fix", table(asOf, (s) => s.ids));
+      printTable("reranked, as of the fix", table(asOf, (s) => rank(s, weights).ids));
+    }
 
     // The gate: a logistic model over the best candidate's features, trained to tell the
     // train repository's real questions from no-answer prompts (asked in every namespace), with
