@@ -75,6 +75,7 @@ Deno.test("MCP server against a real collector", SANITIZE, async (t) => {
 
   await t.step("identifies itself and lists the six tools with their schemas", async () => {
     assert.deepEqual(client.getServerVersion(), { name: "kiro-learn-memory", version: VERSION });
+    assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name), [...TOOL_NAMES]);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));

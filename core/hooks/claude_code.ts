@@ -35,6 +35,8 @@ export const CLAUDE_STORE_HOOKS: readonly string[] = [
   "PostToolUse",
   "PostToolUseFailure",
   "Stop",
+  // No longer installed, but an older install's SessionEnd hook keeps firing until the user runs
+  // `kiro-learn install` again: it must still return at once.
   "SessionEnd",
 ];
 

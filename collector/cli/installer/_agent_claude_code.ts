@@ -57,7 +57,13 @@ function installClaudeHooks(
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     const { kept, slot } = stripClaudeGroups(groups, ours);
-    setOrDropEvent(hooks, event, { kept, slot });
+    // An event an older version hooked and this one does not (SessionEnd) goes with our groups
+    // when they were all it held: no empty list is left behind. The others are refilled below, in
+    // place, and uninstall's plan keeps a list the user had left empty.
+    const dropped = kept.length === 0 && slot >= 0 &&
+      !CLAUDE_HOOKS.some((spec) => spec.event === event);
+    if (dropped) delete hooks[event];
+    else hooks[event] = kept;
     slots.set(event, slot);
   }
   for (const spec of CLAUDE_HOOKS) {
@@ -83,20 +89,9 @@ function storesOnly(spec: { event: string }): boolean {
 function stripClaudeHooks(doc: JsonObject, ours: (command: unknown) => boolean): JsonObject {
   if (!isPlainObject(doc.hooks)) return doc;
   for (const [event, groups] of Object.entries(doc.hooks)) {
-    if (Array.isArray(groups)) setOrDropEvent(doc.hooks, event, stripClaudeGroups(groups, ours));
+    if (Array.isArray(groups)) doc.hooks[event] = stripClaudeGroups(groups, ours).kept;
   }
   return doc;
-}
-
-// An event whose only groups were ours goes with them (an event an older version hooked, such as
-// SessionEnd, leaves no empty list behind); one the user left empty stays as it was.
-function setOrDropEvent(
-  hooks: JsonObject,
-  event: string,
-  stripped: { kept: unknown[]; slot: number },
-): void {
-  if (stripped.kept.length === 0 && stripped.slot >= 0) delete hooks[event];
-  else hooks[event] = stripped.kept;
 }
 
 /**

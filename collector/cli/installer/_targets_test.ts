@@ -62,7 +62,13 @@ Deno.test("Claude hooks: our handler is taken out of a shared group, foreign one
   assert.deepEqual(stop[0], { hooks: [{ type: "command", command: "say hi" }] });
   assert.equal(stop.length, 2);
   assert.deepEqual(target.strip(installed), {
-    hooks: { Stop: [{ hooks: [{ type: "command", command: "say hi" }] }] },
+    hooks: {
+      Stop: [{ hooks: [{ type: "command", command: "say hi" }] }],
+      SessionStart: [],
+      UserPromptSubmit: [],
+      PostToolUse: [],
+      PostToolUseFailure: [],
+    },
   });
   // install never mutates its input
   assert.equal(current.hooks.Stop[0].hooks.length, 2);

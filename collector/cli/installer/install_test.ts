@@ -508,6 +508,36 @@ Deno.test("a reinstall replaces old kiro-learn hooks in place, including Node-ed
   });
 });
 
+Deno.test("a reinstall drops an older version's SessionEnd hook, and uninstall keeps the user's empty lists", async () => {
+  await withWorld(async (world) => {
+    const mine = { hooks: [{ type: "command", command: "say hi" }] };
+    await writeFiles(world, {
+      "home/.claude/settings.json": {
+        hooks: {
+          Stop: [],
+          SessionEnd: [{
+            hooks: [{ type: "command", command: `/old/path/shim.ts || true ${HOOK_MARKER}` }],
+          }],
+          Notification: [mine],
+        },
+      },
+    });
+    await install({ ...optionsFor(world, {}), ...quiet });
+    const events = readJson(world, "home/.claude/settings.json").hooks as Json;
+    assert.ok(!("SessionEnd" in events), "the older version's SessionEnd hook was left behind");
+    assert.equal((events.Stop as Json[]).length, 1);
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      ...quiet,
+    });
+    assert.deepEqual(readJson(world, "home/.claude/settings.json"), {
+      hooks: { Stop: [], Notification: [mine] },
+    });
+  });
+});
+
 Deno.test("uninstall without the install record still removes our entries by their marker", async () => {
   await withWorld(async (world) => {
     await writeFiles(world, FOREIGN);

@@ -11,8 +11,9 @@
  *
  * With `--fix-clones` (clones of the set's repositories, for the fixing commits' dates) the same
  * weights are also scored as of each fix: every prompt against the records made by its fixing
- * commit's date, the memory the developer had. The set's pool holds the whole window, records
- * made after the fix included, which no real memory holds when the question is asked.
+ * commit's date, the memory the developer had (the set's pool holds the whole window, records
+ * made after the fix included, which no real memory holds when the question is asked). Weights
+ * trained that way are scored both ways too; they are not what ships.
  *
  * Candidates come from the real storage (`searchCandidatesSync`, the daemon's own code) and
  * features from `core/search/rerank.ts`, so the weights fit exactly what the collector ranks; the
@@ -269,6 +270,13 @@ if (import.meta.main) {
       const asOf = collect(storage, set.queries, { spaces, asOf: true });
       printTable("BM25, as of the fix", table(asOf, (s) => s.ids));
       printTable("reranked, as of the fix", table(asOf, (s) => rank(s, weights).ids));
+      // Weights fitted to that memory instead, scored both ways (they are not what ships).
+      const asOfWeights = train(asOf.filter((s) => s.query.repo === TRAIN_REPO), {
+        epochs: 300,
+        l2: 1e-3,
+      });
+      printTable("trained as of the fix", table(samples, (s) => rank(s, asOfWeights).ids));
+      printTable("…and scored as of it", table(asOf, (s) => rank(s, asOfWeights).ids));
     }
 
     // The gate: a logistic model over the best candidate's features, trained to tell the
