@@ -437,6 +437,21 @@ class Found {
         missing: false,
       };
     }
+    // An event an older version hooked and this one does not (Claude Code's SessionEnd): its hook
+    // still works, but costs the agent a firing for nothing until a reinstall takes it out.
+    const stale = [...covered].filter((e) => !expected.has(e));
+    if (stale.length > 0) {
+      return {
+        check: {
+          name,
+          status: "warn",
+          message: `in ${where.join(", ")}, also for ${stale.join(", ")}, which this version ` +
+            "no longer hooks",
+          fix: "kiro-learn install (takes those hooks out)",
+        },
+        missing: false,
+      };
+    }
     return { check: { name, status: "ok", message: `in ${where.join(", ")}` }, missing: false };
   }
 

@@ -132,6 +132,23 @@ Deno.test("doctor fails hooks that point at files that are gone", async () => {
   });
 });
 
+Deno.test("doctor warns of a hook an older version installed, without failing", async () => {
+  await withWorld(async (world) => {
+    const { extra } = await healthy(world);
+    const settingsPath = join(world.home, ".claude", "settings.json");
+    const claude = JSON.parse(await Deno.readTextFile(settingsPath));
+    // An older version's SessionEnd hook: the same command as its Stop hook.
+    claude.hooks.SessionEnd = claude.hooks.Stop;
+    await Deno.writeTextFile(settingsPath, JSON.stringify(claude));
+    const report = await run(world, extra);
+    const check = report.checks.find((c) => c.name === "hooks Claude Code")!;
+    assert.equal(check.status, "warn", formatCheck(check));
+    assert.match(check.message, /also for SessionEnd, which this version no longer hooks/);
+    assert.match(check.fix!, /kiro-learn install/);
+    assert.equal(report.exitCode, 0, "a leftover hook still works: a warning, not a failure");
+  });
+});
+
 Deno.test("doctor warns when both Kiro CLI formats are installed", async () => {
   await withWorld(async (world) => {
     const { commands, extra } = await healthy(world);
