@@ -31,6 +31,7 @@ import {
   loadRealSet,
 } from "./real_set.ts";
 import { evenly } from "./backfill_bench.ts";
+import { embedInBatches } from "./_embed_batches.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -49,14 +50,6 @@ const queryCount = Number(args.queries);
 const set = await loadRealSet(args.data);
 const embedder = await createUseLiteEmbedder({ sandbox: false, workers: 1 });
 
-async function embedAll(texts: string[]): Promise<Float32Array[]> {
-  const out: Float32Array[] = [];
-  for (let i = 0; i < texts.length; i += 16) {
-    out.push(...await embedder.embed(texts.slice(i, i + 16)));
-  }
-  return out;
-}
-
 async function tokensPerText(texts: string[]): Promise<number> {
   const counts = await embedder.tokenCounts!(texts);
   return counts.reduce((a, b) => a + b, 0) / texts.length;
@@ -74,11 +67,14 @@ for (const repo of args.repos.split(",")) {
     ...all.filter((r) => relevant.has(r.record_id)),
     ...evenly(others, Math.max(0, pool - relevant.size)),
   ];
-  const queryVectors = await embedAll(queries.map((q) => queryEmbeddingInput(q.query)));
+  const queryVectors = await embedInBatches(
+    embedder,
+    queries.map((q) => queryEmbeddingInput(q.query)),
+  );
   for (const cut of cuts) {
     const texts = records.map((r) => cutAtWord(embeddingText(r), cut));
     const tokens = await tokensPerText(texts);
-    const vectors = await embedAll(texts);
+    const vectors = await embedInBatches(embedder, texts);
     const scores = emptyScores();
     queries.forEach((q, i) => {
       const ranking = records.map((r, j) =>

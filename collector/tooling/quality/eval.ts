@@ -41,6 +41,7 @@ import {
 } from "../../daemon/embedding/mod.ts";
 import { createUseLiteEmbedder } from "../../daemon/embedding/mod.ts";
 import { VectorIndex } from "../../daemon/embedding/mod.ts";
+import { embedInBatches } from "./_embed_batches.ts";
 import {
   createHybridSearcher,
   DEFAULT_COLLAPSE_ABOVE,
@@ -196,11 +197,8 @@ async function embedCached(
   const keys = await Promise.all(texts.map(sha256));
   const missing = [...new Set(keys.filter((k) => !(k in cache.vectors)))];
   const byKey = new Map(texts.map((t, i) => [keys[i], t]));
-  for (let i = 0; i < missing.length; i += 16) {
-    const batch = missing.slice(i, i + 16);
-    const vectors = await embedder.embed(batch.map((k) => byKey.get(k)!));
-    batch.forEach((k, j) => (cache.vectors[k] = toBase64(vectors[j])));
-  }
+  const vectors = await embedInBatches(embedder, missing.map((k) => byKey.get(k)!));
+  missing.forEach((k, j) => (cache.vectors[k] = toBase64(vectors[j])));
   if (cachePath !== "" && missing.length > 0) {
     await Deno.mkdir(dirname(cachePath), { recursive: true });
     await Deno.writeTextFile(cachePath, JSON.stringify(cache));

@@ -41,6 +41,7 @@ import { processMemoryKib, startTestDaemon, type TestDaemon, waitFor } from "../
 import { DEFAULT_REAL_SET_DIR, loadRealSet, type RealQuery } from "./real_set.ts";
 import { waitForTermSpaces } from "./real_bench.ts";
 import { countArg } from "./_bench_args.ts";
+import { embedInBatches } from "./_embed_batches.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -171,20 +172,20 @@ export async function quantizationOverlap(
   let overlap = 0;
   let same = 0;
   let maxError = 0;
-  for (let i = 0; i < asked.length; i += 16) {
-    const chunk = asked.slice(i, i + 16);
-    const vectors = await options.embedder.embed(chunk.map((q) => queryEmbeddingInput(q.query)));
-    for (const [j, q] of chunk.entries()) {
-      const query = unitOrZero(vectors[j]);
-      const a = await exact.search(q.namespace, vectors[j], { k: 10 });
-      const b = await held.search(q.namespace, vectors[j], { k: 10 });
-      const ids = new Set(a.map((h) => h.record_id));
-      overlap += b.filter((h) => ids.has(h.record_id)).length / Math.max(1, a.length);
-      if (a[0]?.record_id === b[0]?.record_id) same++;
-      for (const hit of b) {
-        const sim = dot(exact.vector(hit.record_id)!, query);
-        maxError = Math.max(maxError, Math.abs(sim - hit.similarity));
-      }
+  const vectors = await embedInBatches(
+    options.embedder,
+    asked.map((q) => queryEmbeddingInput(q.query)),
+  );
+  for (const [j, q] of asked.entries()) {
+    const query = unitOrZero(vectors[j]);
+    const a = await exact.search(q.namespace, vectors[j], { k: 10 });
+    const b = await held.search(q.namespace, vectors[j], { k: 10 });
+    const ids = new Set(a.map((h) => h.record_id));
+    overlap += b.filter((h) => ids.has(h.record_id)).length / Math.max(1, a.length);
+    if (a[0]?.record_id === b[0]?.record_id) same++;
+    for (const hit of b) {
+      const sim = dot(exact.vector(hit.record_id)!, query);
+      maxError = Math.max(maxError, Math.abs(sim - hit.similarity));
     }
   }
   return {
@@ -207,11 +208,7 @@ async function buildStore(
   const vectors: Float32Array[] = [];
   let quantization: QuantizationFigures;
   try {
-    for (let i = 0; i < distinct.length; i += 16) {
-      vectors.push(
-        ...await embedder.embed(distinct.slice(i, i + 16).map(composeEmbeddingInput)),
-      );
-    }
+    vectors.push(...await embedInBatches(embedder, distinct.map(composeEmbeddingInput)));
     quantization = await quantizationOverlap(
       distinct.map((record, i) => ({ record, vector: vectors[i] })),
       { queries: set.queries, embedder },

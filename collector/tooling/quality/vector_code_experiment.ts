@@ -46,6 +46,7 @@ import {
   emptyScores,
   loadRealSet,
 } from "./real_set.ts";
+import { embedInBatches } from "./_embed_batches.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -83,10 +84,7 @@ async function embedAll(): Promise<{ model: string; dim: number; vectors: Float3
   }
   const embedder = await createUseLiteEmbedder({ sandbox: false, workers: 1 });
   try {
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += 16) {
-      vectors.push(...await embedder.embed(texts.slice(i, i + 16)));
-    }
+    const vectors = await embedInBatches(embedder, texts);
     const model = embeddingModelId(embedder.model_id);
     const all = new Float32Array(vectors.length * embedder.dim);
     vectors.forEach((v, i) => all.set(v, i * embedder.dim));
