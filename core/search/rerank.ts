@@ -239,7 +239,9 @@ interface CandidateWords {
 // it; later records that mention it tweak, fix or use it. Per prompt term found in two or more
 // candidates, the candidates that hold it are ordered oldest first and the k-th gets idf / k
 // (equal times share the better place); the column is the sum over terms, divided by those
-// terms' total IDF (0–1).
+// terms' total IDF (0–1). Most of its measured gain on the real set comes from that set's pool
+// holding records made after each fix (which it ranks down); scored as of the fix it is about
+// neutral (collector/tooling/quality/README.md, "Records made after the fix").
 function termOrigin(
   terms: readonly WeightedTerm[],
   options: {
@@ -282,6 +284,7 @@ function termOrigin(
 // the other candidates sharing a changed path with this one. A record in the component the
 // prompt's best matches are about is a likelier answer than an isolated one (the cluster
 // hypothesis, with changed paths as the clusters). Linear time: per path, its two best holders.
+// Its measured gain came from candidates made after the fix (same README section).
 function fileNeighbours(candidates: readonly LexicalCandidate[], maxAll: number): number[] {
   const best = new Map<string, { first: number; at: number; second: number }>();
   candidates.forEach((c, i) => {

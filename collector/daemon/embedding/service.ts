@@ -107,16 +107,16 @@ export interface EmbeddingServiceOptions {
   /**
    * A namespace's vectors are dropped from memory after this long without a load or search
    * (default: the `embedding.vectorIdleMs` setting's); they reload from storage when next
-   * searched. Only reconciliation and `mode=vector` search them, in bursts; an idle collector
-   * holding 100k (sign codes, 7.3 MiB) measured 185 MiB RSS, 183 MiB once they were dropped
-   * (`deno task bench memory`, the model's grown Worker replaced; 211 / 204 MiB without).
+   * searched. Only reconciliation and `mode=vector` search them, in bursts (100k records take
+   * 7.3 MiB of sign codes; the idle collector's RSS with them held and dropped: `deno task bench
+   * memory`, figures in the README).
    */
   vectorIdleMs?: number;
   /**
    * use-lite: how long without a call before a model Worker that grew is replaced by a fresh one
-   * (default: the `embedding.workerIdleRecycleMs` setting's; see `createUseLiteEmbedder`). With
-   * 100k records the idle collector measured 172 MiB RSS after a query embedding instead of 196
-   * (`deno task bench memory`); a replacement costs ~0.27 s of one core.
+   * (default: the `embedding.workerIdleRecycleMs` setting's; see `createUseLiteEmbedder`): the
+   * growth a query embedding leaves goes back to the system (`deno task bench memory`, figures in
+   * the README); a replacement costs a model load, ~0.3 s of one core.
    */
   workerIdleRecycleMs?: number;
 }
