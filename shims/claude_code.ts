@@ -2,13 +2,27 @@
  * Claude Code hook shim (stdin JSON): the plan is core's `claudeCodePlan` (the collector's hook
  * route runs the same one for the launcher's fast path); this entry reads the payload, supplies
  * the session id and working directory a payload lacks, and runs the plan. Context is printed as
- * plain stdout, which Claude Code adds for SessionStart and UserPromptSubmit.
+ * plain stdout, which Claude Code adds for SessionStart and UserPromptSubmit. At a turn's end
+ * (`Stop`), when the launcher asks ({@linkcode TURN_TOOLS_ARG}), the turn's tool uses are read
+ * from the transcript and delivered first (`_turn_tools.ts`).
  *
  * @module
  */
-import { claudeCodePlan as planPayload, type HookPlan } from "@kiro-learn/core/hooks";
+import {
+  claudeCodePlan as planPayload,
+  type HookPlan,
+  TURN_TOOLS_ARG,
+} from "@kiro-learn/core/hooks";
 import type { ShimEnv } from "./env.ts";
-import { parsePayload, type PlanInput, processCwd, runShim } from "./run.ts";
+import {
+  parsePayload,
+  type PlanInput,
+  type PrecedingEvents,
+  type PrecedingReader,
+  processCwd,
+  runShim,
+} from "./run.ts";
+import { turnToolUses } from "./_turn_tools.ts";
 import { kiroSessionId } from "./session.ts";
 import { note } from "./_stderr.ts";
 import { readStdin } from "./stdin.ts";
@@ -49,4 +63,13 @@ export async function planFromStdin(input: PlanInput): Promise<HookPlan | null> 
   return claudeCodePlan(payload, { env: input.env });
 }
 
-if (import.meta.main) await runShim(planFromStdin);
+/** A turn's tool uses, when the launcher asks for them at the turn's end. */
+export function readTurnToolUses(
+  plan: HookPlan,
+  context: Parameters<PrecedingReader>[1],
+): Promise<PrecedingEvents | null> {
+  if (!context.args.includes(TURN_TOOLS_ARG)) return Promise.resolve(null);
+  return turnToolUses(plan, context.config);
+}
+
+if (import.meta.main) await runShim(planFromStdin, { preceding: readTurnToolUses });

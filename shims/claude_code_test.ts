@@ -142,3 +142,51 @@ Deno.test("an impostor on the collector's port gets no token and no event, and i
     assert.doesNotMatch(request.path, /test-token/);
   }
 });
+
+Deno.test("a turn's end with --turn-tools stores the turn's tool uses from the transcript first, once", async () => {
+  await using daemon = await startTestDaemon();
+  const project = await makeProject();
+  try {
+    const { namespace } = resolveProject(project, { actor: TEST_ACTOR });
+    // The real transcript of a turn with a failing Bash call, where Claude Code keeps it.
+    const transcript = `${project}/.claude-projects/${SESSION}.jsonl`;
+    await Deno.mkdir(`${project}/.claude-projects`);
+    await Deno.writeTextFile(transcript, fixtureText("claude_code/transcript.jsonl", project));
+    const stop = JSON.stringify({
+      ...JSON.parse(fixtureText("claude_code/stop.json", project)),
+      transcript_path: transcript,
+    });
+    const run = (args: string[]) =>
+      runShimProcess("claude-code", {
+        settings: daemon.settings,
+        env: daemon.env,
+        cwd: project,
+        stdin: stop,
+        args,
+      });
+    // Without the launcher's argument (an older install's tool hooks still fire): the end only.
+    assert.equal((await run([])).code, 0);
+    assert.deepEqual((await storedEvents(daemon, namespace)).map((e) => e.kind), [
+      "session_summary",
+    ]);
+    const result = await run(["--turn-tools"]);
+    assert.equal(result.code, 0, result.stderr);
+    const events = await storedEvents(daemon, namespace);
+    assert.deepEqual(events.map((e) => e.kind).sort(), [
+      "session_summary",
+      "session_summary",
+      "tool_use",
+    ]);
+    const tool = events.find((e) => e.kind === "tool_use")!;
+    assert.equal(dataOf(tool.body).tool_name, "Bash");
+    assert.equal(dataOf(tool.body).failed, true);
+    assert.equal(tool.session_id, SESSION);
+    assert.equal(tool.valid_time, "2026-11-25T13:57:14.969Z", "when the tool ran, not the hook");
+    // The next turn's end reads on from there: nothing twice.
+    assert.equal((await run(["--turn-tools"])).code, 0);
+    const after = await storedEvents(daemon, namespace);
+    assert.equal(after.filter((e) => e.kind === "tool_use").length, 1);
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
+});

@@ -24,6 +24,7 @@ import { STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
   clientId,
   deliver,
+  type Delivery,
   type DeliveryResult,
   FAST_EXIT_TIMEOUT_MS,
   loadShimConfig,
@@ -41,6 +42,23 @@ export interface PlanOutcome {
   /** One per event. */
   results: DeliveryResult[];
 }
+
+/**
+ * Events a shim delivers before a plan's own (a turn's tool uses, read from the transcript,
+ * before the turn's end), and what it does once they are delivered.
+ */
+export interface PrecedingEvents {
+  /** The events, in the order they happened. */
+  deliveries: Delivery[];
+  /** Called with their results, once each is posted, spooled or lost. */
+  delivered(results: readonly DeliveryResult[]): void;
+}
+
+/** Reads the events to deliver before a plan's own, or null when there are none. */
+export type PrecedingReader = (
+  plan: HookPlan,
+  context: { config: ShimConfig; args: readonly string[] },
+) => Promise<PrecedingEvents | null>;
 
 /** The per-post timeout of a plan. */
 export function timeoutFor(plan: HookPlan, config: ShimConfig): number {
@@ -73,10 +91,13 @@ export async function executePlan(
     firing?: HookFiring | null;
     /** Spool without posting (the launcher found the collector hung). */
     noWait?: boolean;
+    /** Delivered first, in the same batch (so under the same budget and spool). */
+    preceding?: PrecedingEvents | null;
   } = {},
 ): Promise<PlanOutcome> {
   if (plan.events.length === 0) return { stdout: "", results: [] };
-  const items = await planEvents(plan, {
+  const before = options.preceding?.deliveries ?? [];
+  const planned = await planEvents(plan, {
     project: (cwd) => {
       const project = projectFor(cwd, options.env);
       return { root: project.project_root, namespace: project.namespace };
@@ -88,13 +109,15 @@ export async function executePlan(
     warn: note,
   });
   let autoStart: AutoStartOutcome | null = null;
-  const results = await deliver(items, config, {
+  const all = await deliver([...before, ...planned], config, {
     timeoutMs: timeoutFor(plan, config),
     onDown: () => autoStart = (options.startCollector ?? startCollectorDetached)(config.starter),
     spoolOnly: options.noWait
       ? "the collector did not answer the hook's launcher within its budget"
       : undefined,
   });
+  options.preceding?.delivered(all.slice(0, before.length));
+  const results = all.slice(before.length);
   const contexts = results.filter((_, i) => plan.events[i].print).map((r) => r.context);
   // A session that starts without memory, and will not get it, says so (and what to run), once:
   // at its start, or, where the start only stored, with the first prompt meant to carry the
@@ -127,6 +150,10 @@ export interface PlanInput {
  */
 export async function runShim(
   plan: (input: PlanInput) => Promise<HookPlan | null> | HookPlan | null,
+  options: {
+    /** Events to deliver before the plan's own (Claude Code's turn tool uses). */
+    preceding?: PrecedingReader;
+  } = {},
 ): Promise<never> {
   try {
     const env = readShimEnv();
@@ -141,10 +168,12 @@ export async function runShim(
     const args = [...Deno.args];
     const planned = await plan({ env, args });
     if (planned !== null && config !== null) {
+      const preceding = await options.preceding?.(planned, { config, args });
       const outcome = await executePlan(planned, config, {
         env,
         firing: firingFromArgs(args),
         noWait: args.includes(NO_WAIT_ARG),
+        preceding,
       });
       if (outcome.stdout !== "") {
         writeAllSync(Deno.stdout, new TextEncoder().encode(outcome.stdout));

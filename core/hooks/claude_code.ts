@@ -2,9 +2,11 @@
  * The Claude Code hooks as plans: `SessionStart` (the resume block; only stored at a session's
  * `startup`, whose first prompt carries that block instead), `UserPromptSubmit` (retrieval),
  * `PostToolUse`, `PostToolUseFailure` (a failed tool fires this instead of
- * PostToolUse, with an `error` string), `Stop` (`last_assistant_message`) and `SessionEnd`
- * (no retrieval, a short timeout: the agent kills it after about 1.5 s). The shim
- * (`shims/claude_code.ts`) and the collector's hook route run this same function.
+ * PostToolUse, with an `error` string), `Stop` (`last_assistant_message`, and the transcript
+ * the shim reads the turn's tool uses from) and `SessionEnd` (no retrieval, a short timeout:
+ * the agent kills it after about 1.5 s). The shim (`shims/claude_code.ts`) and the collector's
+ * hook route run this same function. The installer hooks neither tool event nor SessionEnd any
+ * more; an older install's hooks for them keep working until it runs again.
  *
  * @module
  */
@@ -47,6 +49,15 @@ export const CLAUDE_STORE_HOOKS: readonly string[] = [
  * launcher takes the argument off before the shim sees its arguments.
  */
 export const STORE_ONLY_ARG = "--store";
+
+/**
+ * The argument the hook launcher gives the shim at a turn's end (`Stop`): before the turn's end
+ * is stored, the shim reads the turn's tool uses from the transcript Claude Code names
+ * (`transcript_path`) and delivers them as the tool hooks would have. One hook firing per turn
+ * instead of one per tool call: Claude Code runs its hooks one after another. Only the launcher
+ * passes it, so an older install, whose tool hooks still fire, never records a tool use twice.
+ */
+export const TURN_TOOLS_ARG = "--turn-tools";
 
 /**
  * `SessionStart` sources at which the hook only stores: a prompt follows right away, and the
@@ -137,13 +148,16 @@ export function claudeCodePlan(
         print: false,
       }], "store");
     }
-    case "Stop":
-      return plan([{
+    case "Stop": {
+      const stop = plan([{
         kind: "session_summary",
         body: { type: "text", content: str(payload.last_assistant_message) ?? "" },
         query: "",
         print: false,
       }], "store");
+      const transcript = str(payload.transcript_path)?.trim();
+      return transcript ? { ...stop, transcript } : stop;
+    }
     case "SessionEnd": {
       const reason = str(payload.reason)?.trim();
       return plan([{

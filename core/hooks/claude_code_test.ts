@@ -58,6 +58,11 @@ Deno.test("plan: every Claude Code hook maps to its event", () => {
   const stop = plan("stop.json")!;
   assert.equal(stop.events[0].kind, "session_summary");
   assert.match((stop.events[0].body as { content: string }).content, /leap years/);
+  // The transcript travels with the turn's end only: the shim reads the turn's tool uses there.
+  assert.match(stop.transcript ?? "", /\.jsonl$/);
+  assert.equal(plan("user_prompt_submit.json")!.transcript, undefined);
+  const blank = claudeCodePlan({ ...fixture("stop.json"), transcript_path: "  " }, opts)!;
+  assert.equal(blank.transcript, undefined);
   const end = plan("session_end.json")!;
   assert.equal(end.timeout, "fast");
   assert.deepEqual(end.events[0].body, {

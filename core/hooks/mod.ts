@@ -13,6 +13,7 @@ export {
   claudeCodePlan,
   type ClaudePlanOptions,
   STORE_ONLY_ARG,
+  TURN_TOOLS_ARG,
 } from "./claude_code.ts";
 export {
   FIRING_ARG,

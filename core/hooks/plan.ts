@@ -41,6 +41,11 @@ export interface HookPlan {
   events: PlannedEvent[];
   /** `retrieve`: `shim.timeoutMs`; `store`: at most 1 s; `fast`: at most 0.5 s (SessionEnd). */
   timeout: TimeoutClass;
+  /**
+   * The agent's transcript file (Claude Code's `transcript_path`, at a turn's end): the shim
+   * reads the turn's tool uses from it when the launcher asks (`TURN_TOOLS_ARG`).
+   */
+  transcript?: string;
 }
 
 /** Longest session id the event schema accepts. */

@@ -29,6 +29,7 @@ import {
   FIRING_ARG,
   NO_WAIT_ARG,
   STORE_ONLY_ARG,
+  TURN_TOOLS_ARG,
 } from "../hooks/mod.ts";
 import { join } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
@@ -158,7 +159,7 @@ export function claudeFastPath(
     // whenever they are stored.
     "firing=$(date +%s%N 2>/dev/null)",
     'case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
-    `budget=${budget.store} store= took=`,
+    `budget=${budget.store} store= took= tools=`,
     "classify() {",
     '  case "$payload" in',
     // A quiet start is delivered in the background, but on the budget of a hook that retrieves:
@@ -166,6 +167,12 @@ export function claudeFastPath(
     // marker, and the session's first prompt, which now carries the start block, would spool.
     `    ${quietStarts()}) store=1 budget=${budget.retrieve} ;;`,
     `    ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
+    // A turn's end goes to the shim, which reads the turn's tool uses from the transcript (the
+    // collector may not read it) and delivers them before the turn's end.
+    `    ${named(["Stop"])}) store=1 tools=${TURN_TOOLS_ARG} ;;`,
+    // An older install's tool hooks still fire until it runs again: the turn's end reads those
+    // tool uses, so storing them here too would record each twice.
+    `    ${named(["PostToolUse", "PostToolUseFailure"])}) exit 0 ;;`,
     `    ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
     "  esac",
     "}",
@@ -179,6 +186,12 @@ export function claudeFastPath(
     "fi",
     'if [ -n "$fast" ]; then',
     "  deliver() {",
+    // A turn's end: the shim reads the transcript. A shim that cannot start (no Deno) fails, and
+    // the turn's end still goes over the socket.
+    '    if [ -n "$tools" ]; then',
+    `      nowait=; [ -e "$unanswered" ] && nowait=${NO_WAIT_ARG}`,
+    `      printf '%s\\n' "$payload" | ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait $tools "$@" && exit 0`,
+    "    fi",
     `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
     `      ${projectCurlArgs()} \\`,
@@ -197,7 +210,7 @@ export function claudeFastPath(
     `    printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait "$@"`,
     "  }",
     "else",
-    `  deliver() { printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} "$@"; }`,
+    `  deliver() { printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $tools "$@"; }`,
     "fi",
     "# A hook that only stores: Claude Code waits for the hook's pipes to close, so the delivery",
     "# goes on in a background subshell off them (deaf to a terminal's hangup), and the hook is",

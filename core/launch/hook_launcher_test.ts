@@ -45,7 +45,7 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
       // with the firing's clock read in the foreground (event ids keep the order of firing).
       assert.match(
         file.content,
-        /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} "\$@"; \}\n/,
+        /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} \$tools "\$@"; \}\n/,
       );
       // Its hook command execs it: it exits 0 whatever the shim's end.
       assert.match(file.content, /\ndeliver "\$@"\nexit 0\n$/);

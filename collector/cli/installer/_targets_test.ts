@@ -18,11 +18,10 @@ Deno.test("Claude hooks: a fresh file gets one group per event, store hooks name
   const doc = makeTarget("claude-settings-user", "/h/.claude/settings.json", { hooks: HOOKS })
     .install(undefined);
   const hooks = doc.hooks as Record<string, Json[]>;
-  assert.equal(Object.keys(hooks).length, 5);
+  assert.equal(Object.keys(hooks).length, 3);
   // The events that only store say so in their command (the launcher then reads the payload in
   // the background); the ones whose output Claude Code reads do not.
-  assert.deepEqual(hooks.PostToolUseFailure, [{
-    matcher: "*",
+  assert.deepEqual(hooks.Stop, [{
     hooks: [{ type: "command", command: HOOKS.claudeCodeStore, timeout: 10 }],
   }]);
   const commands = Object.fromEntries(
@@ -39,8 +38,7 @@ Deno.test("Claude hooks: a fresh file gets one group per event, store hooks name
     // start block), and Claude Code waits for it before its first request.
     SessionStart: `resume|clear|compact ${all}`,
     UserPromptSubmit: ` ${all}`,
-    PostToolUse: `* ${store}`,
-    PostToolUseFailure: `* ${store}`,
+    // No tool hooks: the turn's end reads the turn's tool uses from the transcript.
     Stop: ` ${store}`,
   });
   assert.deepEqual(hooks.UserPromptSubmit[0].matcher, undefined);
@@ -66,8 +64,6 @@ Deno.test("Claude hooks: our handler is taken out of a shared group, foreign one
       Stop: [{ hooks: [{ type: "command", command: "say hi" }] }],
       SessionStart: [],
       UserPromptSubmit: [],
-      PostToolUse: [],
-      PostToolUseFailure: [],
     },
   });
   // install never mutates its input
@@ -80,6 +76,8 @@ Deno.test("Claude hooks: an event an older version hooked goes, a list the user 
   const installed = target.install({
     hooks: {
       SessionEnd: [{ hooks: [ours] }],
+      PostToolUse: [{ matcher: "*", hooks: [ours] }],
+      PostToolUseFailure: [{ matcher: "*", hooks: [ours] }],
       Notification: [],
       PreCompact: [{ hooks: [ours, { type: "command", command: "say bye" }] }],
     },
@@ -87,6 +85,9 @@ Deno.test("Claude hooks: an event an older version hooked goes, a list the user 
   const events = installed.hooks as Record<string, Json[]>;
   // SessionEnd only stored a lifecycle note: a reinstall takes the older version's hook out.
   assert.ok(!("SessionEnd" in events), "the older version's SessionEnd hook was left behind");
+  // Nor tool hooks: the turn's end reads the tool uses from the transcript.
+  assert.ok(!("PostToolUse" in events), "the older version's PostToolUse hook was left behind");
+  assert.ok(!("PostToolUseFailure" in events), "the older PostToolUseFailure hook was left");
   assert.deepEqual(events.Notification, []);
   assert.deepEqual(events.PreCompact, [{ hooks: [{ type: "command", command: "say bye" }] }]);
 });
@@ -177,7 +178,7 @@ Deno.test("ourHookCommands lists our commands by event for each kind", () => {
     hooks: { Stop: [{ hooks: [{ type: "command", command: "say hi" }] }] },
   });
   const found = ourHookCommands("claude-settings-user", claude);
-  assert.equal(found.size, 5);
+  assert.equal(found.size, 3);
   assert.deepEqual(found.get("Stop"), [HOOKS.claudeCodeStore]);
   const v3 = makeTarget("kiro-hooks", "/x", { hooks: HOOKS }).install(undefined);
   assert.deepEqual([...ourHookCommands("kiro-hooks", v3).keys()], [

@@ -437,8 +437,9 @@ class Found {
         missing: false,
       };
     }
-    // An event an older version hooked and this one does not (Claude Code's SessionEnd): its hook
-    // still works, but costs the agent a firing for nothing until a reinstall takes it out.
+    // An event an older version hooked and this one does not (Claude Code's SessionEnd and tool
+    // events): its hook still fires, and costs the agent a firing for nothing until a reinstall
+    // takes it out.
     const stale = [...covered].filter((e) => !expected.has(e));
     if (stale.length > 0) {
       return {

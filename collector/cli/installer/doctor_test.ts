@@ -137,13 +137,17 @@ Deno.test("doctor warns of a hook an older version installed, without failing", 
     const { extra } = await healthy(world);
     const settingsPath = join(world.home, ".claude", "settings.json");
     const claude = JSON.parse(await Deno.readTextFile(settingsPath));
-    // An older version's SessionEnd hook: the same command as its Stop hook.
+    // An older version's SessionEnd and tool hooks: the same command as its Stop hook.
     claude.hooks.SessionEnd = claude.hooks.Stop;
+    claude.hooks.PostToolUse = [{ matcher: "*", hooks: claude.hooks.Stop[0].hooks }];
     await Deno.writeTextFile(settingsPath, JSON.stringify(claude));
     const report = await run(world, extra);
     const check = report.checks.find((c) => c.name === "hooks Claude Code")!;
     assert.equal(check.status, "warn", formatCheck(check));
-    assert.match(check.message, /also for SessionEnd, which this version no longer hooks/);
+    assert.match(
+      check.message,
+      /also for (SessionEnd, PostToolUse|PostToolUse, SessionEnd), which this version no longer hooks/,
+    );
     assert.match(check.fix!, /kiro-learn install/);
     assert.equal(report.exitCode, 0, "a leftover hook still works: a warning, not a failure");
   });
@@ -186,7 +190,7 @@ Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spoo
     const { extra } = await healthy(world);
     const settingsPath = join(world.home, ".claude", "settings.json");
     const claude = JSON.parse(await Deno.readTextFile(settingsPath));
-    delete claude.hooks.PostToolUseFailure;
+    delete claude.hooks.UserPromptSubmit;
     await Deno.writeTextFile(settingsPath, JSON.stringify(claude));
     await Deno.chmod(join(world.dataDir, "token"), 0o644);
     await Deno.chmod(world.dataDir, 0o755);
@@ -200,7 +204,7 @@ Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spoo
     const report = await run(world, extra);
     const by = Object.fromEntries(report.checks.map((c) => [c.name, c]));
     assert.equal(by["hooks Claude Code"].status, "warn");
-    assert.match(by["hooks Claude Code"].message, /not for PostToolUseFailure/);
+    assert.match(by["hooks Claude Code"].message, /not for UserPromptSubmit/);
     assert.equal(by["token"].status, "fail");
     assert.match(by["token"].fix!, /chmod 600/);
     assert.equal(by["data dir"].status, "warn");

@@ -147,14 +147,17 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       { ...viaSocket.source, version: "" },
       { ...viaShim.source, version: "" },
     );
+    // An older install's tool hook stores nothing (the turn's end reads its tool use from the
+    // transcript), and a turn's end whose shim cannot start still goes over the socket.
     for (const name of ["session_start.json", "post_tool_use_bash.json", "stop.json"]) {
       const cwd = `${project}/src`;
       const run = await runLauncher(noDeno, { cwd, stdin: payload(name, cwd), env });
       assert.equal(run.code, 0);
       assert.equal(run.stderr, "", name);
     }
-    const latest = (await storedEvents(daemon)).slice(0, 3);
-    assert.deepEqual(latest.map((e) => e.kind), ["session_summary", "tool_use", "note"]);
+    const latest = (await storedEvents(daemon)).slice(0, 2);
+    assert.deepEqual(latest.map((e) => e.kind), ["session_summary", "note"]);
+    assert.equal(sessionEvents(await storedEvents(daemon), "tool_use").length, 0);
     for (const event of latest) assert.equal(event.namespace, namespace, "filed under the root");
   });
 
@@ -168,7 +171,7 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       // the guard killed it), and the background then reads the payload and delivers it, over
       // the socket, with the firing key the launcher took before it returned.
       const before = await storedEvents(daemon);
-      for (const name of ["post_tool_use_bash.json", "stop.json"]) {
+      for (const name of ["session_start.json", "stop.json"]) {
         const run = await runLauncher(launcher, {
           cwd: project,
           stdin: payload(name),
@@ -181,11 +184,44 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       const added = (await storedEvents(daemon)).filter((e) =>
         !before.some((b) => b.event_id === e.event_id)
       );
-      // Newest first: the Stop hook's summary, fired second, sorts after the tool use.
-      assert.deepEqual(added.map((e) => e.kind), ["session_summary", "tool_use"]);
+      // Newest first: the Stop hook's summary (delivered by the shim, which read the transcript),
+      // fired second, sorts after the session's start.
+      assert.deepEqual(added.map((e) => e.kind), ["session_summary", "note"]);
       assert.ok(added[0].event_id > added[1].event_id);
       for (const event of added) assert.equal(event.namespace, namespace);
       assert.equal(spoolFiles(daemon.settings.paths.spool).length, 0);
+    },
+  );
+
+  await t.step(
+    "a turn's end stores the turn's tool uses from the transcript before the turn's end",
+    async () => {
+      // The real transcript of a turn with a failing Bash call, where Claude Code keeps it.
+      const session = "228aa5cf-8c7b-444a-89bd-8cde1e864f83";
+      const dir = `${home}/.claude/projects/-app`;
+      await Deno.mkdir(dir, { recursive: true });
+      const transcript = `${dir}/${session}.jsonl`;
+      await Deno.writeTextFile(transcript, fixtureText("claude_code/transcript.jsonl", project));
+      const stop = JSON.stringify({
+        ...JSON.parse(payload("stop.json")),
+        session_id: session,
+        transcript_path: transcript,
+      });
+      const run = await runLauncher(launcher, {
+        cwd: project,
+        stdin: stop,
+        env,
+        args: [STORE_ONLY_ARG],
+        stdinAfterExit: true,
+      });
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, "", ""]);
+      const turn = (await storedEvents(daemon)).filter((e) => e.session_id === session);
+      assert.deepEqual(turn.map((e) => e.kind), ["session_summary", "tool_use"]);
+      const tool = turn[1];
+      const data = tool.body.type === "json" ? tool.body.data as { failed?: boolean } : {};
+      assert.equal(data.failed, true, "a failed Bash call");
+      assert.equal(tool.namespace, namespace);
+      assert.ok(tool.valid_time < turn[0].valid_time, "the tool ran before the turn ended");
     },
   );
 
@@ -295,12 +331,12 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       const starts = async () =>
         sessionEvents(await storedEvents(daemon), "note")
           .filter((e) => e.body.type === "text" && e.body.content === "session started").length;
-      const [prompts, tools, started] = [
+      const [prompts, ends, started] = [
         await count("prompt"),
-        await count("tool_use"),
+        await count("session_summary"),
         await starts(),
       ];
-      const failures = payload("post_tool_use_failure.json");
+      const turnEnd = payload("stop.json");
       Deno.kill(daemon.pid(), "SIGSTOP");
       let first: LauncherRun, second: LauncherRun, startup: LauncherRun;
       try {
@@ -311,14 +347,14 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
           stdin: payload("session_start.json"),
           env,
         });
-        // A prompt hook, which Claude Code waits for, then a tool-use hook, which delivers in the
+        // A prompt hook, which Claude Code waits for, then a turn's end, which delivers in the
         // background (its shim's words go nowhere), both while the collector is hung.
         first = await runLauncher(launcher, {
           cwd: project,
           stdin: payload("user_prompt_submit.json"),
           env,
         });
-        second = await runLauncher(launcher, { cwd: project, stdin: failures, env });
+        second = await runLauncher(launcher, { cwd: project, stdin: turnEnd, env });
       } finally {
         Deno.kill(daemon.pid(), "SIGCONT");
       }
@@ -339,11 +375,15 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
       await daemon.restart();
       assert.equal(spoolFiles(spool).length, 0);
       assert.deepEqual(
-        [await count("prompt"), await count("tool_use"), await starts()],
-        [prompts + 1, tools + 1, started + 1],
+        [await count("prompt"), await count("session_summary"), await starts()],
+        [prompts + 1, ends + 1, started + 1],
       );
       // Answered again (a background delivery too): the marker goes.
-      const run = await runLauncher(launcher, { cwd: project, stdin: failures, env });
+      const run = await runLauncher(launcher, {
+        cwd: project,
+        stdin: payload("session_start.json"),
+        env,
+      });
       assert.equal(run.code, 0, run.stderr);
       assert.equal(await exists(daemon.settings.paths.unanswered), false);
     },
@@ -359,12 +399,12 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     assert.equal(spoolFiles(spool).length, 1);
     // No socket at all: the shim alone, in the background, spools too.
     await Deno.remove(daemon.settings.paths.socket);
-    const tool = await runLauncher(launcher, {
+    const start = await runLauncher(launcher, {
       cwd: project,
-      stdin: payload("post_tool_use_read.json"),
+      stdin: payload("session_start.json"),
       env,
     });
-    assert.deepEqual([tool.code, tool.stdout, tool.stderr], [0, "", ""]);
+    assert.deepEqual([start.code, start.stdout, start.stderr], [0, "", ""]);
     assert.equal(spoolFiles(spool).length, 2);
     await daemon.restart();
   });

@@ -1,0 +1,193 @@
+/**
+ * A Claude Code turn's tool uses, read at the turn's end from the session's transcript instead of
+ * one hook firing per tool call: Claude Code runs its hooks one after another, so every firing is
+ * paid by the session (about 10–17 ms each, measured with the real client). They become exactly
+ * the events the tool hooks would have sent (`transcriptEvents`, the importer's conversion), with
+ * ids derived from the transcript, so reading the same lines twice stores nothing twice.
+ *
+ * How far a session's transcript has been read is kept in the spool folder (the only place a
+ * shim may write), one small file per session under a dot folder, which the spool's drain and
+ * size count skip. A session seen for the first time is read from its current turn on: its
+ * earlier turns are older than this install, or were recorded by an older install's tool hooks.
+ *
+ * @module
+ */
+import type { HookPlan } from "@kiro-learn/core/hooks";
+import { note } from "./_stderr.ts";
+import { transcriptEvents, type TranscriptPayload, transcriptPayloads } from "./claude_import.ts";
+import type { PrecedingEvents } from "./run.ts";
+import type { ShimConfig } from "./transport.ts";
+
+/** The spool folder's dot folder holding how far each session's transcript has been read. */
+export const TURN_STATE_DIR = ".turns";
+
+/** The most of a transcript one turn's end reads (a turn's lines are far fewer). */
+export const MAX_TURN_BYTES = 8 * 1024 * 1024;
+
+/** A session's read mark is dropped this long after its last turn. */
+export const TURN_STATE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+const TOOL_HOOKS = new Set(["PostToolUse", "PostToolUseFailure"]);
+
+/** The file holding how far `sessionId`'s transcript has been read. */
+export function turnStatePath(spoolDir: string, sessionId: string): string {
+  return `${spoolDir}/${TURN_STATE_DIR}/${sessionId.replace(/[^A-Za-z0-9._-]/g, "_")}`;
+}
+
+function readMark(path: string): number | null {
+  try {
+    const mark = Number(Deno.readTextFileSync(path).trim());
+    return Number.isSafeInteger(mark) && mark >= 0 ? mark : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The complete lines of `file` from `from` on, each with the offset it starts at. */
+async function readLines(
+  file: string,
+  from: number,
+): Promise<{ lines: string[]; starts: number[]; end: number; skipped: number }> {
+  using handle = await Deno.open(file, { read: true });
+  const size = (await handle.stat()).size;
+  // A mark past the end: the file was replaced; read it again from its start.
+  const start = from > size ? 0 : from;
+  const at = Math.max(start, size - MAX_TURN_BYTES);
+  const bytes = new Uint8Array(size - at);
+  await handle.seek(at, Deno.SeekMode.Start);
+  let filled = 0;
+  while (filled < bytes.length) {
+    const n = await handle.read(bytes.subarray(filled));
+    if (n === null) break;
+    filled += n;
+  }
+  const decoder = new TextDecoder();
+  const lines: string[] = [];
+  const starts: number[] = [];
+  // A cut start lands mid-line: that line is dropped. The last line may still be being written:
+  // it is left for the next turn's end.
+  let line = at > start ? bytes.indexOf(0x0a) + 1 : 0;
+  if (line === 0 && at > start) line = filled;
+  for (let nl = bytes.indexOf(0x0a, line); nl >= 0 && nl < filled; nl = bytes.indexOf(0x0a, line)) {
+    lines.push(decoder.decode(bytes.subarray(line, nl)));
+    starts.push(at + line);
+    line = nl + 1;
+  }
+  return { lines, starts, end: at + line, skipped: at - start };
+}
+
+/**
+ * Where the next turn's end must read from: the first line of a tool call whose result is not
+ * written yet (it would have no call to match there), else the end. A call the user's next
+ * prompt left without a result was abandoned, and holds nothing back.
+ */
+function nextMark(read: { lines: string[]; starts: number[]; end: number }): number {
+  const open = new Map<string, number>();
+  read.lines.forEach((raw, index) => {
+    if (!raw.includes('"tool_use"') && !raw.includes('"tool_result"') && !raw.includes('"user"')) {
+      return;
+    }
+    let line: unknown;
+    try {
+      line = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    const content = (line as { message?: { content?: unknown } })?.message?.content;
+    const type = (line as { type?: unknown })?.type;
+    if (type === "user" && !Array.isArray(content)) open.clear();
+    for (const block of Array.isArray(content) ? content : []) {
+      if (block?.type === "tool_use" && typeof block.id === "string") open.set(block.id, index);
+      if (block?.type === "tool_result") open.delete(block.tool_use_id);
+    }
+    if (
+      type === "user" && Array.isArray(content) && !content.some((b) => b?.type === "tool_result")
+    ) {
+      open.clear();
+    }
+  });
+  const first = Math.min(...open.values());
+  return Number.isFinite(first) ? read.starts[first] : read.end;
+}
+
+function forget(dir: string, now: number): void {
+  try {
+    for (const entry of Deno.readDirSync(dir)) {
+      const path = `${dir}/${entry.name}`;
+      const modified = Deno.statSync(path).mtime?.getTime() ?? now;
+      if (now - modified > TURN_STATE_MAX_AGE_MS) Deno.removeSync(path);
+    }
+  } catch {
+    // Old marks only cost a few bytes each: never worth failing a hook for.
+  }
+}
+
+/**
+ * The tool uses of the turn that `plan` (a `Stop`) ends, from its transcript, or null when the
+ * plan names none or it cannot be read (said on stderr; the turn's end is still stored).
+ */
+export async function turnToolUses(
+  plan: HookPlan,
+  config: Pick<ShimConfig, "spoolDir" | "maxBodyBytes">,
+): Promise<PrecedingEvents | null> {
+  const file = plan.transcript;
+  if (file === undefined) return null;
+  if (!file.startsWith("/") || !file.endsWith(".jsonl")) {
+    note(
+      `claude hook: transcript path ${
+        JSON.stringify(file.slice(0, 200))
+      } is not an absolute path to a .jsonl file; the turn's tool uses are not recorded`,
+    );
+    return null;
+  }
+  const markPath = turnStatePath(config.spoolDir, plan.sessionId);
+  const mark = readMark(markPath);
+  let read: Awaited<ReturnType<typeof readLines>>;
+  try {
+    read = await readLines(file, mark ?? 0);
+  } catch (error) {
+    note(
+      `claude hook: cannot read the transcript ${file} (${
+        error instanceof Error ? error.message : String(error)
+      }); the turn's tool uses are not recorded`,
+    );
+    return null;
+  }
+  if (mark !== null && read.skipped > 0) {
+    note(
+      `claude hook: ${read.skipped} bytes of the transcript were written since the last turn's end, more than one turn reads; their tool uses are not recorded (kiro-learn import claude-code can add them)`,
+    );
+  }
+  const { payloads } = transcriptPayloads(read.lines, { sessionId: plan.sessionId });
+  let from = 0;
+  if (mark === null) {
+    // A session seen for the first time: its current turn only.
+    const prompt = payloads.findLastIndex((p) => p.payload.hook_event_name === "UserPromptSubmit");
+    from = prompt + 1;
+  }
+  const tools: TranscriptPayload[] = payloads.slice(from).filter((p) =>
+    TOOL_HOOKS.has(String(p.payload.hook_event_name))
+  );
+  const events = await transcriptEvents({ payloads: tools, skipped: {} }, {
+    sessionId: plan.sessionId,
+    maxBodyBytes: config.maxBodyBytes,
+  });
+  return {
+    deliveries: events.map((event) => ({ event, query: "" })),
+    delivered() {
+      // Posted or spooled, or refused for good and said so: either way, not read again.
+      const dir = `${config.spoolDir}/${TURN_STATE_DIR}`;
+      try {
+        Deno.mkdirSync(dir, { recursive: true });
+        Deno.writeTextFileSync(markPath, String(nextMark(read)));
+      } catch (error) {
+        note(
+          `claude hook: cannot keep how far the transcript was read (${
+            error instanceof Error ? error.message : String(error)
+          }); the next turn reads it again (nothing is stored twice)`,
+        );
+      }
+      forget(dir, Date.now());
+    },
+  };
+}
