@@ -3,11 +3,11 @@
  * a user pays it. Times whole `claude -p` runs of the real client (the version `prepare.ts` pins
  * and installs), offline against the scripted model on loopback, each session one prompt, one
  * Bash call (`echo hi`) and an answer. Setups, each in a HOME of its own with kiro-learn installed
- * by its own installer and a running collector (three hooks fire per session: UserPromptSubmit,
- * PostToolUse and Stop, each its `sh` launcher posting the raw payload over the collector's Unix
- * socket with curl, or running the shim when that fails; the last two only store, so their
- * launcher does that in the background and returns at once; none is installed for a session's
- * startup or end):
+ * by its own installer and a running collector (two hooks fire per session: UserPromptSubmit, its
+ * `sh` launcher posting the raw payload over the collector's Unix socket with curl, or running the
+ * shim when that fails; and Stop, which only stores, so its launcher hands the shim, which reads
+ * the turn's tool uses from the transcript, to the background and returns at once; none is
+ * installed for a session's startup or end, nor per tool call):
  *
  * - without kiro-learn;
  * - the default install (the MCP tools served by the collector over HTTP);
@@ -26,8 +26,9 @@
  *
  * Not part of the default `deno task bench` run (it needs the client): run it with
  * `deno task bench claude-code`, or `deno run -A collector/tooling/bench/claude_code_bench.ts
- * [--quick] [--mcp-only] [--runs=N] [--out=<path>]`. Figures go to stdout and to
- * `.bench/claude-code.json` (`claude-code-mcp.json` with `--mcp-only`).
+ * [--quick] [--mcp-only] [--runs=N] [--tools=N] [--out=<path>]` (`--tools=N`: N Bash calls per
+ * session instead of one). Figures go to stdout and to `.bench/claude-code.json`
+ * (`claude-code-mcp.json` with `--mcp-only`, `claude-code-tools<N>.json` with `--tools=N`).
  *
  * @module
  */
@@ -36,19 +37,26 @@ import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   CLAUDE_CODE_VERSION,
   claudeSandbox,
+  commandLine,
   outputText,
+  processesWithEnv,
   requestText,
   startScriptedModel,
-  toolThenText,
+  toolsThenText,
+  waitFor,
 } from "../testing/mod.ts";
 
 const quick = Deno.args.includes("--quick");
 const mcpOnly = Deno.args.includes("--mcp-only");
 const RUNS = Number(Deno.args.find((a) => a.startsWith("--runs="))?.slice(7) ?? (quick ? 5 : 20));
+/** Bash calls per session (default 1): what kiro-learn costs per tool call shows with more. */
+const TOOLS = Number(Deno.args.find((a) => a.startsWith("--tools="))?.slice(8) ?? 1);
 const WARMUP = 1;
 const out = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ??
   new URL(
-    `../../../.bench/claude-code${mcpOnly ? "-mcp" : ""}${quick ? "-quick" : ""}.json`,
+    `../../../.bench/claude-code${mcpOnly ? "-mcp" : ""}${TOOLS === 1 ? "" : `-tools${TOOLS}`}${
+      quick ? "-quick" : ""
+    }.json`,
     import.meta.url,
   ).pathname;
 const ANSWER = "It printed hi.";
@@ -183,13 +191,34 @@ function headersHelperMs(log: string): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
+/**
+ * Waits, untimed, until a session's background work (the Stop hook's delivery, which goes on
+ * after Claude Code exits) has ended: it would otherwise run into the next session, which may be
+ * another setup's, and slow that one instead.
+ */
+async function backgroundDone(setup: Setup): Promise<void> {
+  const left = () =>
+    processesWithEnv("HOME", setup.box.home).filter((pid) =>
+      !commandLine(pid).includes("collector/daemon/main.ts")
+    );
+  await waitFor(() => Promise.resolve(left().length === 0 ? true : undefined), {
+    timeoutMs: 30_000,
+    intervalMs: 5,
+    what: `the background work of a ${setup.label} session to end`,
+  });
+}
+
 /** Runs the benchmark; returns the figures written to `out`. */
 export async function benchClaudeCode(): Promise<Record<string, unknown>> {
   if (!Number.isInteger(RUNS) || RUNS < 1) {
     throw new Error(`--runs must be a positive integer, got ${RUNS}: pass e.g. --runs=20`);
   }
+  if (!Number.isInteger(TOOLS) || TOOLS < 1) {
+    throw new Error(`--tools must be a positive integer, got ${TOOLS}: pass e.g. --tools=5`);
+  }
+  const bash = { name: "Bash", input: { command: "echo hi", description: "Say hi" } };
   await using model = startScriptedModel(
-    toolThenText({ name: "Bash", input: { command: "echo hi", description: "Say hi" } }, ANSWER),
+    toolsThenText(Array.from({ length: TOOLS }, () => bash), ANSWER),
   );
   const hooks = !mcpOnly;
   const setups: Setup[] = [
@@ -232,6 +261,7 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
         args: mcpOnly ? ["--debug", "mcp"] : [],
       });
       const ms = performance.now() - started;
+      await backgroundDone(setup);
       if (mcpOnly && keep) {
         const log = await Deno.readTextFile(`${setup.box.home}/.claude/debug/latest`);
         setup.prewaits.push(mcpPrewaitMs(log));
@@ -332,11 +362,12 @@ export async function benchClaudeCode(): Promise<Record<string, unknown>> {
       mcp_prewait_ms: mcpOnly ? prewaits : undefined,
       collectors,
       times_ms: Object.fromEntries(setups.map((s) => [s.key, s.times])),
-      session: "claude -p, one prompt, one Bash call (echo hi), one answer; scripted model",
+      session: `claude -p, one prompt, ${TOOLS} Bash call(s) (echo hi), one answer; scripted model`,
+      tools: TOOLS,
       mcp_only: mcpOnly,
       claude_code: CLAUDE_CODE_VERSION,
       runner: "sh launcher: curl over the collector's Unix socket, else deno run of the shim; " +
-        "store hooks (PostToolUse, Stop) deliver in the background",
+        "Stop's shim reads the turn's tool uses from the transcript, in the background",
       deno: Deno.version.deno,
       quick,
       at: new Date().toISOString(),

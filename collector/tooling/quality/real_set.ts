@@ -129,8 +129,10 @@ export async function addFixDates(
       stderr: "piped",
     }).spawn();
     const writer = git.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(queries.map((q) => q.fixing_sha ?? "").join("\n")));
-    await writer.close();
+    // Git that fails at once (no repository there) closes its stdin: its exit says why, not the
+    // broken pipe, so the write's error is left to the check below.
+    await writer.write(new TextEncoder().encode(queries.map((q) => q.fixing_sha ?? "").join("\n")))
+      .then(() => writer.close()).catch(() => {});
     const out = await git.output();
     if (!out.success) {
       throw new Error(

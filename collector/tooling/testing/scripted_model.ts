@@ -72,6 +72,37 @@ export function toolThenText(
       : [{ type: "text", text }];
 }
 
+/**
+ * A session of several tool calls, one after another: the agent's loop asks for `tools[k]` once
+ * `k` of the turn's tool results are back, and ends with `text`; side requests get `text` too.
+ */
+export function toolsThenText(
+  tools: readonly { name: string; input: Record<string, unknown> }[],
+  text: string,
+): ModelScript {
+  return (body) => {
+    const done = offersTools(body) ? turnToolResults(body) : tools.length;
+    return done < tools.length
+      ? [{ type: "text", text: "Next step." }, { type: "tool_use", ...tools[done] }]
+      : [{ type: "text", text }];
+  };
+}
+
+/** How many tool results the turn under way has (since the last prompt that was not one). */
+function turnToolResults(body: Record<string, unknown>): number {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  let results = 0;
+  for (const message of [...messages].reverse()) {
+    const { role, content } = message as { role?: string; content?: unknown };
+    if (role !== "user") continue;
+    const blocks = Array.isArray(content) ? content as { type?: string }[] : [];
+    const count = blocks.filter((b) => b?.type === "tool_result").length;
+    if (count === 0) break;
+    results += count;
+  }
+  return results;
+}
+
 let counter = 0;
 function id(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}${(counter++).toString(36).padStart(6, "0")}`;

@@ -5,6 +5,7 @@ import {
   offersTools,
   requestText,
   startScriptedModel,
+  toolsThenText,
   toolThenText,
 } from "./scripted_model.ts";
 
@@ -55,6 +56,28 @@ Deno.test("toolThenText: the tool first, the text once its result is back; side 
   assert.equal(answersToolCall(back), true);
   assert.deepEqual(script(back), [{ type: "text", text: "All done." }]);
   assert.deepEqual(script({ messages: ask.messages }), [{ type: "text", text: "All done." }]);
+});
+
+Deno.test("toolsThenText: one tool per round until the turn has every result, then the text", () => {
+  const echo = (n: number) => ({ name: "Bash", input: { command: `echo ${n}` } });
+  const script = toolsThenText([echo(1), echo(2)], "Both ran.");
+  const tools = [{ name: "Bash" }];
+  const round = (id: string) => [
+    { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "ok" }] },
+  ];
+  const prompt = { role: "user", content: "run both" };
+  const used = (messages: unknown[]) =>
+    script({ tools, messages }).find((b) => b.type === "tool_use");
+  assert.deepEqual(used([prompt]), { type: "tool_use", ...echo(1) });
+  assert.deepEqual(used([prompt, ...round("a")]), { type: "tool_use", ...echo(2) });
+  assert.deepEqual(script({ tools, messages: [prompt, ...round("a"), ...round("b")] }), [
+    { type: "text", text: "Both ran." },
+  ]);
+  // A second prompt in the session starts a new turn: its tools run again.
+  const later = [prompt, ...round("a"), ...round("b"), { role: "user", content: "again" }];
+  assert.deepEqual(used(later), { type: "tool_use", ...echo(1) });
+  assert.deepEqual(script({ messages: [prompt] }), [{ type: "text", text: "Both ran." }]);
 });
 
 Deno.test("startScriptedModel: streams SSE, answers JSON, count_tokens and probes, records every request", async () => {
