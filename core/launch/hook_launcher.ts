@@ -186,11 +186,13 @@ export function claudeFastPath(
     "fi",
     'if [ -n "$fast" ]; then',
     "  deliver() {",
-    // A turn's end: the shim reads the transcript. A shim that cannot start (no Deno) fails, and
-    // the turn's end still goes over the socket.
+    // A turn's end: the shim reads the transcript, at the lowest priority: in `claude -p` it runs
+    // while Claude Code finishes, which must not wait for the CPU. A shim that cannot start (no
+    // Deno) fails, and the turn's end still goes over the socket.
     '    if [ -n "$tools" ]; then',
     `      nowait=; [ -e "$unanswered" ] && nowait=${NO_WAIT_ARG}`,
-    `      printf '%s\\n' "$payload" | ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait $tools "$@" && exit 0`,
+    "      low=; command -v nice >/dev/null 2>&1 && low='nice -n 19'",
+    `      printf '%s\\n' "$payload" | $low ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait $tools "$@" && exit 0`,
     "    fi",
     `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
