@@ -11,6 +11,7 @@ import {
   processesWithEnv,
   requestText,
   startScriptedModel,
+  toolsThenText,
   toolThenText,
   waitFor,
 } from "./mod.ts";
@@ -182,4 +183,44 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
     () => Promise.resolve(processesWithEnv("HOME", box.home).length === 0 ? true : undefined),
     { timeoutMs: 30_000, what: "the collector to exit after stop" },
   );
+});
+
+Deno.test("Claude Code (real client): every tool call of a turn is recorded once, in order, from the transcript", async () => {
+  await using box = await claudeSandbox();
+  await using model = startScriptedModel(
+    toolsThenText([
+      { name: "Write", input: { file_path: "notes.txt", content: "clamp(lo, hi)\n" } },
+      { name: "Bash", input: { command: "false", description: "Run the failing check" } },
+      { name: "Read", input: { file_path: "notes.txt" } },
+      { name: "Bash", input: { command: "echo done", description: "Say done" } },
+    ], "Wrote the notes; the check fails."),
+  );
+  const project = await box.project("gamma");
+  for (const args of [["install"], ["start"]]) {
+    const done = await box.kiroLearn(args, project);
+    assert.equal(done.code, 0, outputText(done));
+  }
+  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+  const namespace = resolveProject(project, { actor: box.actor, home: box.home }).namespace;
+  const run = await box.claude("Write the notes, run the check, read them back", {
+    cwd: project,
+    modelUrl: model.url,
+  });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.equal(run.result, "Wrote the notes; the check fails.");
+  const tools = await waitFor(async () => {
+    const res = await fetch(`http://127.0.0.1:${box.port}${ROUTES.events}?limit=100`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const items = ((await res.json()).items as StoredEvent[]).filter((e) =>
+      e.namespace === namespace
+    );
+    const ended = items.some((e) => e.kind === "session_summary");
+    return ended ? items.filter((e) => e.kind === "tool_use").reverse() : undefined;
+  }, { timeoutMs: 60_000, what: "the turn's end and its tool uses in the collector" });
+  assert.deepEqual(
+    tools.map((e) => `${e.body.data!.tool_name}${e.body.data!.failed ? " (failed)" : ""}`),
+    ["Write", "Bash (failed)", "Read", "Bash"],
+  );
+  assert.ok(tools.every((e) => e.source.project_path === project));
 });
