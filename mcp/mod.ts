@@ -18,6 +18,7 @@ export {
 export {
   createMemoryServer,
   projectDir,
+  SERVER_DESCRIPTION,
   SERVER_NAME,
   startupContext,
   type StartupContextOptions,

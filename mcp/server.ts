@@ -23,16 +23,26 @@ const INSTRUCTIONS = "Long-term memory for this project, shared with kiro-learn'
   "recent_activity to catch up, save_observation for a decision, fix or discovery worth " +
   "keeping, and save_session_summary at the end of a substantial turn.";
 
+/**
+ * Who the server is and what it offers, as `initialize` answers it and as the collector's HTTP
+ * route answers `server/discover` (which it serves without building a server). The tool list never
+ * changes while a client is connected (the HTTP route keeps no session to tell one on): saying so
+ * spares the client listening for a change.
+ */
+export const SERVER_DESCRIPTION = {
+  serverInfo: { name: SERVER_NAME, version: VERSION },
+  capabilities: { tools: { listChanged: false } },
+  instructions: INSTRUCTIONS,
+} as const;
+
 /** Builds the MCP server with every memory tool registered. */
 export function createMemoryServer(context: ToolContext): McpServer {
   const server = new McpServer(
-    { name: SERVER_NAME, version: VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    SERVER_DESCRIPTION.serverInfo,
+    { capabilities: { tools: {} }, instructions: SERVER_DESCRIPTION.instructions },
   );
   registerTools(server, context);
-  // The tool list never changes while a client is connected (the HTTP route keeps no session to
-  // tell one on): saying so spares the client listening for a change.
-  server.server.registerCapabilities({ tools: { listChanged: false } });
+  server.server.registerCapabilities(SERVER_DESCRIPTION.capabilities);
   return server;
 }
 

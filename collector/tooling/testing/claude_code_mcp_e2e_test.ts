@@ -1,8 +1,9 @@
 // The real Claude Code client and the MCP server the collector serves over HTTP: installed by our
-// installer, the scripted model sees our tools and a tool call round-trips through the collector;
-// with the collector down and not startable, the session still runs without an error.
+// installer, the client connects in the 2026-07-28 revision (server/discover, no initialize), the
+// scripted model sees our tools, and a search and a save round-trip through the collector; with
+// the collector down and not startable, the session still runs without an error.
 import assert from "node:assert/strict";
-import { ROUTES } from "@kiro-learn/core/api/wire";
+import { memoryPath, ROUTES } from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import {
@@ -10,10 +11,13 @@ import {
   type ModelScript,
   outputText,
   requestText,
+  type ScriptedBlock,
   startScriptedModel,
 } from "./mod.ts";
 
 const SEARCH_TOOL = "mcp__kiro-learn-memory__search_memory";
+const SAVE_TOOL = "mcp__kiro-learn-memory__save_observation";
+const SAVED_TITLE = "Totals are rounded once, after summing the lines";
 const MEMORY_TITLE = "Invoice totals round half to even";
 const ANSWER = "Memory says invoice totals round half to even.";
 
@@ -24,26 +28,34 @@ function toolResults(body: Record<string, unknown>): number {
 }
 
 /**
- * The agent's loop: load the deferred tool's schema (Claude Code defers MCP tools behind
- * ToolSearch), call it, then answer. Side requests without tools get the answer.
+ * The agent's loop: load each deferred tool's schema (Claude Code defers MCP tools behind
+ * ToolSearch) and call it, a search then a save, then answer. Side requests without tools get
+ * the answer.
  */
-const searchMemory: ModelScript = (body) => {
+const searchAndSave: ModelScript = (body) => {
   if (!Array.isArray(body.tools) || body.tools.length === 0) {
     return [{ type: "text", text: ANSWER }];
   }
-  const step = toolResults(body);
-  if (step === 0) {
-    return [{ type: "tool_use", name: "ToolSearch", input: { query: `select:${SEARCH_TOOL}` } }];
-  }
-  if (step === 1) {
-    return [{ type: "tool_use", name: SEARCH_TOOL, input: { query: "invoice totals rounding" } }];
-  }
-  return [{ type: "text", text: ANSWER }];
+  const steps: ScriptedBlock[] = [
+    { type: "tool_use", name: "ToolSearch", input: { query: `select:${SEARCH_TOOL}` } },
+    { type: "tool_use", name: SEARCH_TOOL, input: { query: "invoice totals rounding" } },
+    { type: "tool_use", name: "ToolSearch", input: { query: `select:${SAVE_TOOL}` } },
+    {
+      type: "tool_use",
+      name: SAVE_TOOL,
+      input: {
+        title: SAVED_TITLE,
+        summary: "Each line keeps full precision; only the invoice total is rounded.",
+        observation_type: "decision",
+      },
+    },
+  ];
+  return [steps[toolResults(body)] ?? { type: "text", text: ANSWER }];
 };
 
-Deno.test("Claude Code (real client): the collector's MCP tools are offered and a call round-trips", async () => {
+Deno.test("Claude Code (real client): the collector's MCP tools are offered and calls round-trip", async () => {
   await using box = await claudeSandbox();
-  await using model = startScriptedModel(searchMemory);
+  await using model = startScriptedModel(searchAndSave);
   const alpha = await box.project("alpha");
   for (const args of [["install"], ["start"]]) {
     const done = await box.kiroLearn(args, alpha);
@@ -74,14 +86,26 @@ Deno.test("Claude Code (real client): the collector's MCP tools are offered and 
   const run = await box.claude("How are invoice totals rounded?", {
     cwd: `${alpha}/src`,
     modelUrl: model.url,
-    allowedTools: [SEARCH_TOOL],
+    allowedTools: [SEARCH_TOOL, SAVE_TOOL],
+    args: ["--debug", "mcp"],
   });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.equal(run.result, ANSWER);
+  // The client probed server/discover and got an answer it took: the stateless revision, without
+  // initialize and the requests that follow it.
+  const log = await Deno.readTextFile(`${box.home}/.claude/debug/latest`);
+  const established = /"kiro-learn-memory": Connection established with capabilities: (\{.*\})/
+    .exec(log);
+  assert.ok(established, `no connection in Claude Code's debug log: ${log.slice(-3000)}`);
+  const era = JSON.parse(established[1]);
+  assert.equal(era.protocolEra, "modern", established[1]);
+  assert.equal(era.negotiatedProtocolVersion, "2026-07-28", established[1]);
+  // Nor did any answer lack what that revision requires (the client would fill it in, and log it).
+  assert.equal(/kiro-learn-memory.*omits required fields.*/.exec(log)?.[0], undefined);
   const loop = model.requests.map((r) => r.body).filter((b) =>
     b !== null && Array.isArray(b.tools)
   );
-  assert.ok(loop.length >= 3, `the agent's loop made ${loop.length} requests`);
+  assert.ok(loop.length >= 5, `the agent's loop made ${loop.length} requests`);
   // The model was offered our tools (deferred, by name), from a connected server.
   const first = requestText(loop[0]);
   for (const tool of ["search_memory", "save_observation", "forget_memory"]) {
@@ -95,6 +119,17 @@ Deno.test("Claude Code (real client): the collector's MCP tools are offered and 
     `the tool result lacks the record: ${last.slice(-3000)}`,
   );
   assert.ok(last.includes(MEMORY_TITLE));
+  // The save went through the collector into alpha's project, with the id the model was told.
+  const savedId = [...last.matchAll(/mr_[0-9A-Z]{26}/g)].map((m) => m[0])
+    .find((id) => id !== record.record_id);
+  assert.ok(savedId, `the save's tool result has no record id: ${last.slice(-3000)}`);
+  const stored = await fetch(`http://127.0.0.1:${box.port}${memoryPath(savedId)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = await stored.json();
+  assert.equal(stored.status, 200, JSON.stringify(body));
+  assert.equal(body.record.namespace, namespace);
+  assert.equal(body.record.title, SAVED_TITLE);
 });
 
 Deno.test("Claude Code (real client): with the collector down and no way to start it, a session still runs cleanly", async () => {

@@ -10,17 +10,45 @@
  * bearer token, Host and Origin are checked by the app before this runs; the project comes in
  * {@linkcode MCP_NAMESPACE_HEADER} and must be a valid namespace.
  *
+ * Both protocol eras are served. A 2025 client opens with `initialize`, `notifications/initialized`
+ * and a GET for a stream (405) before it lists the tools. A 2026-07-28 client (Claude Code) first
+ * probes `server/discover`; answered, it lists the tools at once, sparing those three requests on
+ * the path to the session's first model request. The SDK in use speaks only the 2025 revisions, so
+ * this route answers the probe itself and hands the SDK the later requests under the newest 2025
+ * version, which means the same for what these tools use (the tool list and calls), then adds to
+ * each answer what 2026-07-28 requires of a result.
+ *
  * @module
  */
 import { Hono } from "hono";
 import { type CollectorClient, MCP_NAMESPACE_HEADER } from "@kiro-learn/core/api";
-import { createMemoryServer } from "@kiro-learn/mcp";
+import { z } from "zod";
+import { createMemoryServer, SERVER_DESCRIPTION } from "@kiro-learn/mcp";
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types: the SDK's wildcard export hides its types from Deno (see mcp/tools.ts).
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { errorResponse, namespaceParam } from "../../http/mod.ts";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { errorResponse, namespaceParam, readJsonBody } from "../../http/mod.ts";
+
+/** The stateless protocol revision this route serves beside the SDK's 2025 ones. */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+
+/** Headers a 2026-07-28 client sends with every request. */
+const HEADERS = { method: "mcp-method", version: "mcp-protocol-version" } as const;
+
+/** The probe is a few hundred bytes; the cap only bounds what a broken client can make us read. */
+const DISCOVER_MAX_BYTES = 64 * 1024;
+
+/** A `server/discover` request (its `params._meta` says who asks; nothing in it changes the answer). */
+const DiscoverRequest = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number()]),
+  method: z.literal("server/discover"),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
 
 /** The MCP route; `client` is how its tools reach the collector's API. */
 export function mcpRoutes(options: { client: () => CollectorClient }): Hono {
@@ -39,6 +67,9 @@ export function mcpRoutes(options: { client: () => CollectorClient }): Hono {
     }
     const namespace = namespaceParam(raw, { required: true });
     if (!namespace.ok) return namespace.response;
+    const method = c.req.header(HEADERS.method);
+    if (method === "server/discover") return await discover(c.req.raw);
+    const modern = c.req.header(HEADERS.version) === MODERN_PROTOCOL_VERSION;
     const server = servers.take(namespace.value!);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -46,7 +77,10 @@ export function mcpRoutes(options: { client: () => CollectorClient }): Hono {
     });
     try {
       await server.connect(transport);
-      return await transport.handleRequest(c.req.raw);
+      if (!modern) return await transport.handleRequest(c.req.raw);
+      return asModern(await transport.handleRequest(asLatest2025(c.req.raw)), {
+        list: method === "tools/list",
+      });
     } finally {
       await server.close();
       servers.give(namespace.value!, server);
@@ -55,6 +89,60 @@ export function mcpRoutes(options: { client: () => CollectorClient }): Hono {
   // Stateless: no stream for server-initiated messages, and no session to end (the spec's
   // answer to both is 405).
   return app;
+}
+
+/**
+ * The answer to a 2026-07-28 client's probe: the one version it may speak here, and what
+ * `initialize` would have said (server, capabilities, instructions), from the same description.
+ */
+async function discover(request: Request): Promise<Response> {
+  const body = await readJsonBody(request, { maxBytes: DISCOVER_MAX_BYTES });
+  if (!body.ok) return body.response;
+  const parsed = DiscoverRequest.safeParse(body.value);
+  if (!parsed.success) {
+    return errorResponse(400, "invalid server/discover request", {
+      details: `the ${HEADERS.method} header says server/discover, so the body must be that ` +
+        'JSON-RPC request ({"jsonrpc": "2.0", "id": ..., "method": "server/discover"}): ' +
+        z.prettifyError(parsed.error),
+    });
+  }
+  return Response.json({
+    jsonrpc: "2.0",
+    id: parsed.data.id,
+    result: {
+      supportedVersions: [MODERN_PROTOCOL_VERSION],
+      capabilities: SERVER_DESCRIPTION.capabilities,
+      instructions: SERVER_DESCRIPTION.instructions,
+      // Nothing here changes while the collector runs, but a new version of it may differ:
+      // not cached, and never shared between users.
+      ttlMs: 0,
+      cacheScope: "private",
+      _meta: { "io.modelcontextprotocol/serverInfo": SERVER_DESCRIPTION.serverInfo },
+    },
+  });
+}
+
+/** The request as the SDK accepts it: its transport refuses a version header it does not know. */
+function asLatest2025(request: Request): Request {
+  const headers = new Headers(request.headers);
+  headers.set(HEADERS.version, LATEST_PROTOCOL_VERSION);
+  return new Request(request, { headers });
+}
+
+/**
+ * An answer in 2026-07-28's terms: every result says it is complete (no input is asked for), and a
+ * list result (the tools', the only list these tools serve) says how long it may be cached, and by
+ * whom. Claude Code fills in these very defaults when they are missing, but logs that the server
+ * broke the rule.
+ */
+async function asModern(response: Response, options: { list: boolean }): Promise<Response> {
+  if (response.status !== 200) return response;
+  const body = await response.json();
+  if (typeof body?.result === "object" && body.result !== null) {
+    const hints = options.list ? { ttlMs: 0, cacheScope: "private" } : {};
+    body.result = { resultType: "complete", ...hints, ...body.result };
+  }
+  return Response.json(body, { headers: response.headers });
 }
 
 /** Idle servers kept per project, and projects kept (least recently used go first). */

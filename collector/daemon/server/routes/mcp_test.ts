@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { MCP_NAMESPACE_HEADER, ROUTES } from "@kiro-learn/core/api";
 import { TOOL_NAMES } from "@kiro-learn/mcp";
 import { startTestDaemon, type TestDaemon } from "../../../tooling/testing/mod.ts";
+import { MODERN_PROTOCOL_VERSION } from "./mcp.ts";
 
 const ALPHA = `/actor/tester/project/${"a".repeat(64)}/`;
 const BETA = `/actor/tester/project/${"b".repeat(64)}/`;
@@ -48,6 +49,43 @@ async function rawPost(daemon: TestDaemon, host: string, body: string): Promise<
   await conn.write(new TextEncoder().encode(`${head}\r\n\r\n${body}`));
   const text = await new Response(conn.readable).text();
   return text;
+}
+
+/** Claude Code's first request, as it sends it (its `_meta` names the client and its version). */
+const DISCOVER = {
+  jsonrpc: "2.0",
+  id: "server-discover-probe-1",
+  method: "server/discover",
+  params: {
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "claude-code", version: "2.1.332" },
+      "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: true } },
+    },
+  },
+};
+
+/** A request as a 2026-07-28 client sends it: the version and method in headers too. */
+function modernPost(
+  daemon: TestDaemon,
+  headers: Record<string, string>,
+  body: { method: string; [key: string]: unknown },
+): Promise<Response> {
+  return fetch(daemon.url + ROUTES.mcp, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": body.method,
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+function probe(daemon: TestDaemon, headers: Record<string, string>): Promise<Response> {
+  return modernPost(daemon, headers, DISCOVER);
 }
 
 function auth(daemon: TestDaemon, namespace: string): Record<string, string> {
@@ -122,14 +160,18 @@ Deno.test("the MCP route refuses a missing token, a foreign Host or Origin, and 
     ["a prefix of namespaces", auth(daemon, "/actor/tester/"), 400, /invalid namespace/],
   ];
   for (const [what, headers, status, error] of cases) {
-    const res = await post(headers);
-    const text = await res.text();
-    assert.equal(res.status, status, `${what}: ${res.status} ${text}`);
-    assert.match(text, error, what);
+    // The probe a 2026-07-28 client opens with is answered by the route itself: guarded alike.
+    for (const res of [await post(headers), await probe(daemon, headers)]) {
+      const text = await res.text();
+      assert.equal(res.status, status, `${what}: ${res.status} ${text}`);
+      assert.match(text, error, what);
+    }
   }
   // fetch sets Host itself: a DNS-rebinding page's request is written by hand.
-  const rebinding = await rawPost(daemon, `evil.example:${daemon.port}`, initialize);
-  assert.match(rebinding, /^HTTP\/1.1 403[^]*forbidden host/);
+  for (const body of [initialize, JSON.stringify(DISCOVER)]) {
+    const rebinding = await rawPost(daemon, `evil.example:${daemon.port}`, body);
+    assert.match(rebinding, /^HTTP\/1.1 403[^]*forbidden host/);
+  }
 
   // The same request, right: the refusals above came from what each case got wrong.
   const ok = await post(auth(daemon, ALPHA));
@@ -161,5 +203,88 @@ Deno.test("the MCP route refuses a missing token, a foreign Host or Origin, and 
     await res.body?.cancel();
     assert.equal(res.status, 405, method);
     assert.equal(res.headers.get("allow"), "POST");
+  }
+});
+
+Deno.test("a 2026-07-28 client: server/discover is answered, then the tools work without initialize", async () => {
+  await using daemon = await startTestDaemon();
+  const res = await probe(daemon, auth(daemon, ALPHA));
+  assert.equal(res.status, 200, await res.clone().text());
+  const discovered = await res.json();
+  assert.equal(discovered.id, DISCOVER.id);
+  assert.deepEqual(discovered.result.supportedVersions, [MODERN_PROTOCOL_VERSION]);
+  // What initialize tells a 2025 client (the SDK's, here), said the 2026 way.
+  await using legacy = await connect(daemon, auth(daemon, ALPHA));
+  assert.deepEqual(discovered.result.capabilities, legacy.getServerCapabilities());
+  assert.equal(discovered.result.instructions, legacy.getInstructions());
+  assert.deepEqual(
+    discovered.result._meta["io.modelcontextprotocol/serverInfo"],
+    legacy.getServerVersion(),
+  );
+  assert.deepEqual(discovered.result.capabilities, { tools: { listChanged: false } });
+
+  const envelope = { _meta: DISCOVER.params._meta };
+  const rpc = async (id: number, method: string, params: Record<string, unknown>) => {
+    const res = await modernPost(daemon, auth(daemon, ALPHA), {
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: { ...envelope, ...params },
+    });
+    const text = await res.text();
+    assert.equal(res.status, 200, `${method}: ${text}`);
+    const body = JSON.parse(text);
+    assert.equal(body.id, id, text);
+    assert.equal(body.error, undefined, text);
+    return body.result;
+  };
+  const list = await rpc(1, "tools/list", {});
+  assert.deepEqual(list.tools.map((t: { name: string }) => t.name), [...TOOL_NAMES]);
+  // 2026-07-28 requires a list result to say how long it may be cached, and by whom.
+  assert.equal(list.ttlMs, 0);
+  assert.equal(list.cacheScope, "private");
+  assert.equal(list.resultType, "complete");
+
+  const saved = await rpc(2, "tools/call", {
+    name: "save_observation",
+    arguments: {
+      title: "Pin the client's protocol revision in the e2e sandbox",
+      summary: "The sandbox's Claude Code negotiates 2026-07-28 with the collector's MCP route.",
+      observation_type: "decision",
+    },
+  });
+  assert.notEqual(saved.isError, true, JSON.stringify(saved));
+  assert.equal(saved.resultType, "complete");
+  const id = /mr_[0-9A-Z]{26}/.exec(saved.content[0].text)?.[0];
+  assert.ok(id, JSON.stringify(saved));
+  const found = await rpc(3, "tools/call", {
+    name: "search_memory",
+    arguments: { query: "protocol revision sandbox" },
+  });
+  assert.match(found.content[0].text, new RegExp(id));
+  const stored = await (await daemon.fetch(`/v1/memories/${id}`)).json();
+  assert.equal(stored.record.namespace, ALPHA);
+});
+
+Deno.test("a server/discover header on another request is refused", async () => {
+  await using daemon = await startTestDaemon();
+  const cases: [string, string, RegExp][] = [
+    ["another method", JSON.stringify({ ...DISCOVER, method: "tools/list" }), /server\/discover/],
+    ["no id", JSON.stringify({ ...DISCOVER, id: undefined }), /id/],
+    ["not JSON", "{server/discover", /invalid JSON/i],
+  ];
+  for (const [what, body, error] of cases) {
+    const res = await fetch(daemon.url + ROUTES.mcp, {
+      method: "POST",
+      headers: {
+        ...auth(daemon, ALPHA),
+        "content-type": "application/json",
+        "mcp-method": "server/discover",
+      },
+      body,
+    });
+    const text = await res.text();
+    assert.equal(res.status, 400, `${what}: ${text}`);
+    assert.match(text, error, what);
   }
 });
