@@ -142,7 +142,10 @@ async function asModern(response: Response, options: { list: boolean }): Promise
     const hints = options.list ? { ttlMs: 0, cacheScope: "private" } : {};
     body.result = { resultType: "complete", ...hints, ...body.result };
   }
-  return Response.json(body, { headers: response.headers });
+  const headers = new Headers(response.headers);
+  // The body grew: a length the SDK may have set no longer holds.
+  headers.delete("content-length");
+  return Response.json(body, { headers });
 }
 
 /** Idle servers kept per project, and projects kept (least recently used go first). */
