@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { HookPlan } from "@kiro-learn/core/hooks";
+import { CLAUDE_TOOL_HOOKS, type HookPlan } from "@kiro-learn/core/hooks";
 import { note } from "./_stderr.ts";
 import { transcriptEvents, type TranscriptPayload, transcriptPayloads } from "./claude_import.ts";
 import type { PrecedingEvents } from "./run.ts";
@@ -27,19 +27,35 @@ export const MAX_TURN_BYTES = 8 * 1024 * 1024;
 /** A session's read mark is dropped this long after its last turn. */
 export const TURN_STATE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
-const TOOL_HOOKS = new Set(["PostToolUse", "PostToolUseFailure"]);
-
 /** The file holding how far `sessionId`'s transcript has been read. */
 export function turnStatePath(spoolDir: string, sessionId: string): string {
-  return `${spoolDir}/${TURN_STATE_DIR}/${sessionId.replace(/[^A-Za-z0-9._-]/g, "_")}`;
+  // The prefix keeps "." and ".." (and any dot name) from naming anything but a file of ours.
+  return `${spoolDir}/${TURN_STATE_DIR}/s-${sessionId.replace(/[^A-Za-z0-9._-]/g, "_")}`;
 }
 
 function readMark(path: string): number | null {
   try {
-    const mark = Number(Deno.readTextFileSync(path).trim());
-    return Number.isSafeInteger(mark) && mark >= 0 ? mark : null;
+    const text = Deno.readTextFileSync(path).trim();
+    const mark = Number(text);
+    return text !== "" && Number.isSafeInteger(mark) && mark >= 0 ? mark : null;
   } catch {
     return null;
+  }
+}
+
+/** Writes a mark whole or not at all: another turn's end may be reading it. */
+function writeMark(path: string, offset: number): void {
+  const temp = `${path}.${crypto.randomUUID()}.tmp`;
+  try {
+    Deno.writeTextFileSync(temp, String(offset));
+    Deno.renameSync(temp, path);
+  } catch (error) {
+    try {
+      Deno.removeSync(temp);
+    } catch {
+      // Never written.
+    }
+    throw error;
   }
 }
 
@@ -166,7 +182,7 @@ export async function turnToolUses(
     from = prompt + 1;
   }
   const tools: TranscriptPayload[] = payloads.slice(from).filter((p) =>
-    TOOL_HOOKS.has(String(p.payload.hook_event_name))
+    CLAUDE_TOOL_HOOKS.includes(String(p.payload.hook_event_name))
   );
   const events = await transcriptEvents({ payloads: tools, skipped: {} }, {
     sessionId: plan.sessionId,
@@ -179,7 +195,7 @@ export async function turnToolUses(
       const dir = `${config.spoolDir}/${TURN_STATE_DIR}`;
       try {
         Deno.mkdirSync(dir, { recursive: true });
-        Deno.writeTextFileSync(markPath, String(nextMark(read)));
+        writeMark(markPath, nextMark(read));
       } catch (error) {
         note(
           `claude hook: cannot keep how far the transcript was read (${

@@ -148,6 +148,24 @@ Deno.test("a session's mark is dropped a month after its last turn; others stay"
     await assert.rejects(() => Deno.stat(old), Deno.errors.NotFound);
     assert.equal(await Deno.readTextFile(recent), "10");
     // A session id is a file name only once made safe.
-    assert.equal(turnStatePath("/s", "../../etc/x"), "/s/.turns/.._.._etc_x");
+    assert.equal(turnStatePath("/s", "../../etc/x"), "/s/.turns/s-.._.._etc_x");
+    assert.equal(turnStatePath("/s", ".."), "/s/.turns/s-..");
+  });
+});
+
+Deno.test("an empty or unreadable mark is no mark (the current turn only), never offset 0", async () => {
+  await withTranscript(async ({ file, spoolDir, plan }) => {
+    const config = { spoolDir, maxBodyBytes: 65_536 };
+    await Deno.writeTextFile(file, FAILING + SIX_TOOLS);
+    await Deno.mkdir(`${spoolDir}/.turns`, { recursive: true });
+    for (const torn of ["", "  \n", "12x"]) {
+      await Deno.writeTextFile(turnStatePath(spoolDir, SESSION), torn);
+      assert.equal((await turnToolUses(plan, config))!.deliveries.length, 6, JSON.stringify(torn));
+    }
+    // A mark is written whole: no temporary file is left beside it.
+    (await turnToolUses(plan, config))!.delivered([]);
+    assert.deepEqual([...Deno.readDirSync(`${spoolDir}/.turns`)].map((e) => e.name), [
+      `s-${SESSION}`,
+    ]);
   });
 });

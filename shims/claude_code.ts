@@ -22,7 +22,6 @@ import {
   processCwd,
   runShim,
 } from "./run.ts";
-import { turnToolUses } from "./_turn_tools.ts";
 import { kiroSessionId } from "./session.ts";
 import { note } from "./_stderr.ts";
 import { readStdin } from "./stdin.ts";
@@ -69,7 +68,8 @@ export function readTurnToolUses(
   context: Parameters<PrecedingReader>[1],
 ): Promise<PrecedingEvents | null> {
   if (!context.args.includes(TURN_TOOLS_ARG)) return Promise.resolve(null);
-  return turnToolUses(plan, context.config);
+  // Loaded only at a turn's end: a prompt hook's shim never needs the transcript reader.
+  return import("./_turn_tools.ts").then(({ turnToolUses }) => turnToolUses(plan, context.config));
 }
 
 if (import.meta.main) await runShim(planFromStdin, { preceding: readTurnToolUses });

@@ -17,8 +17,9 @@
  */
 import type { Event } from "@kiro-learn/core/schemas";
 import { derivedUlid } from "@kiro-learn/core/ids";
-import { claudeCodePlan } from "./claude_code.ts";
+import { claudeCodePlan } from "@kiro-learn/core/hooks";
 import { readShimEnv } from "./env.ts";
+import { note } from "./_stderr.ts";
 import { buildEvent, clientId, loadShimConfig, postEvent, type ShimConfig } from "./transport.ts";
 
 /** A hook payload rebuilt from a transcript, with what identifies it. */
@@ -189,7 +190,13 @@ export async function transcriptEvents(
   const client = clientId();
   const events: Event[] = [];
   for (const { payload, key, time } of found.payloads) {
-    const plan = claudeCodePlan(payload, { env, fallbackCwd: () => String(payload.cwd) });
+    // The core plan itself: the hook shim's entry (claude_code.ts) loads this module at a turn's
+    // end, so importing that entry back would be a cycle.
+    const plan = claudeCodePlan(payload, {
+      fallbackSessionId: () => options.sessionId,
+      fallbackCwd: () => String(payload.cwd),
+      warn: note,
+    });
     if (plan === null) continue;
     for (const [i, planned] of plan.events.entries()) {
       const event = buildEvent({ kind: planned.kind, body: planned.body }, {

@@ -34,6 +34,7 @@ export const CLAUDE_RETRIEVE_HOOKS: readonly string[] = ["SessionStart", "UserPr
  * them in the background and returns at once (`claudeFastPath` in core/launch).
  */
 export const CLAUDE_STORE_HOOKS: readonly string[] = [
+  // An older install's tool hooks keep firing until it runs again: they too return at once.
   "PostToolUse",
   "PostToolUseFailure",
   "Stop",
@@ -41,6 +42,12 @@ export const CLAUDE_STORE_HOOKS: readonly string[] = [
   // `kiro-learn install` again: it must still return at once.
   "SessionEnd",
 ];
+
+/**
+ * Claude Code's tool hooks. None is installed: a turn's end reads the turn's tool uses from the
+ * transcript ({@linkcode TURN_TOOLS_ARG}); the launcher ignores an older install's firings.
+ */
+export const CLAUDE_TOOL_HOOKS: readonly string[] = ["PostToolUse", "PostToolUseFailure"];
 
 /**
  * The argument the installer gives the Claude Code hook of each {@linkcode CLAUDE_STORE_HOOKS}

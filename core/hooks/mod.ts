@@ -10,6 +10,7 @@ export {
   CLAUDE_RETRIEVE_HOOKS,
   CLAUDE_START_SOURCES,
   CLAUDE_STORE_HOOKS,
+  CLAUDE_TOOL_HOOKS,
   claudeCodePlan,
   type ClaudePlanOptions,
   STORE_ONLY_ARG,

@@ -26,6 +26,7 @@ import {
   CLAUDE_QUIET_START_SOURCES,
   CLAUDE_RETRIEVE_HOOKS,
   CLAUDE_STORE_HOOKS,
+  CLAUDE_TOOL_HOOKS,
   FIRING_ARG,
   NO_WAIT_ARG,
   STORE_ONLY_ARG,
@@ -172,7 +173,7 @@ export function claudeFastPath(
     `    ${named(["Stop"])}) store=1 tools=${TURN_TOOLS_ARG} ;;`,
     // An older install's tool hooks still fire until it runs again: the turn's end reads those
     // tool uses, so storing them here too would record each twice.
-    `    ${named(["PostToolUse", "PostToolUseFailure"])}) exit 0 ;;`,
+    `    ${named(CLAUDE_TOOL_HOOKS)}) exit 0 ;;`,
     `    ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
     "  esac",
     "}",
@@ -186,13 +187,12 @@ export function claudeFastPath(
     "fi",
     'if [ -n "$fast" ]; then',
     "  deliver() {",
-    // A turn's end: the shim reads the transcript, at the lowest priority: in `claude -p` it runs
-    // while Claude Code finishes, which must not wait for the CPU. A shim that cannot start (no
-    // Deno) fails, and the turn's end still goes over the socket.
+    // A turn's end: the shim reads the transcript (in the background: no one waits for it, so it
+    // tries the collector even after an unanswered call). A shim that cannot start (no Deno)
+    // fails, and the turn's end still goes over the socket. Not at a lower priority: a collector
+    // the shim starts would inherit it for good.
     '    if [ -n "$tools" ]; then',
-    `      nowait=; [ -e "$unanswered" ] && nowait=${NO_WAIT_ARG}`,
-    "      low=; command -v nice >/dev/null 2>&1 && low='nice -n 19'",
-    `      printf '%s\\n' "$payload" | $low ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait $tools "$@" && exit 0`,
+    `      printf '%s\\n' "$payload" | ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $tools "$@" && exit 0`,
     "    fi",
     `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,

@@ -47,11 +47,11 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
         file.content,
         /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} \$tools "\$@"; \}\n/,
       );
-      // A turn's end goes to the shim (it reads the transcript), at the lowest priority, and over
-      // the socket when the shim cannot start.
+      // A turn's end goes to the shim (it reads the transcript), and over the socket when the
+      // shim cannot start.
       assert.match(
         file.content,
-        /low='nice -n 19'\n +printf '%s\\n' "\$payload" \| \$low '?\/opt\/deno'? run .* \$nowait \$tools "\$@" && exit 0\n/,
+        /\n {6}printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run .* \$tools "\$@" && exit 0\n/,
       );
       // Its hook command execs it: it exits 0 whatever the shim's end.
       assert.match(file.content, /\ndeliver "\$@"\nexit 0\n$/);
