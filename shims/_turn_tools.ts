@@ -138,9 +138,62 @@ function forget(dir: string, now: number): void {
   }
 }
 
+/** One transcript file's part of a turn: its tool payloads and where its mark goes next. */
+interface FileTurn {
+  tools: TranscriptPayload[];
+  markPath: string;
+  next: number;
+}
+
 /**
- * The tool uses of the turn that `plan` (a `Stop`) ends, from its transcript, or null when the
- * plan names none or it cannot be read (said on stderr; the turn's end is still stored).
+ * Reads one transcript file from its mark. A session's main transcript without a mark is read
+ * from its current turn on; a subagent's (`sidechains`), all of it new, whole.
+ */
+async function readFileTurn(
+  file: string,
+  options: { markPath: string; sessionId: string; sidechains: boolean },
+): Promise<FileTurn> {
+  const mark = readMark(options.markPath);
+  const read = await readLines(file, mark ?? 0);
+  if (mark !== null && read.skipped > 0) {
+    note(
+      `claude hook: ${read.skipped} bytes of ${file} were written since the last turn's end, more than one turn reads; their tool uses are not recorded (kiro-learn import claude-code can add them)`,
+    );
+  }
+  const { payloads } = transcriptPayloads(read.lines, {
+    sessionId: options.sessionId,
+    sidechains: options.sidechains,
+  });
+  let from = 0;
+  if (mark === null && !options.sidechains) {
+    // A session seen for the first time: its current turn only.
+    const prompt = payloads.findLastIndex((p) => p.payload.hook_event_name === "UserPromptSubmit");
+    from = prompt + 1;
+  }
+  const tools = payloads.slice(from).filter((p) =>
+    CLAUDE_TOOL_HOOKS.includes(String(p.payload.hook_event_name))
+  );
+  return { tools, markPath: options.markPath, next: nextMark(read) };
+}
+
+/** The transcripts of the session's subagents (`<session>/subagents/agent-*.jsonl`), if any. */
+function subagentTranscripts(file: string): string[] {
+  const dir = `${file.slice(0, -".jsonl".length)}/subagents`;
+  try {
+    return [...Deno.readDirSync(dir)]
+      .filter((e) => e.isFile && e.name.endsWith(".jsonl"))
+      .map((e) => `${dir}/${e.name}`)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The tool uses of the turn that `plan` (a `Stop`) ends, from its transcript and its subagents'
+ * (Claude Code keeps those beside it; the tool hooks fired for their calls too), in the order
+ * they happened; or null when the plan names no transcript or it cannot be read (said on stderr;
+ * the turn's end is still stored).
  */
 export async function turnToolUses(
   plan: HookPlan,
@@ -156,11 +209,15 @@ export async function turnToolUses(
     );
     return null;
   }
-  const markPath = turnStatePath(config.spoolDir, plan.sessionId);
-  const mark = readMark(markPath);
-  let read: Awaited<ReturnType<typeof readLines>>;
+  const turns: FileTurn[] = [];
   try {
-    read = await readLines(file, mark ?? 0);
+    turns.push(
+      await readFileTurn(file, {
+        markPath: turnStatePath(config.spoolDir, plan.sessionId),
+        sessionId: plan.sessionId,
+        sidechains: false,
+      }),
+    );
   } catch (error) {
     note(
       `claude hook: cannot read the transcript ${file} (${
@@ -169,21 +226,25 @@ export async function turnToolUses(
     );
     return null;
   }
-  if (mark !== null && read.skipped > 0) {
-    note(
-      `claude hook: ${read.skipped} bytes of the transcript were written since the last turn's end, more than one turn reads; their tool uses are not recorded (kiro-learn import claude-code can add them)`,
-    );
+  for (const agent of subagentTranscripts(file)) {
+    const name = agent.split("/").at(-1)!.slice(0, -".jsonl".length);
+    try {
+      turns.push(
+        await readFileTurn(agent, {
+          markPath: turnStatePath(config.spoolDir, `${plan.sessionId}.${name}`),
+          sessionId: plan.sessionId,
+          sidechains: true,
+        }),
+      );
+    } catch (error) {
+      note(
+        `claude hook: cannot read the subagent transcript ${agent} (${
+          error instanceof Error ? error.message : String(error)
+        }); its tool uses are not recorded`,
+      );
+    }
   }
-  const { payloads } = transcriptPayloads(read.lines, { sessionId: plan.sessionId });
-  let from = 0;
-  if (mark === null) {
-    // A session seen for the first time: its current turn only.
-    const prompt = payloads.findLastIndex((p) => p.payload.hook_event_name === "UserPromptSubmit");
-    from = prompt + 1;
-  }
-  const tools: TranscriptPayload[] = payloads.slice(from).filter((p) =>
-    CLAUDE_TOOL_HOOKS.includes(String(p.payload.hook_event_name))
-  );
+  const tools = turns.flatMap((t) => t.tools).sort((a, b) => a.time - b.time);
   const events = await transcriptEvents({ payloads: tools, skipped: {} }, {
     sessionId: plan.sessionId,
     maxBodyBytes: config.maxBodyBytes,
@@ -195,7 +256,7 @@ export async function turnToolUses(
       const dir = `${config.spoolDir}/${TURN_STATE_DIR}`;
       try {
         Deno.mkdirSync(dir, { recursive: true });
-        writeMark(markPath, nextMark(read));
+        for (const turn of turns) writeMark(turn.markPath, turn.next);
       } catch (error) {
         note(
           `claude hook: cannot keep how far the transcript was read (${

@@ -169,3 +169,37 @@ Deno.test("an empty or unreadable mark is no mark (the current turn only), never
     ]);
   });
 });
+
+Deno.test("a subagent's tool uses, in its own transcript beside the session's, come with the turn", async () => {
+  await withTranscript(async ({ file, spoolDir, plan }) => {
+    const config = { spoolDir, maxBodyBytes: 65_536 };
+    await Deno.writeTextFile(file, FAILING);
+    // Claude Code keeps a subagent's transcript in <session>/subagents/agent-<id>.jsonl, every
+    // line of it a side conversation.
+    const agents = `${file.slice(0, -".jsonl".length)}/subagents`;
+    await Deno.mkdir(agents, { recursive: true });
+    const side = SIX_TOOLS.replaceAll('"isSidechain":false', '"isSidechain":true');
+    assert.notEqual(side, SIX_TOOLS, "the fixture marks its lines as main conversation");
+    await Deno.writeTextFile(`${agents}/agent-a1b2.jsonl`, side);
+    const found = await turnToolUses(plan, config);
+    // In the order they happened: the session's own call, then the subagent's six.
+    assert.deepEqual(toolNames(found), [
+      "Bash (failed)",
+      "Bash",
+      "Write",
+      "Read",
+      "Edit",
+      "Bash",
+      "Bash",
+    ]);
+    found!.delivered([]);
+    assert.deepEqual(toolNames(await turnToolUses(plan, config)), []);
+    // The subagent goes on: only its new calls.
+    await Deno.writeTextFile(
+      `${agents}/agent-a1b2.jsonl`,
+      FAILING.replaceAll('"isSidechain":false', '"isSidechain":true'),
+      { append: true },
+    );
+    assert.deepEqual(toolNames(await turnToolUses(plan, config)), ["Bash (failed)"]);
+  });
+});

@@ -74,7 +74,11 @@ function resultText(content: unknown): string {
 /** Rebuilds the hook payloads of one session's transcript lines. */
 export function transcriptPayloads(
   lines: readonly string[],
-  options: { sessionId: string },
+  options: {
+    sessionId: string;
+    /** Keep side conversations' lines (a subagent's own transcript is all side conversation). */
+    sidechains?: boolean;
+  },
 ): TranscriptPayloads {
   const payloads: TranscriptPayload[] = [];
   const skipped: Record<string, number> = {};
@@ -117,7 +121,8 @@ export function transcriptPayloads(
       continue;
     }
     // Side conversations (subagents) and the client's own injected turns are not the user's.
-    if (line.isSidechain === true || line.isMeta === true || line.isCompactSummary === true) {
+    const side = line.isSidechain === true && !options.sidechains;
+    if (side || line.isMeta === true || line.isCompactSummary === true) {
       skip(`${type} (meta)`);
       continue;
     }
