@@ -84,6 +84,13 @@ const FIND_ROOT = [
   'case "$gitdir" in /|*,*) gitdir= ;; esac',
 ];
 
+// Claude Code keeps its transcripts in `$CLAUDE_CONFIG_DIR/projects` when that is set: an absolute
+// path, never the whole disk, never with a comma. Under $HOME the shim may read it already.
+const CLAUDE_DIR = [
+  "claudedir=${CLAUDE_CONFIG_DIR:-}",
+  'case "$claudedir" in /|*,*|"") claudedir= ;; /*) ;; *) claudedir= ;; esac',
+];
+
 /**
  * The launcher of a shim surface: finds the project root, then execs the shim. Claude Code's
  * launcher first tries the fast path ({@linkcode claudeFastPath}).
@@ -93,9 +100,13 @@ export function hookLauncherScript(
   options: Omit<ShimCommandOptions, "args" | "projectRoots">,
 ): string {
   const argv = shimCommand(surface, { ...options, args: [] });
+  const claude = surface === "claude-code";
+  // Claude Code's own folder, when it is not under $HOME (which the shim may read): a turn's end
+  // reads the session's transcript there.
+  const extra = claude ? "\${claudedir:+,$claudedir}" : "";
   const words = argv.map((arg) =>
     arg.startsWith("--allow-read=")
-      ? `${shellQuote(arg)}"\${root:+,$root}\${gitdir:+,$gitdir}"`
+      ? `${shellQuote(arg)}"\${root:+,$root}\${gitdir:+,$gitdir}${extra}"`
       : shellQuote(arg)
   ).join(" ");
   const head = [
@@ -105,8 +116,8 @@ export function hookLauncherScript(
     "# may read. Rewritten by every install; removed by uninstall.",
     ...FIND_ROOT,
   ];
-  if (surface !== "claude-code") return [...head, `exec ${words} "$@"`, ""].join("\n");
-  return [...head, ...claudeFastPath(options.settings, words), ""].join("\n");
+  if (!claude) return [...head, `exec ${words} "$@"`, ""].join("\n");
+  return [...head, ...CLAUDE_DIR, ...claudeFastPath(options.settings, words), ""].join("\n");
 }
 
 /**

@@ -225,6 +225,45 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
     },
   );
 
+  await t.step(
+    "a transcript under CLAUDE_CONFIG_DIR outside $HOME is read too, and only when it is set",
+    async () => {
+      const config = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-claude-config-" }));
+      try {
+        const session = "5e9f3c1a-7b2d-4c8e-9a6f-0d1e2f3a4b5c";
+        await Deno.mkdir(`${config}/projects/-app`, { recursive: true });
+        const transcript = `${config}/projects/-app/${session}.jsonl`;
+        await Deno.writeTextFile(
+          transcript,
+          fixtureText("claude_code/transcript.jsonl", project),
+        );
+        const stop = JSON.stringify({
+          ...JSON.parse(payload("stop.json")),
+          session_id: session,
+          transcript_path: transcript,
+        });
+        const kinds = async () =>
+          (await storedEvents(daemon)).filter((e) => e.session_id === session).map((e) => e.kind);
+        // Not named: the shim may not read it (outside $HOME), so the turn's end alone is stored.
+        await runLauncher(launcher, { cwd: project, stdin: stop, env });
+        assert.deepEqual(await kinds(), ["session_summary"]);
+        // Named, as Claude Code's hooks inherit it: the tool use too.
+        await runLauncher(launcher, {
+          cwd: project,
+          stdin: stop,
+          env: { ...env, CLAUDE_CONFIG_DIR: config },
+        });
+        assert.deepEqual((await kinds()).sort(), [
+          "session_summary",
+          "session_summary",
+          "tool_use",
+        ]);
+      } finally {
+        await Deno.remove(config, { recursive: true });
+      }
+    },
+  );
+
   await t.step("no socket: the shim delivers over TCP", async () => {
     const before = (await storedEvents(daemon)).length;
     await Deno.rename(daemon.settings.paths.socket, `${daemon.settings.paths.socket}.away`);
