@@ -320,25 +320,30 @@ Deno.test("with an injected clock: the idle gap and the breaker's cool-down are 
   await watcher.close();
 });
 
-/** A watcher on the fake clock whose runs consume everything queued; `starts` are run times. */
-function fakeClockWatcher(overrides: Partial<WatcherOptions> = {}) {
+/**
+ * A watcher on the fake clock whose runs consume what was queued when they started; `starts` are
+ * run times. `holdFirstRun`: the first run stays in progress until it resolves.
+ */
+function fakeClockWatcher(
+  options: { sizeThresholdBytes?: number; holdFirstRun?: Promise<void> } = {},
+) {
   const clock = new FakeClock();
   const starts: number[] = [];
   const queued = { bytes: 0 };
   const watcher = new ExtractionWatcher({
     idleMs: 30_000,
-    sizeThresholdBytes: 1_000_000,
+    sizeThresholdBytes: options.sizeThresholdBytes ?? 1_000_000,
     breakerThreshold: 3,
     breakerCooldownMs: 60_000,
     clock,
-    run: () => {
+    run: async () => {
       starts.push(clock.now());
       const consumed = queued.bytes;
-      queued.bytes = 0;
-      return Promise.resolve({ ok: true, consumed });
+      if (starts.length === 1) await options.holdFirstRun;
+      queued.bytes -= consumed;
+      return { ok: true, consumed };
     },
     queuedBytes: () => Promise.resolve(queued.bytes),
-    ...overrides,
   });
   const notify = (
     bytes: number,
@@ -409,40 +414,20 @@ Deno.test("an open Claude Code turn still fires at once on the size threshold", 
 });
 
 Deno.test("a turn opened during a run waits after the run for its end, up to the cap", async () => {
-  const clock = new FakeClock();
-  const starts: number[] = [];
   const held = gate();
-  let queued = 0;
-  const watcher = new ExtractionWatcher({
-    idleMs: 30_000,
-    sizeThresholdBytes: 1_000_000,
-    breakerThreshold: 3,
-    breakerCooldownMs: 60_000,
-    clock,
-    run: async () => {
-      starts.push(clock.now());
-      const consumed = queued;
-      if (starts.length === 1) await held.wait;
-      queued -= consumed;
-      return { ok: true, consumed };
-    },
-    queuedBytes: () => Promise.resolve(queued),
-  });
-  const t0 = clock.now();
-  queued = 10;
-  watcher.notify("p", 10);
-  await clock.advance(30_000);
-  assert.deepEqual(starts, [t0 + 30_000]);
-  await clock.advance(5_000);
-  queued += 10;
-  watcher.notify("p", 10, CLAUDE_PROMPT); // during the run
+  const w = fakeClockWatcher({ holdFirstRun: held.wait });
+  const t0 = w.clock.now();
+  w.notify(10);
+  await w.clock.advance(30_000);
+  assert.deepEqual(w.starts, [t0 + 30_000]);
+  await w.clock.advance(5_000);
+  w.notify(10, CLAUDE_PROMPT); // during the run
   held.open();
-  await clock.advance(0);
-  const due = watcher.states()[0].next_attempt_at;
-  assert.equal(due, new Date(t0 + 35_000 + OPEN_TURN_MAX_WAIT_MS).toISOString());
-  await clock.advance(OPEN_TURN_MAX_WAIT_MS - 1);
-  assert.equal(starts.length, 1, "the open turn is waited for after the run too");
-  await clock.advance(1);
-  assert.deepEqual(starts, [t0 + 30_000, t0 + 35_000 + OPEN_TURN_MAX_WAIT_MS]);
-  await watcher.close();
+  await w.clock.advance(0);
+  assert.equal(w.due(), new Date(t0 + 35_000 + OPEN_TURN_MAX_WAIT_MS).toISOString());
+  await w.clock.advance(OPEN_TURN_MAX_WAIT_MS - 1);
+  assert.equal(w.starts.length, 1, "the open turn is waited for after the run too");
+  await w.clock.advance(1);
+  assert.deepEqual(w.starts, [t0 + 30_000, t0 + 35_000 + OPEN_TURN_MAX_WAIT_MS]);
+  await w.watcher.close();
 });
