@@ -217,6 +217,7 @@ export async function startCollector(
     extraction.notify(info.project_id, info.bytes, {
       kind: info.kind,
       surface: info.event.source.surface,
+      at: info.event.valid_time,
     });
     if (bus.size > 0) {
       bus.publish({

@@ -35,6 +35,8 @@ export interface QueuedEventInfo {
   kind?: EventKind;
   /** The agent it came from. */
   surface?: Surface;
+  /** When it happened (the event's `valid_time`). */
+  at?: string;
 }
 
 /**
@@ -126,6 +128,8 @@ interface ProjectState {
    * (epoch ms); null otherwise.
    */
   turnOpenUntil: number | null;
+  /** When that prompt happened (epoch ms), when it said. */
+  turnOpenedAt: number | null;
 }
 
 /** Fires extraction runs per project. */
@@ -151,7 +155,14 @@ export class ExtractionWatcher {
   #state(projectId: string): ProjectState {
     let state = this.#projects.get(projectId);
     if (!state) {
-      state = { bytes: 0, dueAt: null, running: false, lastRun: null, turnOpenUntil: null };
+      state = {
+        bytes: 0,
+        dueAt: null,
+        running: false,
+        lastRun: null,
+        turnOpenUntil: null,
+        turnOpenedAt: null,
+      };
       this.#projects.set(projectId, state);
     }
     return state;
@@ -159,15 +170,24 @@ export class ExtractionWatcher {
 
   /**
    * An event was queued for `projectId`. A Claude Code prompt makes the next run wait for its
-   * turn's end (any later event) up to {@linkcode OPEN_TURN_MAX_WAIT_MS}, not just the idle gap.
+   * turn's end (any event that happened after it) up to {@linkcode OPEN_TURN_MAX_WAIT_MS}, not
+   * just the idle gap.
    */
   notify(projectId: string, bytes: number, info: QueuedEventInfo = {}): void {
     if (this.#closed) return;
     const state = this.#state(projectId);
     state.bytes += bytes;
-    state.turnOpenUntil = opensDeferredTurn(info)
-      ? this.#clock.now() + OPEN_TURN_MAX_WAIT_MS
-      : null;
+    const at = info.at === undefined ? null : Date.parse(info.at);
+    // An event from before the open prompt (an earlier turn's tool uses and end, delivered late,
+    // from the background or the spool) does not end the open turn; anything else does.
+    const fromEarlierTurn = at !== null && state.turnOpenedAt !== null && at < state.turnOpenedAt;
+    if (opensDeferredTurn(info)) {
+      state.turnOpenUntil = this.#clock.now() + OPEN_TURN_MAX_WAIT_MS;
+      state.turnOpenedAt = at;
+    } else if (!fromEarlierTurn) {
+      state.turnOpenUntil = null;
+      state.turnOpenedAt = null;
+    }
     // During a run nothing is dropped: when it ends, the queue is re-read and re-armed.
     if (state.running) return;
     if (state.bytes >= this.#options.sizeThresholdBytes) {

@@ -392,6 +392,26 @@ Deno.test("the turn's tool uses or its end re-arm the ordinary idle gap", async 
   }
 });
 
+Deno.test("an earlier turn's tool uses and end, delivered late, do not end the open turn", async () => {
+  const w = fakeClockWatcher();
+  const t0 = w.clock.now();
+  const time = (offsetMs: number) => new Date(t0 + offsetMs).toISOString();
+  w.notify(10, { ...CLAUDE_PROMPT, at: time(0) }); // turn 2's prompt
+  await w.clock.advance(5_000);
+  // Turn 1's tool use and Stop (they happened before turn 2's prompt) arrive now.
+  w.notify(10, { kind: "tool_use", surface: "claude-code", at: time(-20_000) });
+  w.notify(10, { kind: "session_summary", surface: "claude-code", at: time(-10_000) });
+  assert.equal(w.due(), new Date(t0 + OPEN_TURN_MAX_WAIT_MS).toISOString(), "still turn 2's wait");
+  await w.clock.advance(60_000);
+  assert.deepEqual(w.starts, [], "turn 2 is still open");
+  // Turn 2's own tool use (it happened after its prompt) ends the wait: the idle gap again.
+  const end = w.clock.now();
+  w.notify(10, { kind: "tool_use", surface: "claude-code", at: time(50_000) });
+  await w.clock.advance(30_000);
+  assert.deepEqual(w.starts, [end + 30_000]);
+  await w.watcher.close();
+});
+
 Deno.test("a Kiro prompt fires at the idle gap, as before (its tool hooks fire live)", async () => {
   for (const surface of ["kiro-cli", "kiro-ide"] as const) {
     const w = fakeClockWatcher();
