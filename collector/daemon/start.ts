@@ -214,7 +214,11 @@ export async function startCollector(
     onRun: (run) => bus.publish({ type: "run", run: { ...run } }),
   });
   const onStored: EventStoredHook = (info) => {
-    extraction.notify(info.project_id, info.bytes);
+    extraction.notify(info.project_id, info.bytes, {
+      kind: info.kind,
+      surface: info.event.source.surface,
+      at: info.event.valid_time,
+    });
     if (bus.size > 0) {
       bus.publish({
         type: "event",

@@ -16,9 +16,37 @@ export interface RunOutcome {
   error?: string;
 }
 
+import type { EventKind, Surface } from "@kiro-learn/core/schemas";
 import { type BreakerState, CircuitBreaker } from "../runtime/mod.ts";
 
 export type { BreakerState };
+
+/**
+ * Longest a project waits for an open Claude Code turn to end before it is extracted anyway
+ * (ms). Claude Code's tool uses and its Stop arrive together at the turn's end, so a turn longer
+ * than the idle gap would otherwise be extracted from its prompt alone; a turn whose end never
+ * comes (the agent killed, the delivery lost) is extracted after this.
+ */
+export const OPEN_TURN_MAX_WAIT_MS = 10 * 60_000;
+
+/** What the watcher is told about a queued event (absent: an ordinary event). */
+export interface QueuedEventInfo {
+  /** The event's kind. */
+  kind?: EventKind;
+  /** The agent it came from. */
+  surface?: Surface;
+  /** When it happened (the event's `valid_time`). */
+  at?: string;
+}
+
+/**
+ * The event opens a turn whose other events come only at its end: a Claude Code prompt (its
+ * tool uses are read from the transcript at Stop). Kiro's tool hooks fire live, so a Kiro
+ * prompt opens nothing to wait for.
+ */
+function opensDeferredTurn(info: QueuedEventInfo): boolean {
+  return info.kind === "prompt" && info.surface === "claude-code";
+}
 
 /** One project's trigger state, as status shows it. */
 export interface ProjectWatchState {
@@ -37,8 +65,9 @@ export interface ProjectWatchState {
   /** Last run's end time, result, and why it failed (null when it did not). */
   last_run: { at: string; ok: boolean; error: string | null } | null;
   /**
-   * When the next run is due (ISO): after the idle gap, or when an open breaker's cool-down
-   * ends; null when none is scheduled (nothing queued, or a run is in progress).
+   * When the next run is due (ISO): after the idle gap (after an open Claude Code turn's wait
+   * while its end has not arrived), or when an open breaker's cool-down ends; null when none is
+   * scheduled (nothing queued, or a run is in progress).
    */
   next_attempt_at: string | null;
 }
@@ -94,6 +123,13 @@ interface ProjectState {
   current?: Promise<void>;
   /** The project's rows moved to another id: drop this state when the run in progress ends. */
   retired?: boolean;
+  /**
+   * The newest event is a Claude Code prompt whose turn has not ended: when the wait for it ends
+   * (epoch ms); null otherwise.
+   */
+  turnOpenUntil: number | null;
+  /** When that prompt happened (epoch ms), when it said. */
+  turnOpenedAt: number | null;
 }
 
 /** Fires extraction runs per project. */
@@ -119,24 +155,53 @@ export class ExtractionWatcher {
   #state(projectId: string): ProjectState {
     let state = this.#projects.get(projectId);
     if (!state) {
-      state = { bytes: 0, dueAt: null, running: false, lastRun: null };
+      state = {
+        bytes: 0,
+        dueAt: null,
+        running: false,
+        lastRun: null,
+        turnOpenUntil: null,
+        turnOpenedAt: null,
+      };
       this.#projects.set(projectId, state);
     }
     return state;
   }
 
-  /** An event was queued for `projectId`. */
-  notify(projectId: string, bytes: number): void {
+  /**
+   * An event was queued for `projectId`. A Claude Code prompt makes the next run wait for its
+   * turn's end (any event that happened after it) up to {@linkcode OPEN_TURN_MAX_WAIT_MS}, not
+   * just the idle gap.
+   */
+  notify(projectId: string, bytes: number, info: QueuedEventInfo = {}): void {
     if (this.#closed) return;
     const state = this.#state(projectId);
     state.bytes += bytes;
+    const at = info.at === undefined ? null : Date.parse(info.at);
+    // An event from before the open prompt (an earlier turn's tool uses and end, delivered late,
+    // from the background or the spool) does not end the open turn; anything else does.
+    const fromEarlierTurn = at !== null && state.turnOpenedAt !== null && at < state.turnOpenedAt;
+    if (opensDeferredTurn(info)) {
+      state.turnOpenUntil = this.#clock.now() + OPEN_TURN_MAX_WAIT_MS;
+      state.turnOpenedAt = at;
+    } else if (!fromEarlierTurn) {
+      state.turnOpenUntil = null;
+      state.turnOpenedAt = null;
+    }
     // During a run nothing is dropped: when it ends, the queue is re-read and re-armed.
     if (state.running) return;
     if (state.bytes >= this.#options.sizeThresholdBytes) {
       this.#fire(projectId);
     } else {
-      this.#schedule(projectId, this.#options.idleMs);
+      this.#schedule(projectId, this.#quietGap(state));
     }
+  }
+
+  /** How long the project must stay quiet before a run: the idle gap, or an open turn's wait. */
+  #quietGap(state: ProjectState): number {
+    const idleMs = this.#options.idleMs;
+    if (state.turnOpenUntil === null) return idleMs;
+    return Math.max(idleMs, state.turnOpenUntil - this.#clock.now());
   }
 
   /** Startup re-arm: `bytes` are already queued for `projectId`. */
@@ -232,8 +297,9 @@ export class ExtractionWatcher {
     } else if (this.#breaker.openUntil(projectId) > 0) {
       this.#schedule(projectId, this.#breaker.openUntil(projectId) - this.#clock.now());
     } else {
-      // Rows left (new during the run, or the run failed): try again after the idle gap.
-      this.#schedule(projectId, this.#options.idleMs);
+      // Rows left (new during the run, or the run failed): try again after the idle gap (or
+      // when a turn opened during the run has ended).
+      this.#schedule(projectId, this.#quietGap(state));
     }
   }
 

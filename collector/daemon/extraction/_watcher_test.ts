@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   type BreakerState,
   ExtractionWatcher,
+  OPEN_TURN_MAX_WAIT_MS,
   type RunOutcome,
   type WatcherOptions,
 } from "./_watcher.ts";
@@ -317,4 +318,136 @@ Deno.test("with an injected clock: the idle gap and the breaker's cool-down are 
   assert.deepEqual(starts, [t0 + 30_000, t0 + 90_000]);
   assert.equal(watcher.states().find((s) => s.project_id === "p")?.breaker, "closed");
   await watcher.close();
+});
+
+/**
+ * A watcher on the fake clock whose runs consume what was queued when they started; `starts` are
+ * run times. `holdFirstRun`: the first run stays in progress until it resolves.
+ */
+function fakeClockWatcher(
+  options: { sizeThresholdBytes?: number; holdFirstRun?: Promise<void> } = {},
+) {
+  const clock = new FakeClock();
+  const starts: number[] = [];
+  const queued = { bytes: 0 };
+  const watcher = new ExtractionWatcher({
+    idleMs: 30_000,
+    sizeThresholdBytes: options.sizeThresholdBytes ?? 1_000_000,
+    breakerThreshold: 3,
+    breakerCooldownMs: 60_000,
+    clock,
+    run: async () => {
+      starts.push(clock.now());
+      const consumed = queued.bytes;
+      if (starts.length === 1) await options.holdFirstRun;
+      queued.bytes -= consumed;
+      return { ok: true, consumed };
+    },
+    queuedBytes: () => Promise.resolve(queued.bytes),
+  });
+  const notify = (
+    bytes: number,
+    info: Parameters<ExtractionWatcher["notify"]>[2] = {},
+  ) => {
+    queued.bytes += bytes;
+    watcher.notify("p", bytes, info);
+  };
+  const due = () => watcher.states().find((s) => s.project_id === "p")?.next_attempt_at ?? null;
+  return { clock, starts, watcher, notify, due };
+}
+
+const CLAUDE_PROMPT = { kind: "prompt", surface: "claude-code" } as const;
+
+Deno.test("an open Claude Code turn is not extracted at the idle gap, but at the cap", async () => {
+  const w = fakeClockWatcher();
+  const t0 = w.clock.now();
+  w.notify(10, CLAUDE_PROMPT);
+  assert.equal(
+    w.due(),
+    new Date(t0 + OPEN_TURN_MAX_WAIT_MS).toISOString(),
+    "status tells the wait",
+  );
+  await w.clock.advance(30_000);
+  assert.deepEqual(w.starts, [], "the turn's tool uses have not arrived: no run at the idle gap");
+  await w.clock.advance(OPEN_TURN_MAX_WAIT_MS - 30_000 - 1);
+  assert.deepEqual(w.starts, [], "not a millisecond early");
+  await w.clock.advance(1);
+  assert.deepEqual(w.starts, [t0 + OPEN_TURN_MAX_WAIT_MS], "a turn whose end never came");
+  await w.watcher.close();
+});
+
+Deno.test("the turn's tool uses or its end re-arm the ordinary idle gap", async () => {
+  for (const later of [{ kind: "tool_use" }, { kind: "session_summary" }] as const) {
+    const w = fakeClockWatcher();
+    w.notify(10, CLAUDE_PROMPT);
+    await w.clock.advance(120_000); // a two-minute turn
+    const end = w.clock.now();
+    w.notify(10, { ...later, surface: "claude-code" });
+    assert.equal(w.due(), new Date(end + 30_000).toISOString(), later.kind);
+    await w.clock.advance(29_999);
+    assert.deepEqual(w.starts, [], later.kind);
+    await w.clock.advance(1);
+    assert.deepEqual(w.starts, [end + 30_000], `${later.kind}: prompt and turn in one run`);
+    await w.watcher.close();
+  }
+});
+
+Deno.test("an earlier turn's tool uses and end, delivered late, do not end the open turn", async () => {
+  const w = fakeClockWatcher();
+  const t0 = w.clock.now();
+  const time = (offsetMs: number) => new Date(t0 + offsetMs).toISOString();
+  w.notify(10, { ...CLAUDE_PROMPT, at: time(0) }); // turn 2's prompt
+  await w.clock.advance(5_000);
+  // Turn 1's tool use and Stop (they happened before turn 2's prompt) arrive now.
+  w.notify(10, { kind: "tool_use", surface: "claude-code", at: time(-20_000) });
+  w.notify(10, { kind: "session_summary", surface: "claude-code", at: time(-10_000) });
+  assert.equal(w.due(), new Date(t0 + OPEN_TURN_MAX_WAIT_MS).toISOString(), "still turn 2's wait");
+  await w.clock.advance(60_000);
+  assert.deepEqual(w.starts, [], "turn 2 is still open");
+  // Turn 2's own tool use (it happened after its prompt) ends the wait: the idle gap again.
+  const end = w.clock.now();
+  w.notify(10, { kind: "tool_use", surface: "claude-code", at: time(50_000) });
+  await w.clock.advance(30_000);
+  assert.deepEqual(w.starts, [end + 30_000]);
+  await w.watcher.close();
+});
+
+Deno.test("a Kiro prompt fires at the idle gap, as before (its tool hooks fire live)", async () => {
+  for (const surface of ["kiro-cli", "kiro-ide"] as const) {
+    const w = fakeClockWatcher();
+    const t0 = w.clock.now();
+    w.notify(10, { kind: "prompt", surface });
+    await w.clock.advance(30_000);
+    assert.deepEqual(w.starts, [t0 + 30_000], surface);
+    await w.watcher.close();
+  }
+});
+
+Deno.test("an open Claude Code turn still fires at once on the size threshold", async () => {
+  const w = fakeClockWatcher({ sizeThresholdBytes: 100 });
+  const t0 = w.clock.now();
+  w.notify(60, { kind: "tool_use", surface: "claude-code" });
+  w.notify(60, CLAUDE_PROMPT);
+  await w.clock.advance(0);
+  assert.deepEqual(w.starts, [t0]);
+  await w.watcher.close();
+});
+
+Deno.test("a turn opened during a run waits after the run for its end, up to the cap", async () => {
+  const held = gate();
+  const w = fakeClockWatcher({ holdFirstRun: held.wait });
+  const t0 = w.clock.now();
+  w.notify(10);
+  await w.clock.advance(30_000);
+  assert.deepEqual(w.starts, [t0 + 30_000]);
+  await w.clock.advance(5_000);
+  w.notify(10, CLAUDE_PROMPT); // during the run
+  held.open();
+  await w.clock.advance(0);
+  assert.equal(w.due(), new Date(t0 + 35_000 + OPEN_TURN_MAX_WAIT_MS).toISOString());
+  await w.clock.advance(OPEN_TURN_MAX_WAIT_MS - 1);
+  assert.equal(w.starts.length, 1, "the open turn is waited for after the run too");
+  await w.clock.advance(1);
+  assert.deepEqual(w.starts, [t0 + 30_000, t0 + 35_000 + OPEN_TURN_MAX_WAIT_MS]);
+  await w.watcher.close();
 });

@@ -1,7 +1,8 @@
 /**
  * One extraction run for one project (seed 001, with the design's fixes): snapshot the queue to
- * a watermark, skip trivial entries, chunk to the prompt cap, extract each chunk (LLM or
- * heuristic), and commit each chunk's records together with exactly the queue rows it consumed.
+ * a watermark, put it in the order things happened, skip trivial entries, chunk to the prompt
+ * cap, extract each chunk (LLM or heuristic), and commit each chunk's records together with
+ * exactly the queue rows it consumed (an explicit list of seqs, never a seq range).
  * A failure leaves the failing chunk's rows queued; a crash at any point loses nothing and a rerun
  * duplicates nothing, because records and row deletions share one transaction.
  *
@@ -111,6 +112,17 @@ function toRecords(
   }));
 }
 
+/**
+ * The rows in the order things happened: by event time, then arrival. Arrival order is not
+ * enough: Claude Code's tool uses are delivered at their turn's end (in the background, or later
+ * still from the spool), so they can arrive after the next prompt, and a run read in arrival
+ * order would pair them with that prompt. Times are compared as instants (offsets differ).
+ */
+function inTimeOrder(entries: readonly QueueEntry[]): QueueEntry[] {
+  const at = new Map(entries.map((e) => [e, Date.parse(e.timestamp)]));
+  return [...entries].sort((a, b) => (at.get(a)! - at.get(b)!) || (a.seq - b.seq));
+}
+
 /** Runs extraction for `projectId`; never throws. */
 export async function runExtraction(projectId: string, deps: ExtractionDeps): Promise<RunOutcome> {
   const started = performance.now();
@@ -132,7 +144,9 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
   const reconcile: Record<string, number> = {};
   try {
     let t = performance.now();
-    entries = await deps.storage.snapshotQueue(projectId, { limit: MAX_ROWS_PER_RUN });
+    entries = inTimeOrder(
+      await deps.storage.snapshotQueue(projectId, { limit: MAX_ROWS_PER_RUN }),
+    );
     phase.snapshot = performance.now() - t;
     if (entries.length === 0) return { ok: true, consumed: 0 };
     const trivial = entries.filter(isTrivialEntry);

@@ -15,7 +15,7 @@ import { compactQueue } from "./_compaction.ts";
 import type { PromptReply, PromptRunner } from "../llm/mod.ts";
 import { type ChunkCommitter, runExtraction } from "./run.ts";
 import { Semaphore } from "../llm/mod.ts";
-import { ExtractionWatcher, type ProjectWatchState } from "./_watcher.ts";
+import { ExtractionWatcher, type ProjectWatchState, type QueuedEventInfo } from "./_watcher.ts";
 
 /** Runs ACP sessions with the real client (the agent gets this process's whole environment). */
 export const acpRunner: PromptRunner = (command, prompt, options) =>
@@ -65,8 +65,8 @@ export interface ExtractionStatus {
 
 /** The running service. */
 export interface ExtractionService {
-  /** Call after each stored event. */
-  notify(projectId: string, bytes: number): void;
+  /** Call after each stored event, with its kind and surface (an open turn waits for its end). */
+  notify(projectId: string, bytes: number, info?: QueuedEventInfo): void;
   /** Runs a project's extraction now and waits for it. */
   flush(projectId: string): Promise<void>;
   /**
@@ -174,7 +174,7 @@ export async function startExtraction(
     watcher.arm(depth.project_id, depth.bytes);
   }
   return {
-    notify: (projectId, bytes) => watcher.notify(projectId, bytes),
+    notify: (projectId, bytes, info) => watcher.notify(projectId, bytes, info),
     flush: (projectId) => watcher.flush(projectId),
     async projectMoved(fromProjectId, toProjectId) {
       watcher.retire(fromProjectId);
