@@ -55,7 +55,7 @@ Deno.test("a session's first turn end reads its current turn only, then goes on 
     const first = await turnToolUses(plan, config);
     assert.deepEqual(toolNames(first), ["Bash", "Write", "Read", "Edit", "Bash", "Bash"]);
     assert.ok(first!.deliveries.every((d) => d.query === "" && d.event.kind === "tool_use"));
-    first!.delivered([]);
+    first!.delivered();
     assert.equal(
       Number(await Deno.readTextFile(turnStatePath(spoolDir, SESSION))),
       (await Deno.stat(file)).size,
@@ -66,7 +66,7 @@ Deno.test("a session's first turn end reads its current turn only, then goes on 
     await Deno.writeTextFile(file, FAILING, { append: true });
     const next = await turnToolUses(plan, config);
     assert.deepEqual(toolNames(next), ["Bash (failed)"]);
-    next!.delivered([]);
+    next!.delivered();
     assert.deepEqual(toolNames(await turnToolUses(plan, config)), []);
   });
 });
@@ -75,7 +75,7 @@ Deno.test("a line still being written, or a call without its result yet, is read
   await withTranscript(async ({ file, spoolDir, plan }) => {
     const config = { spoolDir, maxBodyBytes: 65_536 };
     await Deno.writeTextFile(file, "");
-    (await turnToolUses(plan, config))!.delivered([]);
+    (await turnToolUses(plan, config))!.delivered();
     const lines = SIX_TOOLS.split("\n");
     // Cut in the middle of the line holding the last tool's result.
     const last = lines.findLastIndex((l) => l.includes('"tool_result"'));
@@ -83,12 +83,12 @@ Deno.test("a line still being written, or a call without its result yet, is read
     await Deno.writeTextFile(file, head);
     const cut = await turnToolUses(plan, config);
     assert.deepEqual(toolNames(cut), ["Bash", "Write", "Read", "Edit", "Bash"]);
-    cut!.delivered([]);
+    cut!.delivered();
     // The last call's line is read again with its result: the call is not lost.
     await Deno.writeTextFile(file, SIX_TOOLS);
     const rest = await turnToolUses(plan, config);
     assert.deepEqual(toolNames(rest), ["Bash"]);
-    rest!.delivered([]);
+    rest!.delivered();
     assert.equal(
       Number(await Deno.readTextFile(turnStatePath(spoolDir, SESSION))),
       (await Deno.stat(file)).size,
@@ -144,7 +144,7 @@ Deno.test("a session's mark is dropped a month after its last turn; others stay"
     const longAgo = new Date(Date.now() - TURN_STATE_MAX_AGE_MS - 60_000);
     await Deno.utime(old, longAgo, longAgo);
     await Deno.writeTextFile(file, FAILING);
-    (await turnToolUses(plan, config))!.delivered([]);
+    (await turnToolUses(plan, config))!.delivered();
     await assert.rejects(() => Deno.stat(old), Deno.errors.NotFound);
     assert.equal(await Deno.readTextFile(recent), "10");
     // A session id is a file name only once made safe.
@@ -163,7 +163,7 @@ Deno.test("an empty or unreadable mark is no mark (the current turn only), never
       assert.equal((await turnToolUses(plan, config))!.deliveries.length, 6, JSON.stringify(torn));
     }
     // A mark is written whole: no temporary file is left beside it.
-    (await turnToolUses(plan, config))!.delivered([]);
+    (await turnToolUses(plan, config))!.delivered();
     assert.deepEqual([...Deno.readDirSync(`${spoolDir}/.turns`)].map((e) => e.name), [
       `s-${SESSION}`,
     ]);
@@ -192,7 +192,7 @@ Deno.test("a subagent's tool uses, in its own transcript beside the session's, c
       "Bash",
       "Bash",
     ]);
-    found!.delivered([]);
+    found!.delivered();
     assert.deepEqual(toolNames(await turnToolUses(plan, config)), []);
     // The subagent goes on: only its new calls.
     await Deno.writeTextFile(

@@ -38,6 +38,11 @@ export interface TranscriptPayloads {
   payloads: TranscriptPayload[];
   /** Lines skipped, by `type` (`"(not JSON)"` for a line that does not parse). */
   skipped: Record<string, number>;
+  /**
+   * Indices into the lines of the tool calls whose result is not among them yet (a call the
+   * user's next prompt left without a result was abandoned, and is not listed).
+   */
+  pendingCalls?: number[];
 }
 
 type Json = Record<string, unknown>;
@@ -84,6 +89,7 @@ export function transcriptPayloads(
   const skipped: Record<string, number> = {};
   const skip = (type: string) => skipped[type] = (skipped[type] ?? 0) + 1;
   const calls = new Map<string, { name: string; input: unknown }>();
+  const pending = new Map<string, number>();
   let cwd: string | undefined;
   // The last answer of the turn under way: it becomes the turn's Stop when the next prompt
   // comes, or the transcript ends.
@@ -98,7 +104,7 @@ export function transcriptPayloads(
     });
     answer = null;
   };
-  for (const raw of lines) {
+  for (const [index, raw] of lines.entries()) {
     if (raw.trim() === "") continue;
     let line: unknown;
     try {
@@ -132,6 +138,7 @@ export function transcriptPayloads(
         if (!isObject(block)) continue;
         if (block.type === "tool_use" && text(block.id) && text(block.name)) {
           calls.set(text(block.id)!, { name: text(block.name)!, input: block.input });
+          pending.set(text(block.id)!, index);
         } else if (block.type === "text" && text(block.text)?.trim()) {
           answer = { text: text(block.text)!, key, time };
         }
@@ -140,6 +147,7 @@ export function transcriptPayloads(
     }
     if (typeof content === "string") {
       endTurn();
+      pending.clear();
       payloads.push({
         payload: { ...base(), hook_event_name: "UserPromptSubmit", prompt: content },
         key,
@@ -156,6 +164,7 @@ export function transcriptPayloads(
         continue;
       }
       endTurn();
+      pending.clear();
       payloads.push({
         payload: { ...base(), hook_event_name: "UserPromptSubmit", prompt },
         key,
@@ -163,6 +172,7 @@ export function transcriptPayloads(
       });
       continue;
     }
+    for (const result of results) pending.delete(text(result.tool_use_id) ?? "");
     results.forEach((result, i) => {
       const call = calls.get(text(result.tool_use_id) ?? "");
       if (!call) {
@@ -183,7 +193,7 @@ export function transcriptPayloads(
     });
   }
   endTurn();
-  return { payloads, skipped };
+  return { payloads, skipped, pendingCalls: [...pending.values()] };
 }
 
 /** The events a hook would have sent for these payloads, with ids derived from them. */

@@ -50,8 +50,8 @@ export interface PlanOutcome {
 export interface PrecedingEvents {
   /** The events, in the order they happened. */
   deliveries: Delivery[];
-  /** Called with their results, once each is posted, spooled or lost. */
-  delivered(results: readonly DeliveryResult[]): void;
+  /** Called once each is posted, spooled or lost (said on stderr). */
+  delivered(): void;
 }
 
 /** Reads the events to deliver before a plan's own, or null when there are none. */
@@ -116,7 +116,7 @@ export async function executePlan(
       ? "the collector did not answer the hook's launcher within its budget"
       : undefined,
   });
-  options.preceding?.delivered(all.slice(0, before.length));
+  options.preceding?.delivered();
   const results = all.slice(before.length);
   const contexts = results.filter((_, i) => plan.events[i].print).map((r) => r.context);
   // A session that starts without memory, and will not get it, says so (and what to run), once:

@@ -139,8 +139,10 @@ export function hookLauncherScript(
  * {@linkcode CLAUDE_QUIET_START_SOURCES}) keeps Claude Code waiting no longer than it takes to
  * take the firing key and, unless the installer named it a store hook ({@linkcode STORE_ONLY_ARG}:
  * the background then reads the payload), to read the payload: the same delivery (curl, else the
- * shim, which delivers or spools; the shim alone off the fast path) then goes on in a background
- * subshell, and the launcher exits.
+ * shim, which delivers or spools; the shim alone off the fast path; for a turn's end, `Stop`, the
+ * shim first, which reads the turn's tool uses from the transcript, then curl if it cannot start)
+ * then goes on in a background subshell, and the launcher exits. An older install's tool hooks
+ * ({@linkcode CLAUDE_TOOL_HOOKS}) store nothing: the turn's end reads their tool uses.
  * Claude Code's own `"async": true` is no substitute: in a `claude -p` session it kills a
  * background hook's process group when the turn ends, a Stop hook's delivery with it.
  */

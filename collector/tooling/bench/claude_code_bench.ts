@@ -37,7 +37,7 @@ import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   CLAUDE_CODE_VERSION,
   claudeSandbox,
-  commandLine,
+  isCollectorProcess,
   outputText,
   processesWithEnv,
   requestText,
@@ -198,9 +198,7 @@ function headersHelperMs(log: string): number | null {
  */
 async function backgroundDone(setup: Setup): Promise<void> {
   const left = () =>
-    processesWithEnv("HOME", setup.box.home).filter((pid) =>
-      !commandLine(pid).includes("collector/daemon/main.ts")
-    );
+    processesWithEnv("HOME", setup.box.home).filter((pid) => !isCollectorProcess(pid));
   await waitFor(() => Promise.resolve(left().length === 0 ? true : undefined), {
     timeoutMs: 30_000,
     intervalMs: 5,

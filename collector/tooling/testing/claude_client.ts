@@ -262,6 +262,11 @@ export function processesWithEnv(name: string, value: string): number[] {
   return pids;
 }
 
+/** Whether `pid` is a collector daemon (the one process a sandbox keeps between sessions). */
+export function isCollectorProcess(pid: number): boolean {
+  return commandLine(pid).includes("collector/daemon/main.ts");
+}
+
 /** The command line of a live process, or "" when it is gone. */
 export function commandLine(pid: number): string {
   try {

@@ -7,6 +7,7 @@ import { makeRecord } from "@kiro-learn/core/testing";
 import {
   claudeSandbox,
   commandLine,
+  isCollectorProcess,
   outputText,
   processesWithEnv,
   requestText,
@@ -166,9 +167,8 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   }
 
   // Nothing outlives the sessions but the collector; after stop, nothing at all.
-  const collector = (pid: number) => commandLine(pid).includes("collector/daemon/main.ts");
   const strays = () =>
-    processesWithEnv("HOME", box.home).filter((pid) => !collector(pid)).map(commandLine)
+    processesWithEnv("HOME", box.home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
       .filter((c) => c !== "");
   await waitFor(
     () => Promise.resolve(strays().length === 0 ? true : undefined),
@@ -176,7 +176,11 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   ).catch((error) => {
     throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
   });
-  assert.equal(processesWithEnv("HOME", box.home).filter(collector).length, 1, "one collector");
+  assert.equal(
+    processesWithEnv("HOME", box.home).filter(isCollectorProcess).length,
+    1,
+    "one collector",
+  );
   const stopped = await box.kiroLearn(["stop"], alpha);
   assert.equal(stopped.code, 0, outputText(stopped));
   await waitFor(
