@@ -7,24 +7,31 @@ import { fixesQueries, windowCommits } from "./git_fixes_eval.ts";
 const SCRIPT = fileURLToPath(new URL("./git_fixes_eval.ts", import.meta.url));
 
 // A scratch repository and a helper that commits one file with a message, returning its sha.
+// Each commit is a day after the one before, so a date says which commit it came from.
 async function scratchRepo() {
   const repo = await Deno.makeTempDir({ prefix: "kiro-learn-fixes-" });
-  const git = async (...args: string[]) => {
+  const git = async (args: string[], env: Record<string, string> = {}) => {
     const out = await new Deno.Command("git", {
       args: ["-C", repo, "-c", "user.name=T", "-c", "user.email=t@x", ...args],
+      env,
       stdout: "piped",
       stderr: "null",
     }).output();
     assert.ok(out.success, `git ${args.join(" ")}`);
     return new TextDecoder().decode(out.stdout).trim();
   };
+  let day = 0;
   const commit = async (file: string, message: string) => {
     await Deno.writeTextFile(`${repo}/${file}`, message);
-    await git("add", file);
-    await git("commit", "-q", "-m", message);
-    return await git("rev-parse", "HEAD");
+    await git(["add", file]);
+    const date = new Date(Date.UTC(2026, 0, 1 + day++)).toISOString();
+    await git(["commit", "-q", "-m", message], {
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_DATE: date,
+    });
+    return await git(["rev-parse", "HEAD"]);
   };
-  await git("init", "-q");
+  await git(["init", "-q"]);
   return { repo, commit };
 }
 
