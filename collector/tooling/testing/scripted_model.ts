@@ -66,10 +66,7 @@ export function toolThenText(
   tool: { name: string; input: Record<string, unknown> },
   text: string,
 ): ModelScript {
-  return (body) =>
-    offersTools(body) && !answersToolCall(body)
-      ? [{ type: "text", text: "Let me check." }, { type: "tool_use", ...tool }]
-      : [{ type: "text", text }];
+  return toolsThenText([tool], text);
 }
 
 /**
