@@ -40,7 +40,7 @@ import {
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { CANDIDATE_DEPTH } from "../../daemon/retrieval/mod.ts";
 import { loadRealSet, type RealQuery } from "./real_set.ts";
-import { rank, type Sample, table, train, trainSpaces } from "./train_rerank.ts";
+import { rank, type Sample, table, train, TRAIN_OPTIONS, trainSpaces } from "./train_rerank.ts";
 
 /** How deep the BM25 list is read for the scores of candidates from other sources. */
 const BM25_SCORE_DEPTH = 3000;
@@ -346,10 +346,7 @@ if (import.meta.main) {
           s.query.repo === repo && s.ids.some((id) => s.query.relevant.includes(id))
         ).length;
       for (const trainRepo of repos) {
-        const weights = train(samples.filter((s) => s.query.repo === trainRepo), {
-          epochs: 300,
-          l2: 1e-3,
-        });
+        const weights = train(samples.filter((s) => s.query.repo === trainRepo), TRAIN_OPTIONS);
         const scores = table(samples, (s) => rank(s, weights).ids);
         const cells = repos.map((repo) => {
           const a = scores.get(repo)!;

@@ -51,7 +51,7 @@ import {
 } from "@kiro-learn/core/search";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { addFixDates, loadRealSet } from "./real_set.ts";
-import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
+import { collect, type Sample, train, TRAIN_OPTIONS, trainSpaces } from "./train_rerank.ts";
 import {
   type Column,
   evaluate,
@@ -65,16 +65,21 @@ const SHIPPED = ["term_origin", "file_neighbours"];
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** A text's words in order: identifiers split, stop words out, lowercased, stemmed. */
-function sequence(text: string): string[] {
+/** A text's word units (identifier parts split, stop words out, lowercased), unstemmed. */
+function units(text: string): string[] {
   const out: string[] = [];
   for (const w of text.slice(0, 64 * 1024).match(WORD) ?? []) {
     const parts = splitWord(w);
     for (const p of parts.length > 0 ? parts : [w.toLowerCase()]) {
-      if (!isStopWord(p)) out.push(stem(p));
+      if (!isStopWord(p)) out.push(p);
     }
   }
   return out;
+}
+
+/** A text's words in order: identifiers split, stop words out, lowercased, stemmed. */
+function sequence(text: string): string[] {
+  return units(text).map(stem);
 }
 
 interface Doc {
@@ -456,12 +461,16 @@ function indexNamespaces(all: readonly MemoryRecord[]): void {
   }
 }
 
-/** How many of the sorted times are below `t` (strictly). */
-function below(sorted: readonly number[], t: number): number {
+/** How many of the sorted times are below `t` (strictly, unless `inclusive`). */
+function below(
+  sorted: readonly number[],
+  t: number,
+  options: { inclusive?: boolean } = {},
+): number {
   let lo = 0, hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid] < t) lo = mid + 1;
+    if (sorted[mid] < t || (options.inclusive && sorted[mid] === t)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -469,13 +478,7 @@ function below(sorted: readonly number[], t: number): number {
 
 /** How many of the sorted times are at or below `t`. */
 function atOrBelow(sorted: readonly number[], t: number): number {
-  let lo = 0, hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return below(sorted, t, { inclusive: true });
 }
 
 /** The prompt's distinct stems with IDF > 0, as `rerank.ts`'s `term_origin` takes them. */
@@ -886,18 +889,6 @@ const neighboursAsked: Family = (s) => {
   });
 };
 
-/** A text's word units (identifier parts split, stop words out, lowercased), unstemmed. */
-function units(text: string): string[] {
-  const out: string[] = [];
-  for (const w of text.slice(0, 64 * 1024).match(WORD) ?? []) {
-    const parts = splitWord(w);
-    for (const p of parts.length > 0 ? parts : [w.toLowerCase()]) {
-      if (!isStopWord(p)) out.push(p);
-    }
-  }
-  return out;
-}
-
 // Word families the light stem keeps apart (`reconciliation` / `reconcile`, `routing` /
 // `route`, `fragmentation` / `fragments`): a prompt word matches a record word sharing its first
 // five letters (truncation stemming). Columns: the IDF share of the prompt's words so matched in
@@ -1059,7 +1050,7 @@ const recency: Family = (s, { collections, asOf }) => {
   [...times.keys()].sort((a, b) => times[b] - times[a] || a - b)
     .forEach((i, k) => place[i] = 1 - k / Math.max(n - 1, 1));
   return rs.map((_, i) => {
-    const days = Math.max(0, now - times[i]) / 86400e3;
+    const days = Math.max(0, now - times[i]) / DAY;
     return [
       place[i],
       Math.min(Math.log1p(days) / TEN_YEARS, 1),
@@ -1259,7 +1250,7 @@ if (import.meta.main) {
     }));
     const cells: string[] = [];
     for (const repo of repos) {
-      const weights = train(all.filter((s) => s.query.repo === repo), { epochs: 300, l2: 1e-3 });
+      const weights = train(all.filter((s) => s.query.repo === repo), TRAIN_OPTIONS);
       const scores = (s: Sample) => s.features.map((f) => linearScore(f, weights));
       const tests: [string, Sample[]][] = [
         ...repos.filter((r) => r !== repo).map((r): [string, Sample[]] => [

@@ -43,7 +43,7 @@ import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage"
 import { commitRecord } from "../../cli/mod.ts";
 import { fixesQueries, windowCommits } from "./git_fixes_eval.ts";
 import { addRanking, averages, emptyScores, loadRealSet, TRAIN_REPO } from "./real_set.ts";
-import { collect, type Sample, train, trainSpaces } from "./train_rerank.ts";
+import { collect, type Sample, train, TRAIN_OPTIONS, trainSpaces } from "./train_rerank.ts";
 
 /** Scores a query's candidates (one feature row each); higher ranks first. */
 type Scorer = (rows: readonly number[][]) => number[];
@@ -294,7 +294,7 @@ function queryGradients(
 
 function gbrtFit(samples: readonly Sample[], o: GbrtOptions): Scorer {
   const queries = answerable(samples);
-  const base = o.onLinear ? train(samples, { epochs: 300, l2: 1e-3 }) : null;
+  const base = o.onLinear ? train(samples, TRAIN_OPTIONS) : null;
   const rows = queries.flatMap((s) => s.features);
   const starts = [0];
   for (const s of queries) starts.push(starts[starts.length - 1] + s.ids.length);

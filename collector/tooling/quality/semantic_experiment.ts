@@ -34,7 +34,15 @@ import {
 } from "./_term_translation.ts";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { loadRealSet, TRAIN_REPO } from "./real_set.ts";
-import { collect, printTable, rank, type Sample, table, train } from "./train_rerank.ts";
+import {
+  collect,
+  printTable,
+  rank,
+  type Sample,
+  table,
+  train,
+  TRAIN_OPTIONS,
+} from "./train_rerank.ts";
 
 /** A feature learned per namespace: trained on its records, then scoring prompt × record. */
 interface Variant {
@@ -203,7 +211,7 @@ function report(
   trainRepo: string,
 ): { weights: number[]; hits: boolean[] } {
   const trainSet = samples.filter((s) => s.query.repo === trainRepo);
-  const weights = train(trainSet, { epochs: 300, l2: 1e-3 });
+  const weights = train(trainSet, TRAIN_OPTIONS);
   printTable(label, table(samples, (s) => rank(s, weights).ids));
   const hits = samples.map((s) =>
     s.query.repo !== trainRepo &&

@@ -133,6 +133,9 @@ export async function trainSpaces(
   return spaces;
 }
 
+/** How the shipped weights are trained (and every experiment that compares against them). */
+export const TRAIN_OPTIONS: { epochs: number; l2: number } = { epochs: 300, l2: 1e-3 };
+
 /**
  * Listwise softmax training by full-batch gradient descent. As many weights as the samples have
  * feature columns, so an experiment can append columns of its own.
@@ -251,13 +254,10 @@ if (import.meta.main) {
     const spaces = await trainSpaces(storage, set.repos.keys());
     const samples = collect(storage, set.queries, { spaces });
     const trainSet = samples.filter((s) => s.query.repo === TRAIN_REPO);
-    const weights = train(trainSet, { epochs: 300, l2: 1e-3 });
+    const weights = train(trainSet, TRAIN_OPTIONS);
     // The same training with the column neutral: what a namespace without a space gets.
     const without = collect(storage, set.queries);
-    const withoutWeights = train(without.filter((s) => s.query.repo === TRAIN_REPO), {
-      epochs: 300,
-      l2: 1e-3,
-    });
+    const withoutWeights = train(without.filter((s) => s.query.repo === TRAIN_REPO), TRAIN_OPTIONS);
     const reachable = samples.filter((s) => s.ids.some((id) => s.query.relevant.includes(id)));
     console.log(
       `the right record is among the ${CANDIDATE_DEPTH} candidates for ` +
@@ -271,10 +271,7 @@ if (import.meta.main) {
       printTable("BM25, as of the fix", table(asOf, (s) => s.ids));
       printTable("reranked, as of the fix", table(asOf, (s) => rank(s, weights).ids));
       // Weights fitted to that memory instead, scored both ways (they are not what ships).
-      const asOfWeights = train(asOf.filter((s) => s.query.repo === TRAIN_REPO), {
-        epochs: 300,
-        l2: 1e-3,
-      });
+      const asOfWeights = train(asOf.filter((s) => s.query.repo === TRAIN_REPO), TRAIN_OPTIONS);
       printTable("trained as of the fix", table(samples, (s) => rank(s, asOfWeights).ids));
       printTable("…and scored as of it", table(asOf, (s) => rank(s, asOfWeights).ids));
     }
