@@ -27,8 +27,8 @@
  *   for every query (int8: 99.57% of it), so the same `mode=vector` recall@5 and MRR@10 (0.121
  *   / 0.089), the same hybrid vector side (k 40, collapsed) for every query, and the same
  *   reconciliation neighbours (≥ 0.8, k 10) for all 2,121 records tried (int8: 97.4%).
- *   The idle collector's RSS with 100k records held: `deno task bench memory` (figures in the
- *   README).
+ *   The idle collector's RSS with 100k records held: `deno task bench memory` (figures in
+ *   docs/benchmarks.md).
  * - `precision: "int8"` holds each vector as 8-bit codes times one float scale (its largest
  *   component / 127): a quarter of float32's memory; similarities are those of the decoded
  *   vectors. Storage keeps float32, so nothing on disk changes whatever the precision.
