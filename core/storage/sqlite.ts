@@ -100,6 +100,7 @@ import {
   teamCursor,
   teamLocalNamespace,
   teamOutbox,
+  teamStartedProjects,
   teamProvenance,
   teamStartProject,
 } from "./_team.ts";
@@ -496,8 +497,13 @@ export class SqliteStorage implements Storage, TeamStore {
   }
 
   /** See `TeamStore.teamOutbox`. */
-  teamOutbox(options: { limit: number }): TeamOutboxItem[] {
+  teamOutbox(options: { limit: number; afterSeq?: number }): TeamOutboxItem[] {
     return teamOutbox(this.#c, options);
+  }
+
+  /** See `TeamStore.teamStartedProjects`. */
+  teamStartedProjects(): string[] {
+    return teamStartedProjects(this.#c);
   }
 
   /** See `TeamStore.teamAck`. */
