@@ -5,9 +5,14 @@ import { CLI_ENTRY, CLI_RUN_FLAGS } from "@kiro-learn/core/launch";
 import {
   createTeamDatabase,
   freePort,
+  gitCheckout,
+  gitProjectIds,
   startTestPostgres,
   TEST_PG_ADMIN,
 } from "../tooling/testing/mod.ts";
+
+// A real project id: a checkout with a remote, as `team join` prints it.
+const [GRANTED] = await gitProjectIds(["git@github.com:acme/pay.git"]);
 
 async function kiroLearn(
   args: string[],
@@ -44,7 +49,7 @@ Deno.test("team join checks everything first; wrong URL or password changes noth
   await using pg = await startTestPostgres();
   await pg.psql("CREATE DATABASE fresh");
   await createTeamDatabase(pg, {
-    members: [{ role: "alice", password: "alice-pw", projects: ["a".repeat(64)] }],
+    members: [{ role: "alice", password: "alice-pw", projects: [GRANTED] }],
   });
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-team-cli-" });
   const dataDir = `${home}/.kiro-learn`;
@@ -100,7 +105,7 @@ Deno.test("team join checks everything first; wrong URL or password changes noth
       stdin: pg.adminPassword,
     });
     assert.equal(migrated.code, 0, migrated.out);
-    assert.match(migrated.out, /applied team migration\(s\) 1/);
+    assert.match(migrated.out, /applied team migration\(s\) 1, 2/);
     const again = await kiroLearn(["team", "migrate", adminUrl, "--password-stdin"], {
       home,
       stdin: pg.adminPassword,
@@ -115,7 +120,7 @@ Deno.test("team join checks everything first; wrong URL or password changes noth
     });
     assert.equal(joined.code, 0, joined.out);
     assert.match(joined.out, /joined .* as role "alice"/);
-    assert.match(joined.out, /this project .* is not: ask your admin.*INSERT INTO kl_grants/);
+    assert.match(joined.out, /this project .* is not: ask your admin[^]*INSERT INTO kl_grants/);
     const settings = JSON.parse(await Deno.readTextFile(`${dataDir}/settings.json`));
     assert.equal(settings.team.url, url);
     assert.equal(JSON.parse(settingsBefore).collector.port, settings.collector.port);
@@ -130,10 +135,60 @@ Deno.test("team join checks everything first; wrong URL or password changes noth
     const left = await kiroLearn(["team", "leave"], { home });
     assert.equal(left.code, 0);
     assert.match(left.out, /every memory here stays/);
+    // Leaving is local: what the admin must run to take the role's access away.
+    assert.match(left.out, /REVOKE kiro_learn_member FROM alice;/);
+    assert.match(left.out, /DELETE FROM kl_grants WHERE role = 'alice';/);
     assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dataDir}/settings.json`)), {
       collector: JSON.parse(settingsBefore).collector,
     });
     assert.deepEqual(listing(dataDir), ["settings.json"]);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("team join on a machine with no data dir yet, in a checkout with a remote; migrate by a role that may not create", async () => {
+  await using pg = await startTestPostgres();
+  await createTeamDatabase(pg, {
+    members: [{ role: "alice", password: "alice-pw", projects: [] }],
+  });
+  await pg.psql("CREATE DATABASE other; CREATE ROLE ops LOGIN PASSWORD 'ops-pw'");
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-team-cli-" });
+  try {
+    const checkout = await gitCheckout(home, "src/pay", "https://github.com/acme/pay");
+    assert.equal(checkout.projectId, GRANTED, "SSH and HTTPS checkouts share the key");
+    const url = pg.url({ user: "alice", password: "", db: "team" });
+    const joined = await kiroLearn(["team", "join", url, "--password-stdin"], {
+      home,
+      cwd: checkout.dir,
+      stdin: "alice-pw",
+    });
+    assert.equal(joined.code, 0, joined.out);
+    assert.equal((await Deno.stat(`${home}/.kiro-learn`)).mode! & 0o777, 0o700);
+    // The grant it prints is one the database takes, for the key sync matches on.
+    const [grant] = joined.out.split("\n").filter((l) => l.trim().startsWith("INSERT INTO"));
+    assert.equal(
+      grant.trim(),
+      `INSERT INTO kl_grants (role, project_key) VALUES ('alice', '${GRANTED}');`,
+    );
+    await pg.psql(grant, { db: "team" });
+    const again = await kiroLearn(["team", "join", url, "--password-stdin"], {
+      home,
+      cwd: checkout.dir,
+      stdin: "alice-pw",
+    });
+    assert.match(again.out, /projects granted: 1 \(this project, ~\/src\/pay, is one\)/);
+
+    // PostgreSQL 15 lets no ordinary role create in schema public: that is what ops is told.
+    const ops = pg.url({ user: "ops", password: "", db: "other" });
+    const denied = await kiroLearn(["team", "migrate", ops, "--password-stdin"], {
+      home,
+      stdin: "ops-pw",
+    });
+    assert.equal(denied.code, 1, denied.out);
+    assert.match(denied.out, /role "ops" may not create tables in schema public/);
+    assert.match(denied.out, /GRANT CREATE ON SCHEMA public TO ops;/);
+    assert.doesNotMatch(denied.out, /GRANT kiro_learn_member/);
   } finally {
     await Deno.remove(home, { recursive: true });
   }
