@@ -20,7 +20,6 @@ function setCapture(c: Connection, on: boolean): void {
   c.stmt("UPDATE team_state SET value = ? WHERE key = 'capture'").run(on ? "1" : "0");
 }
 
-const PROJECT_NAMESPACES = "namespace LIKE '/actor/%/project/' || ? || '/'";
 /** An outbox row of a project shared here before (it has a pull cursor). */
 const OF_SHARED_PROJECT = `EXISTS (SELECT 1 FROM team_cursors
   WHERE team_outbox.namespace LIKE '/actor/%/project/' || team_cursors.project_key || '/')`;
@@ -52,6 +51,8 @@ export function teamClientId(c: Connection): string {
     return id;
   });
 }
+
+const PROJECT_NAMESPACES = "namespace LIKE '/actor/%/project/' || ? || '/'";
 
 /**
  * Starts sharing a project: the first time a project is granted, every record of it already

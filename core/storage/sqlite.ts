@@ -100,8 +100,8 @@ import {
   teamCursor,
   teamLocalNamespace,
   teamOutbox,
-  teamStartedProjects,
   teamProvenance,
+  teamStartedProjects,
   teamStartProject,
 } from "./_team.ts";
 import { Connection } from "./_connection.ts";

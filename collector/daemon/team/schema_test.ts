@@ -3,11 +3,7 @@
 import assert from "node:assert/strict";
 import { PROJECT_ID_GRAMMAR } from "@kiro-learn/core/project";
 import { type Migration, MigrationDriftError } from "@kiro-learn/core/storage";
-import {
-  createTeamDatabase,
-  gitProjectIds,
-  startTestPostgres,
-} from "../../tooling/testing/mod.ts";
+import { createTeamDatabase, gitProjectIds, startTestPostgres } from "../../tooling/testing/mod.ts";
 import { connectTeam, migrateTeam, TEAM_MIGRATIONS, teamSchemaState } from "./mod.ts";
 
 // Real project ids: one from a remote (`git-…`), one path-derived (a repository without one is

@@ -5,6 +5,7 @@
  * @module
  */
 import { resolveProject } from "@kiro-learn/core/project";
+import { runGit } from "@kiro-learn/core/testing";
 
 /**
  * Creates `${home}/${name}` as a git clone would leave it: a `.git` folder whose config names an
@@ -112,15 +113,8 @@ export async function gitCheckout(
 ): Promise<GitCheckout> {
   const dir = `${parent}/${name}`;
   await Deno.mkdir(dir, { recursive: true });
-  const commands = [["init", "-q", dir]];
-  if (remote !== null) commands.push(["-C", dir, "remote", "add", "origin", remote]);
-  for (const args of commands) {
-    const out = await new Deno.Command("git", { args, stdout: "piped", stderr: "piped" })
-      .output();
-    if (!out.success) {
-      throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
-    }
-  }
+  await runGit(dir, "init", "-q");
+  if (remote !== null) await runGit(dir, "remote", "add", "origin", remote);
   return { dir, projectId: resolveProject(dir).project_id };
 }
 
