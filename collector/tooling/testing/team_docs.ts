@@ -7,20 +7,8 @@
  */
 import { REPO_ROOT } from "@kiro-learn/core/launch";
 
-/**
- * The team docs page: `docs/team.md`, or, while the README is being split into `docs/`, the
- * pending text for it at the repository root.
- */
-export function teamDocsPath(): string {
-  for (const path of [`${REPO_ROOT}/docs/team.md`, `${REPO_ROOT}/DOCS_PENDING_team.md`]) {
-    try {
-      if (Deno.statSync(path).isFile) return path;
-    } catch {
-      // Not there (yet).
-    }
-  }
-  throw new Error("the team docs page is missing: docs/team.md");
-}
+/** The team docs page, whose marked blocks the journey test runs. */
+export const TEAM_DOCS_PAGE: string = `${REPO_ROOT}/docs/team.md`;
 
 /** A marked block of the team docs: its language and its text. */
 export interface TeamDocBlock {
@@ -44,7 +32,7 @@ export function teamDocBlocks(markdown: string): Map<string, TeamDocBlock> {
 
 /** The marked block `name` of the team docs page; throws when the page lost it. */
 export function teamDocBlock(name: string, lang: string): string {
-  const path = teamDocsPath();
+  const path = TEAM_DOCS_PAGE;
   const block = teamDocBlocks(Deno.readTextFileSync(path)).get(name);
   if (block === undefined) {
     throw new Error(`${path} has no block marked <!-- team-journey: ${name} -->`);
