@@ -10,6 +10,7 @@ import {
   startTestPostgres,
   TEST_PG_ADMIN,
 } from "../tooling/testing/mod.ts";
+import { sharingLines } from "./team.ts";
 
 // A real project id: a checkout with a remote, as `team join` prints it.
 const [GRANTED] = await gitProjectIds(["git@github.com:acme/pay.git"]);
@@ -192,4 +193,42 @@ Deno.test("team join on a machine with no data dir yet, in a checkout with a rem
   } finally {
     await Deno.remove(home, { recursive: true });
   }
+});
+
+Deno.test("team status: every local project shared or not and why, and grants that match nothing", async () => {
+  const [pay, notes, scratch, stripped] = await gitProjectIds([
+    "git@github.com:acme/pay.git",
+    "https://github.com/acme/notes",
+    null, // no remote: a key from this machine's path
+    "https://github.com/acme/ledger",
+  ]);
+  const strippedKey = stripped.slice("git-".length); // an admin who dropped the prefix
+  const lines = sharingLines(
+    [
+      { project_id: pay, display_name: "~/work/pay", memory_count: 3 },
+      { project_id: pay, display_name: "~/work/pay", memory_count: 2 }, // a second actor
+      { project_id: notes, display_name: "~/work/notes", memory_count: 1 },
+      { project_id: scratch, display_name: "~/scratch", memory_count: 4 },
+    ],
+    [pay, strippedKey],
+    "alice",
+  );
+  assert.equal(lines[0], "projects:");
+  assert.equal(lines[1], `  ~/work/pay (${pay}): shared`);
+  assert.match(
+    lines[2],
+    new RegExp(
+      `^  ~/work/notes \\(${notes}\\): not shared, not granted to role "alice"; its 1 record\\(s\\) ` +
+        "stay on this machine",
+    ),
+  );
+  assert.ok(
+    lines[2].endsWith(`INSERT INTO kl_grants (role, project_key) VALUES ('alice', '${notes}');`),
+  );
+  assert.match(lines[3], /~\/scratch .*its 4 record\(s\).*has no git remote/);
+  assert.match(lines[4], new RegExp(`^  ${strippedKey}: granted, but no project on this machine`));
+  assert.equal(lines.length, 5);
+  assert.deepEqual(sharingLines([], null, "alice"), [
+    "projects: not known yet (the collector has not reached the team database)",
+  ]);
 });
