@@ -232,3 +232,30 @@ Deno.test("team status: every local project shared or not and why, and grants th
     "projects: not known yet (the collector has not reached the team database)",
   ]);
 });
+
+Deno.test("team migrate by a role that may create tables but not roles is told so", async () => {
+  await using pg = await startTestPostgres();
+  await pg.psql("CREATE DATABASE team; CREATE ROLE ops LOGIN PASSWORD 'ops-pw'");
+  await pg.psql("GRANT CREATE ON SCHEMA public TO ops", { db: "team" });
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-team-cli-" });
+  try {
+    const ops = pg.url({ user: "ops", password: "", db: "team" });
+    const denied = await kiroLearn(["team", "migrate", ops, "--password-stdin"], {
+      home,
+      stdin: "ops-pw",
+    });
+    assert.equal(denied.code, 1, denied.out);
+    assert.match(denied.out, /role "ops" may not create roles.*CREATEROLE/);
+    assert.match(denied.out, /CREATE ROLE kiro_learn_member NOLOGIN;/);
+    // Done as told: the admin makes the group role, and ops migrates.
+    await pg.psql("CREATE ROLE kiro_learn_member NOLOGIN");
+    const migrated = await kiroLearn(["team", "migrate", ops, "--password-stdin"], {
+      home,
+      stdin: "ops-pw",
+    });
+    assert.equal(migrated.code, 0, migrated.out);
+    assert.match(migrated.out, /applied team migration\(s\) 1, 2 as "ops"/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
