@@ -18,9 +18,13 @@
  * - **Isolated.** The collector runs this loop in a Worker (`worker.ts`), never on its own event
  *   loop: an error the PostgreSQL client throws outside any caller ends that Worker only.
  *
- * Which projects are shared is the database's decision: those granted to this role. A project
- * is pulled once this machine has worked on it (an event or a record of it is here): teammates'
- * records go into the namespace this machine's retrieval searches for it.
+ * Which projects are shared is the database's decision: those granted to this role (status names
+ * them, `granted`). A project granted for the first time publishes every record it has here. The
+ * changes of a project never shared here are not published (they stay on this machine, and the
+ * log says so once); those of a project shared before whose grant is gone wait in the outbox until
+ * it is granted again. A project is pulled once this machine has worked on it (an event or a
+ * record of it is here), in the first cycle after that: teammates' records go into the namespace
+ * this machine's retrieval searches for it.
  *
  * @module
  */
