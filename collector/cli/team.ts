@@ -261,7 +261,7 @@ export function sharingLines(
   role: string,
 ): string[] {
   if (granted === null) {
-    return ["projects: not known yet (the collector has not reached the team database)"];
+    return ["sharing by project: not known yet (the collector has not reached the team database)"];
   }
   const local = new Map<string, { name: string; records: number }>();
   for (const p of projects) {
@@ -271,7 +271,7 @@ export function sharingLines(
       records: (seen?.records ?? 0) + p.memory_count,
     });
   }
-  const lines = ["projects:"];
+  const lines = ["sharing by project:"];
   for (const [key, { name, records }] of local) {
     if (granted.includes(key)) {
       lines.push(`  ${name} (${key}): shared`);

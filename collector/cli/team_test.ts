@@ -213,7 +213,7 @@ Deno.test("team status: every local project shared or not and why, and grants th
     [pay, strippedKey],
     "alice",
   );
-  assert.equal(lines[0], "projects:");
+  assert.equal(lines[0], "sharing by project:");
   assert.equal(lines[1], `  ~/work/pay (${pay}): shared`);
   assert.match(
     lines[2],
@@ -229,7 +229,7 @@ Deno.test("team status: every local project shared or not and why, and grants th
   assert.match(lines[4], new RegExp(`^  ${strippedKey}: granted, but no project on this machine`));
   assert.equal(lines.length, 5);
   assert.deepEqual(sharingLines([], null, "alice"), [
-    "projects: not known yet (the collector has not reached the team database)",
+    "sharing by project: not known yet (the collector has not reached the team database)",
   ]);
 });
 
