@@ -9,8 +9,9 @@
  * @module
  */
 import { cliArgv } from "@kiro-learn/core/launch";
-import { resolveProject } from "@kiro-learn/core/project";
+import { REMOTE_PROJECT_ID_PREFIX, resolveProject } from "@kiro-learn/core/project";
 import {
+  ensureDataDir,
   loadSettings,
   postgresHostPort,
   postgresUrlProblem,
@@ -29,6 +30,8 @@ import {
   teamUser,
 } from "../daemon/team/mod.ts";
 import { callCollector, health } from "./_client.ts";
+import { start } from "./start.ts";
+import { stop } from "./stop.ts";
 import { type Command, type CommandArgs, flag, invocationDir, UsageError } from "./_command.ts";
 
 /** A team command failed; nothing was changed. Exit code 1. */
@@ -162,7 +165,25 @@ function writeTeamSettings(settings: Settings, url: string | null): void {
   writeSecureFile(settings.paths.settings, JSON.stringify(next, null, 2) + "\n");
 }
 
-const RESTART = "restart the collector so it takes effect: `kiro-learn stop && kiro-learn start`";
+/** The statement an admin runs to share `projectKey` with `role`. */
+export function grantStatement(role: string, projectKey: string): string {
+  return `INSERT INTO kl_grants (role, project_key) VALUES ('${role}', '${projectKey}');`;
+}
+
+/**
+ * Restarts a running collector so a team setting takes effect now (its first sync cycle runs at
+ * once); says so, or that the change waits for the collector's next start.
+ */
+async function applyToCollector(settings: Settings): Promise<void> {
+  if (!await health(settings)) {
+    console.log(
+      "the collector is not running: this takes effect when it starts (`kiro-learn start`)",
+    );
+    return;
+  }
+  await stop(settings, { print: () => {} });
+  await start(loadSettings(), { print: (line) => console.log(`collector restarted: ${line}`) });
+}
 
 async function join(args: CommandArgs, settings: Settings): Promise<number> {
   const [, raw] = args.positionals;
@@ -172,6 +193,8 @@ async function join(args: CommandArgs, settings: Settings): Promise<number> {
   });
   if (!mayReach(url)) return await rerunWithNet(url, { sub: "join", password });
   const check = await checkTeam(url, password);
+  // A machine that never ran kiro-learn has no data dir yet.
+  ensureDataDir(settings.dataDir);
   writeSecureFile(settings.paths.teamPassword, password + "\n");
   writeTeamSettings(settings, url);
   const project = resolveProject(invocationDir());
@@ -180,13 +203,17 @@ async function join(args: CommandArgs, settings: Settings): Promise<number> {
     `projects granted: ${check.granted.length}` +
       (check.granted.includes(project.project_id)
         ? ` (this project, ${project.display_name}, is one)`
-        : `; this project (${project.display_name}) is not: ask your admin to run ` +
-          `\`INSERT INTO kl_grants (role, project_key) VALUES ('${check.role}', ` +
-          `'${project.project_id}');\``),
+        : `; this project (${project.display_name}) is not: ask your admin to run\n  ` +
+          grantStatement(check.role, project.project_id) +
+          (project.project_id.startsWith(REMOTE_PROJECT_ID_PREFIX) ? "" : `\n  ${PATH_KEY}`)),
   );
-  console.log(`password kept in ${settings.paths.teamPassword} (0600); ${RESTART}`);
+  console.log(`password kept in ${settings.paths.teamPassword} (0600)`);
+  await applyToCollector(settings);
   return 0;
 }
+
+const PATH_KEY = "(this project has no git remote, so its key comes from its path on this " +
+  "machine: teammates' checkouts have other keys; give the repository a remote to share it)";
 
 async function teamStatus(settings: Settings): Promise<number> {
   if (settings.team.url === "") {
@@ -201,16 +228,73 @@ async function teamStatus(settings: Settings): Promise<number> {
   const stats = await callCollector(settings, ROUTES.stats);
   const team = (stats.body as { team?: Record<string, unknown> | null }).team;
   if (!team) {
-    console.log(`collector: running without the team settings: ${RESTART}`);
+    console.log(
+      "collector: running without the team settings: restart it so they take effect " +
+        "(`kiro-learn stop && kiro-learn start`)",
+    );
     return 0;
   }
   for (const [key, value] of Object.entries(team)) {
-    if (key !== "url" && value !== null) console.log(`${key}: ${value}`);
+    if (key !== "url" && key !== "granted" && value !== null) console.log(`${key}: ${value}`);
+  }
+  const projects = (stats.body as { projects?: ProjectSummary[] }).projects ?? [];
+  for (const line of sharingLines(projects, team.granted as string[] | null, String(team.role))) {
+    console.log(line);
   }
   return team.last_error ? 1 : 0;
 }
 
-function leave(settings: Settings): number {
+/** What `/v1/stats` says of each local project (one entry per namespace). */
+interface ProjectSummary {
+  project_id: string;
+  display_name: string;
+  memory_count: number;
+}
+
+/**
+ * Each local project, shared or not and why, and each granted key that matches no project here:
+ * nothing about sharing is silent.
+ */
+export function sharingLines(
+  projects: readonly ProjectSummary[],
+  granted: readonly string[] | null,
+  role: string,
+): string[] {
+  if (granted === null) {
+    return ["sharing by project: not known yet (the collector has not reached the team database)"];
+  }
+  const local = new Map<string, { name: string; records: number }>();
+  for (const p of projects) {
+    const seen = local.get(p.project_id);
+    local.set(p.project_id, {
+      name: seen?.name ?? p.display_name,
+      records: (seen?.records ?? 0) + p.memory_count,
+    });
+  }
+  const lines = ["sharing by project:"];
+  for (const [key, { name, records }] of local) {
+    if (granted.includes(key)) {
+      lines.push(`  ${name} (${key}): shared`);
+      continue;
+    }
+    lines.push(
+      `  ${name} (${key}): not shared, not granted to role "${role}"; its ${records} ` +
+        `record(s) stay on this machine. To share it, your admin runs: ` +
+        grantStatement(role, key) +
+        (key.startsWith(REMOTE_PROJECT_ID_PREFIX) ? "" : ` ${PATH_KEY}`),
+    );
+  }
+  for (const key of granted) {
+    if (local.has(key)) continue;
+    lines.push(
+      `  ${key}: granted, but no project on this machine has this key (pulled once you work ` +
+        "in a checkout of it; a key that is no project id `team join` printed matches nothing)",
+    );
+  }
+  return lines;
+}
+
+async function leave(settings: Settings): Promise<number> {
   if (settings.team.url === "") {
     console.log("not joined to a team: nothing to leave");
     return 0;
@@ -221,9 +305,18 @@ function leave(settings: Settings): number {
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
+  const role = teamUser(settings.team.url);
   console.log(
-    `left ${settings.team.url}; every memory here stays, teammates' records included; ${RESTART}`,
+    `left ${settings.team.url}; every memory here stays, teammates' records included. ` +
+      "Changes to projects shared before are kept here and published if you join again.",
   );
+  console.log(
+    `Leaving is local only: role "${role}" can still read and change every project granted to ` +
+      "it until your admin revokes it:\n" +
+      `  REVOKE ${TEAM_MEMBER_ROLE} FROM ${role};\n` +
+      `  DELETE FROM kl_grants WHERE role = '${role}';`,
+  );
+  await applyToCollector(settings);
   return 0;
 }
 
@@ -251,14 +344,38 @@ async function migrate(args: CommandArgs, settings: Settings): Promise<number> {
     );
     return 0;
   } catch (error) {
-    throw new TeamError(
-      error instanceof Error && error.name === "MigrationDriftError"
-        ? error.message
-        : describeTeamError(error, url),
-    );
+    throw new TeamError(describeMigrateError(error, url));
   } finally {
     await sql.end({ timeout: 1 });
   }
+}
+
+/**
+ * What went wrong migrating, with what the admin can do: the permission a migration needs is not
+ * a member's (a member role is told to get `kiro_learn_member`; a migrating role needs to create
+ * in schema public and to create roles).
+ */
+export function describeMigrateError(error: unknown, url: string): string {
+  if (error instanceof Error && error.name === "MigrationDriftError") return error.message;
+  const e = error as { code?: string; message?: string };
+  const role = teamUser(url);
+  const where = redactTeamUrl(url);
+  if (e?.code === "42501" && /schema public/i.test(e.message ?? "")) {
+    return `role "${role}" may not create tables in schema public of ${where}: run ` +
+      "`kiro-learn team migrate` as the database's owner (or a superuser), or have one run " +
+      `\`GRANT CREATE ON SCHEMA public TO ${role};\` (PostgreSQL 15 no longer lets every role ` +
+      "create there); nothing was changed";
+  }
+  if (e?.code === "42501" && /create role/i.test(e.message ?? "")) {
+    return `role "${role}" may not create roles (${where}): the migration creates the group ` +
+      `role ${TEAM_MEMBER_ROLE}; run it as a role with CREATEROLE (or a superuser), or have ` +
+      `one run \`CREATE ROLE ${TEAM_MEMBER_ROLE} NOLOGIN;\` first; nothing was changed`;
+  }
+  if (e?.code === "42501" || e?.code === "42P01") {
+    return `role "${role}" may not migrate ${where} (${e.message}): run ` +
+      "`kiro-learn team migrate` as the database's owner or a superuser; nothing was changed";
+  }
+  return describeTeamError(error, url);
 }
 
 /** The `team` command. */
@@ -279,7 +396,7 @@ export const teamCommand: Command = {
         case "status":
           return await teamStatus(settings);
         case "leave":
-          return leave(settings);
+          return await leave(settings);
         case "migrate":
           return await migrate(args, settings);
       }

@@ -5,9 +5,15 @@ import { CLI_ENTRY, CLI_RUN_FLAGS } from "@kiro-learn/core/launch";
 import {
   createTeamDatabase,
   freePort,
+  gitCheckout,
+  gitProjectIds,
   startTestPostgres,
   TEST_PG_ADMIN,
 } from "../tooling/testing/mod.ts";
+import { sharingLines } from "./team.ts";
+
+// A real project id: a checkout with a remote, as `team join` prints it.
+const [GRANTED] = await gitProjectIds(["git@github.com:acme/pay.git"]);
 
 async function kiroLearn(
   args: string[],
@@ -44,7 +50,7 @@ Deno.test("team join checks everything first; wrong URL or password changes noth
   await using pg = await startTestPostgres();
   await pg.psql("CREATE DATABASE fresh");
   await createTeamDatabase(pg, {
-    members: [{ role: "alice", password: "alice-pw", projects: ["a".repeat(64)] }],
+    members: [{ role: "alice", password: "alice-pw", projects: [GRANTED] }],
   });
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-team-cli-" });
   const dataDir = `${home}/.kiro-learn`;
@@ -100,7 +106,7 @@ Deno.test("team join checks everything first; wrong URL or password changes noth
       stdin: pg.adminPassword,
     });
     assert.equal(migrated.code, 0, migrated.out);
-    assert.match(migrated.out, /applied team migration\(s\) 1/);
+    assert.match(migrated.out, /applied team migration\(s\) 1, 2/);
     const again = await kiroLearn(["team", "migrate", adminUrl, "--password-stdin"], {
       home,
       stdin: pg.adminPassword,
@@ -115,7 +121,7 @@ Deno.test("team join checks everything first; wrong URL or password changes noth
     });
     assert.equal(joined.code, 0, joined.out);
     assert.match(joined.out, /joined .* as role "alice"/);
-    assert.match(joined.out, /this project .* is not: ask your admin.*INSERT INTO kl_grants/);
+    assert.match(joined.out, /this project .* is not: ask your admin[^]*INSERT INTO kl_grants/);
     const settings = JSON.parse(await Deno.readTextFile(`${dataDir}/settings.json`));
     assert.equal(settings.team.url, url);
     assert.equal(JSON.parse(settingsBefore).collector.port, settings.collector.port);
@@ -130,10 +136,125 @@ Deno.test("team join checks everything first; wrong URL or password changes noth
     const left = await kiroLearn(["team", "leave"], { home });
     assert.equal(left.code, 0);
     assert.match(left.out, /every memory here stays/);
+    // Leaving is local: what the admin must run to take the role's access away.
+    assert.match(left.out, /REVOKE kiro_learn_member FROM alice;/);
+    assert.match(left.out, /DELETE FROM kl_grants WHERE role = 'alice';/);
     assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dataDir}/settings.json`)), {
       collector: JSON.parse(settingsBefore).collector,
     });
     assert.deepEqual(listing(dataDir), ["settings.json"]);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("team join on a machine with no data dir yet, in a checkout with a remote; migrate by a role that may not create", async () => {
+  await using pg = await startTestPostgres();
+  await createTeamDatabase(pg, {
+    members: [{ role: "alice", password: "alice-pw", projects: [] }],
+  });
+  await pg.psql("CREATE DATABASE other; CREATE ROLE ops LOGIN PASSWORD 'ops-pw'");
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-team-cli-" });
+  try {
+    const checkout = await gitCheckout(home, "src/pay", "https://github.com/acme/pay");
+    assert.equal(checkout.projectId, GRANTED, "SSH and HTTPS checkouts share the key");
+    const url = pg.url({ user: "alice", password: "", db: "team" });
+    const joined = await kiroLearn(["team", "join", url, "--password-stdin"], {
+      home,
+      cwd: checkout.dir,
+      stdin: "alice-pw",
+    });
+    assert.equal(joined.code, 0, joined.out);
+    assert.equal((await Deno.stat(`${home}/.kiro-learn`)).mode! & 0o777, 0o700);
+    // The grant it prints is one the database takes, for the key sync matches on.
+    const [grant] = joined.out.split("\n").filter((l) => l.trim().startsWith("INSERT INTO"));
+    assert.equal(
+      grant.trim(),
+      `INSERT INTO kl_grants (role, project_key) VALUES ('alice', '${GRANTED}');`,
+    );
+    await pg.psql(grant, { db: "team" });
+    const again = await kiroLearn(["team", "join", url, "--password-stdin"], {
+      home,
+      cwd: checkout.dir,
+      stdin: "alice-pw",
+    });
+    assert.match(again.out, /projects granted: 1 \(this project, ~\/src\/pay, is one\)/);
+
+    // PostgreSQL 15 lets no ordinary role create in schema public: that is what ops is told.
+    const ops = pg.url({ user: "ops", password: "", db: "other" });
+    const denied = await kiroLearn(["team", "migrate", ops, "--password-stdin"], {
+      home,
+      stdin: "ops-pw",
+    });
+    assert.equal(denied.code, 1, denied.out);
+    assert.match(denied.out, /role "ops" may not create tables in schema public/);
+    assert.match(denied.out, /GRANT CREATE ON SCHEMA public TO ops;/);
+    assert.doesNotMatch(denied.out, /GRANT kiro_learn_member/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("team status: every local project shared or not and why, and grants that match nothing", async () => {
+  const [pay, notes, scratch, stripped] = await gitProjectIds([
+    "git@github.com:acme/pay.git",
+    "https://github.com/acme/notes",
+    null, // no remote: a key from this machine's path
+    "https://github.com/acme/ledger",
+  ]);
+  const strippedKey = stripped.slice("git-".length); // an admin who dropped the prefix
+  const lines = sharingLines(
+    [
+      { project_id: pay, display_name: "~/work/pay", memory_count: 3 },
+      { project_id: pay, display_name: "~/work/pay", memory_count: 2 }, // a second actor
+      { project_id: notes, display_name: "~/work/notes", memory_count: 1 },
+      { project_id: scratch, display_name: "~/scratch", memory_count: 4 },
+    ],
+    [pay, strippedKey],
+    "alice",
+  );
+  assert.equal(lines[0], "sharing by project:");
+  assert.equal(lines[1], `  ~/work/pay (${pay}): shared`);
+  assert.match(
+    lines[2],
+    new RegExp(
+      `^  ~/work/notes \\(${notes}\\): not shared, not granted to role "alice"; its 1 record\\(s\\) ` +
+        "stay on this machine",
+    ),
+  );
+  assert.ok(
+    lines[2].endsWith(`INSERT INTO kl_grants (role, project_key) VALUES ('alice', '${notes}');`),
+  );
+  assert.match(lines[3], /~\/scratch .*its 4 record\(s\).*has no git remote/);
+  assert.match(lines[4], new RegExp(`^  ${strippedKey}: granted, but no project on this machine`));
+  assert.equal(lines.length, 5);
+  assert.deepEqual(sharingLines([], null, "alice"), [
+    "sharing by project: not known yet (the collector has not reached the team database)",
+  ]);
+});
+
+Deno.test("team migrate by a role that may create tables but not roles is told so", async () => {
+  await using pg = await startTestPostgres();
+  await pg.psql("CREATE DATABASE team; CREATE ROLE ops LOGIN PASSWORD 'ops-pw'");
+  await pg.psql("GRANT CREATE ON SCHEMA public TO ops", { db: "team" });
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-team-cli-" });
+  try {
+    const ops = pg.url({ user: "ops", password: "", db: "team" });
+    const denied = await kiroLearn(["team", "migrate", ops, "--password-stdin"], {
+      home,
+      stdin: "ops-pw",
+    });
+    assert.equal(denied.code, 1, denied.out);
+    assert.match(denied.out, /role "ops" may not create roles.*CREATEROLE/);
+    assert.match(denied.out, /CREATE ROLE kiro_learn_member NOLOGIN;/);
+    // Done as told: the admin makes the group role, and ops migrates.
+    await pg.psql("CREATE ROLE kiro_learn_member NOLOGIN");
+    const migrated = await kiroLearn(["team", "migrate", ops, "--password-stdin"], {
+      home,
+      stdin: "ops-pw",
+    });
+    assert.equal(migrated.code, 0, migrated.out);
+    assert.match(migrated.out, /applied team migration\(s\) 1, 2 as "ops"/);
   } finally {
     await Deno.remove(home, { recursive: true });
   }

@@ -43,10 +43,16 @@ export const PROJECT_MARKERS: readonly string[] = Object.freeze([
  */
 export const REMOTE_PROJECT_ID_PREFIX = "git-";
 
-/** Every project id kiro-learn writes: a path digest, or a remote digest with its prefix. */
-export const PROJECT_ID_PATTERN: RegExp = new RegExp(
-  `^(?:${REMOTE_PROJECT_ID_PREFIX})?[0-9a-f]{64}$`,
-);
+/**
+ * The grammar of every project id kiro-learn writes (a path digest, or a remote digest with its
+ * prefix), as regular-expression source that JavaScript and PostgreSQL read alike: the team
+ * database's check on project keys is this very text (team migration 2), so the key `team join`
+ * prints is exactly what a grant accepts.
+ */
+export const PROJECT_ID_GRAMMAR = `^(?:${REMOTE_PROJECT_ID_PREFIX})?[0-9a-f]{64}$`;
+
+/** Every project id kiro-learn writes: {@linkcode PROJECT_ID_GRAMMAR}. */
+export const PROJECT_ID_PATTERN: RegExp = new RegExp(PROJECT_ID_GRAMMAR);
 
 /** Longest actor segment we keep; longer names are cut to this many characters. */
 export const MAX_ACTOR_LENGTH = 128;

@@ -8,10 +8,12 @@ import {
   buildNamespace,
   currentActor,
   legacyNamespaceFor,
+  PROJECT_ID_GRAMMAR,
   PROJECT_ID_PATTERN,
   PROJECT_MARKERS,
   projectIdFromNamespace,
   projectIdFromRemote,
+  projectIdFromRoot,
   resolveProject,
   sanitizeActor,
 } from "./mod.ts";
@@ -399,4 +401,17 @@ Deno.test("legacyNamespaceFor: only a remote namespace has an older path one", (
   );
   assert.equal(legacyNamespaceFor(buildNamespace("alice", sha256("/x")), "/x"), null);
   assert.equal(legacyNamespaceFor("not a namespace", "/x"), null);
+});
+
+Deno.test("the project-id grammar is one text: the pattern here, the team database's check there", () => {
+  assert.equal(PROJECT_ID_PATTERN.source, PROJECT_ID_GRAMMAR);
+  const path = projectIdFromRoot("/srv/app");
+  const remote = projectIdFromRemote("github.com/acme/pay");
+  for (const id of [path, remote]) assert.match(id, PROJECT_ID_PATTERN);
+  for (const bad of ["git-", `GIT-${path}`, `${path}0`, remote.slice(0, -1), `x${path}`]) {
+    assert.doesNotMatch(bad, PROJECT_ID_PATTERN);
+  }
+  // Nothing in it that PostgreSQL's regular expressions read differently, or that ends the
+  // quoted literal a migration puts it in.
+  assert.match(PROJECT_ID_GRAMMAR, /^[\^$()?:a-z0-9\-\[\]{}]+$/);
 });

@@ -11,6 +11,7 @@ export {
   type GitRemote,
   legacyNamespaceFor,
   MAX_ACTOR_LENGTH,
+  PROJECT_ID_GRAMMAR,
   PROJECT_ID_PATTERN,
   PROJECT_MARKERS,
   type ProjectIdentity,

@@ -20,14 +20,21 @@ function setCapture(c: Connection, on: boolean): void {
   c.stmt("UPDATE team_state SET value = ? WHERE key = 'capture'").run(on ? "1" : "0");
 }
 
+/** An outbox row of a project shared here before (it has a pull cursor). */
+const OF_SHARED_PROJECT = `EXISTS (SELECT 1 FROM team_cursors
+  WHERE team_outbox.namespace LIKE '/actor/%/project/' || team_cursors.project_key || '/')`;
+
 /**
- * Turns change capture on (a team is configured) or off (none is: the outbox is emptied, since
- * nothing will publish it). Idempotent.
+ * Turns change capture on (a team is configured) or off (none is). Off keeps capturing the
+ * changes of projects this machine has shared (so what is made, edited or forgotten while left is
+ * published after a re-join), and empties the rest of the outbox (nothing will publish it: a
+ * project shared for the first time publishes all its records then). Idempotent.
  */
 export function setTeamCapture(c: Connection, on: boolean): void {
   c.transaction(() => {
-    setCapture(c, on);
-    if (!on) c.stmt("DELETE FROM team_outbox").run();
+    const shared = c.stmt("SELECT 1 FROM team_cursors LIMIT 1").get() !== undefined;
+    setCapture(c, on || shared);
+    if (!on) c.stmt(`DELETE FROM team_outbox WHERE NOT ${OF_SHARED_PROJECT}`).run();
   });
 }
 
@@ -64,11 +71,22 @@ export function teamStartProject(c: Connection, projectKey: string): boolean {
   });
 }
 
-/** The oldest outbox rows, each resolved to what is to be published now. */
-export function teamOutbox(c: Connection, options: { limit: number }): TeamOutboxItem[] {
+/**
+ * The oldest outbox rows (after `afterSeq`: rows a publish keeps for later are passed over),
+ * each resolved to what is to be published now.
+ */
+export function teamOutbox(
+  c: Connection,
+  options: { limit: number; afterSeq?: number },
+): TeamOutboxItem[] {
   const rows = c.stmt(
-    "SELECT seq, record_id, namespace, op FROM team_outbox ORDER BY seq LIMIT ?",
-  ).all(options.limit) as { seq: number; record_id: string; namespace: string; op: string }[];
+    "SELECT seq, record_id, namespace, op FROM team_outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+  ).all(options.afterSeq ?? 0, options.limit) as {
+    seq: number;
+    record_id: string;
+    namespace: string;
+    op: string;
+  }[];
   return rows.map((row): TeamOutboxItem => {
     const base = {
       seq: row.seq,
@@ -111,6 +129,13 @@ export function teamCounts(c: Connection): TeamStatusCounts {
     projects: one("SELECT count(*) AS n FROM team_cursors"),
     pulled_records: one("SELECT count(*) AS n FROM team_provenance"),
   };
+}
+
+/** The projects shared here at some time (they have a pull cursor), granted now or not. */
+export function teamStartedProjects(c: Connection): string[] {
+  return (c.stmt("SELECT project_key FROM team_cursors ORDER BY project_key").all() as {
+    project_key: string;
+  }[]).map((r) => r.project_key);
 }
 
 /** The pull cursor of a project (0 before its first pull). */

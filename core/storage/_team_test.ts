@@ -131,3 +131,29 @@ Deno.test("pulled changes apply without echo; tombstones win; local edits wait",
     assert.equal(s.teamCursor(KEY), 10);
   });
 });
+
+Deno.test("leaving keeps the changes of projects shared before, and only those", async () => {
+  await withStorage(async (s) => {
+    s.setTeamCapture(true);
+    s.teamStartProject(KEY);
+    s.teamAck(s.teamOutbox({ limit: 10 }).map((i) => i.seq));
+    const other = "/actor/tester/project/git-" + "0".repeat(64) + "/";
+    await s.putRecord(makeRecord({ namespace: other, title: "never shared" }));
+    s.setTeamCapture(false); // left
+    const whileLeft = makeRecord({ title: "made while left" });
+    await s.putRecord(whileLeft);
+    await s.putRecord(makeRecord({ namespace: other, title: "still never shared" }));
+    s.setTeamCapture(false); // the collector starts again, still without a team
+    assert.deepEqual(
+      s.teamOutbox({ limit: 10 }).map((i) => i.record_id),
+      [whileLeft.record_id],
+      "the shared project's change waits for a re-join; the rest is not kept",
+    );
+    s.setTeamCapture(true); // joined again
+    assert.equal(s.teamStartProject(KEY), false, "its records are not queued a second time");
+    assert.deepEqual(s.teamOutbox({ limit: 10 }).map((i) => i.record_id), [whileLeft.record_id]);
+    const [first] = s.teamOutbox({ limit: 10 });
+    assert.deepEqual(s.teamOutbox({ limit: 10, afterSeq: first.seq }), [], "afterSeq passes over");
+    assert.deepEqual(s.teamStartedProjects(), [KEY]);
+  });
+});

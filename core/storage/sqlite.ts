@@ -101,6 +101,7 @@ import {
   teamLocalNamespace,
   teamOutbox,
   teamProvenance,
+  teamStartedProjects,
   teamStartProject,
 } from "./_team.ts";
 import { Connection } from "./_connection.ts";
@@ -496,8 +497,13 @@ export class SqliteStorage implements Storage, TeamStore {
   }
 
   /** See `TeamStore.teamOutbox`. */
-  teamOutbox(options: { limit: number }): TeamOutboxItem[] {
+  teamOutbox(options: { limit: number; afterSeq?: number }): TeamOutboxItem[] {
     return teamOutbox(this.#c, options);
+  }
+
+  /** See `TeamStore.teamStartedProjects`. */
+  teamStartedProjects(): string[] {
+    return teamStartedProjects(this.#c);
   }
 
   /** See `TeamStore.teamAck`. */

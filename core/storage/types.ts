@@ -626,14 +626,16 @@ export interface TeamStatusCounts {
 
 /** The local store of team sharing (the SQLite storage implements it). */
 export interface TeamStore {
-  /** Turns change capture on or off (off empties the outbox). */
+  /** Turns change capture on or off (off keeps only the changes of projects shared before). */
   setTeamCapture(on: boolean): void;
   /** This machine's id in the team. */
   teamClientId(): string;
   /** Starts sharing a project (queues its existing records once); true the first time. */
   teamStartProject(projectKey: string): boolean;
-  /** The oldest unpublished changes. */
-  teamOutbox(options: { limit: number }): TeamOutboxItem[];
+  /** The oldest unpublished changes (after `afterSeq`, when given). */
+  teamOutbox(options: { limit: number; afterSeq?: number }): TeamOutboxItem[];
+  /** The projects shared here at some time, granted now or not. */
+  teamStartedProjects(): string[];
   /** Removes published outbox rows. */
   teamAck(seqs: readonly number[]): void;
   /** The pull cursor of a project. */

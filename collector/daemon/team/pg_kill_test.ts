@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
 import {
   createTeamDatabase,
+  gitProjectIds,
   POSTGRES_BIN_DIR,
   postJson,
   processText,
@@ -17,7 +18,8 @@ import {
 } from "../../tooling/testing/mod.ts";
 import { connectTeam } from "./mod.ts";
 
-const PROJECT = "e".repeat(64);
+// A real project id: a checkout of a repository with a remote.
+const [PROJECT] = await gitProjectIds(["https://github.com/acme/pay"]);
 const NS = `/actor/alice/project/${PROJECT}/`;
 // More rounds on demand (KIRO_LEARN_PG_KILLS=30) when chasing a rare failure.
 const KILLS = Number(Deno.env.get("KIRO_LEARN_PG_KILLS") ?? 10);

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { PROJECT_ID_GRAMMAR } from "@kiro-learn/core/project";
 import { type Migration, migrationChecksum, MigrationDriftError } from "@kiro-learn/core/storage";
 import type { TeamSql } from "./connect.ts";
 
@@ -113,6 +114,21 @@ CREATE POLICY kl_records_granted ON kl_records
 GRANT SELECT ON kl_grants TO ${TEAM_MEMBER_ROLE};
 GRANT SELECT, INSERT, UPDATE ON kl_records TO ${TEAM_MEMBER_ROLE};
 GRANT USAGE ON SEQUENCE kl_change_seq TO ${TEAM_MEMBER_ROLE};
+`,
+  },
+  {
+    version: 2,
+    name: "project_key_grammar",
+    // Version 1 accepted only 64 hex characters, which is a path-derived id: every project with a
+    // git remote (`git-` + 64 hex, the id teammates' checkouts share) could not be granted. The
+    // check is now the project-id grammar itself (core/project), the one the ids are made by.
+    // Changing that grammar changes this migration's checksum: it needs a new migration then.
+    sql: `
+ALTER TABLE kl_grants DROP CONSTRAINT kl_grants_project_key_check;
+ALTER TABLE kl_grants ADD CONSTRAINT kl_grants_project_key_check
+  CHECK (project_key ~ '${PROJECT_ID_GRAMMAR}');
+ALTER TABLE kl_records ADD CONSTRAINT kl_records_project_key_check
+  CHECK (project_key ~ '${PROJECT_ID_GRAMMAR}');
 `,
   },
 ];

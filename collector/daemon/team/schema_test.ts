@@ -1,12 +1,14 @@
 // The team schema on a real PostgreSQL: migrations with drift detection, and what the database
 // itself enforces (row-level security per granted project, final tombstones, provenance by role).
 import assert from "node:assert/strict";
+import { PROJECT_ID_GRAMMAR } from "@kiro-learn/core/project";
 import { type Migration, MigrationDriftError } from "@kiro-learn/core/storage";
-import { createTeamDatabase, startTestPostgres } from "../../tooling/testing/mod.ts";
+import { createTeamDatabase, gitProjectIds, startTestPostgres } from "../../tooling/testing/mod.ts";
 import { connectTeam, migrateTeam, TEAM_MIGRATIONS, teamSchemaState } from "./mod.ts";
 
-const GRANTED = "e".repeat(64);
-const NOT_GRANTED = "f".repeat(64);
+// Real project ids: one from a remote (`git-…`), one path-derived (a repository without one is
+// keyed by its path; `git init` alone makes that).
+const [GRANTED, NOT_GRANTED] = await gitProjectIds(["git@github.com:acme/pay.git", null]);
 const MEMBERS = [
   { role: "alice", password: "alice-pw", projects: [GRANTED, NOT_GRANTED] },
   { role: "bob", password: "bob-pw", projects: [GRANTED] },
@@ -102,8 +104,9 @@ Deno.test("team migrations: applied once, members can read the version, drift is
       applied: TEAM_MIGRATIONS.map((m) => m.version),
       pending: [],
     });
-    const next: Migration = { version: 2, name: "next", sql: "CREATE TABLE kl_next (x int)" };
-    assert.deepEqual((await teamSchemaState(bob, [...TEAM_MIGRATIONS, next])).pending, [2]);
+    const version = TEAM_MIGRATIONS.length + 1;
+    const next: Migration = { version, name: "next", sql: "CREATE TABLE kl_next (x int)" };
+    assert.deepEqual((await teamSchemaState(bob, [...TEAM_MIGRATIONS, next])).pending, [version]);
     const edited = TEAM_MIGRATIONS.map((m) => ({ ...m, sql: m.sql + "\n-- edited" }));
     await assert.rejects(teamSchemaState(bob, edited), MigrationDriftError);
     await assert.rejects(migrateTeam(admin, edited), /drifted/);
@@ -111,5 +114,40 @@ Deno.test("team migrations: applied once, members can read the version, drift is
     await assert.rejects(teamSchemaState(bob), /newer kiro-learn/);
   } finally {
     await Promise.all([admin.end(), bob.end()]);
+  }
+});
+
+Deno.test("a grant takes every real project id, and only those (team migration 2)", async () => {
+  await using pg = await startTestPostgres();
+  await pg.psql("CREATE DATABASE team");
+  const admin = connectTeam(pg.url({ db: "team", password: "" }), { password: pg.adminPassword });
+  try {
+    // A team database migrated by an older kiro-learn (version 1 only), with a grant in it.
+    assert.deepEqual(await migrateTeam(admin, TEAM_MIGRATIONS.slice(0, 1)), [1]);
+    await admin`CREATE ROLE alice LOGIN IN ROLE kiro_learn_member`;
+    await admin`INSERT INTO kl_grants (role, project_key) VALUES ('alice', ${NOT_GRANTED})`;
+    await assert.rejects(
+      admin`INSERT INTO kl_grants (role, project_key) VALUES ('alice', ${GRANTED})`,
+      /kl_grants_project_key_check/,
+      "version 1 refused a project with a remote: the bug",
+    );
+    assert.deepEqual(await migrateTeam(admin), [2]);
+    await admin`INSERT INTO kl_grants (role, project_key) VALUES ('alice', ${GRANTED})`;
+    const keys = (await admin`SELECT project_key FROM kl_grants ORDER BY project_key`)
+      .map((r) => r.project_key);
+    assert.deepEqual(keys, [NOT_GRANTED, GRANTED].sort());
+    for (const bad of ["git-", `GIT-${GRANTED.slice(4)}`, `${NOT_GRANTED}0`, "pay", ""]) {
+      await assert.rejects(
+        admin`INSERT INTO kl_grants (role, project_key) VALUES ('alice', ${bad})`,
+        /kl_grants_project_key_check/,
+        bad,
+      );
+    }
+    // The database's check is the grammar the ids are made by, not a copy of it.
+    const [{ check }] = await admin`SELECT pg_get_constraintdef(oid) AS check
+      FROM pg_constraint WHERE conname = 'kl_grants_project_key_check'`;
+    assert.ok(check.includes(PROJECT_ID_GRAMMAR), check);
+  } finally {
+    await admin.end();
   }
 });

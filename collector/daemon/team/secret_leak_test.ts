@@ -9,6 +9,7 @@ import corpus from "../../../core/privacy/testdata/secrets_corpus.json" with { t
 import {
   createTeamDatabase,
   everyFile,
+  gitProjectIds,
   postJson,
   startTeamDaemon,
   startTestPostgres,
@@ -18,7 +19,8 @@ import {
 } from "../../tooling/testing/mod.ts";
 import { connectTeam } from "./mod.ts";
 
-const PROJECT = "9".repeat(64);
+// A real project id: a checkout of a repository with a remote.
+const [PROJECT] = await gitProjectIds(["git@github.com:acme/secrets-corpus.git"]);
 const ns = (actor: string) => `/actor/${actor}/project/${PROJECT}/`;
 const PRIVATE_MARKER = "zebraprivatequartz";
 const EVENT_MARKER = "rawpromptmarkerquokka";

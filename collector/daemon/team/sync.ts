@@ -18,9 +18,13 @@
  * - **Isolated.** The collector runs this loop in a Worker (`worker.ts`), never on its own event
  *   loop: an error the PostgreSQL client throws outside any caller ends that Worker only.
  *
- * Which projects are shared is the database's decision: those granted to this role. A project
- * is pulled once this machine has worked on it (an event or a record of it is here): teammates'
- * records go into the namespace this machine's retrieval searches for it.
+ * Which projects are shared is the database's decision: those granted to this role (status names
+ * them, `granted`). A project granted for the first time publishes every record it has here. The
+ * changes of a project never shared here are not published (they stay on this machine, and the
+ * log says so once); those of a project shared before whose grant is gone wait in the outbox until
+ * it is granted again. A project is pulled once this machine has worked on it (an event or a
+ * record of it is here), in the first cycle after that: teammates' records go into the namespace
+ * this machine's retrieval searches for it.
  *
  * @module
  */
@@ -52,8 +56,10 @@ export interface TeamSyncStatus {
   connected: boolean;
   /** Local changes not yet published. */
   backlog: number;
-  /** Projects shared. */
+  /** Projects shared here at some time (granted now or not). */
   projects: number;
+  /** The project keys granted to this role, as the last cycle read them (null before it). */
+  granted: string[] | null;
   /** Records here that came from teammates. */
   pulled_records: number;
   /** Records published since the collector started. */
@@ -114,6 +120,7 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     listening: false,
     schemaChecked: false,
     failures: 0,
+    granted: null as string[] | null,
   };
   let closed = false;
   let wake: () => void = () => {};
@@ -142,32 +149,46 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     }
     await listen();
     const grants = await sql<{ project_key: string }[]>`
-      SELECT DISTINCT project_key FROM kl_grants`;
+      SELECT DISTINCT project_key FROM kl_grants ORDER BY project_key`;
     const granted = new Set(grants.map((g) => g.project_key));
+    state.granted = [...granted];
     for (const key of granted) {
       if (store.teamStartProject(key)) logger.info("team: sharing project", { project_id: key });
     }
     await publish(granted);
     const pullDue = state.notified || Date.now() - state.lastPullAt >= PULL_EVERY_MS;
-    if (pullDue) {
-      state.notified = false;
-      for (const key of granted) await pull(key);
-      state.lastPullAt = Date.now();
+    if (pullDue) state.notified = false;
+    for (const key of granted) {
+      // A project this machine has just started working on is pulled at once, not on the timer.
+      if (pullDue || !localProjects.has(key)) await pull(key);
     }
+    if (pullDue) state.lastPullAt = Date.now();
   }
 
   async function publish(granted: Set<string>): Promise<void> {
+    // Projects shared here before and not granted now keep their changes in the outbox: they are
+    // published if the project is granted again (passed over meanwhile, after `kept`).
+    const sharedBefore = new Set(store.teamStartedProjects());
+    let kept = 0;
     for (;;) {
-      const items = store.teamOutbox({ limit: BATCH });
+      const items = store.teamOutbox({ limit: BATCH, afterSeq: kept });
       if (items.length === 0) return;
       const byProject = new Map<string, TeamOutboxItem[]>();
       const dropped: number[] = [];
       for (const item of items) {
-        if (item.kind === "skip" || !granted.has(item.project_key)) {
+        if (item.kind === "skip") {
           dropped.push(item.seq);
-          continue;
+        } else if (granted.has(item.project_key)) {
+          byProject.set(item.project_key, [...byProject.get(item.project_key) ?? [], item]);
+        } else if (sharedBefore.has(item.project_key)) {
+          kept = item.seq;
+          notShared(item.project_key, "kept until it is granted again");
+        } else {
+          // Never shared here: its records stay on this machine. The first grant publishes every
+          // record of it (teamStartProject), so nothing needs keeping meanwhile.
+          dropped.push(item.seq);
+          notShared(item.project_key, "its records stay on this machine");
         }
-        byProject.set(item.project_key, [...byProject.get(item.project_key) ?? [], item]);
       }
       for (const [key, group] of byProject) {
         await sql.begin(async (tx) => {
@@ -212,6 +233,16 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
 
   /** Projects this machine has worked on (pulled records need its namespace for them). */
   const localProjects = new Set<string>();
+  /** Projects whose changes were not published (logged once each). */
+  const notSharedSaid = new Set<string>();
+
+  function notShared(key: string, what: string): void {
+    if (notSharedSaid.has(key)) return;
+    notSharedSaid.add(key);
+    logger.info(`team: a project not granted to role "${teamUser(options.url)}": ${what}`, {
+      project_id: key,
+    });
+  }
 
   async function pull(key: string): Promise<void> {
     // Before this machine has worked on a project, its teammates' records would land in no
@@ -308,6 +339,7 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
         client_id: clientId,
         connected: state.connected,
         ...counts,
+        granted: state.granted,
         published: state.published,
         pulled: state.pulled,
         last_error: state.lastError,

@@ -2,7 +2,7 @@
 // actors, the same project) through a real PostgreSQL 15 started by the test.
 import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
-import { makeRecord } from "@kiro-learn/core/testing";
+import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { silentLogger } from "../runtime/mod.ts";
@@ -10,16 +10,20 @@ import { type RunningCollector, startCollector } from "../mod.ts";
 import {
   createTeamDatabase,
   freePort,
+  gitProjectIds,
   processText,
   runKiroLearn,
   startTestPostgres,
   type TestPostgres,
   waitFor,
 } from "../../tooling/testing/mod.ts";
-import { connectTeam } from "./mod.ts";
+import { connectTeam, type TeamSql } from "./mod.ts";
 
-const PROJECT = "c".repeat(64);
-const OTHER_PROJECT = "d".repeat(64);
+// Real project ids: checkouts of two repositories with remotes (the key `team join` prints).
+const [PROJECT, OTHER_PROJECT] = await gitProjectIds([
+  "git@github.com:acme/pay.git",
+  "https://github.com/acme/ledger",
+]);
 const ns = (actor: string, project = PROJECT) => `/actor/${actor}/project/${project}/`;
 const MEMBERS = [
   { role: "alice", password: "alice-pw", projects: [PROJECT, OTHER_PROJECT] },
@@ -40,7 +44,7 @@ interface Machine extends RunningCollector {
 async function machine(
   pg: TestPostgres,
   role: string,
-  options: { dataDir?: string } = {},
+  options: { dataDir?: string; team?: boolean } = {},
 ): Promise<Machine> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: `kiro-learn-${role}-` });
   const member = MEMBERS.find((m) => m.role === role)!;
@@ -50,7 +54,9 @@ async function machine(
       collector: { port: freePort() },
       embedding: { backend: "off" },
       reconciliation: { enabled: false },
-      team: { url: pg.url({ user: role, password: "", db: "team" }), pollMs: 100 },
+      ...options.team === false
+        ? {}
+        : { team: { url: pg.url({ user: role, password: "", db: "team" }), pollMs: 100 } },
     }),
   );
   await Deno.writeTextFile(`${dataDir}/team-password`, member.password, { mode: 0o600 });
@@ -319,4 +325,122 @@ Deno.test("a role without a grant gets nothing and shares nothing; a wrong passw
   } finally {
     MEMBERS.splice(3);
   }
+});
+
+async function keysIn(sql: TeamSql, project: string): Promise<string[]> {
+  return (await sql`SELECT record_id FROM kl_records WHERE project_key = ${project}
+    ORDER BY record_id`).map((r) => r.record_id);
+}
+
+Deno.test("sharing follows the grants: not granted stays local (and says so), re-granted and re-joined publish what was made meanwhile", async () => {
+  await using pg = await startTestPostgres();
+  await createTeamDatabase(pg, {
+    members: [{ role: "alice", password: "alice-pw", projects: [PROJECT] }],
+  });
+  const admin = connectTeam(pg.url({ db: "team", password: "" }), { password: pg.adminPassword });
+  const dataDir = await Deno.makeTempDir({ prefix: "kiro-learn-alice-" });
+  try {
+    const published = (c: RunningCollector, n: number) =>
+      until(() => {
+        const s = c.team!.status();
+        return s.published >= n && s.backlog === 0 ? s : undefined;
+      }, `${n} published and no backlog`);
+    {
+      await using a = await machine(pg, "alice", { dataDir });
+      const shared = makeRecord({ namespace: ns("alice"), title: "shared from the start" });
+      const local = makeRecord({ namespace: ns("alice", OTHER_PROJECT), title: "not granted" });
+      await save(a, shared);
+      await save(a, local);
+      const status = await published(a, 1);
+      assert.deepEqual(status.granted, [PROJECT], "status names what is granted");
+      assert.deepEqual(await keysIn(admin, PROJECT), [shared.record_id]);
+      assert.deepEqual(await keysIn(admin, OTHER_PROJECT), [], "its records stay local");
+      assert.equal(await title(a, local.record_id), "not granted");
+
+      // Granted: every record made before is published, once.
+      await admin`INSERT INTO kl_grants (role, project_key) VALUES ('alice', ${OTHER_PROJECT})`;
+      await a.team!.syncNow();
+      await published(a, 2);
+      assert.deepEqual(await keysIn(admin, OTHER_PROJECT), [local.record_id]);
+
+      // Revoked: what is made meanwhile waits (the backlog says so), and goes when granted again.
+      await admin`DELETE FROM kl_grants WHERE project_key = ${OTHER_PROJECT}`;
+      await a.team!.syncNow();
+      const meanwhile = makeRecord({ namespace: ns("alice", OTHER_PROJECT), title: "meanwhile" });
+      await save(a, meanwhile);
+      await a.team!.syncNow();
+      await a.team!.syncNow();
+      assert.equal(a.team!.status().backlog, 1, "kept, not dropped");
+      assert.deepEqual(a.team!.status().granted, [PROJECT]);
+      assert.deepEqual(await keysIn(admin, OTHER_PROJECT), [local.record_id]);
+      await admin`INSERT INTO kl_grants (role, project_key) VALUES ('alice', ${OTHER_PROJECT})`;
+      await a.team!.syncNow();
+      await published(a, 3);
+      assert.deepEqual(
+        await keysIn(admin, OTHER_PROJECT),
+        [local.record_id, meanwhile.record_id].sort(),
+      );
+    }
+    // Left (the collector runs without a team): a save and a forget in a shared project ...
+    const whileLeft = makeRecord({ namespace: ns("alice"), title: "made while left" });
+    const forgottenWhileLeft = makeRecord({
+      namespace: ns("alice"),
+      title: "forgotten while left",
+    });
+    {
+      await using left = await machine(pg, "alice", { dataDir, team: false });
+      const [before] = await keysIn(admin, PROJECT);
+      assert.equal(
+        (await api(left, `/v1/memories/${before}`, { method: "DELETE" })).status,
+        200,
+      );
+      await save(left, whileLeft);
+      await save(left, forgottenWhileLeft);
+      await api(left, `/v1/memories/${forgottenWhileLeft.record_id}`, { method: "DELETE" });
+    }
+    // ... are published after a re-join.
+    await using back = await machine(pg, "alice", { dataDir });
+    await until(() => back.team!.status().backlog === 0 || undefined, "the re-join to publish");
+    const rows =
+      await admin`SELECT record_id, state FROM kl_records WHERE project_key = ${PROJECT}`;
+    const state = new Map(rows.map((r) => [r.record_id, r.state]));
+    assert.equal(state.get(whileLeft.record_id), "live");
+    assert.equal(state.get(forgottenWhileLeft.record_id), "forgotten");
+    assert.equal(
+      rows.filter((r) => r.state === "forgotten").length,
+      2,
+      "the forget of the first too",
+    );
+  } finally {
+    await admin.end();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("the first event of a shared project pulls at once, not on the 30 s timer", async () => {
+  await using pg = await startTestPostgres();
+  await createTeamDatabase(pg, { members: MEMBERS });
+  await using a = await machine(pg, "alice");
+  await using b = await machine(pg, "bob");
+  const record = makeRecord({ namespace: ns("alice"), title: "ledger rounds half to even" });
+  await save(a, record);
+  await until(() => a.team!.status().backlog === 0 || undefined, "A to publish");
+  // Two of B's cycles end after A's publish: its notification is used up, nothing is due.
+  for (let i = 0; i < 2; i++) {
+    const after = new Date().toISOString();
+    await until(() => (b.team!.status().last_sync_at ?? "") > after || undefined, "B's cycle");
+  }
+  // B's first cycle pulled (no notification is due any more); B now works on the project: one
+  // prompt, no record of its own (which would publish, and notify).
+  const event = makeEvent({ namespace: ns("bob"), actor_id: "bob" });
+  assert.equal(
+    (await api(b, "/v1/events", { method: "POST", body: JSON.stringify(event) })).status,
+    200,
+  );
+  // Well inside the timer's 30 s (B polls every 100 ms): generous for a loaded machine, and
+  // short enough that only the pull the event starts can meet it.
+  await waitFor(
+    async () => (await title(b, record.record_id)) === record.title ? true : undefined,
+    { what: "B to pull once it works on the project", timeoutMs: 20_000 },
+  );
 });

@@ -229,6 +229,7 @@ export function startTeamSyncWorker(options: TeamSyncWorkerOptions): TeamSyncWor
         client_id: clientId,
         connected: worker !== null && (last?.connected ?? false),
         ...counts,
+        granted: last?.granted ?? null,
         published: before.published + (last?.published ?? 0),
         pulled: before.pulled + (last?.pulled ?? 0),
         last_error: showDeath ? workerError!.message : error,

@@ -6,16 +6,28 @@
  */
 import { CLI_ENTRY, CLI_RUN_FLAGS } from "@kiro-learn/core/launch";
 
-/** Runs `kiro-learn <args>` in `cwd` (default: the checkout) with `env` on top of ours. */
-export function runKiroLearn(
+/**
+ * Runs `kiro-learn <args>` in `cwd` (default: the checkout) with `env` on top of ours, and
+ * `stdin` on its standard input (none when not given).
+ */
+export async function runKiroLearn(
   args: readonly string[],
-  options: { env: Record<string, string>; cwd?: string },
+  options: { env: Record<string, string>; cwd?: string; stdin?: string },
 ): Promise<Deno.CommandOutput> {
-  return new Deno.Command(Deno.execPath(), {
+  const command = new Deno.Command(Deno.execPath(), {
     args: ["run", ...CLI_RUN_FLAGS, CLI_ENTRY, ...args],
     cwd: options.cwd ?? new URL("../../../", import.meta.url).pathname,
     env: options.env,
-  }).output();
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  if (options.stdin === undefined) return await command.output();
+  const child = command.spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(options.stdin));
+  await writer.close();
+  return await child.output();
 }
 
 /** A finished process's stdout and stderr, as text. */

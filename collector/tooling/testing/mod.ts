@@ -25,4 +25,5 @@ export * from "./postgres.ts";
 export * from "./project_layouts.ts";
 export * from "./launchers.ts";
 export * from "./process_memory.ts";
+export * from "./team_docs.ts";
 export * from "./docs_links.ts";

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { resolveProject } from "@kiro-learn/core/project";
+import { runGit } from "@kiro-learn/core/testing";
 
 /**
  * Creates `${home}/${name}` as a git clone would leave it: a `.git` folder whose config names an
@@ -88,4 +90,47 @@ export async function projectLayouts(home: string, project: string): Promise<Pro
       await Deno.remove(gitHome, { recursive: true });
     },
   };
+}
+
+/** A real git checkout made by {@linkcode gitCheckout}. */
+export interface GitCheckout {
+  /** Its work tree. */
+  dir: string;
+  /** The project id kiro-learn gives it (from its remote): what `team join` prints. */
+  projectId: string;
+}
+
+/**
+ * A real checkout as a teammate has one: `git init` in `${parent}/${name}`, then
+ * `git remote add origin <remote>`, both by the real `git`. Its project id comes from the remote,
+ * so checkouts of one repository at different paths, by SSH or HTTPS, share it; without a remote
+ * (`null`) it comes from the path.
+ */
+export async function gitCheckout(
+  parent: string,
+  name: string,
+  remote: string | null,
+): Promise<GitCheckout> {
+  const dir = `${parent}/${name}`;
+  await Deno.mkdir(dir, { recursive: true });
+  await runGit(dir, "init", "-q");
+  if (remote !== null) await runGit(dir, "remote", "add", "origin", remote);
+  return { dir, projectId: resolveProject(dir).project_id };
+}
+
+/**
+ * The project ids of real checkouts of `remotes` (made by {@linkcode gitCheckout} in a temporary
+ * folder, removed again): the keys a team grants, for tests that need no work tree.
+ */
+export async function gitProjectIds(remotes: readonly (string | null)[]): Promise<string[]> {
+  const root = await Deno.makeTempDir({ prefix: "kiro-learn-checkouts-" });
+  try {
+    const ids: string[] = [];
+    for (const [i, remote] of remotes.entries()) {
+      ids.push((await gitCheckout(root, `repo${i}`, remote)).projectId);
+    }
+    return ids;
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 }
