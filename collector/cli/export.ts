@@ -70,12 +70,12 @@ export const exportCommand: Command = {
   run: async (args) => {
     if (args.positionals.length > 0) throw new UsageError("export takes no arguments");
     const all = flag(args, "all");
-    const project = stringOption(args, "project");
-    if (all && project) throw new UsageError("--all and --project exclude each other");
+    if (all && stringOption(args, "project")) {
+      throw new UsageError("--all and --project exclude each other");
+    }
     const settings = loadSettings();
-    const namespace = all
-      ? undefined
-      : await projectNamespace(settings, project ?? invocationDir());
+    // --project DIR has made DIR the invocation folder already (resolved where the user is).
+    const namespace = all ? undefined : await projectNamespace(settings, invocationDir());
     const encoder = new TextEncoder();
     const count = await exportMemory(settings, {
       namespace,

@@ -11,16 +11,30 @@
  */
 import { ROUTES } from "@kiro-learn/core/api";
 import { cliArgv, shellQuote } from "@kiro-learn/core/launch";
-import { resolveProject } from "@kiro-learn/core/project";
-import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import {
+  buildNamespace,
+  canonicalRecordId,
+  currentActor,
+  projectIdFromNamespace,
+  resolveProject,
+} from "@kiro-learn/core/project";
+import { type MemoryRecord, MemoryRecordSchema } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { clientFor, projectNamespace } from "./_client.ts";
-import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
-import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
+import {
+  type Command,
+  flag,
+  invocationDir,
+  stringOption,
+  UsageError,
+  userPath,
+} from "./_command.ts";
+import { commitMarker, commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
 import { importClaudeCode } from "./_claude_transcripts.ts";
 import { importNodeKiroLearn } from "./_node_kiro_learn.ts";
 import { emptyCounts, type SaveCounts, tally } from "./_save_counts.ts";
 import { homeDir } from "./_install_context.ts";
+import { EXPORT_TYPE } from "./export.ts";
 
 /** What an import did. */
 export interface ImportReport extends SaveCounts {
@@ -50,6 +64,26 @@ async function git(args: string[]): Promise<{ ok: boolean; out: string; err: str
       throw new Error("git is not installed (or not on PATH): install git to import a history");
     }
     throw error;
+  }
+}
+
+/** `git log` itself failed (not our parsing): the import's exit is non-zero. */
+export class GitLogError extends Error {}
+
+/**
+ * Refuses a `--since` that neither JavaScript nor git reads as a date: git takes any text and
+ * reads what it cannot parse as "now", which would import nothing and say nothing.
+ */
+async function checkSince(root: string, since: string): Promise<void> {
+  if (Number.isFinite(Date.parse(since))) return;
+  const parsed = await git(["-C", root, "rev-parse", `--since=${since}`]);
+  const age = Number(/--max-age=(\d+)/.exec(parsed.out)?.[1]);
+  const now = Date.now() / 1000;
+  if (!parsed.ok || !Number.isFinite(age) || (age >= now - 2 && since.trim() !== "now")) {
+    throw new UsageError(
+      `--since ${JSON.stringify(since)} is not a date: give one such as 2026-01-31, ` +
+        '"2 weeks ago" or "yesterday"',
+    );
   }
 }
 
@@ -120,10 +154,11 @@ export async function importGit(
   const top = await git(["-C", dir, "rev-parse", "--show-toplevel"]);
   if (!top.ok) throw new UsageError(`${dir} is not inside a git repository (${top.err})`);
   const root = top.out;
-  // The repository's identity is its first commit(s): the same for every clone of it.
-  const roots = await git(["-C", root, "rev-list", "--max-parents=0", "HEAD"]);
-  if (!roots.ok) throw new UsageError(`${root} has no commits yet`);
-  const repository = roots.out.split("\n").sort().join(",");
+  // Identity is the namespace's project and each commit's sha (core/project/record_identity.ts),
+  // never the root commits: a shallow clone reports its boundary as a root.
+  const head = await git(["-C", root, "rev-parse", "--verify", "-q", "HEAD"]);
+  if (!head.ok) throw new UsageError(`${root} has no commits yet`);
+  if (options.since !== undefined) await checkSince(root, options.since);
   const count = await git([
     "-C",
     root,
@@ -162,47 +197,88 @@ export async function importGit(
     seen++;
     show();
   };
+  const marker = commitMarker();
   const child = new Deno.Command("git", {
-    args: gitLogArgs(root, options),
+    args: gitLogArgs(root, { ...options, marker }),
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  // Read beside stdout, so a git that writes much to stderr never blocks on a full pipe.
+  const stderr = new Response(child.stderr).text();
   const inFlight = new Set<Promise<void>>();
   const limit = options.concurrency ?? 8;
+  let finished = false;
   try {
-    for await (
-      const commit of parseGitLog(child.stdout.pipeThrough(new TextDecoderStream()))
-    ) {
-      const task = save(commitRecord(commit, { namespace, repository })).finally(() =>
-        inFlight.delete(task)
-      );
+    const commits = parseGitLog(child.stdout.pipeThrough(new TextDecoderStream()), {
+      marker,
+      onBad: (what) => report.rejected.push({ id: "git log", reason: what }),
+    });
+    for await (const commit of commits) {
+      const task = save(commitRecord(commit, { namespace })).finally(() => inFlight.delete(task));
       inFlight.add(task);
       if (inFlight.size >= limit) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
+    finished = true;
   } finally {
-    try {
-      child.kill();
-    } catch {
-      // Already exited.
+    if (!finished) {
+      try {
+        child.kill();
+      } catch {
+        // Already exited.
+      }
     }
-    await child.status;
-    await child.stderr.cancel().catch(() => {});
+    const status = await child.status;
+    const err = (await stderr.catch(() => "")).trim();
+    if (finished && !status.success) {
+      // A missing object, a broken pack: what was read is saved, the rest is not there.
+      throw new GitLogError(
+        `git log failed in ${root} (exit ${status.code}): ${err || "no message"}. ` +
+          `${report.added + report.present} commits were read before it stopped; repair the ` +
+          "repository (`git fsck`, or fetch the missing objects) and run the import again: " +
+          "commits already imported are not added twice",
+      );
+    }
   }
   show(true);
   report.seconds = Math.round((performance.now() - started) / 100) / 10;
   return report;
 }
 
+/** Options of {@linkcode importJsonl}. */
+export interface ImportJsonlOptions {
+  /**
+   * Re-home every record to this machine's user (`/actor/<this user>/…`), keeping its project:
+   * an export taken to a machine where the user name differs.
+   */
+  asMe?: boolean;
+  /** This machine's user (default {@linkcode currentActor}). */
+  actor?: string;
+}
+
+/** What importing an export did, with the records left under other users' names. */
+export interface JsonlImportReport extends ImportReport {
+  /** Users (namespace actors) other than this one whose records were imported as they were. */
+  otherActors: string[];
+}
+
 /**
  * Reads an export (`kiro-learn export`'s JSON Lines) back: each record is saved as it was (id,
- * namespace, provenance); one already present is counted, not changed; a bad line is reported
- * with its number and skipped, never the end of the import.
+ * namespace, provenance), but with the id the identity rule gives it (a commit record exported
+ * by an older kiro-learn gets its project's id), and with `asMe` under this machine's user; one
+ * already present is counted, not changed; a bad line is reported with its number and skipped,
+ * never the end of the import.
  */
-export async function importJsonl(settings: Settings, file: string): Promise<ImportReport> {
+export async function importJsonl(
+  settings: Settings,
+  file: string,
+  options: ImportJsonlOptions = {},
+): Promise<JsonlImportReport> {
   const started = performance.now();
   const client = clientFor(settings);
-  const report: ImportReport = { ...emptyCounts(), seconds: 0 };
+  const report: JsonlImportReport = { ...emptyCounts(), seconds: 0, otherActors: [] };
+  const actor = options.actor ?? currentActor();
+  const others = new Set<string>();
   let text: string;
   try {
     text = await Deno.readTextFile(file);
@@ -220,15 +296,27 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
       report.rejected.push({ id: `line ${i + 1}`, reason: "not JSON" });
       continue;
     }
-    if (parsed.type === "kiro-learn-export") continue;
+    if (parsed.type === EXPORT_TYPE) continue;
     if (parsed.type !== "record") {
       report.rejected.push({ id: `line ${i + 1}`, reason: `unknown line type ${parsed.type}` });
       continue;
     }
-    tally(report, await client.request("POST", ROUTES.memories, { body: parsed.record }), {
+    const record = MemoryRecordSchema.safeParse(parsed.record);
+    // An invalid record goes as it is: the collector's 400 names what is wrong with it.
+    let body: unknown = parsed.record;
+    if (record.success) {
+      const projectId = projectIdFromNamespace(record.data.namespace)!;
+      const owner = record.data.namespace.split("/")[2];
+      const namespace = options.asMe ? buildNamespace(actor, projectId) : record.data.namespace;
+      if (!options.asMe && owner !== actor) others.add(owner);
+      const moved = { ...record.data, namespace };
+      body = { ...moved, record_id: canonicalRecordId(moved) };
+    }
+    tally(report, await client.request("POST", ROUTES.memories, { body }), {
       id: `line ${i + 1}`,
     });
   }
+  report.otherActors = [...others].sort();
   report.seconds = Math.round((performance.now() - started) / 100) / 10;
   return report;
 }
@@ -237,7 +325,7 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
 export const importCommand: Command = {
   name: "import",
   usage:
-    "kiro-learn import git [DIR] [--since DATE] [--max N] [--git-hook] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE",
+    "kiro-learn import git [DIR] [--since DATE] [--max N] [--git-hook] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE [--as-me]",
   summary:
     "memory from a git history, past Claude Code sessions or a Node kiro-learn database, or an export (idempotent)",
   options: {
@@ -245,18 +333,30 @@ export const importCommand: Command = {
     max: { type: "string" },
     json: { type: "boolean" },
     "git-hook": { type: "boolean" },
+    "as-me": { type: "boolean" },
   },
   run: async (args) => {
     const [source, dirArg, ...extra] = args.positionals;
     if (source === "jsonl") {
       if (dirArg === undefined || extra.length > 0) throw new UsageError("import jsonl needs FILE");
-      const report = await importJsonl(loadSettings(), dirArg);
+      const report = await importJsonl(loadSettings(), userPath(dirArg), {
+        asMe: flag(args, "as-me"),
+      });
       printReport(dirArg, report, flag(args, "json"));
+      if (report.otherActors.length > 0 && !flag(args, "json")) {
+        console.log(
+          `these records belong to the user(s) ${report.otherActors.join(", ")}, not to ` +
+            `${currentActor()}: searches here do not find them. Import the file again with ` +
+            "--as-me to make them this user's",
+        );
+      }
       return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;
     }
     if (source === "kiro-learn") {
       if (extra.length > 0) throw new UsageError("import kiro-learn takes one PATH");
-      const path = dirArg ?? `${homeDir()}/.kiro-learn/kiro-learn.db`;
+      const path = dirArg === undefined
+        ? `${homeDir()}/.kiro-learn/kiro-learn.db`
+        : userPath(dirArg);
       const report = await importNodeKiroLearn(loadSettings(), path);
       if (flag(args, "json")) {
         console.log(JSON.stringify(report, null, 2));
@@ -311,7 +411,9 @@ export const importCommand: Command = {
     if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
       throw new UsageError("--max must be a positive integer");
     }
-    const dir = dirArg ?? resolveProject(invocationDir()).project_root;
+    const dir = dirArg === undefined
+      ? resolveProject(invocationDir()).project_root
+      : userPath(dirArg);
     if (flag(args, "git-hook")) {
       const top = await git(["-C", dir, "rev-parse", "--show-toplevel"]);
       if (!top.ok) throw new UsageError(`${dir} is not inside a git repository (${top.err})`);

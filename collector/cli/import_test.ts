@@ -1,0 +1,147 @@
+// `kiro-learn import` as a user runs it, on real git repositories built here with git (clones,
+// forks with another origin, shallow clones unshallowed), against a real collector.
+import assert from "node:assert/strict";
+import { resolveProject } from "@kiro-learn/core/project";
+import {
+  processText as text,
+  runKiroLearn,
+  startTestDaemon,
+  type TestDaemon,
+} from "../tooling/testing/mod.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+function cli(args: string[], env: Record<string, string>, cwd = ROOT) {
+  return runKiroLearn(args, { env, cwd });
+}
+
+async function git(dir: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args: ["-C", dir, "-c", "user.name=T", "-c", "user.email=t@x", ...args],
+    env: { GIT_AUTHOR_DATE: "", GIT_COMMITTER_DATE: "" },
+  }).output();
+  assert.equal(out.code, 0, `git ${args.join(" ")}: ${text(out)}`);
+  return new TextDecoder().decode(out.stdout).trim();
+}
+
+/** A repository with `n` commits a day apart, one file each, and an origin. */
+async function upstream(dir: string, n: number, origin: string): Promise<void> {
+  await git(dir, "init", "-q", "-b", "main");
+  for (let i = 1; i <= n; i++) {
+    await Deno.writeTextFile(`${dir}/file${i}.c`, `${i}\n`);
+    await git(dir, "add", `file${i}.c`);
+    const date = new Date(Date.UTC(2026, 0, i)).toISOString();
+    const out = await new Deno.Command("git", {
+      args: [
+        "-C",
+        dir,
+        "-c",
+        "user.name=T",
+        "-c",
+        "user.email=t@x",
+        "commit",
+        "-q",
+        "-m",
+        `parser: step ${i}`,
+      ],
+      env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+    }).output();
+    assert.equal(out.code, 0, text(out));
+  }
+  await git(dir, "remote", "add", "origin", origin);
+}
+
+/** Every record of the project at `dir`, through the API. */
+async function recordsOf(daemon: TestDaemon, dir: string): Promise<{ title: string }[]> {
+  const ns = encodeURIComponent(resolveProject(dir).namespace);
+  const res = await daemon.fetch(`/v1/memories?namespace=${ns}&limit=500`);
+  assert.equal(res.status, 200);
+  return (await res.json()).items;
+}
+
+Deno.test("import git: a fork with another origin gets its own memory, and a shallow clone unshallowed stores each commit once", async () => {
+  await using daemon = await startTestDaemon();
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-identity-" });
+  try {
+    const up = `${tmp}/upstream`, fork = `${tmp}/fork`, shallow = `${tmp}/shallow`;
+    await Deno.mkdir(up);
+    await upstream(up, 6, "https://example.com/team/app.git");
+    await git(tmp, "clone", "-q", up, fork);
+    await git(fork, "remote", "set-url", "origin", "https://example.com/someone/app-fork.git");
+    assert.notEqual(resolveProject(up).project_id, resolveProject(fork).project_id);
+
+    const first = await cli(["import", "git", up], daemon.env);
+    assert.match(text(first), /6 added, 0 already present, 0 rejected/, text(first));
+    const forked = await cli(["import", "git", fork], daemon.env);
+    assert.match(text(forked), /6 added, 0 already present, 0 rejected/, text(forked));
+    assert.equal((await recordsOf(daemon, up)).length, 6);
+    assert.equal((await recordsOf(daemon, fork)).length, 6, "the fork's project has its memory");
+    const found = await cli(["search", "parser step 3", "--json"], daemon.env, fork);
+    assert.ok(
+      JSON.parse(new TextDecoder().decode(found.stdout)).some((r: { title: string }) =>
+        r.title === "parser: step 3"
+      ),
+      "search in the fork finds its commits",
+    );
+
+    // A depth-2 clone: its root is the shallow boundary, not the repository's first commit.
+    await git(tmp, "clone", "-q", "--depth", "2", `file://${up}`, shallow);
+    const part = await cli(["import", "git", shallow], daemon.env);
+    assert.match(text(part), /2 added, 0 already present, 0 rejected/, text(part));
+    await git(shallow, "fetch", "-q", "--unshallow");
+    const whole = await cli(["import", "git", shallow], daemon.env);
+    assert.match(text(whole), /4 added, 2 already present, 0 rejected/, text(whole));
+    const titles = (await recordsOf(daemon, shallow)).map((r) => r.title).sort();
+    assert.deepEqual(titles, [1, 2, 3, 4, 5, 6].map((i) => `parser: step ${i}`));
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("import git: a git log failure fails the import; control bytes in a message stay in their field", async () => {
+  await using daemon = await startTestDaemon();
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-gitlog-" });
+  try {
+    await upstream(tmp, 2, "https://example.com/team/bytes.git");
+    await Deno.writeTextFile(`${tmp}/odd.c`, "odd\n");
+    await git(tmp, "add", "odd.c");
+    await git(
+      tmp,
+      "commit",
+      "-q",
+      "-m",
+      "lexer: odd \x1e record\x1f and unit\n\nwhy \x1f here\x1e too",
+    );
+    await Deno.writeTextFile(`${tmp}/after.c`, "after\n");
+    await git(tmp, "add", "after.c");
+    await git(tmp, "commit", "-q", "-m", "lexer: the commit after");
+    const ok = await cli(["import", "git", tmp], daemon.env);
+    assert.equal(ok.code, 0, text(ok));
+    assert.match(text(ok), /4 added, 0 already present, 0 rejected/);
+    const records = await recordsOf(daemon, tmp) as unknown as {
+      title: string;
+      summary: string;
+      files_touched: string[];
+    }[];
+    const odd = records.find((r) => r.title.startsWith("lexer: odd"));
+    assert.ok(odd, JSON.stringify(records.map((r) => r.title)));
+    assert.equal(odd.title, "lexer: odd   record  and unit");
+    assert.equal(odd.summary, "why   here  too");
+    assert.deepEqual(odd.files_touched, ["odd.c"]);
+    assert.ok(records.some((r) => r.title === "lexer: the commit after"));
+
+    // A tree object gone: git log exits 128 part way; the import says so and exits non-zero.
+    const tree = await git(tmp, "rev-parse", "HEAD~2^{tree}");
+    await Deno.remove(`${tmp}/.git/objects/${tree.slice(0, 2)}/${tree.slice(2)}`);
+    const broken = await cli(["import", "git", tmp], daemon.env);
+    assert.notEqual(broken.code, 0, text(broken));
+    assert.match(text(broken), /git log failed .*exit 128/);
+    assert.match(text(broken), /git fsck/);
+
+    const since = await cli(["import", "git", tmp, "--since", "not a date"], daemon.env);
+    assert.equal(since.code, 2, text(since));
+    assert.match(text(since), /--since "not a date" is not a date/);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
