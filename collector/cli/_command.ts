@@ -81,6 +81,8 @@ let chosenDir: string | undefined;
  * in) the folder every later {@linkcode invocationDir} answers: `--project DIR`.
  */
 export function chooseInvocationDir(dir: string): string {
+  // Kept before `--project` moves the process into DIR.
+  launched = launchDir();
   chosenDir = userPath(dir);
   return chosenDir;
 }
@@ -90,5 +92,12 @@ export function chooseInvocationDir(dir: string): string {
  * against the checkout `deno task` runs in).
  */
 export function userPath(path: string): string {
-  return isAbsolute(path) ? resolve(path) : resolve(invocationDir(), path);
+  return isAbsolute(path) ? resolve(path) : resolve(launchDir(), path);
+}
+
+let launched: string | undefined;
+
+// Where the user is, whatever --project chose.
+function launchDir(): string {
+  return launched ?? invocationDir({ cwd: Deno.cwd() });
 }

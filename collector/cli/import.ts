@@ -208,6 +208,8 @@ export async function importGit(
   const inFlight = new Set<Promise<void>>();
   const limit = options.concurrency ?? 8;
   let finished = false;
+  let status: Deno.CommandStatus;
+  let err = "";
   try {
     const commits = parseGitLog(child.stdout.pipeThrough(new TextDecoderStream()), {
       marker,
@@ -228,17 +230,17 @@ export async function importGit(
         // Already exited.
       }
     }
-    const status = await child.status;
-    const err = (await stderr.catch(() => "")).trim();
-    if (finished && !status.success) {
-      // A missing object, a broken pack: what was read is saved, the rest is not there.
-      throw new GitLogError(
-        `git log failed in ${root} (exit ${status.code}): ${err || "no message"}. ` +
-          `${report.added + report.present} commits were read before it stopped; repair the ` +
-          "repository (`git fsck`, or fetch the missing objects) and run the import again: " +
-          "commits already imported are not added twice",
-      );
-    }
+    status = await child.status;
+    err = (await stderr.catch(() => "")).trim();
+  }
+  if (!status.success) {
+    // A missing object, a broken pack: what was read is saved, the rest is not there.
+    throw new GitLogError(
+      `git log failed in ${root} (exit ${status.code}): ${err || "no message"}. ` +
+        `${report.added + report.present} commits were read before it stopped; repair the ` +
+        "repository (`git fsck`, or fetch the missing objects) and run the import again: " +
+        "commits already imported are not added twice",
+    );
   }
   show(true);
   report.seconds = Math.round((performance.now() - started) / 100) / 10;
@@ -248,10 +250,11 @@ export async function importGit(
 /** Options of {@linkcode importJsonl}. */
 export interface ImportJsonlOptions {
   /**
-   * Re-home every record to this machine's user (`/actor/<this user>/…`), keeping its project:
-   * an export taken to a machine where the user name differs.
+   * Keep each record under the user it was exported by. By default every record is re-homed
+   * to this machine's user (`/actor/<this user>/…`), keeping its project: the file is being
+   * read into this user's memory, and under another name nothing would ever find it.
    */
-  asMe?: boolean;
+  keepOwner?: boolean;
   /** This machine's user (default {@linkcode currentActor}). */
   actor?: string;
 }
@@ -265,7 +268,7 @@ export interface JsonlImportReport extends ImportReport {
 /**
  * Reads an export (`kiro-learn export`'s JSON Lines) back: each record is saved as it was (id,
  * namespace, provenance), but with the id the identity rule gives it (a commit record exported
- * by an older kiro-learn gets its project's id), and with `asMe` under this machine's user; one
+ * by an older kiro-learn gets its project's id), under this machine's user; one
  * already present is counted, not changed; a bad line is reported with its number and skipped,
  * never the end of the import.
  */
@@ -307,8 +310,10 @@ export async function importJsonl(
     if (record.success) {
       const projectId = projectIdFromNamespace(record.data.namespace)!;
       const owner = record.data.namespace.split("/")[2];
-      const namespace = options.asMe ? buildNamespace(actor, projectId) : record.data.namespace;
-      if (!options.asMe && owner !== actor) others.add(owner);
+      const namespace = options.keepOwner
+        ? record.data.namespace
+        : buildNamespace(actor, projectId);
+      if (options.keepOwner && owner !== actor) others.add(owner);
       const moved = { ...record.data, namespace };
       body = { ...moved, record_id: canonicalRecordId(moved) };
     }
@@ -325,7 +330,7 @@ export async function importJsonl(
 export const importCommand: Command = {
   name: "import",
   usage:
-    "kiro-learn import git [DIR] [--since DATE] [--max N] [--git-hook] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE [--as-me]",
+    "kiro-learn import git [DIR] [--since DATE] [--max N] [--git-hook] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE [--keep-owner]",
   summary:
     "memory from a git history, past Claude Code sessions or a Node kiro-learn database, or an export (idempotent)",
   options: {
@@ -333,21 +338,20 @@ export const importCommand: Command = {
     max: { type: "string" },
     json: { type: "boolean" },
     "git-hook": { type: "boolean" },
-    "as-me": { type: "boolean" },
+    "keep-owner": { type: "boolean" },
   },
   run: async (args) => {
     const [source, dirArg, ...extra] = args.positionals;
     if (source === "jsonl") {
       if (dirArg === undefined || extra.length > 0) throw new UsageError("import jsonl needs FILE");
       const report = await importJsonl(loadSettings(), userPath(dirArg), {
-        asMe: flag(args, "as-me"),
+        keepOwner: flag(args, "keep-owner"),
       });
       printReport(dirArg, report, flag(args, "json"));
       if (report.otherActors.length > 0 && !flag(args, "json")) {
         console.log(
           `these records belong to the user(s) ${report.otherActors.join(", ")}, not to ` +
-            `${currentActor()}: searches here do not find them. Import the file again with ` +
-            "--as-me to make them this user's",
+            `${currentActor()} (--keep-owner): this user's searches do not find them`,
         );
       }
       return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;

@@ -59,11 +59,11 @@ async function recordsOf(daemon: TestDaemon, dir: string): Promise<{ title: stri
   return (await res.json()).items;
 }
 
-Deno.test("import git: a fork with another origin gets its own memory, and a shallow clone unshallowed stores each commit once", async () => {
+Deno.test("import git: a fork with another origin gets its own memory", async () => {
   await using daemon = await startTestDaemon();
   const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-identity-" });
   try {
-    const up = `${tmp}/upstream`, fork = `${tmp}/fork`, shallow = `${tmp}/shallow`;
+    const up = `${tmp}/upstream`, fork = `${tmp}/fork`;
     await Deno.mkdir(up);
     await upstream(up, 6, "https://example.com/team/app.git");
     await git(tmp, "clone", "-q", up, fork);
@@ -83,7 +83,18 @@ Deno.test("import git: a fork with another origin gets its own memory, and a sha
       ),
       "search in the fork finds its commits",
     );
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
 
+Deno.test("import git: a shallow clone, unshallowed, stores each commit once", async () => {
+  await using daemon = await startTestDaemon();
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-shallow-" });
+  try {
+    const up = `${tmp}/upstream`, shallow = `${tmp}/shallow`;
+    await Deno.mkdir(up);
+    await upstream(up, 6, "https://example.com/team/app.git");
     // A depth-2 clone: its root is the shallow boundary, not the repository's first commit.
     await git(tmp, "clone", "-q", "--depth", "2", `file://${up}`, shallow);
     const part = await cli(["import", "git", shallow], daemon.env);
@@ -98,7 +109,7 @@ Deno.test("import git: a fork with another origin gets its own memory, and a sha
   }
 });
 
-Deno.test("import git: a git log failure fails the import; control bytes in a message stay in their field", async () => {
+Deno.test("import git: control bytes in a message stay in their field, and no commit is dropped", async () => {
   await using daemon = await startTestDaemon();
   const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-gitlog-" });
   try {
@@ -129,7 +140,16 @@ Deno.test("import git: a git log failure fails the import; control bytes in a me
     assert.equal(odd.summary, "why   here  too");
     assert.deepEqual(odd.files_touched, ["odd.c"]);
     assert.ok(records.some((r) => r.title === "lexer: the commit after"));
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
 
+Deno.test("import git: a git log failure fails the import; a --since that is not a date is refused", async () => {
+  await using daemon = await startTestDaemon();
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-gitfail-" });
+  try {
+    await upstream(tmp, 4, "https://example.com/team/broken.git");
     // A tree object gone: git log exits 128 part way; the import says so and exits non-zero.
     const tree = await git(tmp, "rev-parse", "HEAD~2^{tree}");
     await Deno.remove(`${tmp}/.git/objects/${tree.slice(0, 2)}/${tree.slice(2)}`);
@@ -141,6 +161,121 @@ Deno.test("import git: a git log failure fails the import; control bytes in a me
     const since = await cli(["import", "git", tmp, "--since", "not a date"], daemon.env);
     assert.equal(since.code, 2, text(since));
     assert.match(text(since), /--since "not a date" is not a date/);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+/** Runs `deno task --config <checkout>/deno.json kiro-learn …` from `cwd`, as a user would. */
+function denoTask(args: string[], env: Record<string, string>, cwd: string) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["task", "--config", `${ROOT}deno.json`, "kiro-learn", ...args],
+    cwd,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...env },
+  }).output();
+}
+
+Deno.test("deno task kiro-learn: import git ., import jsonl FILE, import kiro-learn FILE and --project DIR resolve where the user is", async () => {
+  await using daemon = await startTestDaemon();
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-initcwd-" });
+  try {
+    const repo = `${tmp}/iproute2`;
+    await Deno.mkdir(repo);
+    await upstream(repo, 2, "https://example.com/net/iproute2.git");
+    const here = await denoTask(["import", "git", ".", "--max", "1"], daemon.env, repo);
+    assert.equal(here.code, 0, text(here));
+    assert.deepEqual((await recordsOf(daemon, repo)).map((r) => r.title), ["parser: step 2"]);
+    const sub = await denoTask(["import", "git", "--project", "iproute2"], daemon.env, tmp);
+    assert.equal(sub.code, 0, text(sub));
+    assert.match(text(sub), /1 added, 1 already present/);
+    const exported = await denoTask(
+      ["export", "--project", "iproute2", "--output", "mem.jsonl"],
+      daemon.env,
+      tmp,
+    );
+    assert.equal(exported.code, 0, text(exported));
+    assert.equal((await Deno.readTextFile(`${tmp}/mem.jsonl`)).trim().split("\n").length, 3);
+    assert.equal((await Deno.stat(`${tmp}/mem.jsonl`)).mode! & 0o777, 0o600);
+    const back = await denoTask(["import", "jsonl", "mem.jsonl"], daemon.env, tmp);
+    assert.equal(back.code, 0, text(back));
+    assert.match(text(back), /0 added, 2 already present/);
+    await Deno.copyFile(`${ROOT}collector/cli/testdata/node_kiro_learn.db`, `${tmp}/old.db`);
+    const node = await denoTask(["import", "kiro-learn", "old.db"], daemon.env, tmp);
+    assert.equal(node.code, 0, text(node));
+    assert.match(text(node), /imported records of .*old\.db: \d+ added/);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("export files are private (0600), with --output or a shell redirect", async () => {
+  await using daemon = await startTestDaemon();
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-export-mode-" });
+  try {
+    await upstream(tmp, 1, "https://example.com/team/modes.git");
+    assert.equal((await cli(["import", "git", tmp], daemon.env)).code, 0);
+    const out = await new Deno.Command("sh", {
+      args: [
+        "-c",
+        `umask 022 && exec "$0" "$@" > "${tmp}/redirected.jsonl"`,
+        Deno.execPath(),
+        "run",
+        "-A",
+        `${ROOT}collector/main.ts`,
+        "export",
+        "--project",
+        tmp,
+      ],
+      env: daemon.env,
+    }).output();
+    assert.equal(out.code, 0, text(out));
+    assert.equal((await Deno.stat(`${tmp}/redirected.jsonl`)).mode! & 0o777, 0o600);
+    assert.equal((await Deno.readTextFile(`${tmp}/redirected.jsonl`)).trim().split("\n").length, 2);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("import jsonl re-homes an export from a machine where the user had another name", async () => {
+  await using alice = await startTestDaemon();
+  await using bob = await startTestDaemon();
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-as-me-" });
+  try {
+    const repo = `${tmp}/app`;
+    await Deno.mkdir(repo);
+    await upstream(repo, 3, "https://example.com/team/app.git");
+    const asAlice = { ...alice.env, USER: "alice", LOGNAME: "alice" };
+    const asBob = { ...bob.env, USER: "bob", LOGNAME: "bob" };
+    assert.equal((await cli(["import", "git", repo], asAlice)).code, 0);
+    const exported = await cli(["export", "--project", repo, "-o", `${tmp}/alice.jsonl`], asAlice);
+    assert.equal(exported.code, 0, text(exported));
+    assert.match(await Deno.readTextFile(`${tmp}/alice.jsonl`), /\/actor\/alice\//);
+
+    const kept = await cli(["import", "jsonl", `${tmp}/alice.jsonl`, "--keep-owner"], asBob);
+    assert.match(text(kept), /3 added/);
+    assert.match(text(kept), /belong to the user\(s\) alice, not to bob/);
+    const search = async () =>
+      JSON.parse(new TextDecoder().decode(
+        (await cli(["search", "parser step", "--json"], asBob, repo)).stdout,
+      )) as { title: string; namespace: string }[];
+    assert.equal((await search()).length, 0, "kept under alice's name, bob finds nothing");
+
+    // By default the file comes into the memory of the user who reads it in.
+    await using carol = await startTestDaemon();
+    const asCarol = { ...carol.env, USER: "carol", LOGNAME: "carol" };
+    const rehomed = await cli(["import", "jsonl", `${tmp}/alice.jsonl`], asCarol);
+    assert.equal(rehomed.code, 0, text(rehomed));
+    assert.match(text(rehomed), /3 added, 0 already present/);
+    assert.doesNotMatch(text(rehomed), /belong to/);
+    const found = JSON.parse(new TextDecoder().decode(
+      (await cli(["search", "parser step", "--json"], asCarol, repo)).stdout,
+    )) as { namespace: string }[];
+    assert.equal(found.length, 3);
+    assert.ok(found.every((r) => r.namespace.startsWith("/actor/carol/")));
+    // The same commits, imported from the repository by bob: already there, once.
+    const again = await cli(["import", "git", repo], asCarol);
+    assert.match(text(again), /0 added, 3 already present/);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
