@@ -30,7 +30,7 @@ import {
   userPath,
 } from "./_command.ts";
 import { commitMarker, commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
-import { importClaudeCode } from "./_claude_transcripts.ts";
+import { claudeConfigDir, importClaudeCode } from "./_claude_transcripts.ts";
 import { importNodeKiroLearn } from "./_node_kiro_learn.ts";
 import { emptyCounts, type SaveCounts, tally } from "./_save_counts.ts";
 import { homeDir } from "./_install_context.ts";
@@ -65,6 +65,20 @@ async function git(args: string[]): Promise<{ ok: boolean; out: string; err: str
     }
     throw error;
   }
+}
+
+/**
+ * Whether a Claude Code session run in `cwd` belongs to the project at `root`: the folder's
+ * project is that one (a nested repository is a project of its own), or, for a folder gone
+ * since, it lies inside the root.
+ */
+export function sessionBelongs(cwd: string, root: string): boolean {
+  try {
+    Deno.statSync(cwd);
+  } catch {
+    return cwd.startsWith(root.endsWith("/") ? root : `${root}/`);
+  }
+  return resolveProject(cwd).project_root === root;
 }
 
 /** `git log` itself failed (not our parsing): the import's exit is non-zero. */
@@ -384,8 +398,20 @@ export const importCommand: Command = {
         throw new UsageError("import claude-code takes no folder: use --project DIR");
       }
       const root = resolveProject(invocationDir()).project_root;
+      const configDir = claudeConfigDir(homeDir(), {
+        CLAUDE_CONFIG_DIR: Deno.env.get("CLAUDE_CONFIG_DIR"),
+      });
+      try {
+        Deno.statSync(configDir);
+      } catch {
+        throw new UsageError(
+          `no Claude Code folder at ${configDir}: if Claude Code keeps its settings elsewhere, ` +
+            "set CLAUDE_CONFIG_DIR to that folder (as for Claude Code itself)",
+        );
+      }
       const report = await importClaudeCode(loadSettings(), root, {
-        home: homeDir(),
+        configDir,
+        belongs: (cwd) => sessionBelongs(cwd, root),
         progress: Deno.stderr.isTerminal()
           ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${line}`))
           : undefined,
@@ -393,12 +419,16 @@ export const importCommand: Command = {
       if (flag(args, "json")) {
         console.log(JSON.stringify(report, null, 2));
       } else if (report.sessions === 0) {
-        console.log(`no Claude Code sessions of ${root} in ${report.dir}`);
+        console.log(
+          `no Claude Code sessions of ${root} (or of a folder inside it) in ` +
+            `${configDir}/projects`,
+        );
       } else {
         const skipped = Object.entries(report.skipped).map(([t, n]) => `${n} ${t}`).join(", ");
         console.log(
-          `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.events} ` +
-            `events, ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
+          `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.added} ` +
+            `events added, ${report.present} already present (imported before or recorded ` +
+            `by the hooks), ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
             (skipped ? `; transcript lines skipped: ${skipped}` : ""),
         );
       }
