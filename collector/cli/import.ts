@@ -379,7 +379,12 @@ export const importCommand: Command = {
       if (flag(args, "json")) {
         console.log(JSON.stringify(report, null, 2));
       } else {
-        for (const [what, c] of Object.entries(report)) {
+        for (const what of report.missing) {
+          console.log(`no ${what} in ${path} (the database has no ${what} table): none imported`);
+        }
+        for (const what of ["records", "events"] as const) {
+          if (report.missing.includes(what)) continue;
+          const c = report[what];
           console.log(
             `imported ${what} of ${path}: ${c.added} added, ${c.present} already present, ` +
               `${c.forgotten} forgotten (not brought back), ${c.rejected.length} rejected`,
