@@ -3,11 +3,16 @@
 import assert from "node:assert/strict";
 import { resolveProject } from "@kiro-learn/core/project";
 import {
+  createTeamDatabase,
   processText as text,
   runKiroLearn,
+  startTeamDaemon,
   startTestDaemon,
+  startTestPostgres,
   type TestDaemon,
+  waitFor,
 } from "../tooling/testing/mod.ts";
+import { connectTeam } from "../daemon/team/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -276,6 +281,65 @@ Deno.test("import jsonl re-homes an export from a machine where the user had ano
     // The same commits, imported from the repository by bob: already there, once.
     const again = await cli(["import", "git", repo], asCarol);
     assert.match(text(again), /0 added, 3 already present/);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("import git on two machines of a team: each commit once per machine and once in the team database", async () => {
+  await using pg = await startTestPostgres();
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-team-import-" });
+  try {
+    // One repository both machines work on (the team database takes path-derived project ids
+    // only: see the report of issue 30), so both import the same commits of one project.
+    const up = `${tmp}/app`;
+    await Deno.mkdir(up, { recursive: true });
+    await upstream(up, 4, "https://example.com/team/app.git");
+    await git(up, "remote", "remove", "origin");
+    const clone = up;
+    const project = resolveProject(up).project_id;
+    const members = [
+      { role: "alice", password: "alice-pw", projects: [project] },
+      { role: "bob", password: "bob-pw", projects: [project] },
+    ];
+    await createTeamDatabase(pg, { members });
+    await using alice = await startTeamDaemon(pg, members[0]);
+    await using bob = await startTeamDaemon(pg, members[1]);
+    const asAlice = { ...alice.env, USER: "alice", LOGNAME: "alice" };
+    const asBob = { ...bob.env, USER: "bob", LOGNAME: "bob" };
+    const first = await cli(["import", "git", up], asAlice);
+    assert.match(text(first), /4 added, 0 already present/, text(first));
+    // Bob imports at once, before or while alice's records arrive: either way once.
+    const second = await cli(["import", "git", clone], asBob);
+    assert.equal(second.code, 0, text(second));
+    const count = async (daemon: TestDaemon, actor: string) => {
+      const ns = encodeURIComponent(`/actor/${actor}/project/${project}/`);
+      return (await (await daemon.fetch(`/v1/memories?namespace=${ns}&limit=100`)).json()).total;
+    };
+    const team = async (daemon: TestDaemon) =>
+      (await (await daemon.fetch("/v1/stats")).json()).team;
+    // Both published; then a full cycle of each after that (its pull included).
+    await waitFor(async () => {
+      const [a, b] = [await team(alice), await team(bob)];
+      return a?.backlog === 0 && b?.backlog === 0 && !a.last_error && !b.last_error
+        ? true
+        : undefined;
+    }, { timeoutMs: 60_000, what: "both machines to publish" });
+    const published = new Date().toISOString();
+    await waitFor(async () => {
+      const [a, b] = [await team(alice), await team(bob)];
+      return a?.last_sync_at > published && b?.last_sync_at > published ? true : undefined;
+    }, { timeoutMs: 60_000, what: "a sync cycle of each machine after both published" });
+    assert.equal(await count(bob, "bob"), 4, "each commit once on bob's machine");
+    assert.equal(await count(alice, "alice"), 4, "each commit once on alice's machine");
+    const sql = connectTeam(pg.url({ db: "team", password: "" }), { password: pg.adminPassword });
+    try {
+      const [row] = await sql`SELECT count(*)::int AS n FROM kl_records
+        WHERE project_key = ${project} AND state = 'live'`;
+      assert.equal(row.n, 4, "each commit once in the team database");
+    } finally {
+      await sql.end();
+    }
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
