@@ -40,6 +40,11 @@ import { EXPORT_TYPE } from "./export.ts";
 export interface ImportReport extends SaveCounts {
   /** Seconds it took. */
   seconds: number;
+  /**
+   * Commits at a shallow clone's boundary, left for later: their parents are not in the clone,
+   * so git shows every file of the tree as their change.
+   */
+  shallow?: number;
 }
 
 /** Options of {@linkcode importGit}. */
@@ -79,6 +84,28 @@ export function sessionBelongs(cwd: string, root: string): boolean {
     return cwd.startsWith(root.endsWith("/") ? root : `${root}/`);
   }
   return resolveProject(cwd).project_root === root;
+}
+
+/**
+ * The commits at the boundary of a shallow clone (`.git/shallow`): importing one now would
+ * store the whole tree as its change, and `git fetch --unshallow` would not correct it (the
+ * commit is already present by then). They are left out until their parents are here.
+ */
+async function shallowBoundary(root: string): Promise<Set<string>> {
+  const path = await git([
+    "-C",
+    root,
+    "rev-parse",
+    "--path-format=absolute",
+    "--git-path",
+    "shallow",
+  ]);
+  if (!path.ok) return new Set();
+  try {
+    return new Set((await Deno.readTextFile(path.out)).split("\n").filter((l) => l !== ""));
+  } catch {
+    return new Set(); // Not shallow.
+  }
 }
 
 /** `git log` itself failed (not our parsing): the import's exit is non-zero. */
@@ -173,6 +200,7 @@ export async function importGit(
   const head = await git(["-C", root, "rev-parse", "--verify", "-q", "HEAD"]);
   if (!head.ok) throw new UsageError(`${root} has no commits yet`);
   if (options.since !== undefined) await checkSince(root, options.since);
+  const boundary = await shallowBoundary(root);
   const count = await git([
     "-C",
     root,
@@ -230,6 +258,10 @@ export async function importGit(
       onBad: (what) => report.rejected.push({ id: "git log", reason: what }),
     });
     for await (const commit of commits) {
+      if (boundary.has(commit.sha)) {
+        report.shallow = (report.shallow ?? 0) + 1;
+        continue;
+      }
       const task = save(commitRecord(commit, { namespace })).finally(() => inFlight.delete(task));
       inFlight.add(task);
       if (inFlight.size >= limit) await Promise.race(inFlight);
@@ -479,5 +511,11 @@ function printReport(source: string, report: ImportReport, json: boolean): void 
       (report.forgotten > 0 ? `${report.forgotten} forgotten (not brought back), ` : "") +
       `${report.rejected.length} rejected, in ${report.seconds} s`,
   );
+  if (report.shallow) {
+    console.log(
+      `  ${report.shallow} commit(s) at the shallow clone's boundary left out (their changes ` +
+        "are not in this clone): `git fetch --unshallow` and import again to add them",
+    );
+  }
   for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
 }
