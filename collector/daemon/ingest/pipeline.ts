@@ -186,7 +186,9 @@ export class IngestPipeline<R = unknown> {
       const same = await this.#options.storage.findSameEvent(event, {
         windowMs: BACKFILL_MATCH_WINDOW_MS,
       });
-      if (same !== null) return { ok: true, event_id: event.event_id, stored: false, same_as: same };
+      if (same !== null) {
+        return { ok: true, event_id: event.event_id, stored: false, same_as: same };
+      }
     }
     let stored = false;
     if (this.#recent.add(event.event_id)) {
