@@ -7,7 +7,9 @@
  * and posted through the collector's normal ingest (scrubbed, queued, extracted).
  *
  * Idempotent: an event's id derives from the session, the transcript line and its time, and the
- * collector stores an id once; importing a session again adds nothing. Line types this does not
+ * collector stores an id once; importing a session again adds nothing. A session the hooks
+ * recorded is not recorded twice: the collector drops a backfilled event when the session holds
+ * the same event (kind and body) from a hook, close in time. Line types this does not
  * know (Claude Code adds new ones) are counted and skipped, never fatal.
  *
  * `kiro-learn import claude-code` runs this entry with the shims' permissions plus read of the
@@ -243,6 +245,8 @@ export interface TranscriptImport {
   session: string;
   /** Events the collector took (new or already there: the same id is stored once). */
   posted: number;
+  /** Of those, the ones it stored now (the others it had: imported before, or hooked). */
+  added: number;
   /** Events the collector refused or could not take, with the first reason. */
   failed: number;
   /** The first failure's message. */
@@ -263,12 +267,21 @@ export async function importTranscript(
     sessionId: session,
     maxBodyBytes: config.maxBodyBytes,
   });
-  const report: TranscriptImport = { file, session, posted: 0, failed: 0, skipped: found.skipped };
+  const report: TranscriptImport = {
+    file,
+    session,
+    posted: 0,
+    added: 0,
+    failed: 0,
+    skipped: found.skipped,
+  };
   for (const event of events) {
     // No retrieval: nobody is waiting for context, and the audit log stays the live sessions'.
-    const result = await postEvent(event, config, { query: "", timeoutMs: 10_000 });
+    // A backfill: what the hooks recorded of this session already is not stored again.
+    const result = await postEvent(event, config, { query: "backfill", timeoutMs: 10_000 });
     if (result.status === "ok") {
       report.posted++;
+      if (result.stored) report.added++;
     } else {
       report.failed++;
       report.error ??= result.message;

@@ -217,7 +217,12 @@ export function buildEvent(draft: EventDraft, options: BuildEventOptions): Event
 
 /** What the collector said to one post. */
 export type PostResult =
-  | { status: "ok"; context: string }
+  | {
+    status: "ok";
+    context: string;
+    /** False when the collector had the event already (or, for a backfill, the hooks' copy). */
+    stored: boolean;
+  }
   | { status: "rejected"; message: string }
   | {
     status: "unavailable";
@@ -269,7 +274,11 @@ export async function postEvent(
       },
     );
     if (response.status >= 200 && response.status < 300) {
-      return { status: "ok", context: contextFrom(response.body) };
+      return {
+        status: "ok",
+        context: contextFrom(response.body),
+        stored: storedFrom(response.body),
+      };
     }
     const reason = errorFrom(response.body);
     if ([400, 413, 415, 422].includes(response.status)) {
@@ -289,6 +298,15 @@ export async function postEvent(
       message: describeFailure(error, config, options.timeoutMs),
       down: error instanceof Deno.errors.ConnectionRefused,
     };
+  }
+}
+
+// An older collector's answer without the field: counted as stored.
+function storedFrom(text: string): boolean {
+  try {
+    return JSON.parse(text)?.stored !== false;
+  } catch {
+    return true;
   }
 }
 

@@ -84,13 +84,16 @@ Deno.test("postEvent: bearer token, query strings, and how each answer is classe
   assert.deepEqual(await postEvent(event, c, { query: "retrieve", timeoutMs: 2000 }), {
     status: "ok",
     context: "CTX",
+    stored: true,
   });
   await postEvent(event, c, { query: "resume", timeoutMs: 2000 });
   await postEvent(event, c, { query: "", timeoutMs: 2000 });
+  await postEvent(event, c, { query: "backfill", timeoutMs: 2000 });
   assert.deepEqual(seen, [
     "?retrieve=true Bearer t0k3n",
     "?context=resume Bearer t0k3n",
     " Bearer t0k3n",
+    "?backfill=true Bearer t0k3n",
   ]);
   status = 400;
   assert.equal((await postEvent(event, c, { query: "", timeoutMs: 2000 })).status, "rejected");

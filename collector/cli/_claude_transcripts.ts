@@ -1,6 +1,7 @@
 /**
  * `kiro-learn import claude-code`: past Claude Code sessions of a project, from the transcripts
- * Claude Code keeps in `~/.claude/projects/<project path, non-alphanumerics as "-">/`. The
+ * Claude Code keeps in `<CLAUDE_CONFIG_DIR or ~/.claude>/projects/<session folder, see
+ * transcriptsFolderName>/`, for sessions run at the project's root or in any folder inside it. The
  * conversion runs in the shims' own entry (`shims/claude_import.ts`), with the shims'
  * permissions plus read of that one folder, so an imported event is what a hook would have sent.
  *
@@ -17,19 +18,121 @@ import type { Settings } from "@kiro-learn/core/settings";
 import { join } from "@kiro-learn/core/path";
 import { clientFor } from "./_client.ts";
 
-/** The folder Claude Code keeps a project's transcripts in. */
-export function transcriptsDir(home: string, projectRoot: string): string {
-  return join(home, ".claude", "projects", projectRoot.replace(/[^a-zA-Z0-9]/g, "-"));
+/** Claude Code shortens a folder name longer than this and adds a hash of the path. */
+const MAX_FOLDER_NAME = 200;
+
+// Claude Code's string hash (Java's: h * 31 + code unit, as a 32-bit integer), in base 36.
+function pathHash(path: string): string {
+  let h = 0;
+  for (let i = 0; i < path.length; i++) h = (h << 5) - h + path.charCodeAt(i) | 0;
+  return Math.abs(h).toString(36);
+}
+
+/**
+ * The name Claude Code gives the transcripts folder of a session run in `cwd`: every character
+ * but ASCII letters and digits as `-`, and past 200 characters the first 200 and `-<hash of
+ * the path>` (Claude Code 2.1.332, read in its own code).
+ */
+export function transcriptsFolderName(cwd: string): string {
+  const name = cwd.replace(/[^a-zA-Z0-9]/g, "-");
+  return name.length <= MAX_FOLDER_NAME
+    ? name
+    : `${name.slice(0, MAX_FOLDER_NAME)}-${pathHash(cwd)}`;
+}
+
+/** Claude Code's configuration folder: `CLAUDE_CONFIG_DIR`, else `~/.claude` (as the hooks'). */
+export function claudeConfigDir(home: string, env: { CLAUDE_CONFIG_DIR?: string } = {}): string {
+  const dir = env.CLAUDE_CONFIG_DIR?.trim();
+  return (dir ? dir : join(home, ".claude")).normalize("NFC");
+}
+
+/** The folder Claude Code keeps the transcripts of sessions run at `projectRoot` in. */
+export function transcriptsDir(configDir: string, projectRoot: string): string {
+  return join(configDir, "projects", transcriptsFolderName(projectRoot));
+}
+
+/** The working directory a transcript's sessions ran in (its first line naming one). */
+async function transcriptCwd(file: string): Promise<string | null> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch {
+    return null;
+  }
+  for (const line of text.split("\n")) {
+    if (!line.includes('"cwd"')) continue;
+    try {
+      const cwd = JSON.parse(line)?.cwd;
+      if (typeof cwd === "string" && cwd !== "") return cwd;
+    } catch {
+      // Another line will name it.
+    }
+  }
+  return null;
+}
+
+/**
+ * The transcripts of every session of the project at `projectRoot`: those run at its root and
+ * those run in a folder inside it (each folder has its transcripts folder, whose name starts
+ * like the root's), each kept only when the session's own working directory belongs to this
+ * project (a sibling `app-old` of `app` has a name starting the same way; a nested repository
+ * is a project of its own).
+ */
+export async function projectTranscripts(
+  configDir: string,
+  projectRoot: string,
+  options: { belongs: (cwd: string) => boolean },
+): Promise<{ dirs: string[]; files: string[] }> {
+  const projects = join(configDir, "projects");
+  const own = transcriptsFolderName(projectRoot);
+  const prefix = own.slice(0, MAX_FOLDER_NAME);
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(projects)];
+  } catch {
+    return { dirs: [], files: [] };
+  }
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!entry.isDirectory || !entry.name.startsWith(prefix)) continue;
+    const dir = join(projects, entry.name);
+    let found: string[];
+    try {
+      found = [...Deno.readDirSync(dir)]
+        .filter((e) => e.isFile && e.name.endsWith(".jsonl"))
+        .map((e) => join(dir, e.name))
+        .sort();
+    } catch {
+      continue;
+    }
+    const taken: string[] = [];
+    for (const file of found) {
+      const cwd = entry.name === own ? projectRoot : await transcriptCwd(file);
+      if (cwd !== null && (cwd === projectRoot || options.belongs(cwd))) taken.push(file);
+    }
+    if (taken.length > 0) {
+      dirs.push(dir);
+      files.push(...taken);
+    }
+  }
+  return { dirs, files };
 }
 
 /** What importing a project's transcripts did. */
 export interface ClaudeImportReport {
-  /** The transcripts folder read. */
+  /** The transcripts folder of the project's root (others, of its subfolders, in `dirs`). */
   dir: string;
+  /** Every transcripts folder read. */
+  dirs: string[];
   /** Sessions (transcript files) read. */
   sessions: number;
   /** Events the collector took (an event imported before is taken again, stored once). */
   events: number;
+  /** Of those, the ones stored now. */
+  added: number;
+  /** Of those, the ones it had: imported before, or recorded by the hooks. */
+  present: number;
   /** Events it did not take, and the first reason. */
   failed: number;
   /** The first failure's message. */
@@ -42,25 +145,33 @@ export interface ClaudeImportReport {
 export async function importClaudeCode(
   settings: Settings,
   projectRoot: string,
-  options: { home: string; progress?: (line: string) => void },
+  options: {
+    /** Claude Code's configuration folder (see {@linkcode claudeConfigDir}). */
+    configDir: string;
+    /** Whether a session's working directory belongs to this project. */
+    belongs: (cwd: string) => boolean;
+    progress?: (line: string) => void;
+  },
 ): Promise<ClaudeImportReport> {
-  const dir = transcriptsDir(options.home, projectRoot);
-  const report: ClaudeImportReport = { dir, sessions: 0, events: 0, failed: 0, skipped: {} };
-  let files: string[];
-  try {
-    files = [...Deno.readDirSync(dir)]
-      .filter((e) => e.isFile && e.name.endsWith(".jsonl"))
-      .map((e) => join(dir, e.name))
-      .sort();
-  } catch {
-    return report;
-  }
+  const dir = transcriptsDir(options.configDir, projectRoot);
+  const { dirs, files } = await projectTranscripts(options.configDir, projectRoot, options);
+  const report: ClaudeImportReport = {
+    dir,
+    dirs,
+    sessions: 0,
+    events: 0,
+    added: 0,
+    present: 0,
+    failed: 0,
+    skipped: {},
+  };
+  if (files.length === 0) return report;
   if (!(await clientFor(settings).health())) {
     // Fails with the client's "not running … start it with" message.
     await clientFor(settings).request("GET", ROUTES.stats);
   }
   const permissions = shimPermissions(settings, { projectRoots: [projectRoot] });
-  const flags = shimPermissionFlags({ ...permissions, read: [...permissions.read, dir] });
+  const flags = shimPermissionFlags({ ...permissions, read: [...permissions.read, ...dirs] });
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...SHIM_RUN_FLAGS, ...flags, CLAUDE_IMPORT_ENTRY, ...files],
     stdin: "null",
@@ -77,12 +188,15 @@ export async function importClaudeCode(
       buffered = buffered.slice(end + 1);
       const one = JSON.parse(line) as {
         posted: number;
+        added?: number;
         failed: number;
         error?: string;
         skipped: Record<string, number>;
       };
       report.sessions++;
       report.events += one.posted;
+      report.added += one.added ?? one.posted;
+      report.present += one.posted - (one.added ?? one.posted);
       report.failed += one.failed;
       report.error ??= one.error;
       for (const [type, n] of Object.entries(one.skipped)) {
@@ -94,8 +208,8 @@ export async function importClaudeCode(
   const { code } = await child.status;
   if (code !== 0 && report.sessions < files.length) {
     throw new Error(
-      `importing ${dir} stopped after ${report.sessions} of ${files.length} sessions ` +
-        `(exit ${code}); run it again: sessions already imported are not added twice`,
+      `importing ${dirs.join(", ")} stopped after ${report.sessions} of ${files.length} ` +
+        `sessions (exit ${code}); run it again: sessions already imported are not added twice`,
     );
   }
   return report;

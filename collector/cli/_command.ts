@@ -4,6 +4,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { isAbsolute, resolve } from "@kiro-learn/core/path";
 
 /** Parsed arguments handed to a command. */
 export interface CommandArgs {
@@ -67,7 +68,36 @@ const CHECKOUT = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/
  * may be stale).
  */
 export function invocationDir(options: { cwd?: string; initCwd?: string } = {}): string {
+  if (chosenDir !== undefined && options.cwd === undefined) return chosenDir;
   const cwd = options.cwd ?? Deno.cwd();
   const init = options.initCwd ?? Deno.env.get("INIT_CWD");
   return cwd.replace(/\/$/, "") === CHECKOUT && init ? init : cwd;
+}
+
+let chosenDir: string | undefined;
+
+/**
+ * Makes `dir` (a path as the user typed it, resolved against the folder they ran the command
+ * in) the folder every later {@linkcode invocationDir} answers: `--project DIR`.
+ */
+export function chooseInvocationDir(dir: string): string {
+  // Kept before `--project` moves the process into DIR.
+  launched = launchDir();
+  chosenDir = userPath(dir);
+  return chosenDir;
+}
+
+/**
+ * A path the user typed, made absolute against the folder they ran the command in (never
+ * against the checkout `deno task` runs in).
+ */
+export function userPath(path: string): string {
+  return isAbsolute(path) ? resolve(path) : resolve(launchDir(), path);
+}
+
+let launched: string | undefined;
+
+// Where the user is, whatever --project chose.
+function launchDir(): string {
+  return launched ?? invocationDir({ cwd: Deno.cwd() });
 }

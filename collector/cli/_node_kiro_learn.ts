@@ -22,6 +22,8 @@ export interface NodeImportReport {
   records: SaveCounts;
   /** Events. */
   events: SaveCounts;
+  /** Tables the database lacks (an older or a trimmed one): nothing read from them. */
+  missing: string[];
 }
 
 type Row = Record<string, unknown>;
@@ -101,7 +103,16 @@ export async function importNodeKiroLearn(
   }
   const client = clientFor(settings);
   if (!(await client.health())) await client.request("GET", ROUTES.stats);
-  const report: NodeImportReport = { records: emptyCounts(), events: emptyCounts() };
+  const report: NodeImportReport = {
+    records: emptyCounts(),
+    events: emptyCounts(),
+    missing: [],
+  };
+  // An events table is optional: its records are the memory; without it there is no history.
+  const hasEvents = db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'",
+  ).get() !== undefined;
+  if (!hasEvents) report.missing.push("events");
   try {
     for (const row of db.prepare("SELECT * FROM memory_records ORDER BY created_at").iterate()) {
       const record = recordFromNodeRow(row as Row);
@@ -110,7 +121,8 @@ export async function importNodeKiroLearn(
       });
     }
     const history = ROUTES.events + eventQueryString("history");
-    for (const row of db.prepare("SELECT * FROM events ORDER BY valid_time").iterate()) {
+    const rows = hasEvents ? db.prepare("SELECT * FROM events ORDER BY valid_time").iterate() : [];
+    for (const row of rows) {
       const event = eventFromNodeRow(row as Row);
       tally(report.events, await client.request("POST", history, { body: event }), {
         id: String(event.event_id),

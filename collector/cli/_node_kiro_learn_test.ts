@@ -231,3 +231,23 @@ Deno.test("the real Node kiro-learn database: every row in, ids kept, secrets sc
     assert.ok(ids.includes(String(row.record_id)), `${row.title}: ${ids}`);
   }
 });
+
+Deno.test("a Node database without an events table: its records come in, and the summary says there were no events", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-node-noevents-" });
+  try {
+    const path = `${tmp}/kiro-learn.db`;
+    await Deno.copyFile(REAL_NODE_DB, path);
+    const db = new DatabaseSync(path);
+    const records = (db.prepare("SELECT count(*) AS n FROM memory_records").get() as { n: number })
+      .n;
+    db.exec("DROP TABLE events");
+    db.close();
+    await using daemon = await startTestDaemon();
+    const out = await runKiroLearn(["import", "kiro-learn", path], { env: daemon.env });
+    assert.equal(out.code, 0, processText(out));
+    assert.match(processText(out), new RegExp(`records .*: ${records} added, 0 already present`));
+    assert.match(processText(out), /no events in .* \(the database has no events table\)/);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { derivedUlid, RECORD_ID_PREFIX } from "@kiro-learn/core/ids";
-import { sha256 } from "@kiro-learn/core/project";
+import { RECORD_ID_PREFIX } from "@kiro-learn/core/ids";
+import { commitRecordId, projectIdFromNamespace } from "@kiro-learn/core/project";
 import { type MemoryRecord, RECORD_LIMITS } from "@kiro-learn/core/schemas";
 
 /** One commit, as read from `git log`. */
@@ -25,14 +25,21 @@ export interface Commit {
   files: string[];
 }
 
-// Field and record separators git never writes in a commit message of its own accord.
-const FIELD = "\u001f";
-const RECORD = "\u001e";
+/**
+ * How commits are told apart in `git log -z` output. Every field and every changed path ends in
+ * a NUL, which git never writes inside a message, a name or a path (it refuses a message holding
+ * one), so no byte of a message (not `\x1e`, not `\x1f`) can move text into another field. A
+ * commit starts with a NUL-terminated token of its own: a random one per run, so no path in the
+ * history can pass for it.
+ */
+export function commitMarker(): string {
+  return `kiro-learn-commit-${crypto.randomUUID()}`;
+}
 
 /** The `git log` arguments that print commits the way {@linkcode parseGitLog} reads them. */
 export function gitLogArgs(
   dir: string,
-  options: { since?: string; max?: number } = {},
+  options: { since?: string; max?: number; marker: string },
 ): string[] {
   return [
     "-C",
@@ -40,41 +47,69 @@ export function gitLogArgs(
     "-c",
     "core.quotepath=off",
     "log",
+    "-z",
     "--no-merges",
     "--no-color",
     "--name-only",
-    `--format=${RECORD}%H${FIELD}%an${FIELD}%cI${FIELD}%s${FIELD}%b${FIELD}`,
+    `--format=${options.marker}%x00%H%x00%an%x00%cI%x00%s%x00%b%x00`,
     ...(options.since ? [`--since=${options.since}`] : []),
     ...(options.max ? [`--max-count=${options.max}`] : []),
   ];
 }
 
 /**
- * Splits a stream of `git log` output into commits, without holding more than one commit in
- * memory: a 50,000-commit history is read in constant space.
+ * Splits a stream of `git log` output (see {@linkcode gitLogArgs}) into commits, without holding
+ * more than one commit in memory: a 50,000-commit history is read in constant space. A commit
+ * whose fields do not read as a commit is reported to `onBad` (with what it held), never
+ * dropped in silence.
  */
-export async function* parseGitLog(chunks: AsyncIterable<string>): AsyncGenerator<Commit> {
+export async function* parseGitLog(
+  chunks: AsyncIterable<string>,
+  options: { marker: string; onBad?: (what: string) => void },
+): AsyncGenerator<Commit> {
   let buffer = "";
+  let tokens: string[] = [];
+  const finish = function* (): Generator<Commit> {
+    if (tokens.length === 0) return;
+    const commit = parseCommit(tokens);
+    tokens = [];
+    if (commit) yield commit;
+  };
+  const take = function* (token: string): Generator<Commit> {
+    if (token === options.marker) {
+      yield* finish();
+      tokens = [token];
+    } else if (tokens.length > 0) {
+      tokens.push(token);
+    } else if (token.trim() !== "") {
+      options.onBad?.(`text before the first commit: ${JSON.stringify(token.slice(0, 80))}`);
+    }
+  };
+  const parseCommit = (t: string[]): Commit | null => {
+    // marker, sha, author, date, subject, body, then the paths (the first after a newline).
+    const [, sha, author, date, subject, body, ...paths] = t;
+    if (
+      body === undefined || !/^[0-9a-f]{40,64}$/.test(sha) || !Number.isFinite(Date.parse(date))
+    ) {
+      options.onBad?.(`a commit git printed that does not read as one: ${sha?.slice(0, 64)}`);
+      return null;
+    }
+    // git ends the message with an empty token and starts the path list with a newline.
+    const named = paths.filter((p) => p !== "");
+    const files = named.map((p, i) => i === 0 ? p.replace(/^\n/, "") : p);
+    return { sha, author, date, subject: subject.trim(), body: body.trim(), files };
+  };
   for await (const chunk of chunks) {
     buffer += chunk;
-    let end = buffer.indexOf(RECORD, 1);
+    let end = buffer.indexOf("\0");
     while (end !== -1) {
-      const commit = parseCommit(buffer.slice(0, end));
-      if (commit) yield commit;
-      buffer = buffer.slice(end);
-      end = buffer.indexOf(RECORD, 1);
+      yield* take(buffer.slice(0, end));
+      buffer = buffer.slice(end + 1);
+      end = buffer.indexOf("\0");
     }
   }
-  const last = parseCommit(buffer);
-  if (last) yield last;
-}
-
-function parseCommit(text: string): Commit | null {
-  if (!text.startsWith(RECORD)) return null;
-  const [sha, author, date, subject, body, rest] = text.slice(1).split(FIELD);
-  if (!sha || rest === undefined || !/^[0-9a-f]{40,64}$/.test(sha)) return null;
-  const files = rest.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-  return { sha, author, date, subject: subject.trim(), body: body.trim(), files };
+  if (buffer !== "") yield* take(buffer);
+  yield* finish();
 }
 
 // Review and bookkeeping trailers say who, not what or why.
@@ -110,17 +145,16 @@ function cap(text: string, max: number): string {
 const CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 
 /**
- * One memory record for a commit, its id derived from the repository and the sha (importing
- * twice gives the same ids), capped to the record limits with a marker.
+ * One memory record for a commit, its id derived from the namespace's project and the sha (see
+ * `commitRecordId`: the same commit gets the same id in a project whichever clone, fork or
+ * depth it is read from, and another id in another project), capped to the record limits.
  */
-export function commitRecord(
-  commit: Commit,
-  options: { namespace: string; repository: string },
-): MemoryRecord {
-  const seed = sha256(`${options.repository}\n${commit.sha}`);
+export function commitRecord(commit: Commit, options: { namespace: string }): MemoryRecord {
+  const projectId = projectIdFromNamespace(options.namespace);
+  if (projectId === null) throw new TypeError(`not a namespace: ${options.namespace}`);
   const time = Date.parse(commit.date);
   const at = Number.isFinite(time) ? time : 0;
-  const id = derivedUlid(at, seed);
+  const recordId = commitRecordId(projectId, { sha: commit.sha, time: at });
   const clean = (s: string) => s.replace(CONTROL_RE, " ");
   const subject = clean(commit.subject) || `commit ${commit.sha.slice(0, 12)}`;
   const body = clean(stripTrailers(commit.body));
@@ -129,7 +163,7 @@ export function commitRecord(
   );
   const more = commit.files.length - files.length;
   return {
-    record_id: RECORD_ID_PREFIX + id,
+    record_id: recordId,
     namespace: options.namespace,
     strategy: "git-commit",
     title: cap(subject, RECORD_LIMITS.title),
@@ -142,7 +176,7 @@ export function commitRecord(
     files_touched: files,
     observation_type: commitType(subject),
     // The commit itself is the source; its id stands where an event id would.
-    source_event_ids: [id],
+    source_event_ids: [recordId.slice(RECORD_ID_PREFIX.length)],
     created_at: new Date(at).toISOString(),
   };
 }

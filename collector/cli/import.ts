@@ -11,21 +11,40 @@
  */
 import { ROUTES } from "@kiro-learn/core/api";
 import { cliArgv, shellQuote } from "@kiro-learn/core/launch";
-import { resolveProject } from "@kiro-learn/core/project";
-import type { MemoryRecord } from "@kiro-learn/core/schemas";
+import {
+  buildNamespace,
+  canonicalRecordId,
+  currentActor,
+  projectIdFromNamespace,
+  resolveProject,
+} from "@kiro-learn/core/project";
+import { type MemoryRecord, MemoryRecordSchema } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { clientFor, projectNamespace } from "./_client.ts";
-import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
-import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
-import { importClaudeCode } from "./_claude_transcripts.ts";
+import {
+  type Command,
+  flag,
+  invocationDir,
+  stringOption,
+  UsageError,
+  userPath,
+} from "./_command.ts";
+import { commitMarker, commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
+import { claudeConfigDir, importClaudeCode } from "./_claude_transcripts.ts";
 import { importNodeKiroLearn } from "./_node_kiro_learn.ts";
 import { emptyCounts, type SaveCounts, tally } from "./_save_counts.ts";
 import { homeDir } from "./_install_context.ts";
+import { EXPORT_TYPE } from "./export.ts";
 
 /** What an import did. */
 export interface ImportReport extends SaveCounts {
   /** Seconds it took. */
   seconds: number;
+  /**
+   * Commits at a shallow clone's boundary, left for later: their parents are not in the clone,
+   * so git shows every file of the tree as their change.
+   */
+  shallow?: number;
 }
 
 /** Options of {@linkcode importGit}. */
@@ -50,6 +69,62 @@ async function git(args: string[]): Promise<{ ok: boolean; out: string; err: str
       throw new Error("git is not installed (or not on PATH): install git to import a history");
     }
     throw error;
+  }
+}
+
+/**
+ * Whether a Claude Code session run in `cwd` belongs to the project at `root`: the folder's
+ * project is that one (a nested repository is a project of its own), or, for a folder gone
+ * since, it lies inside the root.
+ */
+export function sessionBelongs(cwd: string, root: string): boolean {
+  try {
+    Deno.statSync(cwd);
+  } catch {
+    return cwd.startsWith(root.endsWith("/") ? root : `${root}/`);
+  }
+  return resolveProject(cwd).project_root === root;
+}
+
+/**
+ * The commits at the boundary of a shallow clone (`.git/shallow`): importing one now would
+ * store the whole tree as its change, and `git fetch --unshallow` would not correct it (the
+ * commit is already present by then). They are left out until their parents are here.
+ */
+async function shallowBoundary(root: string): Promise<Set<string>> {
+  const path = await git([
+    "-C",
+    root,
+    "rev-parse",
+    "--path-format=absolute",
+    "--git-path",
+    "shallow",
+  ]);
+  if (!path.ok) return new Set();
+  try {
+    return new Set((await Deno.readTextFile(path.out)).split("\n").filter((l) => l !== ""));
+  } catch {
+    return new Set(); // Not shallow.
+  }
+}
+
+/** `git log` itself failed (not our parsing): the import's exit is non-zero. */
+export class GitLogError extends Error {}
+
+/**
+ * Refuses a `--since` that neither JavaScript nor git reads as a date: git takes any text and
+ * reads what it cannot parse as "now", which would import nothing and say nothing.
+ */
+async function checkSince(root: string, since: string): Promise<void> {
+  if (Number.isFinite(Date.parse(since))) return;
+  const parsed = await git(["-C", root, "rev-parse", `--since=${since}`]);
+  const age = Number(/--max-age=(\d+)/.exec(parsed.out)?.[1]);
+  const now = Date.now() / 1000;
+  if (!parsed.ok || !Number.isFinite(age) || (age >= now - 2 && since.trim() !== "now")) {
+    throw new UsageError(
+      `--since ${JSON.stringify(since)} is not a date: give one such as 2026-01-31, ` +
+        '"2 weeks ago" or "yesterday"',
+    );
   }
 }
 
@@ -120,10 +195,12 @@ export async function importGit(
   const top = await git(["-C", dir, "rev-parse", "--show-toplevel"]);
   if (!top.ok) throw new UsageError(`${dir} is not inside a git repository (${top.err})`);
   const root = top.out;
-  // The repository's identity is its first commit(s): the same for every clone of it.
-  const roots = await git(["-C", root, "rev-list", "--max-parents=0", "HEAD"]);
-  if (!roots.ok) throw new UsageError(`${root} has no commits yet`);
-  const repository = roots.out.split("\n").sort().join(",");
+  // Identity is the namespace's project and each commit's sha (core/project/record_identity.ts),
+  // never the root commits: a shallow clone reports its boundary as a root.
+  const head = await git(["-C", root, "rev-parse", "--verify", "-q", "HEAD"]);
+  if (!head.ok) throw new UsageError(`${root} has no commits yet`);
+  if (options.since !== undefined) await checkSince(root, options.since);
+  const boundary = await shallowBoundary(root);
   const count = await git([
     "-C",
     root,
@@ -162,47 +239,95 @@ export async function importGit(
     seen++;
     show();
   };
+  const marker = commitMarker();
   const child = new Deno.Command("git", {
-    args: gitLogArgs(root, options),
+    args: gitLogArgs(root, { ...options, marker }),
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  // Read beside stdout, so a git that writes much to stderr never blocks on a full pipe.
+  const stderr = new Response(child.stderr).text();
   const inFlight = new Set<Promise<void>>();
   const limit = options.concurrency ?? 8;
+  let finished = false;
+  let status: Deno.CommandStatus;
+  let err = "";
   try {
-    for await (
-      const commit of parseGitLog(child.stdout.pipeThrough(new TextDecoderStream()))
-    ) {
-      const task = save(commitRecord(commit, { namespace, repository })).finally(() =>
-        inFlight.delete(task)
-      );
+    const commits = parseGitLog(child.stdout.pipeThrough(new TextDecoderStream()), {
+      marker,
+      onBad: (what) => report.rejected.push({ id: "git log", reason: what }),
+    });
+    for await (const commit of commits) {
+      if (boundary.has(commit.sha)) {
+        report.shallow = (report.shallow ?? 0) + 1;
+        continue;
+      }
+      const task = save(commitRecord(commit, { namespace })).finally(() => inFlight.delete(task));
       inFlight.add(task);
       if (inFlight.size >= limit) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
+    finished = true;
   } finally {
-    try {
-      child.kill();
-    } catch {
-      // Already exited.
+    if (!finished) {
+      try {
+        child.kill();
+      } catch {
+        // Already exited.
+      }
     }
-    await child.status;
-    await child.stderr.cancel().catch(() => {});
+    status = await child.status;
+    err = (await stderr.catch(() => "")).trim();
+  }
+  if (!status.success) {
+    // A missing object, a broken pack: what was read is saved, the rest is not there.
+    throw new GitLogError(
+      `git log failed in ${root} (exit ${status.code}): ${err || "no message"}. ` +
+        `${report.added + report.present} commits were read before it stopped; repair the ` +
+        "repository (`git fsck`, or fetch the missing objects) and run the import again: " +
+        "commits already imported are not added twice",
+    );
   }
   show(true);
   report.seconds = Math.round((performance.now() - started) / 100) / 10;
   return report;
 }
 
+/** Options of {@linkcode importJsonl}. */
+export interface ImportJsonlOptions {
+  /**
+   * Keep each record under the user it was exported by. By default every record is re-homed
+   * to this machine's user (`/actor/<this user>/…`), keeping its project: the file is being
+   * read into this user's memory, and under another name nothing would ever find it.
+   */
+  keepOwner?: boolean;
+  /** This machine's user (default {@linkcode currentActor}). */
+  actor?: string;
+}
+
+/** What importing an export did, with the records left under other users' names. */
+export interface JsonlImportReport extends ImportReport {
+  /** Users (namespace actors) other than this one whose records were imported as they were. */
+  otherActors: string[];
+}
+
 /**
  * Reads an export (`kiro-learn export`'s JSON Lines) back: each record is saved as it was (id,
- * namespace, provenance); one already present is counted, not changed; a bad line is reported
- * with its number and skipped, never the end of the import.
+ * namespace, provenance), but with the id the identity rule gives it (a commit record exported
+ * by an older kiro-learn gets its project's id), under this machine's user; one
+ * already present is counted, not changed; a bad line is reported with its number and skipped,
+ * never the end of the import.
  */
-export async function importJsonl(settings: Settings, file: string): Promise<ImportReport> {
+export async function importJsonl(
+  settings: Settings,
+  file: string,
+  options: ImportJsonlOptions = {},
+): Promise<JsonlImportReport> {
   const started = performance.now();
   const client = clientFor(settings);
-  const report: ImportReport = { ...emptyCounts(), seconds: 0 };
+  const report: JsonlImportReport = { ...emptyCounts(), seconds: 0, otherActors: [] };
+  const actor = options.actor ?? currentActor();
+  const others = new Set<string>();
   let text: string;
   try {
     text = await Deno.readTextFile(file);
@@ -220,15 +345,29 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
       report.rejected.push({ id: `line ${i + 1}`, reason: "not JSON" });
       continue;
     }
-    if (parsed.type === "kiro-learn-export") continue;
+    if (parsed.type === EXPORT_TYPE) continue;
     if (parsed.type !== "record") {
       report.rejected.push({ id: `line ${i + 1}`, reason: `unknown line type ${parsed.type}` });
       continue;
     }
-    tally(report, await client.request("POST", ROUTES.memories, { body: parsed.record }), {
+    const record = MemoryRecordSchema.safeParse(parsed.record);
+    // An invalid record goes as it is: the collector's 400 names what is wrong with it.
+    let body: unknown = parsed.record;
+    if (record.success) {
+      const projectId = projectIdFromNamespace(record.data.namespace)!;
+      const owner = record.data.namespace.split("/")[2];
+      const namespace = options.keepOwner
+        ? record.data.namespace
+        : buildNamespace(actor, projectId);
+      if (options.keepOwner && owner !== actor) others.add(owner);
+      const moved = { ...record.data, namespace };
+      body = { ...moved, record_id: canonicalRecordId(moved) };
+    }
+    tally(report, await client.request("POST", ROUTES.memories, { body }), {
       id: `line ${i + 1}`,
     });
   }
+  report.otherActors = [...others].sort();
   report.seconds = Math.round((performance.now() - started) / 100) / 10;
   return report;
 }
@@ -237,7 +376,7 @@ export async function importJsonl(settings: Settings, file: string): Promise<Imp
 export const importCommand: Command = {
   name: "import",
   usage:
-    "kiro-learn import git [DIR] [--since DATE] [--max N] [--git-hook] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE",
+    "kiro-learn import git [DIR] [--since DATE] [--max N] [--git-hook] [--json] | import claude-code | import kiro-learn [PATH] | import jsonl FILE [--keep-owner]",
   summary:
     "memory from a git history, past Claude Code sessions or a Node kiro-learn database, or an export (idempotent)",
   options: {
@@ -245,23 +384,39 @@ export const importCommand: Command = {
     max: { type: "string" },
     json: { type: "boolean" },
     "git-hook": { type: "boolean" },
+    "keep-owner": { type: "boolean" },
   },
   run: async (args) => {
     const [source, dirArg, ...extra] = args.positionals;
     if (source === "jsonl") {
       if (dirArg === undefined || extra.length > 0) throw new UsageError("import jsonl needs FILE");
-      const report = await importJsonl(loadSettings(), dirArg);
+      const report = await importJsonl(loadSettings(), userPath(dirArg), {
+        keepOwner: flag(args, "keep-owner"),
+      });
       printReport(dirArg, report, flag(args, "json"));
+      if (report.otherActors.length > 0 && !flag(args, "json")) {
+        console.log(
+          `these records belong to the user(s) ${report.otherActors.join(", ")}, not to ` +
+            `${currentActor()} (--keep-owner): this user's searches do not find them`,
+        );
+      }
       return report.rejected.length > 0 && report.added === 0 && report.present === 0 ? 1 : 0;
     }
     if (source === "kiro-learn") {
       if (extra.length > 0) throw new UsageError("import kiro-learn takes one PATH");
-      const path = dirArg ?? `${homeDir()}/.kiro-learn/kiro-learn.db`;
+      const path = dirArg === undefined
+        ? `${homeDir()}/.kiro-learn/kiro-learn.db`
+        : userPath(dirArg);
       const report = await importNodeKiroLearn(loadSettings(), path);
       if (flag(args, "json")) {
         console.log(JSON.stringify(report, null, 2));
       } else {
-        for (const [what, c] of Object.entries(report)) {
+        for (const what of report.missing) {
+          console.log(`no ${what} in ${path} (the database has no ${what} table): none imported`);
+        }
+        for (const what of ["records", "events"] as const) {
+          if (report.missing.includes(what)) continue;
+          const c = report[what];
           console.log(
             `imported ${what} of ${path}: ${c.added} added, ${c.present} already present, ` +
               `${c.forgotten} forgotten (not brought back), ${c.rejected.length} rejected`,
@@ -280,8 +435,20 @@ export const importCommand: Command = {
         throw new UsageError("import claude-code takes no folder: use --project DIR");
       }
       const root = resolveProject(invocationDir()).project_root;
+      const configDir = claudeConfigDir(homeDir(), {
+        CLAUDE_CONFIG_DIR: Deno.env.get("CLAUDE_CONFIG_DIR"),
+      });
+      try {
+        Deno.statSync(configDir);
+      } catch {
+        throw new UsageError(
+          `no Claude Code folder at ${configDir}: if Claude Code keeps its settings elsewhere, ` +
+            "set CLAUDE_CONFIG_DIR to that folder (as for Claude Code itself)",
+        );
+      }
       const report = await importClaudeCode(loadSettings(), root, {
-        home: homeDir(),
+        configDir,
+        belongs: (cwd) => sessionBelongs(cwd, root),
         progress: Deno.stderr.isTerminal()
           ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${line}`))
           : undefined,
@@ -289,12 +456,16 @@ export const importCommand: Command = {
       if (flag(args, "json")) {
         console.log(JSON.stringify(report, null, 2));
       } else if (report.sessions === 0) {
-        console.log(`no Claude Code sessions of ${root} in ${report.dir}`);
+        console.log(
+          `no Claude Code sessions of ${root} (or of a folder inside it) in ` +
+            `${configDir}/projects`,
+        );
       } else {
         const skipped = Object.entries(report.skipped).map(([t, n]) => `${n} ${t}`).join(", ");
         console.log(
-          `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.events} ` +
-            `events, ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
+          `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.added} ` +
+            `events added, ${report.present} already present (imported before or recorded ` +
+            `by the hooks), ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
             (skipped ? `; transcript lines skipped: ${skipped}` : ""),
         );
       }
@@ -311,7 +482,9 @@ export const importCommand: Command = {
     if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
       throw new UsageError("--max must be a positive integer");
     }
-    const dir = dirArg ?? resolveProject(invocationDir()).project_root;
+    const dir = dirArg === undefined
+      ? resolveProject(invocationDir()).project_root
+      : userPath(dirArg);
     if (flag(args, "git-hook")) {
       const top = await git(["-C", dir, "rev-parse", "--show-toplevel"]);
       if (!top.ok) throw new UsageError(`${dir} is not inside a git repository (${top.err})`);
@@ -338,5 +511,11 @@ function printReport(source: string, report: ImportReport, json: boolean): void 
       (report.forgotten > 0 ? `${report.forgotten} forgotten (not brought back), ` : "") +
       `${report.rejected.length} rejected, in ${report.seconds} s`,
   );
+  if (report.shallow) {
+    console.log(
+      `  ${report.shallow} commit(s) at the shallow clone's boundary left out (their changes ` +
+        "are not in this clone): `git fetch --unshallow` and import again to add them",
+    );
+  }
   for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
 }

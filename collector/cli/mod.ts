@@ -8,7 +8,7 @@ import { SettingsError } from "@kiro-learn/core/settings";
 import { VERSION } from "@kiro-learn/core/version";
 import { CollectorError } from "@kiro-learn/core/api";
 import { InstallError } from "./installer/mod.ts";
-import { type Command, UsageError } from "./_command.ts";
+import { chooseInvocationDir, type Command, UsageError } from "./_command.ts";
 import { doctorCommand } from "./doctor.ts";
 import { exportCommand } from "./export.ts";
 import { forgetCommand } from "./forget.ts";
@@ -78,7 +78,8 @@ function helpText(): string {
   ].join("\n");
 }
 
-function enterProject(dir: string): void {
+function enterProject(typed: string): void {
+  const dir = chooseInvocationDir(typed);
   let isDir = false;
   try {
     isDir = Deno.statSync(dir).isDirectory;
@@ -86,7 +87,9 @@ function enterProject(dir: string): void {
     // Reported below.
   }
   if (!isDir) {
-    throw new UsageError(`--project ${dir}: no such folder; name a folder of the project`);
+    throw new UsageError(
+      `--project ${typed}: no such folder (${dir}); name a folder of the project`,
+    );
   }
   Deno.chdir(dir);
 }

@@ -5,7 +5,7 @@
  */
 import { loadSettings } from "@kiro-learn/core/settings";
 import { addModel, ModelError } from "../daemon/embedding/mod.ts";
-import { type Command, stringOption, UsageError } from "./_command.ts";
+import { type Command, stringOption, UsageError, userPath } from "./_command.ts";
 
 /** The `models` command. */
 export const modelsCommand: Command = {
@@ -19,7 +19,7 @@ export const modelsCommand: Command = {
     }
     const settings = loadSettings();
     try {
-      const added = await addModel(args.positionals[1], {
+      const added = await addModel(userPath(args.positionals[1]), {
         dataDir: settings.dataDir,
         name: stringOption(args, "name"),
       });

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type Command, stringOption, UsageError } from "./_command.ts";
+import { type Command, stringOption, UsageError, userPath } from "./_command.ts";
 
 const REPLAY_ENTRY = new URL("../../shims/replay.ts", import.meta.url).pathname;
 
@@ -17,14 +17,15 @@ export const replayCommand: Command = {
   options: { cwd: { type: "string" } },
   run: async (args) => {
     if (args.positionals.length !== 1) throw new UsageError("replay needs exactly one file");
-    const file = args.positionals[0];
+    const file = userPath(args.positionals[0]);
     try {
       await Deno.stat(file);
     } catch {
       throw new UsageError(`no such file: ${file}`);
     }
     // A fresh project by default, so a demo never lands in the memory of a real one.
-    let cwd = stringOption(args, "cwd");
+    const cwdOption = stringOption(args, "cwd");
+    let cwd = cwdOption === undefined ? undefined : userPath(cwdOption);
     if (cwd === undefined) {
       cwd = await Deno.makeTempDir({ prefix: "kiro-learn-replay-" });
       await Deno.mkdir(`${cwd}/.git`);

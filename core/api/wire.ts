@@ -105,9 +105,10 @@ export function memoryPath(recordId: string): string {
  * for imports of past events whose memory already exists) to store it without queueing it for
  * extraction. `retrieve-start` is a prompt of a session whose start only stored (Claude Code's
  * `startup`): its context, led by the session-start block while the session has not been
- * shown one yet.
+ * shown one yet. `backfill` is an event rebuilt from a record of the past (a Claude Code
+ * transcript): stored and extracted like a hook's, unless the hooks already recorded it.
  */
-export type EventQuery = "retrieve" | "retrieve-start" | "resume" | "history" | "";
+export type EventQuery = "retrieve" | "retrieve-start" | "resume" | "history" | "backfill" | "";
 
 /**
  * The query string of an ingest (`?retrieve=true`, `?retrieve=true&context=start`,
@@ -119,6 +120,7 @@ export function eventQueryString(query: EventQuery): string {
   if (query === "retrieve-start") return "?retrieve=true&context=start";
   if (query === "resume") return "?context=resume";
   if (query === "history") return "?history=true";
+  if (query === "backfill") return "?backfill=true";
   return "";
 }
 
@@ -129,6 +131,7 @@ export function eventQueryOf(params: { get(name: string): string | null }): Even
   }
   if (params.get("context") === "resume") return "resume";
   if (params.get("history") === "true") return "history";
+  if (params.get("backfill") === "true") return "backfill";
   return "";
 }
 

@@ -24,4 +24,5 @@ export {
   type ResolveProjectOptions,
   sanitizeActor,
 } from "./identity.ts";
+export { canonicalRecordId, COMMIT_FACT_RE, commitRecordId } from "./record_identity.ts";
 export { sha256, sha256Hex } from "./sha256.ts";

@@ -109,3 +109,23 @@ export async function listEvents(
   const total = c.stmt("SELECT count(*) AS n FROM events").get() as { n: number };
   return { items: rows.map(eventFromRow), total: total.n };
 }
+
+/** See `Storage.findSameEvent`. */
+export async function findSameEvent(
+  c: Connection,
+  event: Event,
+  options: { windowMs: number },
+): Promise<string | null> {
+  await Promise.resolve();
+  const at = Date.parse(event.valid_time);
+  const rows = c.stmt(
+    `SELECT event_id, valid_time FROM events WHERE session_id = ? AND kind = ? AND body_json = ?
+    AND namespace = ? LIMIT 50`,
+  ).all(event.session_id, event.kind, JSON.stringify(event.body), event.namespace) as {
+    event_id: string;
+    valid_time: string;
+  }[];
+  if (rows.some((r) => r.event_id === event.event_id)) return null;
+  const near = rows.find((r) => Math.abs(Date.parse(r.valid_time) - at) <= options.windowMs);
+  return near?.event_id ?? null;
+}

@@ -9,6 +9,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { createHash } from "node:crypto";
 import { OBSERVATION_TYPES } from "../schemas/mod.ts";
+import { rekeyCommitRecords } from "./_record_ids.ts";
 
 /** One schema step. Never edit a released one: append a new one. */
 export interface Migration {
@@ -18,6 +19,11 @@ export interface Migration {
   name: string;
   /** DDL run inside the migration's transaction. */
   sql: string;
+  /**
+   * A data step run after `sql` in the same transaction, for what SQL alone cannot compute (a
+   * hash). Its code is part of the release like the SQL; `sql` names what it does.
+   */
+  data?: (db: DatabaseSync) => void;
 }
 
 const observationTypes = OBSERVATION_TYPES.map((t) => `'${t}'`).join(", ");
@@ -391,6 +397,15 @@ END;`,
 CREATE INDEX memory_records_embedding_model
   ON memory_records(embedding_model, embed_failures, created_at) WHERE embedding IS NOT NULL;`,
   },
+  {
+    version: 12,
+    name: "commit_record_ids",
+    // Commit records take the identity rule's ids (core/project/record_identity.ts: the
+    // namespace's project and the sha, no longer the repository's root commits); a second copy
+    // of one commit in one project goes. See `_record_ids.ts`.
+    sql: "-- data step only: rekeyCommitRecords (core/storage/_record_ids.ts)",
+    data: (db) => void rekeyCommitRecords(db),
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */
@@ -451,6 +466,7 @@ export function migrate(
     db.exec("BEGIN IMMEDIATE");
     try {
       db.exec(migration.sql);
+      migration.data?.(db);
       insert.run(
         migration.version,
         migration.name,

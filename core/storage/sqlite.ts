@@ -57,7 +57,7 @@ import {
   putEmbeddings,
   recordsNeedingEmbedding,
 } from "./_embeddings.ts";
-import { getEvents, ingestEvent, ingestEvents, listEvents } from "./_events.ts";
+import { findSameEvent, getEvents, ingestEvent, ingestEvents, listEvents } from "./_events.ts";
 import {
   searchCandidates,
   searchCandidatesSync,
@@ -183,6 +183,11 @@ export class SqliteStorage implements Storage, TeamStore {
   /** See `Storage.getEvents`. */
   getEvents(ids: readonly string[]): Promise<Event[]> {
     return getEvents(this.#c, ids);
+  }
+
+  /** See `Storage.findSameEvent`. */
+  findSameEvent(event: Event, options: { windowMs: number }): Promise<string | null> {
+    return findSameEvent(this.#c, event, options);
   }
 
   /** See `Storage.listEvents`. */

@@ -97,6 +97,35 @@ Deno.test("ingest is idempotent on event_id and writes one queue row", async () 
   });
 });
 
+Deno.test("findSameEvent: the session's event of that kind and body, close in time, is the same one", async () => {
+  await withStorage(async (s) => {
+    const hooked = makeEvent({
+      kind: "prompt",
+      body: { type: "text", content: "fix the parser" },
+      valid_time: "2026-03-01T10:00:00.000Z",
+    });
+    await s.ingestEvent(hooked, { project_id: PROJECT, enqueue: true });
+    const rebuilt = (at: string, extra: Partial<Event> = {}) =>
+      makeEvent({ ...hooked, event_id: newEventId(), valid_time: at, ...extra });
+    const window = { windowMs: 5 * 60_000 };
+    assert.equal(
+      await s.findSameEvent(rebuilt("2026-03-01T10:00:01.500Z"), window),
+      hooked.event_id,
+    );
+    assert.equal(await s.findSameEvent(rebuilt("2026-03-01T11:00:00.000Z"), window), null);
+    assert.equal(
+      await s.findSameEvent(rebuilt("2026-03-01T10:00:01.000Z", { session_id: "other" }), window),
+      null,
+    );
+    const body = { type: "text" as const, content: "fix the lexer" };
+    assert.equal(
+      await s.findSameEvent(rebuilt("2026-03-01T10:00:01.000Z", { body }), window),
+      null,
+    );
+    assert.equal(await s.findSameEvent(hooked, window), null, "the event itself is not another");
+  });
+});
+
 Deno.test("events round-trip exactly through storage", async () => {
   await withStorage(async (s) => {
     await fc.assert(

@@ -315,6 +315,12 @@ export interface Storage extends TeamStore {
   ): Promise<boolean[]>;
   /** Events by id (missing ids are skipped). */
   getEvents(ids: readonly string[]): Promise<Event[]>;
+  /**
+   * Another event of `event`'s session with its kind and body, within `windowMs` of its time:
+   * the same moment recorded by a hook (for an event rebuilt from a transcript). Its id, or
+   * null (also when `event` itself is stored: that is the id dedup's business).
+   */
+  findSameEvent(event: Event, options: { windowMs: number }): Promise<string | null>;
   /** Newest events first. */
   listEvents(options: { namespace?: string; limit: number; offset?: number }): Promise<{
     items: Event[];

@@ -107,6 +107,8 @@ export class Backfill {
   #probedModel: string | null = null;
   #breaker: CircuitBreaker;
   #lastError: string | undefined;
+  /** Errors seen since start: a run that saw none and emptied the queue clears `#lastError`. */
+  #errors = 0;
   #wake: PromiseWithResolvers<void> = Promise.withResolvers();
   #loop: Promise<void> | null = null;
   #closed = false;
@@ -166,6 +168,7 @@ export class Backfill {
   async runOnce(): Promise<number> {
     let embedded = 0;
     let touched = 0;
+    const errorsBefore = this.#errors;
     while (!this.#closed) {
       const embedder = this.#o.embedder();
       if (!embedder) {
@@ -182,6 +185,8 @@ export class Backfill {
         this.#state = "idle";
         this.#pending = 0;
         this.#pendingCapped = false;
+        // A clean pass to the end: an earlier error is history, not what status should show.
+        if (this.#errors === errorsBefore) this.#lastError = undefined;
         // Only the given-up count can have changed; recount it when this run did something.
         await this.#probe(embedder.model_id, { force: touched > 0, failedOnly: true });
         return embedded;
@@ -225,7 +230,7 @@ export class Backfill {
         await this.runOnce();
       } catch (error) {
         // Storage errors land here; the next wake-up tries again.
-        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#fail(error);
         this.#o.logger?.warn("embedding backfill failed", { error: this.#lastError });
       }
       if (this.#closed) break;
@@ -240,6 +245,11 @@ export class Backfill {
       clearTimeout(this.#timer);
       this.#wake = Promise.withResolvers();
     }
+  }
+
+  #fail(error: unknown): void {
+    this.#lastError = error instanceof Error ? error.message : String(error);
+    this.#errors++;
   }
 
   async #nextBatch(model: string): Promise<MemoryRecord[]> {
@@ -269,14 +279,14 @@ export class Backfill {
     try {
       vectors = await embedder.embed(texts);
     } catch (error) {
-      this.#lastError = error instanceof Error ? error.message : String(error);
+      this.#fail(error);
       // Find the culprit: one record at a time.
       vectors = [];
       for (const text of texts) {
         try {
           vectors.push((await embedder.embed([text]))[0]);
         } catch (inner) {
-          this.#lastError = inner instanceof Error ? inner.message : String(inner);
+          this.#fail(inner);
           vectors.push(null);
         }
       }

@@ -126,6 +126,7 @@ Deno.test("when the model is down no record is blamed; the breaker opens, cools 
   assert.equal(await backfill.runOnce(), 4, "half-open: one probing batch, then on");
   assert.equal(backfill.progress().consecutive_failures, 0);
   assert.equal(backfill.progress().state, "idle");
+  assert.equal(backfill.progress().last_error, undefined, "a clean backfill clears the error");
 });
 
 Deno.test("changing the model re-embeds every record through the backfill", async () => {

@@ -96,7 +96,12 @@ function toRecords(
   strategy: MemoryRecord["strategy"],
 ): MemoryRecord[] {
   const sources = [...new Set(chunk.flatMap((e) => e.source_event_ids))];
-  const created = new Date().toISOString();
+  // When it happened, not when it was extracted: a session imported a month later is a month
+  // old (never later than now: a client's clock ahead of ours does not date it in the future).
+  const times = chunk.map((e) => Date.parse(e.timestamp)).filter(Number.isFinite);
+  const now = Date.now();
+  const created = new Date(times.length > 0 ? Math.min(Math.max(...times), now) : now)
+    .toISOString();
   return parsed.map((p) => ({
     record_id: newRecordId(),
     namespace: chunk[0].namespace,

@@ -88,6 +88,8 @@ Deno.test("the heuristic extractor gets each prompt before its own tool uses, wh
     // parser.md" record for a turn that never happened.
     assert.deepEqual(items.map((r) => r.title).sort(), ["Edited parser.md", "Edited parser.ts"]);
     assert.deepEqual(await storage.snapshotQueue(PROJECT), [], "every row consumed");
+    // Dated when the session happened (its last event), not when it was extracted.
+    for (const r of items) assert.equal(r.created_at, "2026-03-01T10:06:00.000Z", r.title);
   } finally {
     storage.close();
     await Deno.remove(dir, { recursive: true });

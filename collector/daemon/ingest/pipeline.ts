@@ -86,7 +86,19 @@ export interface IngestOptions {
   resume?: boolean;
   /** Store without queueing for extraction. */
   history?: boolean;
+  /**
+   * Rebuilt from a record of the past: not stored when the session already holds the same
+   * event as the hooks recorded it (see {@linkcode BACKFILL_MATCH_WINDOW_MS}).
+   */
+  backfill?: boolean;
 }
+
+/**
+ * How far apart a hook's event and the same event rebuilt from the transcript may be in time:
+ * the hook fires as the line is written (a long turn's `Stop` fires when it ends, right after
+ * its last answer); anything further apart is another event with the same text.
+ */
+export const BACKFILL_MATCH_WINDOW_MS = 5 * 60_000;
 
 /** The ingest options an ingest's wire query asks for: one mapping for every route. */
 export function ingestOptions(query: EventQuery): IngestOptions {
@@ -95,12 +107,21 @@ export function ingestOptions(query: EventQuery): IngestOptions {
     sessionStart: query === "retrieve-start",
     resume: query === "resume",
     history: query === "history",
+    backfill: query === "backfill",
   };
 }
 
 /** Outcome of one ingest. */
 export type IngestOutcome<R = unknown> =
-  | { ok: true; event_id: string; stored: boolean; retrieval?: R; repeat_of?: string }
+  | {
+    ok: true;
+    event_id: string;
+    stored: boolean;
+    retrieval?: R;
+    repeat_of?: string;
+    /** A backfilled event the hooks had recorded already: that event's id. */
+    same_as?: string;
+  }
   | { ok: false; error: string; details?: unknown };
 
 interface PendingWrite {
@@ -160,6 +181,14 @@ export class IngestPipeline<R = unknown> {
     const repeatOf = this.#repeatedPrompt(event, options.resume === true);
     if (repeatOf !== null) {
       return { ok: true, event_id: event.event_id, stored: false, repeat_of: repeatOf };
+    }
+    if (options.backfill) {
+      const same = await this.#options.storage.findSameEvent(event, {
+        windowMs: BACKFILL_MATCH_WINDOW_MS,
+      });
+      if (same !== null) {
+        return { ok: true, event_id: event.event_id, stored: false, same_as: same };
+      }
     }
     let stored = false;
     if (this.#recent.add(event.event_id)) {

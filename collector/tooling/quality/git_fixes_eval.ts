@@ -21,7 +21,14 @@ import { parseArgs } from "node:util";
 import { memoryPath } from "@kiro-learn/core/api";
 import { newEventId } from "@kiro-learn/core/ids";
 import { resolveProject } from "@kiro-learn/core/project";
-import { type Commit, commitRecord, gitLogArgs, importGit, parseGitLog } from "../../cli/mod.ts";
+import {
+  type Commit,
+  commitMarker,
+  commitRecord,
+  gitLogArgs,
+  importGit,
+  parseGitLog,
+} from "../../cli/mod.ts";
 import { postJson, processMemoryKib, startTestDaemon } from "../testing/mod.ts";
 import { waitForTermSpaces } from "./real_bench.ts";
 import { addRanking, averages, emptyScores } from "./real_set.ts";
@@ -37,10 +44,13 @@ async function gitText(args: string[]): Promise<string> {
  * exactly as `kiro-learn import git` reads them.
  */
 export async function windowCommits(root: string, options: { max: number }): Promise<Commit[]> {
-  const log = new Deno.Command("git", { args: gitLogArgs(root, options), stdout: "piped" })
-    .spawn();
+  const marker = commitMarker();
+  const log = new Deno.Command("git", {
+    args: gitLogArgs(root, { ...options, marker }),
+    stdout: "piped",
+  }).spawn();
   const commits: Commit[] = [];
-  for await (const c of parseGitLog(log.stdout.pipeThrough(new TextDecoderStream()))) {
+  for await (const c of parseGitLog(log.stdout.pipeThrough(new TextDecoderStream()), { marker })) {
     commits.push(c);
   }
   const status = await log.status;
@@ -64,7 +74,7 @@ export interface FixesQuery {
  */
 export function fixesQueries(
   commits: readonly Commit[],
-  options: { namespace: string; repository: string },
+  options: { namespace: string },
 ): { queries: FixesQuery[]; fixing: Set<string> } {
   const fixing = new Set<string>();
   const queries: FixesQuery[] = [];
@@ -95,13 +105,11 @@ if (import.meta.main) {
   if (!dir) throw new Error("usage: git_fixes_eval.ts <repo dir> [--max=5000] [--count]");
   const max = Number(values.max ?? 5000);
   const root = await gitText(["-C", dir, "rev-parse", "--show-toplevel"]);
-  const repository = (await gitText(["-C", root, "rev-list", "--max-parents=0", "HEAD"]))
-    .split("\n").sort().join(",");
   const namespace = resolveProject(root).namespace;
 
   const commits = await windowCommits(root, { max });
   const bySha = new Map(commits.map((c) => [c.sha, c]));
-  const { queries, fixing } = fixesQueries(commits, { namespace, repository });
+  const { queries, fixing } = fixesQueries(commits, { namespace });
   if (values.count) {
     console.log(
       `${root}: ${commits.length} commits (oldest ${commits.at(-1)?.date ?? "none"}), ` +
@@ -145,7 +153,7 @@ if (import.meta.main) {
   for (const sha of fixing) {
     const target = queries.length > 0 && bySha.get(sha);
     if (!target) continue;
-    const id = commitRecord(target, { namespace, repository }).record_id;
+    const id = commitRecord(target, { namespace }).record_id;
     const res = await daemon.fetch(memoryPath(id), { method: "DELETE" });
     await res.body?.cancel();
     if (res.status === 200) removed++;

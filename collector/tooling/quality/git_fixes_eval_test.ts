@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { runDenoScript } from "@kiro-learn/core/testing";
+import { resolveProject } from "@kiro-learn/core/project";
 import { commitRecord } from "../../cli/mod.ts";
 import { fixesQueries, windowCommits } from "./git_fixes_eval.ts";
 
@@ -47,7 +48,7 @@ Deno.test("fixesQueries: a fix asks for the commit it names; reverts, repeats an
     const commits = await windowCommits(repo, { max: 10 });
     assert.deepEqual(commits.map((c) => c.sha), [again, outside, revert, fix, bug]);
     assert.deepEqual(commits[3].files, ["a.c"]);
-    const options = { namespace: "/ns/", repository: "r" };
+    const options = { namespace: resolveProject(repo).namespace };
     const { queries, fixing } = fixesQueries(commits, options);
     // The newest of two fixes with one subject asks; the revert and the fix of a commit outside
     // the window ask nothing; all four fixing commits leave the pool.
