@@ -14,6 +14,7 @@ import { cliArgv, shellQuote } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { terminalSafe } from "@kiro-learn/core/terminal";
 import { clientFor, projectNamespace } from "./_client.ts";
 import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
 import { commitRecord, gitLogArgs, parseGitLog } from "./git_log.ts";
@@ -108,7 +109,10 @@ export async function installPostCommitHook(
 function defaultProgress(): (line: string) => void {
   const tty = Deno.stderr.isTerminal();
   const encoder = new TextEncoder();
-  return (line) => Deno.stderr.writeSync(encoder.encode(tty ? `\r${line}\u001b[K` : `${line}\n`));
+  return (line) =>
+    Deno.stderr.writeSync(
+      encoder.encode(tty ? `\r${terminalSafe(line)}\u001b[K` : `${terminalSafe(line)}\n`),
+    );
 }
 
 /** Imports the history of the repository at `dir` into its project's memory. */
@@ -283,7 +287,7 @@ export const importCommand: Command = {
       const report = await importClaudeCode(loadSettings(), root, {
         home: homeDir(),
         progress: Deno.stderr.isTerminal()
-          ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${line}`))
+          ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${terminalSafe(line)}`))
           : undefined,
       });
       if (flag(args, "json")) {

@@ -6,6 +6,7 @@
  */
 import { type MemoryRecord, MemoryRecordSchema } from "../schemas/mod.ts";
 import { SEARCH_TEXT_VERSION } from "../search/mod.ts";
+import { plainTitle } from "../terminal.ts";
 import { encodeEmbedding } from "./embedding_blob.ts";
 import {
   DuplicateRecordError,
@@ -38,7 +39,8 @@ export function insertRecord(
       record.record_id,
       record.namespace,
       record.strategy,
-      record.title,
+      // Extraction builds records without the schema: the title is made plain here too.
+      plainTitle(record.title),
       record.summary,
       JSON.stringify(record.facts),
       record.facts.join(" "),

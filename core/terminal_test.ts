@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { plainTitle, terminalSafe } from "./terminal.ts";
+
+const HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZWNobyBoaQ==\x07\u009b31m\rback\bspace\x7f";
+
+Deno.test("terminalSafe shows every control a terminal acts on as its escape", () => {
+  assert.equal(
+    terminalSafe(HOSTILE),
+    "\\x1b]0;pwned\\x07\\x1b[2J\\x1b]52;c;ZWNobyBoaQ==\\x07\\x9b31m\\x0dback\\x08space\\x7f",
+  );
+  assert.equal(terminalSafe("two\tcolumns\nand lines, é ✓"), "two\tcolumns\nand lines, é ✓");
+});
+
+Deno.test("terminalSafe leaves no control but tab and newline, whatever the text", () => {
+  fc.assert(fc.property(fc.string({ unit: "binary" }), (s) => {
+    // deno-lint-ignore no-control-regex
+    assert.doesNotMatch(terminalSafe(s), /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  }));
+});
+
+Deno.test("plainTitle drops escape sequences' controls and turns line breaks into spaces", () => {
+  assert.equal(plainTitle("Fix\x1b[2J the\tparser\r\nnow\x07"), "Fix[2J the parser  now");
+  assert.equal(plainTitle("\x1b\x07\u009b"), "");
+  fc.assert(fc.property(fc.string({ unit: "binary" }), (s) => {
+    // deno-lint-ignore no-control-regex
+    assert.doesNotMatch(plainTitle(s), /[\u0000-\u001f\u007f-\u009f]/);
+  }));
+});
