@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { Settings } from "@kiro-learn/core/settings";
 import { CollectorUnavailableError } from "@kiro-learn/core/api";
 import { withCollectorProof } from "@kiro-learn/core/testing";
-import { browserCommand, linkPage, openViewer, shouldLaunch } from "./open.ts";
+import { browserCommand, linkPage, openViewer, shouldLaunch, writeLinkPage } from "./open.ts";
 
 Deno.test("a browser is opened only for someone at a terminal, outside CI", () => {
   assert.equal(shouldLaunch({ isTerminal: true }), true);
@@ -112,4 +112,25 @@ Deno.test("the link page moves on to the link, escaped, and offers it when it ca
   );
   assert.match(html, /<meta name="referrer" content="no-referrer">/);
   assert.ok(!html.includes('a"b'));
+});
+
+Deno.test("writeLinkPage deletes the pages of codes that have expired, and only those", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-open-" });
+  try {
+    const settings = { paths: { viewerLinks: `${dir}/viewer-links` } } as unknown as Settings;
+    const first = await writeLinkPage(settings, "http://127.0.0.1:1/ui/login#code=a", 60);
+    const stale = new URL(first).pathname;
+    const old = new Date(Date.now() - 61_000);
+    await Deno.utime(stale, old, old);
+    const recent = new URL(
+      await writeLinkPage(settings, "http://127.0.0.1:1/ui/login#code=b", 60),
+    ).pathname;
+    const third = new URL(
+      await writeLinkPage(settings, "http://127.0.0.1:1/ui/login#code=c", 60),
+    ).pathname;
+    const left = [...Deno.readDirSync(`${dir}/viewer-links`)].map((e) => e.name).sort();
+    assert.deepEqual(left, [recent, third].map((p) => p.split("/").at(-1)!).sort());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
