@@ -111,9 +111,10 @@ const PAGE_HEADERS: Record<string, string> = {
   // (sign out), which the origin check must refuse. Same-origin referrers leak nothing.
   "referrer-policy": "same-origin",
   "cache-control": "no-store",
-  // A window another page of this origin opened (or that opened it) gets no handle on a viewer
-  // page unless that page was served with the same policy by this collector.
-  "cross-origin-opener-policy": "same-origin",
+  // No window that opened a viewer page (or that a page opened before it) keeps a handle on it,
+  // even one of this origin that declared the same policy: another program serving pages on the
+  // port while the collector was down is this origin too.
+  "cross-origin-opener-policy": "noopener-allow-popups",
 };
 
 /** The login page's post: the one-time code from the link's fragment. */

@@ -182,7 +182,7 @@ Deno.test("a code works once, only from the login page; the page itself holds no
   assert.match(html, /data-testid="login"/);
   assert.match(html, /\/ui\/static\/js\/login\.js/);
   assert.ok(!html.includes(unspent));
-  assert.equal(page.headers.get("cross-origin-opener-policy"), "same-origin");
+  assert.equal(page.headers.get("cross-origin-opener-policy"), "noopener-allow-popups");
   assert.equal((await postCode(call, unspent)).status, 200);
 });
 

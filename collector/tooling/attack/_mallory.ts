@@ -7,7 +7,8 @@
  * copied to a folder that user can read and run with `--no-config`.
  *
  * `deno run --no-config --allow-all _mallory.ts <port> <dir>`:
- * writes `<dir>/ready` after its first round over the process list, stops when `<dir>/stop`
+ * writes `<dir>/ready` after its first round over the process list and `<dir>/opener-seen` after
+ * the round that read an `xdg-open`'s arguments (and spent what they named), stops when `<dir>/stop`
  * appears (or after two minutes), prints one JSON line per finding and a last line with what it
  * saw.
  *
@@ -125,6 +126,8 @@ async function poll(): Promise<void> {
     }
   }
   await Promise.all(pending);
+  // Tells the test's opener it has been read (and what it named spent): it may exit now.
+  if (openerSeen) Deno.writeTextFileSync(`${dir}/opener-seen`, "");
 }
 
 function exists(path: string): boolean {

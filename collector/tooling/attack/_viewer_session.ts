@@ -128,10 +128,13 @@ async function openAtATerminal(daemon: TestDaemon, dir: string): Promise<string>
   const bin = `${dir}/bin`;
   await Deno.mkdir(bin);
   const opened = `${dir}/opened`;
-  // Like a real opener (and the browser it starts), it keeps its argument for a while.
+  // Like a real opener (and the browser it starts, for its whole life), it keeps its argument
+  // while the poller looks: until the poller says it read it (at most 60 s on a loaded machine).
+  const seen = `${dir}/home/opener-seen`;
   await Deno.writeTextFile(
     `${bin}/xdg-open`,
-    `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\nsleep 2\n`,
+    `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n` +
+      `i=0; while [ ! -e '${seen}' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n`,
     { mode: 0o755 },
   );
   const cli = [Deno.execPath(), "run", ...CLI_RUN_FLAGS, CLI_ENTRY, "open"]
@@ -317,7 +320,11 @@ async function zombieTab(browser: Browser): Promise<AttackFigure> {
       { hostname: "127.0.0.1", port: daemon.port, onListen() {} },
       () =>
         new Response(zombiePage(`http://127.0.0.1:${exfil.addr.port}/`, SESSION_KEY.storage), {
-          headers: { "content-type": "text/html" },
+          // The same opener policy as the viewer's pages, so no policy mismatch cuts it off.
+          headers: {
+            "content-type": "text/html",
+            "cross-origin-opener-policy": "noopener-allow-popups",
+          },
         }),
     );
     await tab.reload();
