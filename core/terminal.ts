@@ -16,9 +16,6 @@ const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // deno-lint-ignore no-control-regex
 const TITLE_CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
-// The whitespace controls, which become a space in a title.
-const WHITESPACE_CONTROLS = /[\t\n\v\f\r]/;
-
 /**
  * `text` made safe to print: every control character a terminal would act on (ESC, BEL, CR,
  * backspace, the C1 set, …) is shown as its escape (`\x1b`, `\x07`, `\x9b`) instead; tab and
@@ -32,10 +29,10 @@ export function terminalSafe(text: string): string {
 }
 
 /**
- * `text` as a record title: whitespace controls (tab, newline, CR, …) become a space and every
- * other control character (ESC, BEL, the C1 set) is dropped, so no stored title carries an
- * escape sequence to a terminal, a window title or a log.
+ * `text` as a record title: every control character (tab, newline, ESC, BEL, the C1 set, …)
+ * becomes a space, so no stored title carries an escape sequence to a terminal, a window title
+ * or a log, and the words a control separated stay apart for search.
  */
 export function plainTitle(text: string): string {
-  return text.replace(TITLE_CONTROLS, (c) => WHITESPACE_CONTROLS.test(c) ? " " : "");
+  return text.replace(TITLE_CONTROLS, " ");
 }

@@ -75,3 +75,19 @@ Deno.test("a forgotten record and its sources leave no byte in the database, WAL
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a record stored by any producer keeps no control character in its title", async () => {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/kiro-learn.db`);
+  try {
+    // Extraction builds records without the schema: the storage is where every title passes.
+    const record = makeRecord({ title: "\x1b]0;owned\x07Deploy\x1b[2J fix\r\n\u009b" });
+    await storage.putRecord(record);
+    const [stored] = await storage.getRecords([record.record_id]);
+    assert.equal(stored.title, " ]0;owned Deploy [2J fix   ");
+    assert.equal((await storage.searchLexical(TEST_NAMESPACE, "deploy", { limit: 5 })).length, 1);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
