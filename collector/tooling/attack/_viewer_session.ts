@@ -169,8 +169,9 @@ async function anotherUserTakesOver(browser: Browser): Promise<AttackFigure> {
   await seed(daemon, 3);
   const dir = await publicDir();
   const context = await browser.newContext();
+  let mallory: Deno.ChildProcess | undefined;
   try {
-    const mallory = await startMallory(dir, daemon.port);
+    mallory = await startMallory(dir, daemon.port);
     const link = await openAtATerminal(daemon, dir);
     // The code, wherever the opener's URL put it: in the URL, or in the page it names.
     const code = /code=([A-Za-z0-9_-]+)/.exec(
@@ -232,6 +233,12 @@ async function anotherUserTakesOver(browser: Browser): Promise<AttackFigure> {
         `read ${read} records; the owner ${ownerIn ? "got in" : "did not get in"}`,
     );
   } finally {
+    try {
+      mallory?.kill("SIGKILL");
+    } catch {
+      // It finished.
+    }
+    await mallory?.status;
     await context.close();
     await Deno.remove(dir, { recursive: true });
   }
