@@ -18,13 +18,14 @@ const TITLE_CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
  * `text` made safe to print: every control character a terminal would act on (ESC, BEL, CR,
- * backspace, the C1 set, …) is shown as its escape (`\x1b`, `\x07`, `\x9b`) instead; tab and
- * newline stay. The one function every CLI output of stored text goes through.
+ * backspace, DEL, the C1 set, …) is shown as its JSON escape (`\u001b`, `\u0007`, `\u009b`)
+ * instead; tab and newline stay. JSON escapes keep `--json` output valid JSON (`JSON.stringify`
+ * leaves DEL and the C1 set raw). The one function every CLI output of stored text goes through.
  */
 export function terminalSafe(text: string): string {
   return text.replace(
     TERMINAL_CONTROLS,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }
 

@@ -4,11 +4,15 @@ import { plainTitle, terminalSafe } from "./terminal.ts";
 
 const HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZWNobyBoaQ==\x07\u009b31m\rback\bspace\x7f";
 
-Deno.test("terminalSafe shows every control a terminal acts on as its escape", () => {
+Deno.test("terminalSafe shows every control a terminal acts on as its JSON escape", () => {
   assert.equal(
     terminalSafe(HOSTILE),
-    "\\x1b]0;pwned\\x07\\x1b[2J\\x1b]52;c;ZWNobyBoaQ==\\x07\\x9b31m\\x0dback\\x08space\\x7f",
+    "\\u001b]0;pwned\\u0007\\u001b[2J\\u001b]52;c;ZWNobyBoaQ==\\u0007\\u009b31m\\u000dback" +
+      "\\u0008space\\u007f",
   );
+  // Inside JSON (where JSON.stringify leaves DEL and C1 raw) the escapes keep it valid JSON.
+  const json = terminalSafe(JSON.stringify({ title: "a\u009bb\x7f\x1b" }));
+  assert.deepEqual(JSON.parse(json), { title: "a\u009bb\x7f\x1b" });
   assert.equal(terminalSafe("two\tcolumns\nand lines, é ✓"), "two\tcolumns\nand lines, é ✓");
 });
 

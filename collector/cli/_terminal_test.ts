@@ -9,7 +9,7 @@ Deno.test("every console method of the CLI prints stored text with its controls 
   target.log("1. [decision] \x1b]0;owned\x07Fix\x1b[2J  (mr_1)");
   target.error("kiro-learn search:", "\x1b]52;c;ZWNobw==\x07", { title: "\u009b2J" }, 3);
   assert.deepEqual(lines, [
-    ["1. [decision] \\x1b]0;owned\\x07Fix\\x1b[2J  (mr_1)"],
-    ["kiro-learn search:", "\\x1b]52;c;ZWNobw==\\x07", '{ title: "\\x9b2J" }', "3"],
+    ["1. [decision] \\u001b]0;owned\\u0007Fix\\u001b[2J  (mr_1)"],
+    ["kiro-learn search:", "\\u001b]52;c;ZWNobw==\\u0007", '{ title: "\\x9b2J" }', "3"],
   ]);
 });

@@ -7,6 +7,7 @@
  */
 import { ROUTES } from "@kiro-learn/core/api";
 import { makeEvent, makeRecord } from "@kiro-learn/core/testing";
+import { makeProject, runShimProcess } from "@kiro-learn/shims/testing";
 import {
   postJson,
   processText,
@@ -109,13 +110,46 @@ const ESCAPES = [
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 /**
- * Records whose every text field holds terminal escape sequences; the real CLI prints them
- * (search, as text and JSON, and status). No control character may reach the terminal raw, and
- * the API keeps none in a title.
+ * A Claude Code `Stop` hook whose last assistant message holds the escape sequences, run as the
+ * real hook process in a project, then extracted (heuristics) into a memory; returns the project.
+ */
+async function escapesThroughTheHook(daemon: TestDaemon, hostile: string): Promise<string> {
+  const project = await makeProject();
+  const payload = {
+    session_id: crypto.randomUUID(),
+    transcript_path: "",
+    cwd: project,
+    hook_event_name: "Stop",
+    stop_hook_active: false,
+    last_assistant_message: `Flaky deploy fixed: the staging flag was missing. ${hostile}`,
+  };
+  const run = await runShimProcess("claude-code", {
+    settings: daemon.settings,
+    env: daemon.env,
+    cwd: project,
+    stdin: JSON.stringify(payload),
+  });
+  if (run.code !== 0) throw new Error(`the Stop hook failed: ${run.stderr}`);
+  const stats = await (await daemon.fetch(ROUTES.stats)).json();
+  for (const p of stats.projects ?? []) {
+    const id = String(p.namespace).split("/")[4];
+    const res = await daemon.fetch(`/v1/extraction/flush?project_id=${id}`, { method: "POST" });
+    await res.body?.cancel();
+  }
+  return project;
+}
+
+/**
+ * Stored text with terminal escape sequences in every field (through the API, and through a
+ * Claude Code `Stop` hook's message made into a memory); the real CLI prints it (search, as text
+ * and JSON, and status). No control character may reach the terminal raw, and the API keeps none
+ * in a title.
  */
 export async function escapesToTheTerminal(): Promise<AttackFigure> {
   const tally = new Tally();
-  await using daemon = await startTestDaemon();
+  await using daemon = await startTestDaemon({
+    settings: { extraction: { strategy: "heuristic" } },
+  });
   const ns = namespace();
   const hostile = ESCAPES.join(" ");
   const memory = makeRecord({
@@ -144,27 +178,53 @@ export async function escapesToTheTerminal(): Promise<AttackFigure> {
     RAW_CONTROL.test(title) ? "title kept controls" : "title plain",
     `the API stored the title with its controls: ${JSON.stringify(title)}`,
   );
-  const commands = [
-    ["search", "flaky", "deploy", "--namespace", ns],
-    ["search", "flaky", "deploy", "--namespace", ns, "--json"],
-    ["status"],
-  ];
-  for (const args of commands) {
-    const out = await runKiroLearn(args, { env: daemon.env });
-    const text = processText(out);
-    const raw = RAW_CONTROL.exec(text);
-    tally.add(
-      out.code === 0 && raw === null,
-      raw === null ? "escaped" : "raw controls",
-      `kiro-learn ${args[0]}${args.includes("--json") ? " --json" : ""} ` +
-        (raw === null ? `exited ${out.code}` : `printed ${JSON.stringify(raw[0])} raw`),
+  const project = await escapesThroughTheHook(daemon, hostile);
+  try {
+    const commands = [
+      ["search", "flaky", "deploy", "--namespace", ns],
+      ["search", "flaky", "deploy", "--namespace", ns, "--json"],
+      ["search", "staging", "flag", "--project", project],
+      ["status"],
+    ];
+    const outputs: string[] = [];
+    for (const args of commands) {
+      const out = await runKiroLearn(args, { env: daemon.env });
+      const text = processText(out);
+      outputs.push(text);
+      if (args.includes("--json")) {
+        const parsed = (() => {
+          try {
+            return JSON.parse(new TextDecoder().decode(out.stdout));
+          } catch {
+            return null;
+          }
+        })();
+        tally.check(Array.isArray(parsed), "search --json printed invalid JSON");
+      }
+      const raw = RAW_CONTROL.exec(text);
+      tally.add(
+        out.code === 0 && raw === null,
+        raw === null ? "escaped" : "raw controls",
+        `kiro-learn ${args.join(" ")} ` +
+          (raw === null ? `exited ${out.code}` : `printed ${JSON.stringify(raw[0])} raw`),
+      );
+    }
+    tally.check(
+      outputs[0].includes("Flaky deploy"),
+      "search did not show the record: proves nothing",
     );
+    tally.check(
+      /staging flag/i.test(outputs[2]),
+      `the Stop hook's message did not become a memory search finds: proves nothing (${
+        outputs[2]
+      })`,
+    );
+    return tally.figure(
+      `stored escape sequences (OSC 0, CSI 2J, OSC 52, C1 CSI, CR) through the API and a Stop ` +
+        `hook, to the CLI: ${commands.length} commands, the API's title`,
+      "no control character printed raw",
+    );
+  } finally {
+    await Deno.remove(project, { recursive: true });
   }
-  const search = processText(await runKiroLearn(commands[0], { env: daemon.env }));
-  tally.check(search.includes("Flaky deploy"), "search did not show the record: proves nothing");
-  return tally.figure(
-    `stored escape sequences (OSC 0, CSI 2J, OSC 52, C1 CSI, CR) to the CLI: ` +
-      `${commands.length} commands, the API's title`,
-    "no control character printed raw",
-  );
 }
