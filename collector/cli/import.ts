@@ -20,6 +20,7 @@ import {
 } from "@kiro-learn/core/project";
 import { type MemoryRecord, MemoryRecordSchema } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { terminalSafe } from "@kiro-learn/core/terminal";
 import { clientFor, projectNamespace } from "./_client.ts";
 import {
   type Command,
@@ -183,7 +184,10 @@ export async function installPostCommitHook(
 function defaultProgress(): (line: string) => void {
   const tty = Deno.stderr.isTerminal();
   const encoder = new TextEncoder();
-  return (line) => Deno.stderr.writeSync(encoder.encode(tty ? `\r${line}\u001b[K` : `${line}\n`));
+  return (line) =>
+    Deno.stderr.writeSync(
+      encoder.encode(tty ? `\r${terminalSafe(line)}\u001b[K` : `${terminalSafe(line)}\n`),
+    );
 }
 
 /** Imports the history of the repository at `dir` into its project's memory. */
@@ -450,7 +454,7 @@ export const importCommand: Command = {
         configDir,
         belongs: (cwd) => sessionBelongs(cwd, root),
         progress: Deno.stderr.isTerminal()
-          ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${line}`))
+          ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${terminalSafe(line)}`))
           : undefined,
       });
       if (flag(args, "json")) {

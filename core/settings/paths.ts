@@ -52,6 +52,11 @@ export interface DataPaths {
    * `kiro-learn team join`), so it is never in settings.json, a command line or a log.
    */
   teamPassword: string;
+  /**
+   * `viewer-links/` (0700): the pages `kiro-learn open` hands the browser (0600 each, one
+   * one-time login code each), so the code is never in a process's arguments.
+   */
+  viewerLinks: string;
 }
 
 /** Name of the settings file inside the data dir. */
@@ -93,6 +98,7 @@ export function dataPaths(dir: string): DataPaths {
     bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),
     teamPassword: join(dir, "team-password"),
+    viewerLinks: join(dir, "viewer-links"),
   };
 }
 

@@ -85,6 +85,7 @@ Deno.test("absent settings.json gives the defaults plus paths", async () => {
       unanswered: join(dir, "collector.unanswered"),
       mcpHeadersCache: join(dir, "mcp-headers.cache"),
       teamPassword: join(dir, "team-password"),
+      viewerLinks: join(dir, "viewer-links"),
     });
     assert.deepEqual(s.warnings, []);
   });
