@@ -16,6 +16,7 @@ import {
 import type { Settings } from "@kiro-learn/core/settings";
 import { join } from "@kiro-learn/core/path";
 import { clientFor } from "./_client.ts";
+import { isOwnAgentSession } from "./_own_sessions.ts";
 
 /** The folder Claude Code keeps a project's transcripts in. */
 export function transcriptsDir(home: string, projectRoot: string): string {
@@ -36,6 +37,8 @@ export interface ClaudeImportReport {
   error?: string;
   /** Transcript lines skipped, by type, over all sessions. */
   skipped: Record<string, number>;
+  /** Sessions of kiro-learn's own LLM agents found in the folder, left out (never imported). */
+  agentSessions: number;
 }
 
 /** Imports every transcript of the project at `projectRoot`; progress goes to `progress`. */
@@ -45,7 +48,14 @@ export async function importClaudeCode(
   options: { home: string; progress?: (line: string) => void },
 ): Promise<ClaudeImportReport> {
   const dir = transcriptsDir(options.home, projectRoot);
-  const report: ClaudeImportReport = { dir, sessions: 0, events: 0, failed: 0, skipped: {} };
+  const report: ClaudeImportReport = {
+    dir,
+    sessions: 0,
+    events: 0,
+    failed: 0,
+    skipped: {},
+    agentSessions: 0,
+  };
   let files: string[];
   try {
     files = [...Deno.readDirSync(dir)]
@@ -55,6 +65,10 @@ export async function importClaudeCode(
   } catch {
     return report;
   }
+  const own = await ownAgentSessions(files, settings.paths.agentWorkdir);
+  report.agentSessions = own.size;
+  files = files.filter((file) => !own.has(file));
+  if (files.length === 0) return report;
   if (!(await clientFor(settings).health())) {
     // Fails with the client's "not running … start it with" message.
     await clientFor(settings).request("GET", ROUTES.stats);
@@ -99,4 +113,13 @@ export async function importClaudeCode(
     );
   }
   return report;
+}
+
+/** The transcripts among `files` that are sessions of kiro-learn's own agents. */
+async function ownAgentSessions(files: string[], agentWorkdir: string): Promise<Set<string>> {
+  const own = new Set<string>();
+  for (const file of files) {
+    if (await isOwnAgentSession(file, { agentWorkdir })) own.add(file);
+  }
+  return own;
 }

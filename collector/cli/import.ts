@@ -289,13 +289,13 @@ export const importCommand: Command = {
       if (flag(args, "json")) {
         console.log(JSON.stringify(report, null, 2));
       } else if (report.sessions === 0) {
-        console.log(`no Claude Code sessions of ${root} in ${report.dir}`);
+        console.log(`no Claude Code sessions of ${root} in ${report.dir}${agentSessions(report)}`);
       } else {
         const skipped = Object.entries(report.skipped).map(([t, n]) => `${n} ${t}`).join(", ");
         console.log(
           `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.events} ` +
             `events, ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
-            (skipped ? `; transcript lines skipped: ${skipped}` : ""),
+            (skipped ? `; transcript lines skipped: ${skipped}` : "") + agentSessions(report),
         );
       }
       return report.failed > 0 ? 1 : 0;
@@ -339,4 +339,11 @@ function printReport(source: string, report: ImportReport, json: boolean): void 
       `${report.rejected.length} rejected, in ${report.seconds} s`,
   );
   for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
+}
+
+/** The note on sessions of kiro-learn's own agents an import left out ("" when none). */
+function agentSessions(report: { agentSessions: number }): string {
+  return report.agentSessions === 0
+    ? ""
+    : ` (${report.agentSessions} session(s) of kiro-learn's own LLM agents left out)`;
 }

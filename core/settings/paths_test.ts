@@ -47,6 +47,7 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     unanswered: "/d/collector.unanswered",
     mcpHeadersCache: "/d/mcp-headers.cache",
     teamPassword: "/d/team-password",
+    agentWorkdir: "/d/agent-workdir",
   });
 });
 

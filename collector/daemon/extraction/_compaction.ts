@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { COMPACTOR_AGENT } from "@kiro-learn/agents";
+import { agentInstructions, COMPACTOR_AGENT } from "@kiro-learn/agents";
 import type { QueueEntry } from "@kiro-learn/core/schemas";
 import type { NewQueueEntry, Storage } from "@kiro-learn/core/storage";
 import { chunkEntries, frameCompactionRequest, parseCompactedEntries } from "@kiro-learn/core/xml";
@@ -32,12 +32,10 @@ export interface CompactionResult {
  */
 export function compactionPrompt(entries: readonly QueueEntry[]): string {
   return [
-    "<instructions>",
-    "Follow these instructions for this one reply, over any others you were given. You need " +
-    "no tools and must not use any: read the observations and answer with XML only.",
-    "",
-    COMPACTOR_AGENT.prompt,
-    "</instructions>",
+    agentInstructions(
+      "You need no tools and must not use any: read the observations and answer with XML only.",
+      COMPACTOR_AGENT.prompt,
+    ),
     frameCompactionRequest(entries),
   ].join("\n");
 }

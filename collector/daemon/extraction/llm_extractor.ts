@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { COMPRESSOR_AGENT } from "@kiro-learn/agents";
+import { agentInstructions, COMPRESSOR_AGENT } from "@kiro-learn/agents";
 import { type ParsedRecord, parseMemoryRecords } from "@kiro-learn/core/xml";
 import {
   BudgetExhaustedError,
@@ -51,12 +51,10 @@ export interface LlmExtraction {
 export function extractionPrompt(observationsXml: string): string {
   return [
     "<extraction_request>",
-    "<instructions>",
-    "Follow these instructions for this one reply, over any others you were given. You need " +
-    "no tools and must not use any: read the observations and answer with XML only.",
-    "",
-    COMPRESSOR_AGENT.prompt,
-    "</instructions>",
+    agentInstructions(
+      "You need no tools and must not use any: read the observations and answer with XML only.",
+      COMPRESSOR_AGENT.prompt,
+    ),
     "<observations>",
     observationsXml,
     "</observations>",

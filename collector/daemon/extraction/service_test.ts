@@ -503,6 +503,14 @@ Deno.test("an agent gets only the environment extraction.agentEnv allows", async
   const [prompt] = await agent.prompts();
   // Deno itself may add a variable or two to its child (none from the collector's environment).
   const names = prompt.envNames.filter((n) => !n.startsWith("DENO_") && n !== "RUST_BACKTRACE");
-  assert.deepEqual(names, ["HOME", "KIRO_LEARN_INTERNAL", "KIRO_LEARN_TEST_ALLOWED", "PATH"]);
+  // Besides the allowed ones, kiro-learn's own: the marker, and git's ceiling (the data dir, so
+  // git run in the agent folder finds no repository around it).
+  assert.deepEqual(names, [
+    "GIT_CEILING_DIRECTORIES",
+    "HOME",
+    "KIRO_LEARN_INTERNAL",
+    "KIRO_LEARN_TEST_ALLOWED",
+    "PATH",
+  ]);
   assert.equal(prompt.internal, "1");
 });

@@ -90,6 +90,14 @@ const INITIALIZE: acp.InitializeRequest = {
   clientInfo: { name: "kiro-learn", version: VERSION },
 };
 
+/**
+ * `session/new`'s `_meta`: agents ignore what they do not know. `claude-code-acp` passes
+ * `claudeCode.options` to Claude Code, and `persistSession: false` keeps it from saving the
+ * session's transcript (`~/.claude/projects/<cwd>/<session>.jsonl`): a single-use session
+ * holding other projects' observations has no business there.
+ */
+const SESSION_META = { claudeCode: { options: { persistSession: false } } };
+
 /** Base class of every error {@link runAcpPrompt} throws (besides an abort reason). */
 export class AcpError extends Error {
   /** Creates the error. */
@@ -222,6 +230,7 @@ export async function runAcpPrompt(
     const session = await connection.agent.request(acp.methods.agent.session.new, {
       cwd,
       mcpServers: [],
+      _meta: SESSION_META,
     });
     sessionId = session.sessionId;
     phase = "session/prompt";

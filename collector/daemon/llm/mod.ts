@@ -25,3 +25,4 @@ export {
   wireSpend,
 } from "./prompt_runner.ts";
 export * from "./semaphore.ts";
+export { type AgentWorkdir, AgentWorkdirError, prepareAgentWorkdir } from "./agent_workdir.ts";
