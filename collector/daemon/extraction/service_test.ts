@@ -453,6 +453,55 @@ Deno.test("a garbage retry that would pass the cap is never started; the chunk g
   assert.equal(await queueRows(daemon), 0);
 });
 
+/** The last run's spend, and today's as the budget counts it. */
+async function spendOfLastRun(daemon: TestDaemon) {
+  const [run] = (await (await daemon.fetch("/v1/runs?limit=1")).json()).items;
+  const today = (await (await daemon.fetch("/v1/stats")).json()).extraction.llm_today;
+  return { run, today };
+}
+
+Deno.test("a session refused before its prompt crossed charges the day only the handshake", async () => {
+  const agent = await scriptedAgent([{ rejectSessionNew: "no sessions today" }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { maxAttempts: 1, sizeThresholdBytes: 16_777_216 }),
+    env: agent.env,
+  });
+  const prompt = PROMPT_OVERHEAD + 20_000;
+  await postJson(daemon, "/v1/events", toolEvent(1, "p".repeat(20_000))).then((r) =>
+    r.body?.cancel()
+  );
+  await flush(daemon);
+  const { run, today } = await spendOfLastRun(daemon);
+  assert.equal(run.outcome, "failed");
+  assert.match(run.error, /rejected session\/new/);
+  assert.equal((await agent.prompts()).length, 0, "the prompt never reached the agent");
+  // `initialize` and `session/new` crossed (a few hundred bytes each way), the prompt did not.
+  assert.ok(run.chars_sent > 0 && run.chars_sent < 2000, `sent ${run.chars_sent} of ${prompt}`);
+  assert.ok(run.chars_received > 0, `received ${run.chars_received}`);
+  // The day's counter says the same: the prompt's reservation was given back.
+  assert.equal(today.chars_sent, run.chars_sent);
+  assert.equal(today.chars_received, run.chars_received);
+});
+
+Deno.test("a session that dies mid-reply counts the prompt it sent and the reply that came back", async () => {
+  const agent = await scriptedAgent([{ crashAfterChunks: 5 }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { maxAttempts: 1, sizeThresholdBytes: 16_777_216 }),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const { run, today } = await spendOfLastRun(daemon);
+  assert.equal(run.outcome, "failed");
+  assert.match(run.error, /exited with code 1 before answering/);
+  const [prompt] = await agent.prompts();
+  assert.ok(run.chars_sent > prompt.text.length, `sent ${run.chars_sent}`);
+  // Five `session/update` chunks (over 100 bytes each with their framing) and the handshake.
+  assert.ok(run.chars_received > 500, `received ${run.chars_received}`);
+  assert.equal(today.chars_sent, run.chars_sent);
+  assert.equal(today.chars_received, run.chars_received);
+});
+
 Deno.test("strategy auto with an absolute agent path uses the agent", async () => {
   const agent = await scriptedAgent([{ reply: VALID }]);
   assert.ok(agent.command[0].startsWith("/"), "the scripted agent runs by absolute path");

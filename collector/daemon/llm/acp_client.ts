@@ -16,6 +16,7 @@ import { INTERNAL_ENV_VAR } from "@kiro-learn/core/api/wire";
 import { commandPresence } from "@kiro-learn/core/launch";
 import { VERSION } from "@kiro-learn/core/version";
 import { resolve } from "node:path";
+import type { SpendCarrier, WireSpend } from "./prompt_runner.ts";
 
 /** What one prompt produced. */
 export interface AcpResult {
@@ -99,7 +100,13 @@ const INITIALIZE: acp.InitializeRequest = {
 const SESSION_META = { claudeCode: { options: { persistSession: false } } };
 
 /** Base class of every error {@link runAcpPrompt} throws (besides an abort reason). */
-export class AcpError extends Error {
+export class AcpError extends Error implements SpendCarrier {
+  /**
+   * Bytes (UTF-8) of ACP messages written to and read from the agent before the call failed,
+   * counted as {@linkcode AcpResult}'s `wire_bytes_*` are: a session that died in the handshake
+   * never sent its prompt, and one that timed out may have streamed part of a reply.
+   */
+  spend: WireSpend = { sent: 0, received: 0 };
   /** Creates the error. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -269,7 +276,7 @@ export async function runAcpPrompt(
       duration_ms: Math.round(performance.now() - started),
     };
   } catch (error) {
-    throw await classify(error, {
+    const failure = await classify(error, {
       phase,
       signal: options.signal,
       program: command[0],
@@ -278,6 +285,8 @@ export async function runAcpPrompt(
       stderr,
       timers,
     });
+    if (failure instanceof AcpError) failure.spend = { sent: wire.sent, received: wire.received };
+    throw failure;
   } finally {
     stop.abort();
     connection.close();

@@ -10,6 +10,7 @@
  * @module
  */
 import { dirname } from "node:path";
+import type { SpendCarrier, WireSpend } from "./prompt_runner.ts";
 
 /** What an agent session is started with: its working directory and environment additions. */
 export interface AgentWorkdir {
@@ -22,8 +23,10 @@ export interface AgentWorkdir {
   env: Record<string, string>;
 }
 
-/** The agent workdir is unusable (not a folder, or a git repository). */
-export class AgentWorkdirError extends Error {
+/** The agent workdir is unusable (not a folder, or a git repository); no agent was started. */
+export class AgentWorkdirError extends Error implements SpendCarrier {
+  /** Nothing crossed: the session never started. */
+  spend: WireSpend = { sent: 0, received: 0 };
   /** Creates the error. */
   constructor(message: string) {
     super(message);

@@ -18,9 +18,11 @@ export {
 } from "./acp_client.ts";
 export * from "./budget.ts";
 export {
+  failedSpend,
   promptBytes,
   type PromptReply,
   type PromptRunner,
+  type SpendCarrier,
   type WireSpend,
   wireSpend,
 } from "./prompt_runner.ts";
