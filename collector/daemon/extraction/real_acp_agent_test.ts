@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { makeFsWriteEvent, runGit, seedRepo, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import { currentActor, resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
-import { AGENT_ENV_DEFAULT } from "@kiro-learn/core/settings";
+import { AGENT_ENV_DEFAULT, AGENT_TIMEOUT_MIN_MS } from "@kiro-learn/core/settings";
 import {
   CLAUDE_CODE_ACP,
   commandLine,
@@ -185,6 +185,18 @@ Deno.test("real ACP agent: a batch of events becomes records, and the compressor
   const body = JSON.stringify(request.body);
   assert.match(body, /You are kiro-learn-compressor/, "the compressor's instructions");
   assert.match(body, /src\/file_2\.ts/, "the observations");
+  await noAgentLeft(env, "agent processes left after the run");
+});
+
+Deno.test("real ACP agent: the lowest timeout the settings allow is enough for it to start and answer", async () => {
+  // A model that answers at once: the whole time is the agent's own start and turn (3–19 s on
+  // two cores at load 4–20; `deno task bench acp-start`). The old floor, 5 s, timed it out.
+  await using env = await setUp([{ text: VALID }], { timeoutMs: AGENT_TIMEOUT_MIN_MS });
+  await post(env.daemon, [toolEvent(1)]);
+  await flush(env.daemon);
+  const run = await lastRun(env.daemon);
+  assert.equal(run.outcome, "ok", `run: ${JSON.stringify(run)}`);
+  assert.deepEqual(await memoryTitles(env.daemon), ["llm-summary: Queue lives in SQLite"]);
   await noAgentLeft(env, "agent processes left after the run");
 });
 

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { makeEvent, makeFsWriteEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import type { Event } from "@kiro-learn/core/schemas";
+import { AGENT_TIMEOUT_MIN_MS } from "@kiro-learn/core/settings";
 import {
   liveProcessGroup,
   postJson,
@@ -44,7 +45,7 @@ function settingsFor(agent: { command: string[] }, extra: Record<string, unknown
       sizeThresholdBytes: 1024,
       breakerThreshold: 3,
       breakerCooldownMs: 1500,
-      timeoutMs: 5000,
+      timeoutMs: AGENT_TIMEOUT_MIN_MS,
       ...extra,
     },
     compaction: { enabled: false },
@@ -193,7 +194,7 @@ Deno.test("a timeout in the collector ends the agent and the children it started
   // also proves the fallback through the kill command.
   const agent = await scriptedAgent([{ hang: true, grandchild: true }]);
   await using daemon = await startTestDaemon({
-    settings: settingsFor(agent, { timeoutMs: 5000, maxAttempts: 1 }),
+    settings: settingsFor(agent, { timeoutMs: AGENT_TIMEOUT_MIN_MS, maxAttempts: 1 }),
     env: agent.env,
   });
   await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
