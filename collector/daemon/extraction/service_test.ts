@@ -1,12 +1,21 @@
 // Extraction through the real collector, with a scripted ACP agent as the model.
 import assert from "node:assert/strict";
-import { makeEvent, makeFsWriteEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import {
+  makeEvent,
+  makeFsWriteEvent,
+  runGit,
+  seedRepo,
+  TEST_NAMESPACE,
+} from "@kiro-learn/core/testing";
+import { currentActor, resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
 import { AGENT_TIMEOUT_MIN_MS } from "@kiro-learn/core/settings";
 import {
   liveProcessGroup,
   postJson,
   processLives,
+  processText,
+  runKiroLearn,
   scriptedAgent,
   startTestDaemon,
   type TestDaemon,
@@ -563,4 +572,73 @@ Deno.test("an agent gets only the environment extraction.agentEnv allows", async
     "PATH",
   ]);
   assert.equal(prompt.internal, "1");
+});
+
+// A real Claude Code session (shims/testdata/claude_code/transcript_tools.jsonl: one turn of six
+// tool uses and the answer), as Claude Code saved it.
+const TOOLS_SESSION =
+  new URL("../../../shims/testdata/claude_code/transcript_tools.jsonl", import.meta.url)
+    .pathname;
+const TOOLS_SESSION_ID = "20079cb9-aa8b-482c-9f48-6cbdcf5a5bee";
+
+Deno.test("heuristic: thirteen identical sessions of one project become one session's records", async () => {
+  await using daemon = await startTestDaemon({
+    settings: {
+      extraction: { strategy: "heuristic", idleMs: 300_000, sizeThresholdBytes: 16_777_216 },
+      compaction: { enabled: false },
+    },
+  });
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+  try {
+    const project = await seedRepo(`${home}/shop-api`);
+    await runGit(project, "remote", "add", "origin", "https://github.com/example/shop-api.git");
+    const identity = resolveProject(project, { actor: currentActor(), home });
+    // Where Claude Code keeps the project's transcripts (its path, non-alphanumerics as "-").
+    const transcripts = `${home}/.claude/projects/${project.replace(/[^a-zA-Z0-9]/g, "-")}`;
+    await Deno.mkdir(transcripts, { recursive: true });
+    const text = (await Deno.readTextFile(TOOLS_SESSION)).replaceAll("${PROJECT}", project);
+    // The same session thirteen times over, each under a session id of its own and an hour
+    // after the one before (as running one task again would give): the first alone, then
+    // twelve more in one run.
+    const session = async (n: number) => {
+      const id = `20079cb9-aa8b-482c-9f48-${String(n).padStart(12, "0")}`;
+      const shifted = text.replaceAll(TOOLS_SESSION_ID, id).replace(
+        /"timestamp":"([^"]+)"/g,
+        (_, at: string) =>
+          `"timestamp":"${new Date(Date.parse(at) + n * 3_600_000).toISOString()}"`,
+      );
+      await Deno.writeTextFile(`${transcripts}/${id}.jsonl`, shifted);
+    };
+    const importAndExtract = async () => {
+      const out = await runKiroLearn(["import", "claude-code"], {
+        env: { ...daemon.env, HOME: home },
+        cwd: project,
+      });
+      assert.equal(out.code, 0, processText(out));
+      const res = await daemon.fetch(`/v1/extraction/flush?project_id=${identity.project_id}`, {
+        method: "POST",
+      });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    };
+    const titles = async () =>
+      (await (await daemon.fetch(`/v1/memories?limit=500&namespace=${identity.namespace}`)).json())
+        .items.map((r: { title: string }) => r.title).sort();
+    await session(1);
+    await importAndExtract();
+    const once = await titles();
+    assert.ok(once.length >= 2, `one session's records: ${once.join(" | ")}`);
+    for (let n = 2; n <= 13; n++) await session(n);
+    await importAndExtract();
+    const events =
+      await (await daemon.fetch(`/v1/events?limit=500&namespace=${identity.namespace}`))
+        .json();
+    assert.equal(events.items.length, 13 * 8, "every session's events are stored");
+    assert.deepEqual(await titles(), once, "thirteen identical sessions, one session's records");
+    const [run] = (await (await daemon.fetch("/v1/runs?limit=1")).json()).items;
+    assert.equal(run.outcome, "ok");
+    assert.equal(run.details.reconcile.identical_skipped, 12 * once.length);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });

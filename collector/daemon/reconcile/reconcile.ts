@@ -111,13 +111,20 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 
   async function direct(chunk: ChunkToCommit, counters: Counters): Promise<ChunkCommitResult> {
     const t = performance.now();
-    await options.storage.commitExtraction({
+    // No judge here, but an exact copy of a stored record (the deterministic heuristic extractor
+    // given the same observations again) is still one memory.
+    const { skipped } = await options.storage.commitExtraction({
       consumedSeqs: chunk.consumedSeqs,
       records: chunk.records,
+      skipIdentical: true,
     });
-    count(counters, "direct_committed", chunk.records.length);
+    const stored = chunk.records.map((r) => r.record).filter((r) =>
+      !skipped.includes(r.record_id)
+    );
+    count(counters, "direct_committed", stored.length);
+    if (skipped.length > 0) count(counters, "identical_skipped", skipped.length);
     count(counters, "commit_ms", performance.now() - t);
-    return { stored: chunk.records.map((r) => r.record), deleted: [], details: counters };
+    return { stored, deleted: [], details: counters };
   }
 
   const commitChunk: ChunkCommitter = async (chunk, context) => {
