@@ -80,7 +80,7 @@ export interface ExtractionDeps {
   logger: Logger;
   /** Adds embeddings to new records before they are committed (optional). */
   embed?: (records: MemoryRecord[]) => Promise<RecordWithEmbedding[]>;
-    /**
+  /**
    * Commits a chunk (default: `commitExtraction` of the records, leaving out any identical to
    * one the project already holds).
    */

@@ -118,9 +118,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
       records: chunk.records,
       skipIdentical: true,
     });
-    const stored = chunk.records.map((r) => r.record).filter((r) =>
-      !skipped.includes(r.record_id)
-    );
+    const stored = chunk.records.map((r) => r.record).filter((r) => !skipped.includes(r.record_id));
     count(counters, "direct_committed", stored.length);
     if (skipped.length > 0) count(counters, "identical_skipped", skipped.length);
     count(counters, "commit_ms", performance.now() - t);
