@@ -143,9 +143,10 @@ function command(fallback: readonly string[], description: string): CommandSpec 
 
 /**
  * The shortest timeout an LLM agent's session may be given (extraction, reconciliation,
- * compaction): a session starts the agent before the model says anything, and `claude-code-acp`
- * alone took 3.1–5.9 s at load 4–8 and 15.7–19.0 s at load ~20 on two cores with a model that
- * answered at once (`deno task bench acp-start`). 5 s, the old floor, timed every session out.
+ * compaction): a session starts the agent before the model says anything, and one whole
+ * `claude-code-acp` session took 11.5–21.2 s at load 14–21 on two cores with a model that answered
+ * at once (`deno task bench acp-start`, 22 sessions in two runs). 5 s, the old floor, timed such
+ * sessions out in `session/new`.
  */
 export const AGENT_TIMEOUT_MIN_MS = 30_000;
 

@@ -189,8 +189,8 @@ Deno.test("real ACP agent: a batch of events becomes records, and the compressor
 });
 
 Deno.test("real ACP agent: the lowest timeout the settings allow is enough for it to start and answer", async () => {
-  // A model that answers at once: the whole time is the agent's own start and turn (3–19 s on
-  // two cores at load 4–20; `deno task bench acp-start`). The old floor, 5 s, timed it out.
+  // A model that answers at once: the whole time is the agent's own start and turn (11.5–21.2 s
+  // on two cores at load 14–21; `deno task bench acp-start`). The old floor, 5 s, timed it out.
   await using env = await setUp([{ text: VALID }], { timeoutMs: AGENT_TIMEOUT_MIN_MS });
   await post(env.daemon, [toolEvent(1)]);
   await flush(env.daemon);
