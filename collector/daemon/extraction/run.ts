@@ -81,8 +81,8 @@ export interface ExtractionDeps {
   /** Adds embeddings to new records before they are committed (optional). */
   embed?: (records: MemoryRecord[]) => Promise<RecordWithEmbedding[]>;
   /**
-   * Commits a chunk (default: `commitExtraction` of the records, leaving out any identical to
-   * one the project already holds).
+   * Commits a chunk (default: `commitExtraction` of the records, leaving out heuristic records
+   * identical to one the project already holds).
    */
   commitChunk?: ChunkCommitter;
   /** Told about committed records (vector index, live feed). */
@@ -230,7 +230,9 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
         const { skipped } = await deps.storage.commitExtraction({
           consumedSeqs: seqs,
           records: withEmbeddings,
-          skipIdentical: true,
+          // Exact copies are what the deterministic heuristic extractor makes of observations
+          // seen before; LLM records are left to reconciliation.
+          skipIdentical: strategy === "heuristic",
         });
         identicalSkipped += skipped.length;
         stored = records.filter((r) => !skipped.includes(r.record_id));

@@ -111,12 +111,13 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 
   async function direct(chunk: ChunkToCommit, counters: Counters): Promise<ChunkCommitResult> {
     const t = performance.now();
-    // No judge here, but an exact copy of a stored record (the deterministic heuristic extractor
-    // given the same observations again) is still one memory.
+    // The heuristic extractor has no judge, and is deterministic: given the same observations
+    // again it makes exact copies of stored records, which are one memory. (LLM records that
+    // reach this path, with the judge's breaker open or reconciliation off, are kept as made.)
     const { skipped } = await options.storage.commitExtraction({
       consumedSeqs: chunk.consumedSeqs,
       records: chunk.records,
-      skipIdentical: true,
+      skipIdentical: chunk.strategy === "heuristic",
     });
     const stored = chunk.records.map((r) => r.record).filter((r) => !skipped.includes(r.record_id));
     count(counters, "direct_committed", stored.length);
