@@ -119,7 +119,9 @@ export async function importClaudeCode(
 async function ownAgentSessions(files: string[], agentWorkdir: string): Promise<Set<string>> {
   const own = new Set<string>();
   for (const file of files) {
-    if (await isOwnAgentSession(file, { agentWorkdir })) own.add(file);
+    // A transcript that cannot be read here is left to the import, which reports it.
+    const ours = await isOwnAgentSession(file, { agentWorkdir }).catch(() => false);
+    if (ours) own.add(file);
   }
   return own;
 }
