@@ -462,7 +462,7 @@ export const importCommand: Command = {
       } else if (report.sessions === 0) {
         console.log(
           `no Claude Code sessions of ${root} (or of a folder inside it) in ` +
-            `${configDir}/projects`,
+            `${configDir}/projects${agentSessions(report)}`,
         );
       } else {
         const skipped = Object.entries(report.skipped).map(([t, n]) => `${n} ${t}`).join(", ");
@@ -470,7 +470,7 @@ export const importCommand: Command = {
           `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.added} ` +
             `events added, ${report.present} already present (imported before or recorded ` +
             `by the hooks), ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
-            (skipped ? `; transcript lines skipped: ${skipped}` : ""),
+            (skipped ? `; transcript lines skipped: ${skipped}` : "") + agentSessions(report),
         );
       }
       return report.failed > 0 ? 1 : 0;
@@ -522,4 +522,11 @@ function printReport(source: string, report: ImportReport, json: boolean): void 
     );
   }
   for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
+}
+
+/** The note on sessions of kiro-learn's own agents an import left out ("" when none). */
+function agentSessions(report: { agentSessions: number }): string {
+  return report.agentSessions === 0
+    ? ""
+    : ` (${report.agentSessions} session(s) of kiro-learn's own LLM agents left out)`;
 }

@@ -57,6 +57,13 @@ export interface DataPaths {
    * one-time login code each), so the code is never in a process's arguments.
    */
   viewerLinks: string;
+  /**
+   * `agent-workdir/`: the folder the collector's LLM agents (compressor, reconciler, compactor)
+   * run in (0700, never a git repository). Not a project: an agent that reads its working tree,
+   * sends the model its git status or files its transcripts under it (Claude Code does all
+   * three) finds nothing of any project there.
+   */
+  agentWorkdir: string;
 }
 
 /** Name of the settings file inside the data dir. */
@@ -99,6 +106,7 @@ export function dataPaths(dir: string): DataPaths {
     starter: join(dir, "bin", "start-collector"),
     teamPassword: join(dir, "team-password"),
     viewerLinks: join(dir, "viewer-links"),
+    agentWorkdir: join(dir, "agent-workdir"),
   };
 }
 

@@ -48,6 +48,7 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     mcpHeadersCache: "/d/mcp-headers.cache",
     teamPassword: "/d/team-password",
     viewerLinks: "/d/viewer-links",
+    agentWorkdir: "/d/agent-workdir",
   });
 });
 
