@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { currentActor, resolveProject } from "@kiro-learn/core/project";
 import { processText, runKiroLearn, startTestDaemon } from "../tooling/testing/mod.ts";
-import { transcriptsDir } from "./_claude_transcripts.ts";
+import { claudeConfigDir, transcriptsDir } from "./_claude_transcripts.ts";
 import { isOwnAgentSession } from "./_own_sessions.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -63,7 +63,7 @@ Deno.test("kiro-learn import claude-code: an extraction session found in the pro
   try {
     const project = `${home}/shop-api`;
     await Deno.mkdir(`${project}/.git`, { recursive: true });
-    const dir = transcriptsDir(home, project);
+    const dir = transcriptsDir(claudeConfigDir(home), project);
     await transcript(dir, EXTRACTION_ID, EXTRACTION, project);
     await transcript(dir, USER_SESSION_ID, USER_SESSION, project);
     const out = await runKiroLearn(["import", "claude-code"], {
@@ -73,7 +73,7 @@ Deno.test("kiro-learn import claude-code: an extraction session found in the pro
     assert.equal(out.code, 0, processText(out));
     assert.match(
       processText(out),
-      /imported 1 Claude Code session\(s\) of .*shop-api: 3 events, .*\(1 session\(s\) of kiro-learn's own LLM agents left out\)/,
+      /imported 1 Claude Code session\(s\) of .*shop-api: 3 events added, .*\(1 session\(s\) of kiro-learn's own LLM agents left out\)/,
     );
     const namespace = resolveProject(project, { actor: currentActor(), home }).namespace;
     const page = await (await daemon.fetch(`/v1/events?limit=50&namespace=${namespace}`)).json();
