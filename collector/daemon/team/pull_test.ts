@@ -3,11 +3,10 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { buildNamespace } from "@kiro-learn/core/project";
-import { makeRecord } from "@kiro-learn/core/testing";
+import { gitRemoteProject, makeRecord } from "@kiro-learn/core/testing";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import {
   createTeamDatabase,
-  gitRemoteProject,
   postJson,
   startTeamDaemon,
   startTestPostgres,
