@@ -7,38 +7,17 @@ import { gitRemoteProject, makeRecord } from "@kiro-learn/core/testing";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import {
   createTeamDatabase,
+  grantTeamProject,
   postJson,
   startTeamDaemon,
   startTestPostgres,
   type TestDaemon,
-  type TestPostgres,
   waitFor,
 } from "../../tooling/testing/mod.ts";
 import { connectTeam } from "./mod.ts";
 
 const ALICE = { role: "alice", password: "alice-pw" };
 const BOB = { role: "bob", password: "bob-pw" };
-
-/**
- * Grants `key` to `role` as the admin does. TEST-LOCAL WORKAROUND (issue 29, item 1): team
- * migration 1's CHECK on kl_grants.project_key accepts only bare 64-hex keys, not the `git-…`
- * ids of projects with a remote; until the migration that widens it lands, the check is dropped
- * here when PostgreSQL rejects the grant. Remove once that migration is on main.
- */
-async function grant(pg: TestPostgres, role: string, key: string): Promise<void> {
-  const sql = connectTeam(pg.url({ db: "team", password: "" }), { password: pg.adminPassword });
-  try {
-    try {
-      await sql`INSERT INTO kl_grants (role, project_key) VALUES (${role}, ${key})`;
-    } catch (error) {
-      if ((error as { code?: string }).code !== "23514") throw error;
-      await sql`ALTER TABLE kl_grants DROP CONSTRAINT kl_grants_project_key_check`;
-      await sql`INSERT INTO kl_grants (role, project_key) VALUES (${role}, ${key})`;
-    }
-  } finally {
-    await sql.end();
-  }
-}
 
 async function save(daemon: TestDaemon, record: MemoryRecord): Promise<void> {
   const res = await postJson(daemon, "/v1/memories", record);
@@ -73,8 +52,8 @@ Deno.test("a pulled row naming a record of a never-shared project changes nothin
       members: [{ ...ALICE, projects: [] }, { ...BOB, projects: [] }],
     });
     // The shared project is granted to both; the private one to nobody.
-    await grant(pg, ALICE.role, shared.projectId);
-    await grant(pg, BOB.role, shared.projectId);
+    await grantTeamProject(pg, { role: ALICE.role, key: shared.projectId });
+    await grantTeamProject(pg, { role: BOB.role, key: shared.projectId });
 
     await using b = await startTeamDaemon(pg, BOB);
     await save(b, makeRecord({ namespace: buildNamespace("bob", shared.projectId), title: "hi" }));
