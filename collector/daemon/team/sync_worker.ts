@@ -15,9 +15,6 @@ import type { Logger } from "../runtime/mod.ts";
 import { startTeamSync } from "./sync.ts";
 import type { TeamWorkerReply, TeamWorkerRequest } from "./worker.ts";
 
-/** How long the sync's SQLite connection waits for the write lock before an error. */
-const WORKER_BUSY_TIMEOUT_MS = 60_000;
-
 /** The Worker's scope (the DOM lib types `self` as a window). */
 const scope = self as unknown as {
   postMessage(message: TeamWorkerReply): void;
@@ -51,12 +48,7 @@ let running: { sync: ReturnType<typeof startTeamSync>; close(): void } | null = 
 scope.onmessage = async (event) => {
   const request = event.data;
   if (request.type === "start") {
-    // This thread may wait for the lock as long as it takes: the collector's own writes come
-    // first, and a sync that gave up would only start over.
-    const store = openSqliteStorage(request.dbPath, {
-      home: request.home,
-      busyTimeoutMs: WORKER_BUSY_TIMEOUT_MS,
-    });
+    const store = openSqliteStorage(request.dbPath, { home: request.home });
     const sync = startTeamSync({
       url: request.url,
       password: request.password,

@@ -115,6 +115,12 @@ function text(seed: number, words: number): string {
   }).join(" ");
 }
 
+function stringSeed(text: string): number {
+  let h = 0;
+  for (const ch of text) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  return h % 1_000_000_000;
+}
+
 /** Stores `n` records in `namespace` of the database at `path`, 1000 to a transaction. */
 async function prefill(path: string, namespace: string, n: number, from = 0): Promise<string[]> {
   const store = openSqliteStorage(path);
@@ -122,7 +128,9 @@ async function prefill(path: string, namespace: string, n: number, from = 0): Pr
   try {
     for (let start = from; start < from + n; start += 1000) {
       const records = generateRecords(Math.min(1000, from + n - start), {
-        seed: start,
+        // Ids come from the seed: each namespace and stretch gets its own (one id in two
+        // projects is a hostile pull, refused).
+        seed: stringSeed(namespace) + start,
         namespace,
         startIndex: start,
       });
