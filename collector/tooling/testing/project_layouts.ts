@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { resolveProject } from "@kiro-learn/core/project";
 
 /**
  * Creates `${home}/${name}` as a git clone would leave it: a `.git` folder whose config names an
@@ -89,31 +88,4 @@ export async function projectLayouts(home: string, project: string): Promise<Pro
       await Deno.remove(gitHome, { recursive: true });
     },
   };
-}
-
-/**
- * A real git repository at `${parent}/${name}` (`git init`, `git remote add origin <remote>`) and
- * the project id kiro-learn gives it (`core/project/identity.ts`): `git-` and the digest of the
- * normalized remote, the same on every machine whatever the checkout's path or URL form.
- */
-export async function gitRemoteProject(
-  parent: string,
-  name: string,
-  options: { remote: string },
-): Promise<{ dir: string; projectId: string }> {
-  const dir = `${parent}/${name}`;
-  await Deno.mkdir(dir, { recursive: true });
-  for (const args of [["init", "-q"], ["remote", "add", "origin", options.remote]]) {
-    const out = await new Deno.Command("git", {
-      args: ["-C", dir, ...args],
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-      env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-    }).output();
-    if (!out.success) {
-      throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
-    }
-  }
-  return { dir, projectId: resolveProject(dir, { home: parent }).project_id };
 }
