@@ -75,8 +75,12 @@ export async function pullProject(
         lastSeq: Number(slice.at(-1)!.change_seq),
       });
       const took = performance.now() - started;
-      // The next slice holds the lock about SLICE_MS at this slice's cost per change.
-      size = Math.max(1, Math.min(PULL_PAGE, Math.floor(SLICE_MS * slice.length / took)));
+      // The next slice holds the lock about SLICE_MS at this slice's cost per applied change
+      // (this machine's own changes coming back cost nothing), growing at most twofold a step.
+      if (changes.length > 0) {
+        const fits = Math.floor(SLICE_MS * changes.length / took);
+        size = Math.max(1, Math.min(PULL_PAGE, size * 2, fits));
+      }
       result.pulled += changes.length;
       result.deleted += applied.deleted.length;
       result.refused.push(...applied.refused);

@@ -3,17 +3,19 @@
  * their own PostgreSQL roles) sharing one project whose id comes from a real git repository with
  * a remote, through one PostgreSQL 15.
  *
- * B's store already holds `local` records (of a project of its own, plus a few of the shared
- * one) when A comes online with `pulled` records of the shared project to publish; B pulls them
- * all while it serves its own load: tool events (`POST /v1/events`, 20/s) and prompts with their
- * retrieval (2/s), as a busy session posts them. Then A saves a burst of `burst` records, and
- * the bench waits until B has every one of them.
+ * B's store already holds `local` records (of a project of its own, plus 100 of the shared one)
+ * and B runs its own session alone for a while: tool events (`POST /v1/events`, 20/s) and prompts
+ * with their retrieval (2/s), as a busy session posts them. Then A comes online with `pulled`
+ * records of the shared project and publishes them, and B pulls them all while it serves that
+ * session (on a loaded machine B falls behind A and then pulls as fast as it can). Then A saves a
+ * burst of `burst` records, and the bench waits until B has every one of them.
  *
  * Measures: B's failed requests (any answer but 200, or none) and the warnings and errors B
- * logged (its background jobs': backfill, term-space training, team sync) while A published and
- * B pulled; B's ingest and retrieval latency p50 / p99 during the pull; how long the pull took;
- * and the burst's lag: from A's last publish (the newest `changed_at` PostgreSQL stamped on the
- * burst) to the moment B held the whole burst.
+ * logged from its start to the burst's end (its background jobs': extraction, term-space
+ * training, team sync); B's ingest and retrieval latency p50 / p99 alone, during the pull and
+ * during the burst; how long A took to publish and B to pull; and the burst's lag: from A's last
+ * publish (the newest `changed_at` PostgreSQL stamped on a row A wrote) to the moment B held the
+ * whole burst.
  *
  * Run as part of `deno task bench team`, or alone with `team_bench.ts --pull-only` (sizes:
  * `--local=N --pulled=N --burst=N`).
