@@ -53,3 +53,14 @@ export class Connection {
     this.#statements.clear();
   }
 }
+
+/**
+ * Whether `error` is SQLite's "another connection holds the lock and the busy timeout ran out"
+ * (`SQLITE_BUSY`, `SQLITE_LOCKED`): a write that may succeed if tried again, unlike a full disk.
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  // node:sqlite gives the primary code, or an extended one whose low byte is it.
+  if (typeof code === "number") return [5, 6].includes(code & 0xff);
+  return /database (table )?is locked|database is busy/.test(String(error));
+}

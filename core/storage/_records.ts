@@ -221,12 +221,19 @@ export async function forgetRecords(
       return n;
     });
   }
-  // Deleted rows are zeroed in the file (secure_delete); the full-text index still holds the
-  // words in older segments until they merge, and the WAL holds old page images until a
-  // checkpoint. Forget is rare and asked for: merge and checkpoint now, so no byte is left.
+  scrubDeleted(c);
+  return { records, events };
+}
+
+/**
+ * Leaves no byte of deleted records behind. Deleted rows are zeroed in the file (secure_delete);
+ * the full-text index still holds their words in older segments until they merge, and the WAL
+ * holds old page images until a checkpoint. Forget is rare and asked for: merge and checkpoint
+ * now.
+ */
+export function scrubDeleted(c: Connection): void {
   c.db.exec("INSERT INTO memory_records_fts(memory_records_fts) VALUES ('optimize')");
   c.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  return { records, events };
 }
 
 /** See `Storage.listRecords`. */

@@ -52,7 +52,34 @@ export function teamClientId(c: Connection): string {
   });
 }
 
-const PROJECT_NAMESPACES = "namespace LIKE '/actor/%/project/' || ? || '/'";
+const ACTOR_PREFIX = "/actor/";
+
+/**
+ * The namespaces of `projectKey` that `table` holds rows of, found through the table's namespace
+ * index: one jump per actor (`/actor/<actor>/project/<key>/` is looked up directly), so the cost
+ * depends on how many actors wrote here, never on how many rows there are.
+ */
+function projectNamespaces(
+  c: Connection,
+  table: "memory_records" | "events",
+  projectKey: string,
+): string[] {
+  const next = c.stmt(
+    `SELECT namespace FROM ${table} WHERE namespace >= ? ORDER BY namespace LIMIT 1`,
+  );
+  const has = c.stmt(`SELECT 1 FROM ${table} WHERE namespace = ? LIMIT 1`);
+  const out: string[] = [];
+  let from = ACTOR_PREFIX;
+  for (;;) {
+    const row = next.get(from) as { namespace: string } | undefined;
+    if (!row || !row.namespace.startsWith(ACTOR_PREFIX)) return out;
+    const actor = row.namespace.split("/")[2];
+    const namespace = buildNamespace(actor, projectKey);
+    if (has.get(namespace)) out.push(namespace);
+    // "0" sorts right after "/": the first namespace of the next actor.
+    from = `/actor/${actor}0`;
+  }
+}
 
 /**
  * Starts sharing a project: the first time a project is granted, every record of it already
@@ -64,9 +91,9 @@ export function teamStartProject(c: Connection, projectKey: string): boolean {
     c.stmt("INSERT INTO team_cursors (project_key, last_seq) VALUES (?, 0)").run(projectKey);
     c.stmt(
       `INSERT INTO team_outbox (record_id, namespace, op)
-      SELECT record_id, namespace, 'put' FROM memory_records WHERE ${PROJECT_NAMESPACES}
-      ORDER BY id`,
-    ).run(projectKey);
+      SELECT record_id, namespace, 'put' FROM memory_records
+      WHERE namespace IN (SELECT value FROM json_each(?)) ORDER BY id`,
+    ).run(JSON.stringify(projectNamespaces(c, "memory_records", projectKey)));
     return true;
   });
 }
@@ -147,38 +174,58 @@ export function teamCursor(c: Connection, projectKey: string): number {
 }
 
 /**
- * The namespace this machine uses for a project (its newest record's, else an event's), or null
- * before it has worked on the project.
+ * The namespace this machine uses for a project (the one with its newest record, else the one
+ * with its newest event), or null before it has worked on the project. Indexed lookups only.
  */
 export function teamLocalNamespace(c: Connection, projectKey: string): string | null {
-  const row = (c.stmt(
-    `SELECT namespace FROM memory_records WHERE ${PROJECT_NAMESPACES}
-    ORDER BY id DESC LIMIT 1`,
-  ).get(projectKey) ??
-    c.stmt("SELECT namespace FROM events WHERE project_id = ? LIMIT 1").get(projectKey)) as
-      | { namespace: string }
-      | undefined;
-  return row?.namespace ?? null;
+  const newest = (table: "memory_records" | "events", column: string) => {
+    let best: { namespace: string; at: number | string } | null = null;
+    for (const namespace of projectNamespaces(c, table, projectKey)) {
+      // The (namespace, column) index's last entry: no scan of the namespace's rows.
+      const { at } = c.stmt(
+        `SELECT ${column} AS at FROM ${table} WHERE namespace = ? ORDER BY ${column} DESC LIMIT 1`,
+      ).get(namespace) as { at: number | string };
+      if (best === null || at > best.at) best = { namespace, at };
+    }
+    return best?.namespace ?? null;
+  };
+  return newest("memory_records", "id") ?? newest("events", "valid_time");
 }
 
-function localNamespace(c: Connection, projectKey: string, change: TeamChange): string {
-  return teamLocalNamespace(c, projectKey) ?? buildNamespace(change.origin_actor, projectKey);
+/** The record's project, when this store holds a record with that id. */
+function projectOf(c: Connection, recordId: string): string | null | undefined {
+  const row = c.stmt("SELECT namespace FROM memory_records WHERE record_id = ?").get(recordId) as
+    | { namespace: string }
+    | undefined;
+  return row === undefined ? undefined : projectIdFromNamespace(row.namespace);
 }
 
 /**
  * Applies teammates' changes of one project and moves its cursor, in one transaction, with
  * capture off (a pulled change is not published back). A tombstone always wins; a live record
  * never brings back one forgotten here, and never overwrites a local change not yet published.
+ *
+ * A change is applied only inside the project it was pulled for: the namespace this machine
+ * uses for the project (resolved once per batch), or a record already in one of the project's
+ * namespaces. A change naming the id of a record of any other project is refused (`refused`),
+ * and nothing of that record changes: record ids are not trusted across projects.
+ *
+ * Deleted records' text may linger in the full-text index and the WAL until the caller scrubs
+ * them (`scrubDeleted`, once per pull rather than per batch: it rewrites the whole index).
  */
 export function teamApply(
   c: Connection,
   batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },
 ): TeamApplied {
-  const out: TeamApplied = { saved: [], deleted: [] };
+  const out: TeamApplied = { saved: [], deleted: [], refused: [] };
   c.transaction(() => {
+    const target = {
+      projectKey: batch.projectKey,
+      namespace: teamLocalNamespace(c, batch.projectKey),
+    };
     setCapture(c, false);
     try {
-      for (const change of batch.changes) applyOne(c, batch.projectKey, change, out);
+      for (const change of batch.changes) applyOne(c, target, change, out);
       c.stmt(
         `INSERT INTO team_cursors (project_key, last_seq) VALUES (?, ?)
         ON CONFLICT (project_key) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)`,
@@ -187,20 +234,38 @@ export function teamApply(
       setCapture(c, true);
     }
   });
-  if (out.deleted.length > 0) {
-    // Forget means gone: no byte of a forgotten record left in the index or the WAL.
-    c.db.exec("INSERT INTO memory_records_fts(memory_records_fts) VALUES ('optimize')");
-    c.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  }
   return out;
 }
 
-function applyOne(c: Connection, projectKey: string, change: TeamChange, out: TeamApplied): void {
+function applyOne(
+  c: Connection,
+  target: { projectKey: string; namespace: string | null },
+  change: TeamChange,
+  out: TeamApplied,
+): void {
   const id = change.record_id;
+  const project = projectOf(c, id);
+  if (project !== undefined && project !== target.projectKey) {
+    out.refused.push(id);
+    return;
+  }
+  const inProject = (namespace: string) => projectIdFromNamespace(namespace) === target.projectKey;
   if (change.state !== "live") {
-    c.stmt("DELETE FROM team_outbox WHERE record_id = ?").run(id);
-    const n = Number(c.stmt("DELETE FROM memory_records WHERE record_id = ?").run(id).changes);
-    c.stmt("DELETE FROM record_merges WHERE summary_id = ?").run(id);
+    const outbox = c.stmt("SELECT seq, namespace FROM team_outbox WHERE record_id = ?").all(id) as {
+      seq: number;
+      namespace: string;
+    }[];
+    for (const row of outbox) {
+      if (inProject(row.namespace)) c.stmt("DELETE FROM team_outbox WHERE seq = ?").run(row.seq);
+    }
+    const n = project === undefined
+      ? 0
+      : Number(c.stmt("DELETE FROM memory_records WHERE record_id = ?").run(id).changes);
+    const merges = c.stmt("SELECT id, namespace FROM record_merges WHERE summary_id = ?")
+      .all(id) as { id: number; namespace: string }[];
+    for (const row of merges) {
+      if (inProject(row.namespace)) c.stmt("DELETE FROM record_merges WHERE id = ?").run(row.id);
+    }
     if (change.state === "forgotten") {
       c.stmt("INSERT OR IGNORE INTO forgotten_records (record_id, forgotten_at) VALUES (?, ?)")
         .run(id, new Date().toISOString());
@@ -210,11 +275,12 @@ function applyOne(c: Connection, projectKey: string, change: TeamChange, out: Te
   }
   if (c.stmt("SELECT 1 FROM forgotten_records WHERE record_id = ?").get(id)) return;
   if (c.stmt("SELECT 1 FROM team_outbox WHERE record_id = ?").get(id)) return;
-  const [current] = getRecordsSync(c, [id]);
+  const [current] = project === undefined ? [] : getRecordsSync(c, [id]);
   const record = MemoryRecordSchema.parse({
     ...change.body,
     record_id: id,
-    namespace: current?.namespace ?? localNamespace(c, projectKey, change),
+    namespace: current?.namespace ?? target.namespace ??
+      buildNamespace(change.origin_actor, target.projectKey),
   });
   if (!current) {
     insertRecord(c, record);

@@ -1,6 +1,7 @@
 // The local side of team memory: what the outbox captures, and how pulled changes apply.
 import assert from "node:assert/strict";
-import { makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
+import { gitRemoteProject, makeEvent, makeRecord, TEST_NAMESPACE } from "../testing/mod.ts";
+import { buildNamespace } from "../project/mod.ts";
 import { openSqliteStorage, type SqliteStorage, type TeamChange } from "./mod.ts";
 
 const KEY = "a".repeat(64);
@@ -156,4 +157,109 @@ Deno.test("leaving keeps the changes of projects shared before, and only those",
     assert.deepEqual(s.teamOutbox({ limit: 10, afterSeq: first.seq }), [], "afterSeq passes over");
     assert.deepEqual(s.teamStartedProjects(), [KEY]);
   });
+});
+
+/** Two projects with ids from real repositories: one shared, one never granted. */
+async function twoProjects(): Promise<{ shared: string; secret: string; remove(): Promise<void> }> {
+  const root = await Deno.makeTempDir({ prefix: "kiro-learn-team-" });
+  const shared = await gitRemoteProject(root, "pay", { remote: "git@github.com:acme/pay.git" });
+  const secret = await gitRemoteProject(root, "plans", { remote: "https://github.com/acme/plans" });
+  return {
+    shared: shared.projectId,
+    secret: secret.projectId,
+    remove: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+Deno.test("a pulled change naming a record of another project is refused and changes nothing", async () => {
+  const projects = await twoProjects();
+  try {
+    await withStorage(async (s) => {
+      s.setTeamCapture(true);
+      const sharedNs = buildNamespace("bob", projects.shared);
+      const secretNs = buildNamespace("bob", projects.secret);
+      await s.putRecord(makeRecord({ namespace: sharedNs, title: "bob works here" }));
+      const victims = [1, 2, 3].map((i) =>
+        makeRecord({ namespace: secretNs, title: `secret ${i}` })
+      );
+      for (const r of victims) await s.putRecord(r);
+      // A merge in the private project, whose summary's id a hostile tombstone names too.
+      const survivor = makeRecord({ namespace: secretNs, title: "secret survivor" });
+      await s.commitReconciliation({
+        consumedSeqs: [],
+        put: [{ record: survivor }],
+        deleteIds: [],
+        merges: [{ summary_id: survivor.record_id, replaced: [] }],
+      });
+      const outboxBefore = s.teamOutbox({ limit: 100 }).map((i) => i.seq);
+      const before = await s.getRecords([...victims, survivor].map((r) => r.record_id));
+      const { namespace: _, ...body } = { ...victims[1], title: "overwritten" };
+      const ok = makeRecord({ namespace: TEST_NAMESPACE, title: "a teammate's note" });
+      const { namespace: __, ...okBody } = ok;
+      const applied = s.teamApply({
+        projectKey: projects.shared,
+        changes: [
+          change({ record_id: victims[0].record_id, state: "forgotten", change_seq: 1 }),
+          change({ record_id: victims[1].record_id, body, change_seq: 2 }),
+          change({
+            record_id: victims[2].record_id,
+            state: "merged",
+            superseded_by: ok.record_id,
+            change_seq: 3,
+          }),
+          change({ record_id: survivor.record_id, state: "forgotten", change_seq: 4 }),
+          change({ record_id: ok.record_id, body: okBody, change_seq: 5 }),
+        ],
+        lastSeq: 5,
+      });
+      assert.deepEqual(applied.refused, [...victims, survivor].map((r) => r.record_id));
+      assert.deepEqual(applied.deleted, []);
+      assert.deepEqual(applied.saved.map((r) => r.record_id), [ok.record_id]);
+      assert.deepEqual(await s.getRecords([...victims, survivor].map((r) => r.record_id)), before);
+      assert.equal(
+        (await s.listMerges({ namespace: secretNs, limit: 10 })).length,
+        1,
+        "the merge history stays",
+      );
+      assert.deepEqual(s.teamOutbox({ limit: 100 }).map((i) => i.seq), outboxBefore);
+      assert.deepEqual(s.teamProvenance(victims.map((r) => r.record_id)).size, 0);
+      const tombstones = s.db.prepare("SELECT count(*) AS n FROM forgotten_records").get();
+      assert.equal(tombstones?.n, 0, "no forgotten tombstone for a private record");
+      const [landed] = await s.getRecords([ok.record_id]);
+      assert.equal(landed.namespace, sharedNs, "the teammate's record lands in the project");
+      assert.equal(s.teamCursor(projects.shared), 5);
+    });
+  } finally {
+    await projects.remove();
+  }
+});
+
+Deno.test("a project's local namespace: its newest record's, else its newest event's", async () => {
+  const projects = await twoProjects();
+  try {
+    await withStorage(async (s) => {
+      const at = (actor: string, project = projects.shared) => buildNamespace(actor, project);
+      assert.equal(s.teamLocalNamespace(projects.shared), null);
+      // Other projects' rows and other actors around it change nothing.
+      for (const actor of ["zed", "amy", "bob-2", "bob"]) {
+        await s.putRecord(makeRecord({ namespace: at(actor, projects.secret) }));
+      }
+      assert.equal(s.teamLocalNamespace(projects.shared), null);
+      const event = (actor: string, valid_time: string) =>
+        s.ingestEvent(makeEvent({ namespace: at(actor), actor_id: actor, valid_time }), {
+          project_id: projects.shared,
+          enqueue: false,
+        });
+      await event("amy", "2026-01-02T00:00:00.000Z");
+      await event("bob", "2026-03-01T00:00:00.000Z");
+      await event("zed", "2026-02-01T00:00:00.000Z");
+      assert.equal(s.teamLocalNamespace(projects.shared), at("bob"), "the newest event's");
+      await s.putRecord(makeRecord({ namespace: at("zed") }));
+      await s.putRecord(makeRecord({ namespace: at("amy") }));
+      assert.equal(s.teamLocalNamespace(projects.shared), at("amy"), "the newest record's");
+      assert.equal(s.teamLocalNamespace(projects.secret), at("bob", projects.secret));
+    });
+  } finally {
+    await projects.remove();
+  }
 });

@@ -7,3 +7,4 @@ export * from "./types.ts";
 export * from "./sqlite.ts";
 export * from "./migrations.ts";
 export * from "./embedding_blob.ts";
+export { isDatabaseBusy } from "./_connection.ts";

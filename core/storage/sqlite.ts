@@ -81,6 +81,7 @@ import {
   listRecords,
   putRecord,
   recentRecords,
+  scrubDeleted,
   updateRecord,
 } from "./_records.ts";
 import { stats } from "./_stats.ts";
@@ -536,6 +537,11 @@ export class SqliteStorage implements Storage, TeamStore {
     batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },
   ): TeamApplied {
     return teamApply(this.#c, batch);
+  }
+
+  /** See `TeamStore.scrubDeleted`. */
+  scrubDeleted(): void {
+    scrubDeleted(this.#c);
   }
 
   /** See `TeamStore.teamCounts`. */

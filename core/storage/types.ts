@@ -619,6 +619,8 @@ export interface TeamApplied {
   saved: MemoryRecord[];
   /** Ids of records deleted (forgotten or merged elsewhere). */
   deleted: string[];
+  /** Ids of changes refused: they named a record of another project here. */
+  refused: string[];
 }
 
 /** Who and which machine a pulled record came from. */
@@ -663,10 +665,15 @@ export interface TeamStore {
   teamCursor(projectKey: string): number;
   /** The namespace this machine uses for a project, or null before it has worked on it. */
   teamLocalNamespace(projectKey: string): string | null;
-  /** Applies pulled changes of one project and moves its cursor, in one transaction. */
+  /**
+   * Applies pulled changes of one project and moves its cursor, in one transaction, only ever
+   * inside that project's namespaces.
+   */
   teamApply(
     batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },
   ): TeamApplied;
+  /** Removes what deleted records left in the full-text index and the WAL (after a pull). */
+  scrubDeleted(): void;
   /** Backlog and counts. */
   teamCounts(): TeamStatusCounts;
   /** Provenance of pulled records. */

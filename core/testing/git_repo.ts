@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { resolveProject } from "../project/mod.ts";
 
 /** Runs `git args…` in `cwd` with an empty config; returns stdout, throws with stderr. */
 export async function runGit(cwd: string, ...args: string[]): Promise<string> {
@@ -29,4 +30,21 @@ export async function seedRepo(dir: string): Promise<string> {
   await runGit(dir, "add", "README");
   await runGit(dir, "commit", "-q", "-m", "seed");
   return dir;
+}
+
+/**
+ * A real repository at `${parent}/${name}` (`git init`, `git remote add origin <remote>`) and the
+ * project id kiro-learn gives it (`core/project/identity.ts`): `git-` and the digest of the
+ * normalized remote, the same on every machine whatever the checkout's path or URL form.
+ */
+export async function gitRemoteProject(
+  parent: string,
+  name: string,
+  options: { remote: string },
+): Promise<{ dir: string; projectId: string }> {
+  const dir = `${parent}/${name}`;
+  await Deno.mkdir(dir, { recursive: true });
+  await runGit(dir, "init", "-q");
+  await runGit(dir, "remote", "add", "origin", options.remote);
+  return { dir, projectId: resolveProject(dir, { home: parent }).project_id };
 }

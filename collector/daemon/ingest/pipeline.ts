@@ -33,7 +33,7 @@ import type { EventQuery } from "@kiro-learn/core/api/wire";
 import { legacyNamespaceFor, projectIdFromNamespace } from "@kiro-learn/core/project";
 import { scrubEvent } from "@kiro-learn/core/privacy";
 import { type Event, EventSchema } from "@kiro-learn/core/schemas";
-import type { NamespaceMove, Storage } from "@kiro-learn/core/storage";
+import { isDatabaseBusy, type NamespaceMove, type Storage } from "@kiro-learn/core/storage";
 import { setImmediate } from "node:timers";
 import { RecentIds } from "./_dedup.ts";
 
@@ -134,6 +134,9 @@ interface PendingWrite {
 
 /** Most events one group commit writes. */
 const MAX_GROUP = 256;
+
+/** How long a group commit keeps trying while another connection holds the database's lock. */
+const BUSY_RETRY_MS = 30_000;
 
 /** How close (by `valid_time`) a session's second prompt must follow an identical first one. */
 export const PROMPT_REPEAT_WINDOW_MS = 60_000;
@@ -340,13 +343,28 @@ export class IngestPipeline<R = unknown> {
     const batch = this.#pending.splice(0, MAX_GROUP);
     if (this.#pending.length > 0) setImmediate(() => this.#flush());
     else this.#flushScheduled = false;
-    try {
-      const stored = await this.#options.storage.ingestEvents(
-        batch.map((p) => ({ event: p.event, project_id: p.project_id, enqueue: p.enqueue })),
-      );
-      batch.forEach((p, i) => p.resolve(stored[i]));
-    } catch (error) {
-      for (const p of batch) p.reject(error);
+    const items = batch.map((p) => ({
+      event: p.event,
+      project_id: p.project_id,
+      enqueue: p.enqueue,
+    }));
+    const giveUpAt = Date.now() + BUSY_RETRY_MS;
+    for (let attempt = 1;; attempt++) {
+      try {
+        const stored = await this.#options.storage.ingestEvents(items);
+        batch.forEach((p, i) => p.resolve(stored[i]));
+        return;
+      } catch (error) {
+        // Another connection (team sync, a CLI command) held the write lock past the busy
+        // timeout: the events wait their turn, with the event loop free meanwhile, rather than
+        // fail. Any other error fails the batch at once.
+        if (isDatabaseBusy(error) && Date.now() < giveUpAt) {
+          await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
+          continue;
+        }
+        for (const p of batch) p.reject(error);
+        return;
+      }
     }
   }
 }

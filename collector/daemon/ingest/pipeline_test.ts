@@ -206,3 +206,43 @@ Deno.test("a path-derived namespace never moves anything", async () => {
     assert.equal(await storage.namespaceMovedTo(ns), null);
   });
 });
+
+Deno.test("events wait while another process holds the write lock past the busy timeout", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/t.db`;
+  const storage = openSqliteStorage(path, { busyTimeoutMs: 50 });
+  let holder: Deno.ChildProcess | undefined;
+  try {
+    // Another process (as team sync's own connection, or a CLI command, is) takes SQLite's write
+    // lock and keeps it for 20 times the busy timeout.
+    holder = new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `import { DatabaseSync } from "node:sqlite";
+        const db = new DatabaseSync(${JSON.stringify(path)});
+        db.exec("BEGIN IMMEDIATE");
+        console.log("locked");
+        await new Promise((r) => setTimeout(r, 1000));
+        db.exec("COMMIT");
+        db.close();`,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = holder.stdout.getReader();
+    const { value } = await reader.read();
+    assert.match(new TextDecoder().decode(value), /locked/);
+    const pipeline = new IngestPipeline({ storage, retrieve: noRetrieval });
+    const event = makeEvent({ kind: "note" });
+    const outcome = await pipeline.ingest(event);
+    assert.equal(outcome.ok, true, JSON.stringify(outcome));
+    assert.equal((await storage.getEvents([event.event_id])).length, 1);
+    await reader.cancel();
+    assert.equal((await holder.status).success, true);
+  } finally {
+    await holder?.stdout.cancel().catch(() => {});
+    await holder?.status;
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -8,8 +8,10 @@
  *   that commit: a collector killed in between publishes them again, which is harmless (an
  *   upsert of the same content changes nothing).
  * - **Pull.** Teammates' changes of each granted project are read after a cursor (the team
- *   database's change sequence) and applied to the local store with the cursor in one SQLite
- *   transaction: nothing is applied twice or skipped. Retrieval stays local.
+ *   database's change sequence) and applied to the local store with the cursor in short SQLite
+ *   transactions, pausing between them so the collector's own writes never wait long
+ *   (`pull.ts`): nothing is applied twice or skipped, and a change only ever touches records of
+ *   the project it was pulled for. Retrieval stays local.
  * - **When.** A LISTEN on the change channel wakes a pull as soon as a teammate commits; the
  *   outbox is looked at every `team.pollMs`, and a pull runs at least every 30 s without a
  *   notification (a missed one while reconnecting).
@@ -29,18 +31,24 @@
  * @module
  */
 import { settlesWithin } from "@kiro-learn/core/settle";
-import type { TeamApplied, TeamChange, TeamOutboxItem, TeamStore } from "@kiro-learn/core/storage";
+import type { TeamApplied, TeamOutboxItem, TeamStore } from "@kiro-learn/core/storage";
 import type postgres from "postgres";
 import type { Logger } from "../runtime/mod.ts";
 import { connectTeam, describeTeamError, redactTeamUrl, teamUser } from "./connect.ts";
+import { pullProject } from "./pull.ts";
 import { TEAM_CHANNEL, teamSchemaState } from "./schema.ts";
 
-/** How many outbox rows or pulled changes one step handles. */
+/** How many outbox rows one step publishes. */
 const BATCH = 500;
 /** A pull runs at least this often even without a notification. */
 const PULL_EVERY_MS = 30_000;
-/** A cycle stuck longer than this (a hung connection) is given up; the next gets a new pool. */
+/**
+ * A cycle that gets nothing done for this long (a hung connection) is given up; the next gets a
+ * new pool. A long pull that keeps applying slices is not stuck.
+ */
 const CYCLE_TIMEOUT_MS = 60_000;
+/** Status is posted at most this often while a cycle publishes or pulls (and at its end). */
+const STATUS_EVERY_MS = 250;
 /** The longest pause between retries while the database is unreachable. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -116,6 +124,9 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     lastErrorAt: null as string | null,
     lastSyncAt: null as string | null,
     lastPullAt: 0,
+    /** When the running cycle last got something done (the watchdog's clock). */
+    progressAt: 0,
+    statusAt: 0,
     notified: true,
     listening: false,
     schemaChecked: false,
@@ -196,7 +207,7 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
         });
         store.teamAck(group.map((i) => i.seq));
         state.published += group.length;
-        options.onStatus?.();
+        progressed();
       }
       store.teamAck(dropped);
     }
@@ -251,27 +262,30 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
       if (store.teamLocalNamespace(key) === null) return;
       localProjects.add(key);
     }
-    for (;;) {
-      const cursor = store.teamCursor(key);
-      const rows = await sql<(Omit<TeamChange, "change_seq"> & { change_seq: string })[]>`
-        SELECT record_id, change_seq, state, body, superseded_by, origin_actor, origin_role,
-          origin_client, changed_by_role, changed_by_client
-        FROM kl_records WHERE project_key = ${key} AND change_seq > ${cursor}
-        ORDER BY change_seq LIMIT ${BATCH}`;
-      if (rows.length === 0) return;
-      // Our own live changes coming back are already here; tombstones apply whoever wrote them.
-      const changes = rows.map((r) => ({ ...r, change_seq: Number(r.change_seq) }))
-        .filter((r) => r.state !== "live" || r.changed_by_client !== clientId);
-      const applied = store.teamApply({
-        projectKey: key,
-        changes,
-        lastSeq: Number(rows.at(-1)!.change_seq),
+    const result = await pullProject(sql, store, {
+      projectKey: key,
+      clientId,
+      onApplied: options.onApplied,
+      onProgress: (n) => {
+        state.pulled += n;
+        progressed();
+      },
+    });
+    if (result.refused.length > 0) {
+      logger.warn("team: refused pulled changes naming records of another project", {
+        project_id: key,
+        count: result.refused.length,
+        record_ids: result.refused.slice(0, 10),
       });
-      state.pulled += changes.length;
-      options.onStatus?.();
-      if (applied.saved.length + applied.deleted.length > 0) options.onApplied?.(applied);
-      if (rows.length < BATCH) return;
     }
+  }
+
+  /** A batch published or a slice pulled: the watchdog waits on, status (at most 4/s) says so. */
+  function progressed(): void {
+    state.progressAt = Date.now();
+    if (state.progressAt - state.statusAt < STATUS_EVERY_MS) return;
+    state.statusAt = state.progressAt;
+    options.onStatus?.();
   }
 
   function fail(error: unknown): void {
@@ -308,11 +322,21 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     return running;
   }
 
+  /** False when the cycle went `CYCLE_TIMEOUT_MS` without getting anything done. */
+  async function settlesWhileProgressing(cycle: Promise<void>): Promise<boolean> {
+    state.progressAt = Date.now();
+    for (;;) {
+      const left = state.progressAt + CYCLE_TIMEOUT_MS - Date.now();
+      if (left <= 0) return false;
+      if (await settlesWithin(cycle, left)) return true;
+    }
+  }
+
   const loop = (async () => {
     while (!closed) {
-      if (!await settlesWithin(runCycle(), CYCLE_TIMEOUT_MS)) {
+      if (!await settlesWhileProgressing(runCycle())) {
         // A hung connection: drop the cycle and its pool; the next one starts afresh.
-        fail(new Error(`a sync cycle took over ${CYCLE_TIMEOUT_MS / 1000} s`));
+        fail(new Error(`a sync cycle made no progress for ${CYCLE_TIMEOUT_MS / 1000} s`));
         running = null;
       }
       // A teammate committed while this cycle ran: pull now, not after a pause.

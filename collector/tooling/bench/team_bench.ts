@@ -11,17 +11,23 @@
  * - PostgreSQL: connections to the team database (sampled), and its CPU (all its processes'
  *   user + system time over the phase).
  *
- * Run: `deno task bench team` (opt-in: about two minutes) or
- * `deno run -A collector/tooling/bench/team_bench.ts [--quick] [--collectors=N] [--seconds=S]`.
- * Figures go to stdout and to `.bench/team.json`.
+ * Then the large pull (`team_pull_bench.ts`): B, whose store holds 50k records, pulls A's 50k
+ * while serving its own session, then A's burst of 10k.
+ *
+ * Run: `deno task bench team` (opt-in: several minutes) or
+ * `deno run -A collector/tooling/bench/team_bench.ts [--quick] [--collectors=N] [--seconds=S]
+ * [--pull-only] [--local=N] [--pulled=N] [--burst=N]`. Figures go to stdout and to
+ * `.bench/team.json`.
  *
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
 import { newEventId, newRecordId } from "@kiro-learn/core/ids";
-import { formatMs, makeEvent, summarize } from "@kiro-learn/core/testing";
+import { buildNamespace } from "@kiro-learn/core/project";
+import { formatMs, gitRemoteProject, makeEvent, summarize } from "@kiro-learn/core/testing";
 import {
   createTeamDatabase,
+  grantTeamProject,
   postJson,
   startTestDaemon,
   startTestPostgres,
@@ -29,6 +35,7 @@ import {
   type TestPostgres,
 } from "../testing/mod.ts";
 import { connectTeam } from "../../daemon/team/mod.ts";
+import { formatPullReport, runPullBench } from "./team_pull_bench.ts";
 
 const quick = Deno.args.includes("--quick");
 const arg = (name: string, fallback: number) =>
@@ -41,11 +48,12 @@ const WARMUP_S = quick ? 2 : 5;
 const EVENTS_PER_S = 20;
 /** Memories saved per second per collector (each one is shared with every other). */
 const SAVES_PER_S = 1;
-const PROJECT = "7".repeat(64);
 const out = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ??
   new URL(`../../../.bench/team${quick ? "-quick" : ""}.json`, import.meta.url).pathname;
 
-const ns = (i: number) => `/actor/dev${i}/project/${PROJECT}/`;
+/** The shared project's id: set from a real repository with a remote when the run starts. */
+let project = "";
+const ns = (i: number) => buildNamespace(`dev${i}`, project);
 
 /** User + system CPU seconds of the cluster's postmaster and its children so far. */
 function postgresCpuSeconds(dataDir: string): number {
@@ -223,7 +231,7 @@ async function disposeAll(daemons: TestDaemon[]): Promise<void> {
   for (const d of daemons) await d[Symbol.asyncDispose]();
 }
 
-if (import.meta.main) {
+async function sharingPhases(): Promise<Record<string, unknown>> {
   console.log(
     `team: ${COLLECTORS} collectors, ${SECONDS} s per phase, each ${EVENTS_PER_S} events/s and ` +
       `${SAVES_PER_S} shared memory/s`,
@@ -232,27 +240,43 @@ if (import.meta.main) {
   const without = await phase(alone, { pg: null, sharing: false });
   await disposeAll(alone);
 
-  await using pg = await startTestPostgres();
-  await createTeamDatabase(pg, {
-    members: Array.from(
+  const root = await Deno.makeTempDir({ prefix: "kiro-learn-bench-team-" });
+  try {
+    project = (await gitRemoteProject(root, "pay", { remote: "git@github.com:acme/pay.git" }))
+      .projectId;
+    await using pg = await startTestPostgres();
+    const members = Array.from(
       { length: COLLECTORS },
-      (_, i) => ({ role: `dev${i}`, password: `pw${i}`, projects: [PROJECT] }),
-    ),
-  });
-  const shared = await startCollectors(pg);
-  const withSharing = await phase(shared, { pg, sharing: true });
-  await disposeAll(shared);
+      (_, i) => ({ role: `dev${i}`, password: `pw${i}`, projects: [] }),
+    );
+    await createTeamDatabase(pg, { members });
+    for (const { role } of members) await grantTeamProject(pg, { role, key: project });
+    const shared = await startCollectors(pg);
+    const withSharing = await phase(shared, { pg, sharing: true });
+    await disposeAll(shared);
+    return {
+      collectors: COLLECTORS,
+      seconds_per_phase: SECONDS,
+      events_per_s_per_collector: EVENTS_PER_S,
+      saves_per_s_per_collector: SAVES_PER_S,
+      without_sharing: report("without sharing", without),
+      with_sharing: report("with sharing", withSharing),
+    };
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
 
-  const results = {
-    collectors: COLLECTORS,
-    seconds_per_phase: SECONDS,
-    events_per_s_per_collector: EVENTS_PER_S,
-    saves_per_s_per_collector: SAVES_PER_S,
-    without_sharing: report("without sharing", without),
-    with_sharing: report("with sharing", withSharing),
-    quick,
-    at: new Date().toISOString(),
-  };
+if (import.meta.main) {
+  const sharing = Deno.args.includes("--pull-only") ? null : await sharingPhases();
+  const pull = await runPullBench({
+    local: arg("local", quick ? 5_000 : 50_000),
+    pulled: arg("pulled", quick ? 3_000 : 50_000),
+    burst: arg("burst", quick ? 1_000 : 10_000),
+    log: (line) => console.log(line),
+  });
+  console.log(formatPullReport(pull));
+  const results = { ...sharing, pull, quick, at: new Date().toISOString() };
   await Deno.mkdir(new URL(".", `file://${out}`).pathname, { recursive: true });
   await Deno.writeTextFile(out, JSON.stringify(results, null, 2) + "\n");
   console.log(`team: wrote ${out}`);

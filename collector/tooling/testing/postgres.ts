@@ -259,18 +259,39 @@ export async function createTeamDatabase(
 /**
  * A collector daemon of the team member `role` (a child process with serve's flags): its
  * password in the data dir's `team-password` file, `team.url` pointing at `pg`'s `team`
- * database (through `host`, default 127.0.0.1), polling every 100 ms. `settings` adds to that.
+ * database (through `host`, default 127.0.0.1), polling every 100 ms. `settings` adds to that;
+ * `dataDir` is one already filled (removed with the daemon, as a fresh one is).
  */
 export async function startTeamDaemon(
   pg: TestPostgres,
   member: { role: string; password: string },
-  options: { host?: string; settings?: Record<string, unknown> } = {},
+  options: { host?: string; settings?: Record<string, unknown>; dataDir?: string } = {},
 ): Promise<TestDaemon> {
-  const dataDir = await Deno.makeTempDir({ prefix: `kiro-learn-${member.role}-` });
+  const dataDir = options.dataDir ??
+    await Deno.makeTempDir({ prefix: `kiro-learn-${member.role}-` });
   await Deno.writeTextFile(`${dataDir}/team-password`, member.password, { mode: 0o600 });
   const url = pg.url({ user: member.role, password: "", db: "team", host: options.host });
   return await startTestDaemon({
     dataDir,
     settings: { ...options.settings, team: { url, pollMs: 100 } },
   });
+}
+
+/**
+ * Grants project `key` (a project id as `kiro-learn team join` prints it) to `role` on the team
+ * database `db` (default `team`), as the admin does.
+ */
+export async function grantTeamProject(
+  pg: TestPostgres,
+  grant: { role: string; key: string },
+  options: { db?: string } = {},
+): Promise<void> {
+  const sql = connectTeam(pg.url({ db: options.db ?? "team", password: "" }), {
+    password: pg.adminPassword,
+  });
+  try {
+    await sql`INSERT INTO kl_grants (role, project_key) VALUES (${grant.role}, ${grant.key})`;
+  } finally {
+    await sql.end();
+  }
 }
