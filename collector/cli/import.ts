@@ -10,7 +10,7 @@
  * @module
  */
 import { ROUTES } from "@kiro-learn/core/api";
-import { cliArgv, shellQuote } from "@kiro-learn/core/launch";
+import { cliArgv, denoEnvAssignments, shellQuote } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
@@ -67,7 +67,7 @@ export function postCommitHook(
 ): string {
   const block = [
     HOOK_BEGIN,
-    `KIRO_LEARN_HOME=${shellQuote(options.dataDir)} ${
+    `KIRO_LEARN_HOME=${shellQuote(options.dataDir)} ${denoEnvAssignments()} ${
       options.command.map(shellQuote).join(" ")
     } >/dev/null 2>&1 </dev/null &`,
     HOOK_END,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { cliArgv } from "@kiro-learn/core/launch";
+import { cliArgv, DENO_ENV } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import {
   loadSettings,
@@ -81,6 +81,7 @@ async function rerunWithNet(
   const child = new Deno.Command(deno, {
     args: [...argv, "team", ...tail],
     cwd: invocationDir(),
+    env: DENO_ENV,
     stdin: options.password === null ? "inherit" : "piped",
     stdout: "inherit",
     stderr: "inherit",

@@ -35,7 +35,7 @@ import {
 import { join } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
 import { mcpCommand, type McpCommandOptions, mcpHeadersCommand } from "./mcp.ts";
-import type { ShimSurface } from "./layout.ts";
+import { denoEnvLines, type ShimSurface } from "./layout.ts";
 import { shellQuote, shimCommand, type ShimCommandOptions } from "./shim.ts";
 
 /** How a config file names the data dir when it is the default one: expanded by the shell. */
@@ -114,6 +114,7 @@ export function hookLauncherScript(
     `# Written by \`kiro-learn install\`: runs the ${surface} hook of kiro-learn with its`,
     "# permissions, adding the hook's project root (the nearest folder holding .git) to what it",
     "# may read. Rewritten by every install; removed by uninstall.",
+    ...denoEnvLines(),
     ...FIND_ROOT,
   ];
   if (!claude) return [...head, `exec ${words} "$@"`, ""].join("\n");
@@ -333,6 +334,7 @@ export function mcpLauncherScript(options: McpCommandOptions): string {
   return [
     "#!/bin/sh",
     "# Written by `kiro-learn install`: runs kiro-learn's MCP server with its permissions.",
+    ...denoEnvLines(),
     `exec ${mcpCommand(options).map(shellQuote).join(" ")} "$@"`,
     "",
   ].join("\n");
@@ -422,6 +424,7 @@ export function mcpHeadersLauncherScript(
     "#!/bin/sh",
     "# Written by `kiro-learn install`: prints the headers (token, project) Claude Code sends to",
     "# the collector's MCP route. Rewritten by every install; removed by uninstall.",
+    ...denoEnvLines(),
     ...FIND_AGENT_CWD,
     ...fast,
     `exec ${argv.map(shellQuote).join(" ")} "${AGENT_CWD_ARG}$agent_cwd"`,

@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { commandPresence, LOCAL_MODULES_ONLY, resolveCommand } from "@kiro-learn/core/launch";
+import {
+  commandPresence,
+  DENO_ENV,
+  LOCAL_MODULES_ONLY,
+  resolveCommand,
+} from "@kiro-learn/core/launch";
 
 export { resolveCommand };
 import { ENV_OVERRIDES, postgresHostPort, type Settings } from "@kiro-learn/core/settings";
@@ -250,12 +255,14 @@ export const DAEMON_GLIBC_TUNABLES = "glibc.malloc.trim_threshold=1048576:" +
   "glibc.malloc.mmap_threshold=1048576";
 
 /**
- * The environment the daemon is started with, on top of its parent's: {@linkcode
- * DAEMON_GLIBC_TUNABLES}, before any `GLIBC_TUNABLES` the user set (glibc lets the later win).
+ * The environment the daemon is started with, on top of its parent's: Deno's own quiet settings
+ * (`DENO_ENV`: no update check, no prompt), and {@linkcode DAEMON_GLIBC_TUNABLES}, before any
+ * `GLIBC_TUNABLES` the user set (glibc lets the later win).
  */
 export function daemonEnv(): Record<string, string> {
   const inherited = Deno.env.get("GLIBC_TUNABLES");
   return {
+    ...DENO_ENV,
     GLIBC_TUNABLES: inherited ? `${DAEMON_GLIBC_TUNABLES}:${inherited}` : DAEMON_GLIBC_TUNABLES,
   };
 }
