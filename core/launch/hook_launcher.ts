@@ -315,14 +315,16 @@ function gitProjectLines(options: { start: string; lost: string }): string[] {
 
 /**
  * curl's arguments for a call over the socket about the project {@linkcode gitProjectLines}
- * found: the socket, the bearer header file, the folder, root and actor headers, and the
+ * found: no proxy, the socket, the bearer header file, the folder, root and actor headers, and the
  * repository's config file (curl reads and URL-encodes it: `--url-query`, curl 7.87 or later;
  * an older curl fails the call and the caller falls back), so the collector derives the project
  * id from the remote exactly as `resolveProject` does.
  */
 function projectCurlArgs(): string {
   return [
-    `--unix-socket "$sock" -H @"$auth"`,
+    // Never a proxy, whatever the proxy variables say (curl ignores them on a Unix socket
+    // today; the token must not depend on that).
+    `--noproxy '*' --unix-socket "$sock" -H @"$auth"`,
     `-H "${HOOK_HEADERS.cwd}: $cwd" -H "${HOOK_HEADERS.root}: $groot"`,
     `-H "${HOOK_HEADERS.actor}: $actor"`,
     `--url-query "${HOOK_GIT_CONFIG_QUERY}@$groot/.git/config"`,

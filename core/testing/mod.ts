@@ -16,3 +16,4 @@ export * from "./namespace_rows.ts";
 export * from "./git_repo.ts";
 export * from "./deno_script.ts";
 export * from "./outside_connections.ts";
+export * from "./recording_proxy.ts";

@@ -8,6 +8,7 @@
  * @module
  */
 import { fromFileUrl } from "../path.ts";
+import { startRecordingProxy } from "./recording_proxy.ts";
 
 /** A module that lingers 4 s then exits: run in place of an entry, it does nothing of its own. */
 export const LINGER_PROBE: string = fromFileUrl(
@@ -35,13 +36,7 @@ export async function outsideConnections(
   options: { env?: Record<string, string>; stdin?: string } = {},
 ): Promise<OutsideConnections> {
   const denoDir = await Deno.makeTempDir({ prefix: "kiro-learn-empty-deno-dir-" });
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const proxy = `http://127.0.0.1:${listener.addr.port}`;
-  const requests: string[] = [];
-  const handled: Promise<void>[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) handled.push(recordFirstLine(conn, requests));
-  })();
+  await using proxy = startRecordingProxy();
   try {
     const child = new Deno.Command(argv[0], {
       args: argv.slice(1),
@@ -50,14 +45,7 @@ export async function outsideConnections(
         PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
         HOME: Deno.env.get("HOME") ?? "/nonexistent",
         DENO_DIR: denoDir,
-        HTTPS_PROXY: proxy,
-        HTTP_PROXY: proxy,
-        ALL_PROXY: proxy,
-        https_proxy: proxy,
-        http_proxy: proxy,
-        all_proxy: proxy,
-        NO_PROXY: "",
-        no_proxy: "",
+        ...proxy.env,
         ...options.env,
       },
       stdin: options.stdin === undefined ? "null" : "piped",
@@ -73,31 +61,11 @@ export async function outsideConnections(
     const out = await child.output();
     const text = new TextDecoder();
     return {
-      requests,
+      requests: proxy.seen.map((r) => r.line),
       code: out.code,
       output: text.decode(out.stdout) + text.decode(out.stderr),
     };
   } finally {
-    listener.close();
-    await accepting.catch(() => {});
-    await Promise.all(handled);
     await Deno.remove(denoDir, { recursive: true });
-  }
-}
-
-async function recordFirstLine(conn: Deno.Conn, requests: string[]): Promise<void> {
-  try {
-    const buffer = new Uint8Array(4096);
-    const n = await conn.read(buffer);
-    const text = n === null ? "" : new TextDecoder().decode(buffer.subarray(0, n));
-    requests.push(text.split("\r\n")[0] || "(a connection that sent nothing)");
-  } catch {
-    requests.push("(a connection)");
-  } finally {
-    try {
-      conn.close();
-    } catch {
-      // Closed by the client.
-    }
   }
 }
