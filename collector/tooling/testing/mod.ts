@@ -25,3 +25,4 @@ export * from "./postgres.ts";
 export * from "./project_layouts.ts";
 export * from "./launchers.ts";
 export * from "./process_memory.ts";
+export * from "./stopped_process.ts";
