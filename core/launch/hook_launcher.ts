@@ -61,7 +61,12 @@ export function portablePath(path: string, options: { home: string; dataDir: str
   return HOME_DATA_DIR + path.slice(standard.length);
 }
 
-// Finds the project root in plain sh (no git process, no external command: a hook is hot).
+// Finds the project root in plain sh (no git process, no external command: a hook is hot), and
+// canonicalises every folder the shim will be allowed to read: `cd -P` (a builtin) resolves
+// `.`, `..`, `//` and symlinks, so `gitdir: /.`, `//` or `/etc/..` come out as `/`, which is
+// refused like a path with a comma (it would split the permission list). A git dir must also
+// look like one (named `.git`, inside one, or `*.git`, holding HEAD): a `.git` file naming
+// another folder (`gitdir: /etc`) widens nothing.
 const FIND_ROOT = [
   "root=",
   'dir="$PWD"',
@@ -79,16 +84,33 @@ const FIND_ROOT = [
   '  case "$gitdir" in /*|"") ;; *) gitdir="$root/$gitdir" ;; esac',
   '  gitdir="${gitdir%/worktrees/*}"',
   "fi",
+  "here=$PWD",
+  'if [ -n "$root" ]; then',
+  '  if cd -P -- "$root" 2>/dev/null; then root=$PWD; else root=; fi',
+  '  if [ -n "$gitdir" ] && cd -P -- "$gitdir" 2>/dev/null; then gitdir=$PWD; else gitdir=; fi',
+  "  # Back to the hook's folder (a folder that vanished has nothing to record).",
+  '  cd -- "$here" 2>/dev/null || exit 0',
+  "fi",
+  '[ -f "$gitdir/HEAD" ] || gitdir=',
+  'case "$gitdir" in */.git|*/.git/*|*.git) ;; *) gitdir= ;; esac',
   "# Never the whole disk, and never a path with a comma (it would split the permission list).",
   'case "$root" in /|*,*) root= ;; esac',
   'case "$gitdir" in /|*,*) gitdir= ;; esac',
 ];
 
 // Claude Code keeps its transcripts in `$CLAUDE_CONFIG_DIR/projects` when that is set: an absolute
-// path, never the whole disk, never with a comma. Under $HOME the shim may read it already.
+// folder of this user's, canonicalised as the project root is, never the whole disk, never with a
+// comma. Under $HOME the shim may read it already.
 const CLAUDE_DIR = [
   "claudedir=${CLAUDE_CONFIG_DIR:-}",
-  'case "$claudedir" in /|*,*|"") claudedir= ;; /*) ;; *) claudedir= ;; esac',
+  'case "$claudedir" in /*) ;; *) claudedir= ;; esac',
+  'if [ -n "$claudedir" ] && [ -O "$claudedir" ] && cd -P -- "$claudedir" 2>/dev/null; then',
+  "  claudedir=$PWD",
+  '  cd -- "$here" 2>/dev/null || exit 0',
+  "else",
+  "  claudedir=",
+  "fi",
+  'case "$claudedir" in /|*,*) claudedir= ;; esac',
 ];
 
 /**

@@ -40,6 +40,7 @@ export {
   AGENT_PID_ARG,
   commandPresence,
   hookCommandLine,
+  readableRoot,
   resolveCommand,
   shellQuote,
   SHIM_ENV_VARS,

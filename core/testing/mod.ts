@@ -17,3 +17,4 @@ export * from "./git_repo.ts";
 export * from "./deno_script.ts";
 export * from "./outside_connections.ts";
 export * from "./recording_proxy.ts";
+export * from "./launcher_grants.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { mcpHeadersCommand } from "@kiro-learn/core/launch";
-import { startRecordingProxy } from "@kiro-learn/core/testing";
+import { launcherReadGrant, startRecordingProxy } from "@kiro-learn/core/testing";
 import { fixtureText, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
 import { connectMcp, processText, runKiroLearn, startTestDaemon } from "../testing/mod.ts";
 import { type AttackFigure, Tally } from "./_figure.ts";
@@ -82,5 +82,52 @@ export async function proxyVariables(): Promise<AttackFigure> {
     );
   } finally {
     await Deno.remove(project, { recursive: true });
+  }
+}
+
+/**
+ * A repository's `.git` file names the whole disk, spelled every way (or a folder that is no git
+ * dir): the hook launchers must grant their shim no read root but the data dir, `$HOME` and the
+ * project, each canonical. (Claude Code's config folder too, spelled as `/`.)
+ */
+export async function gitFileWidening(): Promise<AttackFigure> {
+  const tally = new Tally();
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-attack-gitdir-" }));
+  try {
+    const home = `${dir}/home`;
+    await Deno.mkdir(`${home}/.kiro-learn`, { recursive: true });
+    const project = `${dir}/srv/app`;
+    await Deno.mkdir(`${project}/src`, { recursive: true });
+    await Deno.symlink("/", `${dir}/disk.git`);
+    const expected = [`${home}/.kiro-learn`, home, project];
+    const tries: [string, Record<string, string>][] = [
+      ...["/", "/.", "//", "/etc/..", "/etc", "../../../../../../../../..", `${dir}/disk.git`]
+        .map((t): [string, Record<string, string>] => [`gitdir: ${t}`, {}]),
+      ...["//", "/etc/.."].map((c): [string, Record<string, string>] => [
+        `CLAUDE_CONFIG_DIR=${c}`,
+        { CLAUDE_CONFIG_DIR: c },
+      ]),
+    ];
+    for (const [what, env] of tries) {
+      if (what.startsWith("gitdir: ")) await Deno.writeTextFile(`${project}/.git`, `${what}\n`);
+      else {
+        await Deno.remove(`${project}/.git`).catch(() => {});
+        await Deno.mkdir(`${project}/.git`);
+      }
+      for (const surface of ["kiro-cli", "claude-code"] as const) {
+        const read = await launcherReadGrant(surface, { home, cwd: `${project}/src`, env });
+        const extra = read.filter((r) => !expected.includes(r));
+        tally.add(
+          extra.length === 0,
+          extra.length === 0 ? "data dir, $HOME, project" : "widened",
+          `${surface}, ${what}: --allow-read also had ${extra.join(",")}`,
+        );
+      }
+    }
+    return tally.figure(
+      "a .git file or CLAUDE_CONFIG_DIR names the whole disk (hook launchers' read grant)",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 }
