@@ -40,6 +40,11 @@ export interface DataPaths {
    * token, 0600), reused while the same collector process lives.
    */
   mcpHeadersCache: string;
+  /**
+   * `install-manifest.json`: what `install` created, which `uninstall` removes (written by the
+   * CLI only: the daemon may not write it).
+   */
+  installManifest: string;
   /** `bin/`: the scripts `install` writes (the hooks' launchers, the collector's starter). */
   bin: string;
   /**
@@ -56,6 +61,9 @@ export interface DataPaths {
 
 /** Name of the settings file inside the data dir. */
 export const SETTINGS_FILE = "settings.json";
+
+/** Name of the install record inside the data dir. */
+export const INSTALL_MANIFEST_FILE = "install-manifest.json";
 
 const IS_WINDOWS = Deno.build.os === "windows";
 
@@ -90,6 +98,7 @@ export function dataPaths(dir: string): DataPaths {
     hookAuth: join(dir, "hook-auth"),
     unanswered: join(dir, "collector.unanswered"),
     mcpHeadersCache: join(dir, "mcp-headers.cache"),
+    installManifest: join(dir, INSTALL_MANIFEST_FILE),
     bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),
     teamPassword: join(dir, "team-password"),

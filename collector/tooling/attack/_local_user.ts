@@ -131,3 +131,58 @@ export async function gitFileWidening(): Promise<AttackFigure> {
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/**
+ * The install record names the user's own files, each "created" by install (what a process with
+ * the daemon's exact flags could once write; the self-escalation probe checks it no longer can):
+ * the user's next `kiro-learn uninstall`, the real command, must delete none of them.
+ */
+export async function forgedInstallRecord(): Promise<AttackFigure> {
+  const tally = new Tally();
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-attack-home-" }));
+  try {
+    const dataDir = `${home}/.kiro-learn`;
+    const project = `${home}/proj`;
+    await Deno.mkdir(`${project}/.git`, { recursive: true });
+    await Deno.mkdir(dataDir, { mode: 0o700 });
+    await Deno.mkdir(`${home}/.kiro/agents`, { recursive: true });
+    await Deno.mkdir(`${home}/Documents`);
+    const victims: Record<string, [string, string]> = {
+      [`${home}/docker-config.json`]: ["kiro-chat-agent", '{"auths":{"r.example":{}}}\n'],
+      [`${project}/package.json`]: ["kiro-chat-agent", '{"name":"proj"}\n'],
+      [`${project}/.mcp.json`]: ["claude-mcp-project", '{"mcpServers":{"theirs":{}}}\n'],
+      // The user's own agent where install would put one, "created" with a made-up hash.
+      [`${home}/.kiro/agents/kiro-learn.json`]: ["kiro-chat-agent", '{"name":"mine"}\n'],
+    };
+    const files: Record<string, unknown> = {};
+    for (const [path, [kind, text]] of Object.entries(victims)) {
+      await Deno.writeTextFile(path, text);
+      files[path] = { kind, created: true, keep: [], sha256: "0".repeat(64) };
+    }
+    await Deno.writeTextFile(
+      `${dataDir}/install-manifest.json`,
+      JSON.stringify({ version: 1, files, dirs: [`${home}/Documents`] }),
+    );
+    const out = await runKiroLearn(["uninstall"], {
+      env: { HOME: home, KIRO_LEARN_HOME: dataDir },
+      cwd: project,
+    });
+    tally.check(out.code === 0, `uninstall failed: ${processText(out)}`);
+    for (const [path, [, text]] of Object.entries(victims)) {
+      const now = await Deno.readTextFile(path).catch(() => null);
+      tally.add(
+        now === text,
+        now === null ? "deleted" : now === text ? "kept" : "rewritten",
+        `${path}: ${now === null ? "deleted" : "rewritten"}`,
+      );
+    }
+    const folder = await Deno.stat(`${home}/Documents`).then(() => true, () => false);
+    tally.add(folder, folder ? "kept" : "deleted", `${home}/Documents: deleted`);
+    return tally.figure(
+      "a forged install record, then the user's `kiro-learn uninstall`",
+      "every file and folder it named untouched",
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
