@@ -27,7 +27,7 @@ import { createResumeAssembler, withSessionStart } from "./retrieval/mod.ts";
 import { createLogger, type Logger } from "./runtime/mod.ts";
 import { CircuitBreaker, EventBus } from "./runtime/mod.ts";
 import { ensureToken } from "./runtime/mod.ts";
-import { createApp } from "./server/mod.ts";
+import { bindTcpGuard, createApp, startTcpGuard, type TcpGuard } from "./server/mod.ts";
 import type { CollectorContext } from "./server/mod.ts";
 
 /** A running collector. */
@@ -72,8 +72,9 @@ export interface StartOptions {
   /** How often the spool is drained after the start-up drain (default 30 s). */
   spoolDrainMs?: number;
   /**
-   * Also serve the app on `<data dir>/collector.sock` (the hooks' fast path) and write the header
-   * file the hook launchers send (the daemon does; in-process tests may).
+   * Serve the app on `<data dir>/collector.sock` (the hooks' fast path) and write the header file
+   * the hook launchers send; the TCP port is then held by the connection guard
+   * (`server/tcp_guard.ts`), which relays to that socket (the daemon does; in-process tests may).
    */
   unixSocket?: boolean;
   /**
@@ -316,14 +317,19 @@ export async function startCollector(
       bus.publish({ type: "records_deleted", record_ids: ids });
     },
   });
-  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  // The port first: it is what makes this process the collector (a socket file left in the data
+  // dir is then a dead collector's). With the Unix socket, the port is held by the connection
+  // guard, which relays to it; without (in-process tests), by Deno.serve.
+  let tcp: { listener: Deno.TcpListener } | { server: Deno.HttpServer<Deno.NetAddr> };
   try {
-    server = Deno.serve({
-      hostname: settings.collector.host,
-      port: settings.collector.port,
-      onListen: (addr) => resolve(addr),
-    }, app.fetch);
+    tcp = options.unixSocket
+      ? {
+        listener: bindTcpGuard({
+          hostname: settings.collector.host,
+          port: settings.collector.port,
+        }),
+      }
+      : { server: await serveTcp(settings, app.fetch) };
   } catch (error) {
     await team?.close();
     await embeddings.close();
@@ -337,7 +343,7 @@ export async function startCollector(
     }
     throw error;
   }
-  const addr = await listening;
+  const addr = "listener" in tcp ? tcp.listener.addr as Deno.NetAddr : tcp.server.addr;
   const url = collectorBaseUrl(addr.hostname, addr.port);
   if (options.writePidFile) {
     Deno.writeTextFileSync(settings.paths.pid, `${Deno.pid}\n`, { mode: 0o600 });
@@ -345,6 +351,25 @@ export async function startCollector(
   const socket = options.unixSocket
     ? await listenOnSocket(settings, { token, logger, handler: app.fetch })
     : null;
+  let server: Deno.HttpServer<Deno.NetAddr> | null = "server" in tcp ? tcp.server : null;
+  let guard: TcpGuard | null = null;
+  if ("listener" in tcp) {
+    if (socket !== null) {
+      guard = startTcpGuard(tcp.listener, {
+        upstream: settings.paths.socket,
+        onAcceptError: (error) =>
+          logger.warn("could not accept a connection on the collector's port; still listening", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      });
+    } else {
+      // No socket to relay to (a data dir path too long for one): the port is served directly,
+      // without the flood guard.
+      tcp.listener.close();
+      server = await serveTcp(settings, app.fetch);
+      logger.warn("no connection guard on the collector's port: it needs the Unix socket");
+    }
+  }
   logger.info("collector listening", {
     url,
     socket: socket === null ? null : settings.paths.socket,
@@ -371,7 +396,10 @@ export async function startCollector(
         // Extraction first: it ends running agents at once, and a request waiting on a run
         // (a flush) would otherwise hold server.shutdown() until the agent's timeout.
         const extractionClosed = extraction.close();
-        await Promise.all([server.shutdown(), socket?.shutdown()]);
+        // The port stops taking connections first; the server then answers what it has.
+        await guard?.stopAccepting();
+        await Promise.all([server?.shutdown(), socket?.shutdown()]);
+        await guard?.close();
         if (socket !== null) removeIfPresent(settings.paths.socket);
         await extractionClosed;
         await team?.close();
@@ -390,6 +418,21 @@ export async function startCollector(
       return closed;
     },
   };
+}
+
+/** Serves `handler` on the settings' host and port with Deno.serve; resolves once it listens. */
+async function serveTcp(
+  settings: Settings,
+  handler: (request: Request) => Response | Promise<Response>,
+): Promise<Deno.HttpServer<Deno.NetAddr>> {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const server = Deno.serve({
+    hostname: settings.collector.host,
+    port: settings.collector.port,
+    onListen: () => resolve(),
+  }, handler);
+  await promise;
+  return server;
 }
 
 /**

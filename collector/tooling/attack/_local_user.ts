@@ -9,7 +9,14 @@
 import { mcpHeadersCommand } from "@kiro-learn/core/launch";
 import { launcherReadGrant, startRecordingProxy } from "@kiro-learn/core/testing";
 import { fixtureText, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
-import { connectMcp, processText, runKiroLearn, startTestDaemon } from "../testing/mod.ts";
+import {
+  connectMcp,
+  processState,
+  processText,
+  runKiroLearn,
+  startFlood,
+  startTestDaemon,
+} from "../testing/mod.ts";
 import { type AttackFigure, Tally } from "./_figure.ts";
 
 /**
@@ -185,4 +192,43 @@ export async function forgedInstallRecord(): Promise<AttackFigure> {
   } finally {
     await Deno.remove(home, { recursive: true });
   }
+}
+
+/**
+ * Another account (`nobody`, when the suite runs as root) holds three times as many idle
+ * connections as the collector has descriptors (it is started with 512): the collector must
+ * stay up, keep its port (an impostor could otherwise take it), and answer its owner.
+ */
+export async function connectionFlood(): Promise<AttackFigure> {
+  const tally = new Tally();
+  await using daemon = await startTestDaemon({ fileLimit: 512 });
+  await using flood = await startFlood(daemon.port, { connections: 1536 });
+  for (let i = 0; i < 10; i++) {
+    const status = await daemon.fetch("/v1/stats").then(async (res) => {
+      await res.body?.cancel();
+      return res.status;
+    }, () => 0);
+    tally.add(
+      status === 200,
+      status === 200 ? "answered" : "no answer",
+      `owner's request ${i}: ${status}`,
+    );
+  }
+  let portTaken = false;
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port: daemon.port }).close();
+    portTaken = true;
+  } catch {
+    // In use: still the collector's.
+  }
+  tally.check(!portTaken, "the collector's port was free for an impostor");
+  const alive = processState(daemon.pid()) !== "";
+  tally.check(alive, "the collector died");
+  const fds = alive ? [...Deno.readDirSync(`/proc/${daemon.pid()}/fd`)].length : 0;
+  return tally.figure(
+    `connection flood: ${flood.opened} idle connections from uid ${flood.uid} (collector limited to 512 descriptors)`,
+    `the collector ${alive ? `held ${fds} descriptors` : "died"}, its port ${
+      portTaken ? "free" : "kept"
+    }`,
+  );
 }

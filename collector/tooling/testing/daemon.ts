@@ -75,6 +75,8 @@ export async function startTestDaemon(
     keepDataDir?: boolean;
     /** Extra environment for the daemon (inherited by the agents it spawns). */
     env?: Record<string, string>;
+    /** Start it with this many file descriptors at most (soft and hard, through `prlimit`). */
+    fileLimit?: number;
   } = {},
 ): Promise<TestDaemon> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "kiro-learn-test-" });
@@ -96,8 +98,16 @@ export async function startTestDaemon(
   let token = "";
 
   async function launch(): Promise<void> {
-    child = new Deno.Command(Deno.execPath(), {
-      args: daemonArgs(settings),
+    // prlimit sets the limit and execs the daemon: the pid stays the daemon's.
+    const argv = options.fileLimit === undefined ? [Deno.execPath(), ...daemonArgs(settings)] : [
+      "prlimit",
+      `--nofile=${options.fileLimit}:${options.fileLimit}`,
+      "--",
+      Deno.execPath(),
+      ...daemonArgs(settings),
+    ];
+    child = new Deno.Command(argv[0], {
+      args: argv.slice(1),
       env: { ...daemonEnv(), ...options.env, ...env, KIRO_LEARN_PORT: "" },
       stdin: "null",
       stdout: "null",

@@ -26,3 +26,4 @@ export * from "./project_layouts.ts";
 export * from "./launchers.ts";
 export * from "./process_memory.ts";
 export * from "./stopped_process.ts";
+export * from "./flood.ts";
