@@ -2,24 +2,8 @@
 // DENO_DIR (a new machine, a sandboxed agent) sends nothing off the machine.
 import assert from "node:assert/strict";
 import { loadSettings } from "../settings/mod.ts";
-import { LINGER_PROBE, outsideConnections } from "../testing/mod.ts";
-import {
-  CLI_ENTRY,
-  cliLauncherScript,
-  DENO_ENV,
-  denoEnvAssignments,
-  hookLauncherScript,
-  MCP_ENTRY,
-  MCP_HEADERS_ENTRY,
-  mcpHeadersCommand,
-  mcpHeadersLauncherScript,
-  mcpLauncherScript,
-  REPO_ROOT,
-  shellQuote,
-  shimEntryPath,
-  type ShimSurface,
-  starterScript,
-} from "./mod.ts";
+import { launchersOutside, LINGER_PROBE, outsideConnections } from "../testing/mod.ts";
+import { DENO_ENV, denoEnvAssignments, REPO_ROOT } from "./mod.ts";
 
 Deno.test("every deno.json task runs deno with DENO_ENV", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/deno.json`));
@@ -53,48 +37,8 @@ Deno.test({
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-launchers-" });
   try {
     const settings = loadSettings({ env: { KIRO_LEARN_HOME: `${dir}/data` } });
-    const swap = (script: string, entry: string) => {
-      assert.ok(script.includes(shellQuote(entry)), `the script runs ${entry}`);
-      return script.replaceAll(shellQuote(entry), shellQuote(LINGER_PROBE));
-    };
-    const surfaces: ShimSurface[] = ["kiro-cli", "kiro-ide", "claude-code"];
-    const scripts: [string, string][] = [
-      ...surfaces.map((surface): [string, string] => [
-        `hook-${surface}`,
-        swap(
-          hookLauncherScript(surface, { settings, preferCompiled: false }),
-          shimEntryPath(surface),
-        ),
-      ]),
-      ["mcp-server", swap(mcpLauncherScript({ host: "127.0.0.1", port: 21234 }), MCP_ENTRY)],
-      [
-        "mcp-headers",
-        swap(
-          mcpHeadersLauncherScript(mcpHeadersCommand(settings), { settings }),
-          MCP_HEADERS_ENTRY,
-        ),
-      ],
-      [
-        "start-collector",
-        // Its output goes to /dev/null; here the probe's must be seen.
-        swap(starterScript({ dataDir: settings.dataDir }), CLI_ENTRY).replace(
-          " >/dev/null 2>&1",
-          "",
-        ),
-      ],
-      ["kiro-learn (link)", swap(cliLauncherScript(), CLI_ENTRY)],
-    ];
     const control = outsideConnections([Deno.execPath(), "run", LINGER_PROBE]);
-    const runs = scripts.map(async ([name, script]) => {
-      const path = `${dir}/${name.replace(/\W+/g, "-")}`;
-      await Deno.writeTextFile(path, script);
-      const seen = await outsideConnections(["sh", path], {
-        env: { KIRO_LEARN_HOME: settings.dataDir },
-        stdin: `{"hook_event_name":"UserPromptSubmit"}`,
-      });
-      return { name, ...seen };
-    });
-    const done = await Promise.all(runs);
+    const done = await launchersOutside(settings, dir);
     const plain = await control;
     assert.ok(
       plain.requests.length > 0,

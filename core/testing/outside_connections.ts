@@ -8,6 +8,23 @@
  * @module
  */
 import { fromFileUrl } from "../path.ts";
+import type { Settings } from "../settings/mod.ts";
+import { cliLauncherScript } from "../launch/cli.ts";
+import {
+  hookLauncherScript,
+  mcpHeadersLauncherScript,
+  mcpLauncherScript,
+} from "../launch/hook_launcher.ts";
+import {
+  CLI_ENTRY,
+  MCP_ENTRY,
+  MCP_HEADERS_ENTRY,
+  shimEntryPath,
+  type ShimSurface,
+} from "../launch/layout.ts";
+import { mcpHeadersCommand } from "../launch/mcp.ts";
+import { shellQuote } from "../launch/shim.ts";
+import { starterScript } from "../launch/starter.ts";
 import { startRecordingProxy } from "./recording_proxy.ts";
 
 /** A module that lingers 4 s then exits: run in place of an entry, it does nothing of its own. */
@@ -68,4 +85,71 @@ export async function outsideConnections(
   } finally {
     await Deno.remove(denoDir, { recursive: true });
   }
+}
+
+/**
+ * Every script kiro-learn writes that starts a `deno` (the hook launchers, the MCP server's and
+ * headers helper's, the collector's starter, `kiro-learn link`'s), as written for `settings`,
+ * with its entry module replaced by {@linkcode LINGER_PROBE} (and the starter's output kept):
+ * each runs the probe with that script's exact flags and environment.
+ */
+export function lingeringLaunchers(
+  settings: Pick<Settings, "dataDir" | "paths" | "collector">,
+): { name: string; script: string }[] {
+  const swap = (script: string, entry: string) => {
+    if (!script.includes(shellQuote(entry))) throw new Error(`the script does not run ${entry}`);
+    return script.replaceAll(shellQuote(entry), shellQuote(LINGER_PROBE));
+  };
+  const surfaces: ShimSurface[] = ["kiro-cli", "kiro-ide", "claude-code"];
+  return [
+    ...surfaces.map((surface) => ({
+      name: `hook-${surface}`,
+      script: swap(
+        hookLauncherScript(surface, { settings, preferCompiled: false }),
+        shimEntryPath(surface),
+      ),
+    })),
+    {
+      name: "mcp-server",
+      script: swap(
+        mcpLauncherScript({ host: settings.collector.host, port: settings.collector.port }),
+        MCP_ENTRY,
+      ),
+    },
+    {
+      name: "mcp-headers",
+      script: swap(
+        mcpHeadersLauncherScript(mcpHeadersCommand(settings), { settings }),
+        MCP_HEADERS_ENTRY,
+      ),
+    },
+    {
+      name: "start-collector",
+      // Its output goes to /dev/null; here the probe's must be seen.
+      script: swap(starterScript({ dataDir: settings.dataDir }), CLI_ENTRY)
+        .replace(" >/dev/null 2>&1", ""),
+    },
+    { name: "kiro-learn (link)", script: swap(cliLauncherScript(), CLI_ENTRY) },
+  ];
+}
+
+/**
+ * Runs each of {@linkcode lingeringLaunchers} (together, as `sh <script>`, a prompt hook's
+ * payload on stdin) under {@linkcode outsideConnections}; `dir` holds the scripts.
+ */
+export function launchersOutside(
+  settings: Pick<Settings, "dataDir" | "paths" | "collector">,
+  dir: string,
+): Promise<({ name: string } & OutsideConnections)[]> {
+  return Promise.all(
+    lingeringLaunchers(settings).map(async ({ name, script }) => {
+      const path = `${dir}/${name.replace(/\W+/g, "-")}`;
+      await Deno.writeTextFile(path, script);
+      const seen = await outsideConnections(["sh", path], {
+        env: { KIRO_LEARN_HOME: settings.dataDir },
+        stdin: `{"hook_event_name":"UserPromptSubmit"}`,
+      });
+      return { name, ...seen };
+    }),
+  );
 }

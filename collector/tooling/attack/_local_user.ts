@@ -7,7 +7,15 @@
  * @module
  */
 import { mcpHeadersCommand } from "@kiro-learn/core/launch";
-import { launcherReadGrant, startRecordingProxy } from "@kiro-learn/core/testing";
+import { loadSettings } from "@kiro-learn/core/settings";
+import {
+  launcherReadGrant,
+  launchersOutside,
+  LINGER_PROBE,
+  outsideConnections,
+  startRecordingProxy,
+} from "@kiro-learn/core/testing";
+import { DAEMON_ENTRY, daemonArgs, daemonEnv } from "../../daemon/permissions/mod.ts";
 import { fixtureText, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
 import {
   connectMcp,
@@ -231,4 +239,39 @@ export async function connectionFlood(): Promise<AttackFigure> {
       portTaken ? "free" : "kept"
     }`,
   );
+}
+
+/**
+ * Every script kiro-learn writes that starts a `deno`, and the daemon as `start` runs it, each
+ * with an empty `DENO_DIR` (a new machine, a cleared cache) and every proxy variable naming a
+ * recording proxy: nothing may try to leave the machine (Deno's update check did, `CONNECT
+ * dl.deno.land:443`).
+ */
+export async function emptyDenoDir(): Promise<AttackFigure> {
+  const tally = new Tally();
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-attack-deno-dir-" });
+  try {
+    const settings = loadSettings({ env: { KIRO_LEARN_HOME: `${dir}/data` } });
+    const runs = await launchersOutside(settings, dir);
+    const daemonArgv = daemonArgs(settings).map((a) => a === DAEMON_ENTRY ? LINGER_PROBE : a);
+    runs.push({
+      name: "collector daemon",
+      ...await outsideConnections([Deno.execPath(), ...daemonArgv], { env: daemonEnv() }),
+    });
+    for (const run of runs) {
+      tally.check(/lingered/.test(run.output), `${run.name} did not run: ${run.output}`);
+      tally.add(
+        run.requests.length === 0,
+        run.requests.length === 0 ? "nothing left" : "connected outside",
+        `${run.name}: ${run.requests.join(", ")}`,
+      );
+    }
+    const out = runs.reduce((n, r) => n + r.requests.length, 0);
+    return tally.figure(
+      "an empty DENO_DIR under proxy variables (every launcher, the starter, the daemon)",
+      `${out} connections left the machine`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }

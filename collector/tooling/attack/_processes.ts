@@ -145,7 +145,7 @@ export async function selfEscalation(): Promise<AttackFigure> {
     );
     return tally.figure(
       "self-escalation probe (the collector's exact flags)",
-      "settings.json and bin/ unchanged",
+      "settings.json, bin/, the install record and the headers cache unchanged",
     );
   } finally {
     await Deno.remove(home, { recursive: true });

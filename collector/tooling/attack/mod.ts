@@ -21,6 +21,13 @@ import { type ChannelFigure, SECRET_CORPUS, secretChannels } from "./_secrets.ts
 import { requestAttacks } from "./_requests.ts";
 import { impostorOnThePort, selfEscalation, sigkillUnderClients } from "./_processes.ts";
 import { browserAttacks } from "./_browser.ts";
+import {
+  connectionFlood,
+  emptyDenoDir,
+  forgedInstallRecord,
+  gitFileWidening,
+  proxyVariables,
+} from "./_local_user.ts";
 import { startTestDaemon } from "../testing/mod.ts";
 
 export type { AttackFigure } from "./_figure.ts";
@@ -56,6 +63,13 @@ export async function runAttackSuite(
   }
   note(await browserAttacks());
   note([await impostorOnThePort(), await selfEscalation(), await sigkillUnderClients()]);
+  note([
+    await proxyVariables(),
+    await connectionFlood(),
+    await forgedInstallRecord(),
+    await gitFileWidening(),
+    await emptyDenoDir(),
+  ]);
   return {
     corpus: {
       secrets: SECRET_CORPUS.length,
