@@ -1,7 +1,7 @@
 /**
  * A Claude Code turn's tool uses, read at the turn's end from the session's transcript instead of
  * one hook firing per tool call: Claude Code runs its hooks one after another, so every firing is
- * paid by the session (the README's Claude Code benchmark: five tool calls cost +97 ms with the
+ * paid by the session (docs/benchmarks.md, the Claude Code benchmark: five tool calls cost +97 ms with the
  * tool hooks, +60 without). They become exactly
  * the events the tool hooks would have sent (`transcriptEvents`, the importer's conversion), with
  * ids derived from the transcript, so reading the same lines twice stores nothing twice.

@@ -114,7 +114,7 @@ export async function checkTeam(url: string, password: string): Promise<JoinChec
     if (schema.applied.length === 0) {
       throw new TeamError(
         `${redactTeamUrl(url)} has no kiro-learn tables yet: ask your admin to run ` +
-          "`kiro-learn team migrate` on it (see the README's Team memory section)",
+          "`kiro-learn team migrate` on it (see docs/team.md)",
       );
     }
     if (schema.pending.length > 0) {

@@ -7,10 +7,10 @@
  * {@linkcode trainRecordTermSpace} over {@linkcode recordSpaceDoc}s and score with
  * {@linkcode recordSpaceColumn}, so the weights fit exactly what the collector computes.
  *
- * Which variant and why (`collector/tooling/quality/README.md`, the semantic experiment): classic
- * LSA at 128 dimensions over title + summary/facts + changed paths; the prompt is folded in as a
- * whole, a candidate by its title alone (titles are what prompts resemble), and the column is the
- * cosine divided by the best candidate's. That one column won on the held-out repository in both
+ * Which variant and why (`collector/tooling/quality/README.md`, "Removed experiments": the
+ * semantic one): classic LSA at 128 dimensions over title + summary/facts + changed paths; the
+ * prompt is folded in as a whole, a candidate by its title alone (titles are what prompts
+ * resemble), and the column is the cosine divided by the best candidate's. That one column won on the held-out repository in both
  * directions; 256 dimensions, word (PPMI) spaces and the cross layout did not do better.
  *
  * @module

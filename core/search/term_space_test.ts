@@ -6,7 +6,6 @@ import {
   type TermSpaceDoc,
   termTokens,
   trainTermSpace,
-  trainWordSpace,
 } from "./term_space.ts";
 
 // A symptom word ("crash") that appears next to its cause words ("null", "deref") in some
@@ -103,23 +102,6 @@ Deno.test("trainTermSpace: dims are capped by the matrix; power -1 changes the w
       assert.ok(Math.abs(b[d] - a[d] / space.singular[d]) < 1e-4);
     }
   }
-});
-
-Deno.test("trainWordSpace: words used in the same contexts are near, even never together", () => {
-  // "segfault" and "crash" never share a record, but both sit next to "daemon died on start".
-  const docs: TermSpaceDoc[] = [];
-  for (let i = 0; i < 8; i++) {
-    docs.push({ title: "daemon crash on start", summary: "", files: [] });
-    docs.push({ title: "daemon segfault on start", summary: "", files: [] });
-    docs.push({ title: "manual typo in spelling", summary: "", files: [] });
-    for (const k of [0, 1]) {
-      docs.push({ title: `tweak alpha${i} beta${i + k}`, summary: "", files: [] });
-    }
-  }
-  const space = trainWordSpace(docs, { dims: 4, window: 3 });
-  const vector = (w: string) => embedTerms(space, prompt(w), { power: 0.5 });
-  assert.ok(termCosine(vector("crash"), vector("segfault")) > 0.8);
-  assert.ok(termCosine(vector("crash"), vector("typo")) < 0.2);
 });
 
 Deno.test("embedTerms: excluded terms add nothing", () => {

@@ -128,8 +128,8 @@ Deno.test("property: integers in range are accepted, out of range refused, per k
   }
 });
 
-Deno.test("the README's settings table agrees with the spec (keys, order, defaults, ranges)", () => {
-  const readme = Deno.readTextFileSync(new URL("../../README.md", import.meta.url));
+Deno.test("docs/configuration.md's settings table agrees with the spec (keys, order, defaults, ranges)", () => {
+  const readme = Deno.readTextFileSync(new URL("../../docs/configuration.md", import.meta.url));
   const rows = [...readme.matchAll(/^\| `([a-zA-Z]+\.[a-zA-Z]+)` +\| `([^`]*)` +\| ([^|]*)\|$/gm)];
   assert.deepEqual(rows.map((r) => r[1]), specs().map(([path]) => path));
   for (const [, path, shown, allowed] of rows) {

@@ -1,10 +1,12 @@
-// The README is the user's contract: its commands, version and settings table must match the code.
+// The README and the configuration page are the user's contract: the README's commands and version,
+// and the settings table of docs/configuration.md, must match the code.
 import assert from "node:assert/strict";
 import { DEFAULTS } from "../settings/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const readme = await Deno.readTextFile(new URL("README.md", ROOT));
 const version = (await Deno.readTextFile(new URL(".deno-version", ROOT))).trim();
+const configuration = await Deno.readTextFile(new URL("docs/configuration.md", ROOT));
 const ci = await Deno.readTextFile(new URL(".ci/run", ROOT));
 
 Deno.test("the README opens with the two commands, at the pinned Deno version", () => {
@@ -18,17 +20,17 @@ Deno.test("CI runs exactly the README's test command", () => {
   assert.ok(ci.includes("task check"));
 });
 
-Deno.test("every settings key is documented with its default", () => {
+Deno.test("every settings key is documented with its default in docs/configuration.md", () => {
   for (const [section, values] of Object.entries(DEFAULTS)) {
     for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
-      const row = readme.split("\n").find((l) =>
+      const row = configuration.split("\n").find((l) =>
         new RegExp(`^\\| \`${section}\\.${key}\` +\\|`).test(l)
       );
-      assert.ok(row, `${section}.${key} is missing from the README settings table`);
+      assert.ok(row, `${section}.${key} is missing from the settings table of docs/configuration.md`);
       const shown = Array.isArray(value) ? JSON.stringify(value) : String(value);
       assert.ok(
         row.includes(shown),
-        `${section}.${key}: README does not show the default ${shown}`,
+        `${section}.${key}: docs/configuration.md does not show the default ${shown}`,
       );
     }
   }

@@ -39,7 +39,7 @@ export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: 
   },
   { event: "UserPromptSubmit", timeout: 10 },
   // Not PostToolUse nor PostToolUseFailure: Claude Code runs hooks one after another, and a tool
-  // hook cost each tool call (the README's Claude Code benchmark, five calls: +97 ms with them,
+  // hook cost each tool call (docs/benchmarks.md, the Claude Code benchmark, five calls: +97 ms with them,
   // +60 without). The turn's end reads the turn's tool uses, failures included, from the
   // session's transcript instead (the launcher hands Stop to the shim with `TURN_TOOLS_ARG`).
   { event: "Stop", timeout: 10 },

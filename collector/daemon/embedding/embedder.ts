@@ -70,7 +70,7 @@ export class EmbedTimeoutError extends Error {
  * every token, so trailing detail dilutes the gist. The model's time is linear in tokens, so the
  * cut is the backfill's speed: dev-set commit records (`../shared/quality/fixes-dev`) average 56
  * tokens at 200 chars, 38 at 120 and 32 at 100. On the real set vector-only retrieval is no worse
- * for the shorter input (`collector/tooling/quality/embedding_cut_experiment.ts`, 1,215 records
+ * for the shorter input (`embedding_cut_experiment.ts`, in commit 1d1f6bf, 1,215 records
  * and 300 real queries per repository, recall@5/MRR@10: openvswitch 0.222/0.168 at 200,
  * 0.224/0.185 at 120, 0.228/0.173 at 100; ovn 0.142/0.096, 0.160/0.113, 0.170/0.119). The
  * synthetic regression set prefers longer input (hybrid's lead over lexical +0.09 at 200, +0.07

@@ -225,7 +225,7 @@ export async function installedModel(dataDir: string): Promise<InstalledModel> {
     if (names.length === 0) {
       throw new ModelError(
         `no ONNX model is installed in ${modelsDir}: run \`kiro-learn models add <dir>\` ` +
-          `(see the README), or set embedding.backend to "use-lite"`,
+          `(see docs/retrieval.md), or set embedding.backend to "use-lite"`,
       );
     }
     if (names.length > 1) {

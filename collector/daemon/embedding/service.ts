@@ -109,14 +109,14 @@ export interface EmbeddingServiceOptions {
    * (default: the `embedding.vectorIdleMs` setting's); they reload from storage when next
    * searched. Only reconciliation and `mode=vector` search them, in bursts (100k records take
    * 7.3 MiB of sign codes; the idle collector's RSS with them held and dropped: `deno task bench
-   * memory`, figures in the README).
+   * memory`, figures in docs/benchmarks.md).
    */
   vectorIdleMs?: number;
   /**
    * use-lite: how long without a call before a model Worker that grew is replaced by a fresh one
    * (default: the `embedding.workerIdleRecycleMs` setting's; see `createUseLiteEmbedder`): the
    * growth a query embedding leaves goes back to the system (`deno task bench memory`, figures in
-   * the README); a replacement costs a model load, ~0.3 s of one core.
+   * docs/benchmarks.md); a replacement costs a model load, ~0.3 s of one core.
    */
   workerIdleRecycleMs?: number;
 }

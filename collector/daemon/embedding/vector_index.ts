@@ -23,12 +23,12 @@
  *   timing, which no benchmark prints)
  *   and ranks those exactly: similarities, floor, ties and collapsing are float32's, and the
  *   only approximation is which records reach the shortlist. On the development set (8,481
- *   records, 1,519 queries, `vector_code_experiment.ts`) it returned exactly float32's top 10
- *   for every query (int8: 99.57% of it), so the same `mode=vector` recall@5 and MRR@10 (0.121
- *   / 0.089), the same hybrid vector side (k 40, collapsed) for every query, and the same
+ *   records, 1,519 queries, `vector_code_experiment.ts`, whose code is in commit 1d1f6bf) it
+ *   returned exactly float32's top 10 for every query (int8: 99.57% of it), so the same
+ *   `mode=vector` recall@5 and MRR@10 (0.121 / 0.089), the same hybrid vector side (k 40, collapsed) for every query, and the same
  *   reconciliation neighbours (≥ 0.8, k 10) for all 2,121 records tried (int8: 97.4%).
- *   The idle collector's RSS with 100k records held: `deno task bench memory` (figures in the
- *   README).
+ *   The idle collector's RSS with 100k records held: `deno task bench memory` (figures in
+ *   docs/benchmarks.md).
  * - `precision: "int8"` holds each vector as 8-bit codes times one float scale (its largest
  *   component / 127): a quarter of float32's memory; similarities are those of the decoded
  *   vectors. Storage keeps float32, so nothing on disk changes whatever the precision.
@@ -98,7 +98,7 @@ export const COLLECTOR_VECTOR_PRECISION: VectorPrecision = "bits";
  * within {@linkcode SHORTLIST_MIN} and {@linkcode SHORTLIST_MAX}. With these, on the
  * development set (≈4,200 records per namespace, real use-lite vectors) the shortlist held every
  * query's exact top 10 and every hybrid vector side's exact top 40
- * (`collector/tooling/quality/vector_code_experiment.ts`). The codes' estimate errs by about the
+ * (`vector_code_experiment.ts`, in commit 1d1f6bf). The codes' estimate errs by about the
  * same amount whatever the namespace's size, so a larger one needs a deeper shortlist only as
  * far as more records crowd near the top 10's similarity: kept generous for that.
  */

@@ -1,7 +1,7 @@
 /**
  * The collector's Deno permissions: the design's promise, computed in one place.
  *
- * `serve` and `start` launch the daemon with exactly these flags, the README lists them, and a
+ * `serve` and `start` launch the daemon with exactly these flags, docs/configuration.md lists them, and a
  * test launches the real daemon with them and checks what it cannot do.
  *
  * @module

@@ -15,7 +15,7 @@
  * Why the vectors are not in the default: on the real retrieval set, reciprocal-rank fusion with
  * use-lite lowered recall@5 from 0.32 to 0.26 (a weak list weighed as much as a strong one, and
  * recency outranked relevance), and even as one more feature of the learned reranker its
- * cosine earned no weight (0.504 → 0.503 recall@5). `collector/tooling/quality/README.md` has
+ * cosine earned no weight (0.504 → 0.503 recall@5). `docs/retrieval.md` has
  * the figures.
  *
  * @module

@@ -105,7 +105,7 @@ function table(header: string[], rows: (string | number)[][]): string {
     .join("\n");
 }
 
-/** The report as Markdown tables (the README's security section carries them). */
+/** The report as Markdown tables (docs/security.md carries them). */
 export function formatReport(
   report: AttackReport,
   options: { falsePositives?: FalsePositiveFigure[] } = {},

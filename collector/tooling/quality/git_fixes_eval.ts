@@ -9,7 +9,7 @@
  * ```
  *
  * `--count` only counts: the window's commits, its fixing commits, the queries and the pool, so a
- * history can be judged for `rerank_model_experiment.ts --external` without importing it.
+ * history can be judged as a training or test set without importing it.
  *
  * `--backfill` runs the collector with the default embedder (`use-lite`) and also reports how
  * long the background backfill takes to embed the imported records, and the collector's peak

@@ -1,5 +1,5 @@
 /**
- * Retrieval quality on real data, measured through the real collector: the README's headline.
+ * Retrieval quality on real data, measured through the real collector: docs/retrieval.md's headline.
  *
  * ```sh
  * deno task quality                      # the whole development split (≈ 2 min)

@@ -106,12 +106,17 @@ Deno.test("Claude Code (real client): the collector's MCP tools are offered and 
     b !== null && Array.isArray(b.tools)
   );
   assert.ok(loop.length >= 5, `the agent's loop made ${loop.length} requests`);
-  // The model was offered our tools (deferred, by name), from a connected server.
-  const first = requestText(loop[0]);
-  for (const tool of ["search_memory", "save_observation", "forget_memory"]) {
-    assert.ok(first.includes(`mcp__kiro-learn-memory__${tool}`), `${tool} not offered: ${first}`);
+  // The model was offered our tools (deferred, by name), from a connected server. On a loaded
+  // machine the first request may go out while the server is "still connecting" (the client does
+  // not wait for it), so the offer is looked for in the loop, not in its first request.
+  const texts = loop.map(requestText);
+  const names = ["search_memory", "save_observation", "forget_memory"]
+    .map((tool) => `mcp__kiro-learn-memory__${tool}`);
+  const offer = texts.find((text) => names.every((name) => text.includes(name)));
+  assert.ok(offer, `our tools were never offered: ${texts[0].slice(-3000)}`);
+  for (const text of texts) {
+    assert.ok(!text.includes("failed to connect"), "the MCP server failed to connect");
   }
-  assert.ok(!first.includes("failed to connect"), "the MCP server failed to connect");
   // The search ran in the collector, in alpha's project: the record came back to the model.
   const last = requestText(loop.at(-1)!);
   assert.ok(

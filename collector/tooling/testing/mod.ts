@@ -27,3 +27,4 @@ export * from "./launchers.ts";
 export * from "./process_memory.ts";
 export * from "./stopped_process.ts";
 export * from "./flood.ts";
+export * from "./docs_links.ts";

@@ -232,7 +232,7 @@ export interface TestTeamMember {
 
 /**
  * Makes the team database `db` (default `team`) on a test cluster, migrated by the admin, with
- * the members' roles and grants, as the README tells a team admin to.
+ * the members' roles and grants, as docs/team.md tells a team admin to.
  */
 export async function createTeamDatabase(
   pg: TestPostgres,
