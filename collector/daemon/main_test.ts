@@ -56,7 +56,12 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     for (const broad of ["-A", "--allow-all", "--allow-read", "--allow-write", "--allow-net"]) {
       assert.ok(!cmdline.includes(broad), `${broad} is unscoped`);
     }
-    assert.ok(cmdline.includes(`--allow-net=127.0.0.1:${port},unix:${home}/collector.sock`));
+    assert.ok(
+      cmdline.includes(
+        `--allow-net=127.0.0.1:${port},unix:${home}/collector.sock,` +
+          `unix:${home}/collector-tcp.sock`,
+      ),
+    );
     assert.ok(cmdline.includes(`--allow-write=${home}`));
     assert.ok(
       cmdline.includes(
@@ -155,8 +160,8 @@ Deno.test("with a team, the daemon may also reach exactly the team database, and
       };
     };
     const alone = flags({});
-    // The port, and the Unix socket of the hooks' fast path.
-    const own = `127.0.0.1:4321,unix:${home}/collector.sock`;
+    // The port, the Unix socket of the hooks' fast path, and the one the port's guard relays to.
+    const own = `127.0.0.1:4321,unix:${home}/collector.sock,unix:${home}/collector-tcp.sock`;
     assert.equal(alone.net, own);
     assert.ok(!alone.env.some((v) => v.startsWith("PG")), "no PG variable without a team");
     const workerCode = teamWorkerCodePaths();

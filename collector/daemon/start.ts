@@ -353,10 +353,18 @@ export async function startCollector(
     : null;
   let server: Deno.HttpServer<Deno.NetAddr> | null = "server" in tcp ? tcp.server : null;
   let guard: TcpGuard | null = null;
+  let relay: Deno.HttpServer<Deno.UnixAddr> | null = null;
   if ("listener" in tcp) {
-    if (socket !== null) {
+    relay = await serveOnSocket(settings.paths.tcpRelaySocket, app.fetch).catch((error) => {
+      logger.warn("no Unix socket for the port's connection guard", {
+        path: settings.paths.tcpRelaySocket,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return null;
+    });
+    if (relay !== null) {
       guard = startTcpGuard(tcp.listener, {
-        upstream: settings.paths.socket,
+        upstream: settings.paths.tcpRelaySocket,
         onAcceptError: (error) =>
           logger.warn("could not accept a connection on the collector's port; still listening", {
             error: error instanceof Error ? error.message : String(error),
@@ -367,7 +375,6 @@ export async function startCollector(
       // without the flood guard.
       tcp.listener.close();
       server = await serveTcp(settings, app.fetch);
-      logger.warn("no connection guard on the collector's port: it needs the Unix socket");
     }
   }
   logger.info("collector listening", {
@@ -398,9 +405,10 @@ export async function startCollector(
         const extractionClosed = extraction.close();
         // The port stops taking connections first; the server then answers what it has.
         await guard?.stopAccepting();
-        await Promise.all([server?.shutdown(), socket?.shutdown()]);
+        await Promise.all([server?.shutdown(), socket?.shutdown(), relay?.shutdown()]);
         await guard?.close();
         if (socket !== null) removeIfPresent(settings.paths.socket);
+        if (relay !== null) removeIfPresent(settings.paths.tcpRelaySocket);
         await extractionClosed;
         await team?.close();
         await embeddings.close();
@@ -418,6 +426,22 @@ export async function startCollector(
       return closed;
     },
   };
+}
+
+/**
+ * Serves `handler` on the Unix socket at `path` (0600; a file left there is a dead collector's,
+ * since the port is ours), resolving once it listens.
+ */
+async function serveOnSocket(
+  path: string,
+  handler: (request: Request) => Response | Promise<Response>,
+): Promise<Deno.HttpServer<Deno.UnixAddr>> {
+  removeIfPresent(path);
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const server = Deno.serve({ path, onListen: () => resolve() }, handler);
+  await promise;
+  Deno.chmodSync(path, 0o600);
+  return server;
 }
 
 /** Serves `handler` on the settings' host and port with Deno.serve; resolves once it listens. */
@@ -452,14 +476,9 @@ async function listenOnSocket(
   const path = settings.paths.socket;
   try {
     writeSecureFile(settings.paths.hookAuth, `Authorization: Bearer ${options.token}\n`);
-    removeIfPresent(path);
     // A fresh collector answers: hooks may wait their full budget again.
     removeIfPresent(settings.paths.unanswered);
-    const { promise, resolve } = Promise.withResolvers<void>();
-    const server = Deno.serve({ path, onListen: () => resolve() }, options.handler);
-    await promise;
-    Deno.chmodSync(path, 0o600);
-    return server;
+    return await serveOnSocket(path, options.handler);
   } catch (error) {
     options.logger.warn("no Unix socket for the hooks' fast path; hooks run their shim instead", {
       path,

@@ -31,6 +31,12 @@ export interface DataPaths {
    * what makes it ours: no other user can create or reach it.
    */
   socket: string;
+  /**
+   * `collector-tcp.sock`: where the collector's HTTP server answers what its TCP port's guard
+   * relays (0600 in the 0700 data dir, like `socket`; separate from it, so that nothing done to
+   * the hooks' socket touches the port).
+   */
+  tcpRelaySocket: string;
   /** `hook-auth`: the `Authorization` header line the hooks' fast path sends (0600). */
   hookAuth: string;
   /** `collector.unanswered`: present after a hook's fast path got no answer in time. */
@@ -95,6 +101,7 @@ export function dataPaths(dir: string): DataPaths {
     models: join(dir, "models"),
     pid: join(dir, "collector.pid"),
     socket: join(dir, "collector.sock"),
+    tcpRelaySocket: join(dir, "collector-tcp.sock"),
     hookAuth: join(dir, "hook-auth"),
     unanswered: join(dir, "collector.unanswered"),
     mcpHeadersCache: join(dir, "mcp-headers.cache"),

@@ -71,8 +71,8 @@ export function embeddingPermissions(
 /** What the daemon is allowed to do. */
 export interface CollectorPermissions {
   /**
-   * `host:port` it listens on, its Unix socket in the data dir (`unix:<path>`, the hooks' fast
-   * path), and the team database's `host:port` when `team.url` is set (settings.json, which the
+   * `host:port` it listens on, its Unix sockets in the data dir (`unix:<path>`: the hooks' fast
+   * path, and the one its port's connection guard relays to), and the team database's `host:port` when `team.url` is set (settings.json, which the
    * daemon cannot write); nothing else on the network.
    */
   net: string;
@@ -168,7 +168,12 @@ export function collectorPermissions(
   const embedding = embeddingPermissions(settings.embedding.backend);
   const team = settings.team.url === "" ? [] : [postgresHostPort(settings.team.url)];
   return {
-    net: [`${host}:${settings.collector.port}`, `unix:${settings.paths.socket}`, ...team].join(","),
+    net: [
+      `${host}:${settings.collector.port}`,
+      `unix:${settings.paths.socket}`,
+      `unix:${settings.paths.tcpRelaySocket}`,
+      ...team,
+    ].join(","),
     read: [
       settings.dataDir,
       ...COLLECTOR_ASSET_DIRS,

@@ -4,8 +4,9 @@
  * `Deno.serve` on the port accepts every connection and keeps it as long as the peer likes; about
  * 20,000 idle connections from any account ran the process out of file descriptors, and the
  * accept loop's `Too many open files (os error 24)` ended the collector, which freed the port
- * for an impostor. So the collector's HTTP server listens on its Unix socket only (the data dir
- * is 0700: no other user reaches it), and this guard owns the TCP port:
+ * for an impostor. So the collector's HTTP server listens on Unix sockets only (the data dir is
+ * 0700: no other user reaches them), and this guard owns the TCP port, relaying to a socket of its
+ * own (`collector-tcp.sock`, apart from the hooks' `collector.sock`):
  *
  * - **Bounded**: at most `maxConnections` at once (each costs three descriptors: the peer, the
  *   relay to the socket, and the server's end of it: 128 of them and the collector's own ~35
