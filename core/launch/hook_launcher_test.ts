@@ -11,7 +11,7 @@ import {
   portablePath,
 } from "./hook_launcher.ts";
 import { shimCommand } from "./shim.ts";
-import { launcherReadGrant, runGit, seedRepo } from "../testing/mod.ts";
+import { launcherReadGrant, makeGitdirWorld, runGit, seedRepo } from "../testing/mod.ts";
 
 Deno.test("portablePath: the default data dir is named through $HOME, any other stays absolute", () => {
   const home = "/home/ada";
@@ -241,28 +241,12 @@ Deno.test("the MCP headers launcher forks no subshell up to its cached answer", 
 Deno.test("a .git file cannot widen a hook's read permission: canonical roots, never `/`", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-gitdir-" }));
   try {
-    const home = `${dir}/home`;
-    await Deno.mkdir(`${home}/.kiro-learn`, { recursive: true });
-    const project = `${dir}/srv/app`;
-    await Deno.mkdir(`${project}/src`, { recursive: true });
-    await Deno.symlink("/", `${dir}/disk.git`);
-    await Deno.mkdir(`${dir}/etc-like`);
-    const depth = project.split("/").length;
-    const hostile = [
-      "/.",
-      "//",
-      "/etc/..",
-      "/etc",
-      `${"../".repeat(depth + 2)}`,
-      `${dir}/disk.git`,
-      `${dir}/disk.git/worktrees/x`,
-      `${dir}/etc-like`,
-    ];
+    const { home, project, expected, hostile } = await makeGitdirWorld(dir);
     for (const target of hostile) {
       await Deno.writeTextFile(`${project}/.git`, `gitdir: ${target}\n`);
       for (const surface of ["kiro-cli", "claude-code"] as const) {
         const read = await launcherReadGrant(surface, { home, cwd: `${project}/src` });
-        assert.deepEqual(read, [`${home}/.kiro-learn`, home, project], `${surface}: ${target}`);
+        assert.deepEqual(read, expected, `${surface}: ${target}`);
       }
     }
     // Claude Code's own folder, however spelled, is never the whole disk either.
@@ -274,7 +258,7 @@ Deno.test("a .git file cannot widen a hook's read permission: canonical roots, n
         cwd: project,
         env: { CLAUDE_CONFIG_DIR: config },
       });
-      assert.deepEqual(read, [`${home}/.kiro-learn`, home, project], config);
+      assert.deepEqual(read, expected, config);
     }
     // A real worktree's git dir is granted, canonical; so is a project reached through a link.
     const main = `${dir}/repos/billing`;

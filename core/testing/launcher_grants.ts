@@ -52,3 +52,45 @@ export async function launcherReadGrant(
   assert.ok(flag, `no --allow-read in ${text}${new TextDecoder().decode(done.stderr)}`);
   return flag.slice("--allow-read=".length).split(",");
 }
+
+/** A `$HOME` and a project in `dir` for {@linkcode launcherReadGrant}, and hostile git dirs. */
+export interface GitdirWorld {
+  /** `<dir>/home`, holding the data dir `.kiro-learn`. */
+  home: string;
+  /** `<dir>/srv/app`, outside `$HOME`, with a `src` folder. */
+  project: string;
+  /** What a hook in the project may read: the data dir, `$HOME`, the project. */
+  expected: string[];
+  /**
+   * `.git` file targets that name the whole disk or no git dir: spelled as `/`, through `..`, a
+   * symlink to `/` named like a bare repository, and a plain folder.
+   */
+  hostile: string[];
+}
+
+/** Makes a {@linkcode GitdirWorld} in `dir` (a canonical, empty folder). */
+export async function makeGitdirWorld(dir: string): Promise<GitdirWorld> {
+  const home = `${dir}/home`;
+  await Deno.mkdir(`${home}/.kiro-learn`, { recursive: true });
+  const project = `${dir}/srv/app`;
+  await Deno.mkdir(`${project}/src`, { recursive: true });
+  await Deno.symlink("/", `${dir}/disk.git`);
+  await Deno.mkdir(`${dir}/etc-like`);
+  const depth = project.split("/").length;
+  return {
+    home,
+    project,
+    expected: [`${home}/.kiro-learn`, home, project],
+    hostile: [
+      "/",
+      "/.",
+      "//",
+      "/etc/..",
+      "/etc",
+      "../".repeat(depth + 2),
+      `${dir}/disk.git`,
+      `${dir}/disk.git/worktrees/x`,
+      `${dir}/etc-like`,
+    ],
+  };
+}

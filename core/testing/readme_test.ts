@@ -26,7 +26,10 @@ Deno.test("every settings key is documented with its default in docs/configurati
       const row = configuration.split("\n").find((l) =>
         new RegExp(`^\\| \`${section}\\.${key}\` +\\|`).test(l)
       );
-      assert.ok(row, `${section}.${key} is missing from the settings table of docs/configuration.md`);
+      assert.ok(
+        row,
+        `${section}.${key} is missing from the settings table of docs/configuration.md`,
+      );
       const shown = Array.isArray(value) ? JSON.stringify(value) : String(value);
       assert.ok(
         row.includes(shown),

@@ -122,6 +122,12 @@ export function startTcpGuard(
   };
 
   const relay = async (peer: Deno.TcpConn) => {
+    // Small answers go out at once (no Nagle delay added by the relay).
+    try {
+      peer.setNoDelay(true);
+    } catch {
+      // Already gone.
+    }
     const now = Date.now();
     const entry: Relay = {
       peer,

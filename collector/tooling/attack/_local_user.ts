@@ -12,6 +12,7 @@ import {
   launcherReadGrant,
   launchersOutside,
   LINGER_PROBE,
+  makeGitdirWorld,
   outsideConnections,
   startRecordingProxy,
 } from "@kiro-learn/core/testing";
@@ -109,15 +110,9 @@ export async function gitFileWidening(): Promise<AttackFigure> {
   const tally = new Tally();
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-attack-gitdir-" }));
   try {
-    const home = `${dir}/home`;
-    await Deno.mkdir(`${home}/.kiro-learn`, { recursive: true });
-    const project = `${dir}/srv/app`;
-    await Deno.mkdir(`${project}/src`, { recursive: true });
-    await Deno.symlink("/", `${dir}/disk.git`);
-    const expected = [`${home}/.kiro-learn`, home, project];
+    const { home, project, expected, hostile } = await makeGitdirWorld(dir);
     const tries: [string, Record<string, string>][] = [
-      ...["/", "/.", "//", "/etc/..", "/etc", "../../../../../../../../..", `${dir}/disk.git`]
-        .map((t): [string, Record<string, string>] => [`gitdir: ${t}`, {}]),
+      ...hostile.map((t): [string, Record<string, string>] => [`gitdir: ${t}`, {}]),
       ...["//", "/etc/.."].map((c): [string, Record<string, string>] => [
         `CLAUDE_CONFIG_DIR=${c}`,
         { CLAUDE_CONFIG_DIR: c },
