@@ -91,6 +91,7 @@ export function startTcpGuard(
   const relays = new Set<Relay>();
   const running = new Set<Promise<void>>();
   let closing = false;
+  const stopped = Promise.withResolvers<void>();
   let dropped = 0;
   let lastReported = 0;
 
@@ -193,7 +194,7 @@ export function startTcpGuard(
       // A closed connection's descriptor is freed once its pending read has ended: under a flood,
       // new ones wait until the evicted have let go of theirs.
       while (running.size >= 2 * limits.maxConnections && !closing) {
-        await Promise.race(running);
+        await Promise.race([...running, stopped.promise]);
       }
       let peer: Deno.TcpConn;
       try {
@@ -216,6 +217,7 @@ export function startTcpGuard(
 
   const stopAccepting = async () => {
     closing = true;
+    stopped.resolve();
     try {
       listener.close();
     } catch {

@@ -90,3 +90,18 @@ Deno.test({
   assert.ok(fds < 512, `${fds} descriptors open`);
   assert.ok(fds < 3 * TCP_GUARD_LIMITS.maxConnections + 100, `${fds} descriptors open`);
 });
+
+Deno.test("close ends the guard under a flood, without waiting for its connections to time out", async () => {
+  await using upstream = await socketServer();
+  const guard = startTcpGuard(bindTcpGuard({ hostname: "127.0.0.1", port: 0 }), {
+    upstream: upstream.path,
+    limits: { maxConnections: 4, firstByteMs: 600_000 },
+  });
+  await using _flood = await startFlood(guard.addr.port, { connections: 50 });
+  const timeout = Promise.withResolvers<boolean>();
+  const timer = setTimeout(() => timeout.resolve(false), 60_000);
+  const closed = await Promise.race([guard.close().then(() => true), timeout.promise]);
+  clearTimeout(timer);
+  assert.ok(closed, "close() still waiting after 60 s");
+  assert.equal(guard.connections(), 0);
+});
