@@ -14,6 +14,7 @@
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import {
+  DENO_ENV,
   SHIM_BIN_DIR,
   SHIM_ENTRIES,
   shimEntryPath,
@@ -71,6 +72,7 @@ export async function compileAll(
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
+      env: DENO_ENV,
       // The download can hang on a blocked network; cap it rather than wait forever.
       signal: AbortSignal.timeout(120_000),
     }).output();

@@ -29,6 +29,7 @@
  */
 import {
   checkCollectorProof,
+  fetchCollector,
   helloPath,
   MCP_NAMESPACE_HEADER,
   newHelloNonce,
@@ -73,9 +74,11 @@ export async function mcpHeaders(
 export async function proves(config: ShimConfig, token: string): Promise<boolean> {
   const challenge = { port: config.collectorPort, nonce: newHelloNonce() };
   try {
-    const response = await fetch(
-      `http://${config.collectorAddress}${helloPath(challenge.nonce)}`,
-      { signal: AbortSignal.timeout(config.timeoutMs) },
+    const response = await fetchCollector(
+      { host: config.collectorHost, port: config.collectorPort },
+      new Request(`http://${config.collectorAddress}${helloPath(challenge.nonce)}`, {
+        signal: AbortSignal.timeout(config.timeoutMs),
+      }),
     );
     const body = await response.text();
     return response.status === 200 &&

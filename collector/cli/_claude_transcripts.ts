@@ -10,6 +10,7 @@
 import { ROUTES } from "@kiro-learn/core/api";
 import {
   CLAUDE_IMPORT_ENTRY,
+  DENO_ENV,
   SHIM_RUN_FLAGS,
   shimPermissionFlags,
   shimPermissions,
@@ -185,7 +186,7 @@ export async function importClaudeCode(
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",
-    env: { KIRO_LEARN_HOME: settings.dataDir },
+    env: { ...DENO_ENV, KIRO_LEARN_HOME: settings.dataDir },
   }).spawn();
   let buffered = "";
   for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {

@@ -10,7 +10,7 @@
  * @module
  */
 import { ROUTES } from "@kiro-learn/core/api";
-import { cliArgv, shellQuote } from "@kiro-learn/core/launch";
+import { cliArgv, denoEnvAssignments, shellQuote } from "@kiro-learn/core/launch";
 import {
   buildNamespace,
   canonicalRecordId,
@@ -143,7 +143,7 @@ export function postCommitHook(
 ): string {
   const block = [
     HOOK_BEGIN,
-    `KIRO_LEARN_HOME=${shellQuote(options.dataDir)} ${
+    `KIRO_LEARN_HOME=${shellQuote(options.dataDir)} ${denoEnvAssignments()} ${
       options.command.map(shellQuote).join(" ")
     } >/dev/null 2>&1 </dev/null &`,
     HOOK_END,

@@ -378,7 +378,11 @@ Deno.test("postCommitHook keeps another tool's hook and replaces only its own bl
   const options = { command: ["/opt/deno", "run", "x.ts"], dataDir: "/home/u/.kiro-learn" };
   const fresh = postCommitHook(null, options);
   assert.match(fresh, /^#!\/bin\/sh\n# >>> kiro-learn/);
-  assert.match(fresh, /KIRO_LEARN_HOME=\/home\/u\/\.kiro-learn \/opt\/deno run x\.ts .*&\n/);
+  // Deno's update check off, as in every script that starts a deno (DENO_ENV).
+  assert.match(
+    fresh,
+    /KIRO_LEARN_HOME=\/home\/u\/\.kiro-learn DENO_NO_UPDATE_CHECK=1 DENO_NO_PROMPT=1 \/opt\/deno run x\.ts .*&\n/,
+  );
   const theirs = "#!/bin/sh\nmake lint\n";
   const merged = postCommitHook(theirs, options);
   assert.ok(merged.startsWith(theirs), "their hook stays first, as it was");

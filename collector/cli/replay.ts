@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { DENO_ENV } from "@kiro-learn/core/launch";
 import { type Command, stringOption, UsageError, userPath } from "./_command.ts";
 
 const REPLAY_ENTRY = new URL("../../shims/replay.ts", import.meta.url).pathname;
@@ -33,6 +34,7 @@ export const replayCommand: Command = {
     }
     const { code } = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", REPLAY_ENTRY, file, `--cwd=${cwd}`],
+      env: DENO_ENV,
       stdout: "inherit",
       stderr: "inherit",
     }).output();

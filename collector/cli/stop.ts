@@ -6,7 +6,7 @@
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { health } from "./_client.ts";
 import type { Command } from "./_command.ts";
-import { isOurDaemon, processAlive, readPid, removePidFile } from "./_daemon_process.ts";
+import { processAlive, provenCollector, readPid, removePidFile } from "./_daemon_process.ts";
 
 /** Stops the daemon: SIGTERM, then SIGKILL after `graceMs` (5 s). True when one was running. */
 export async function stop(
@@ -16,20 +16,20 @@ export async function stop(
   const print = options.print ?? console.log;
   const graceMs = options.graceMs ?? 5000;
   // Whatever answers on the port names a pid, but anyone can listen there: only the pid our own
-  // collector wrote into our data dir, running our daemon entry, is signalled.
-  const h = await health(settings);
-  const pid = readPid(settings) ?? h?.pid ?? null;
-  if (pid === null || !processAlive(pid)) {
-    print("kiro-learn is not running");
+  // collector wrote into our data dir, proven to run our daemon entry for this data dir as this
+  // user, is ever signalled (liveness is read from /proc, never probed with a signal).
+  const pid = provenCollector(settings);
+  if (pid === null) {
+    const named = readPid(settings) ?? (await health(settings))?.pid ?? null;
+    if (named !== null && processAlive(named)) {
+      print(
+        `pid ${named} is not this data dir's kiro-learn collector (${settings.paths.pid}); ` +
+          "nothing was signalled",
+      );
+    } else {
+      print("kiro-learn is not running");
+    }
     removePidFile(settings);
-    return false;
-  }
-  if (readPid(settings) !== pid || !isOurDaemon(pid)) {
-    print(
-      `pid ${pid} is not this data dir's kiro-learn collector (${settings.paths.pid}); ` +
-        "nothing was signalled",
-    );
-    if (readPid(settings) === pid) removePidFile(settings);
     return false;
   }
   Deno.kill(pid, "SIGTERM");

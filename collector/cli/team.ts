@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { cliArgv } from "@kiro-learn/core/launch";
+import { cliArgv, DENO_ENV } from "@kiro-learn/core/launch";
 import { REMOTE_PROJECT_ID_PREFIX, resolveProject } from "@kiro-learn/core/project";
 import {
   ensureDataDir,
@@ -84,6 +84,7 @@ async function rerunWithNet(
   const child = new Deno.Command(deno, {
     args: [...argv, "team", ...tail],
     cwd: invocationDir(),
+    env: DENO_ENV,
     stdin: options.password === null ? "inherit" : "piped",
     stdout: "inherit",
     stderr: "inherit",

@@ -56,9 +56,19 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     for (const broad of ["-A", "--allow-all", "--allow-read", "--allow-write", "--allow-net"]) {
       assert.ok(!cmdline.includes(broad), `${broad} is unscoped`);
     }
-    assert.ok(cmdline.includes(`--allow-net=127.0.0.1:${port},unix:${home}/collector.sock`));
+    assert.ok(
+      cmdline.includes(
+        `--allow-net=127.0.0.1:${port},unix:${home}/collector.sock,` +
+          `unix:${home}/collector-tcp.sock`,
+      ),
+    );
     assert.ok(cmdline.includes(`--allow-write=${home}`));
-    assert.ok(cmdline.includes(`--deny-write=${home}/settings.json,${home}/bin`));
+    assert.ok(
+      cmdline.includes(
+        `--deny-write=${home}/settings.json,${home}/bin,${home}/install-manifest.json,` +
+          `${home}/mcp-headers.cache`,
+      ),
+    );
     assert.ok(!cmdline.some((a) => a.startsWith("--allow-ffi")));
     // One system call only: the embedder's Workers lower their own threads.
     assert.deepEqual(cmdline.filter((a) => a.startsWith("--allow-sys")), [
@@ -76,6 +86,9 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
       remove_settings: "denied",
       write_starter: "denied",
       move_starter_dir: "denied",
+      write_install_manifest: "denied",
+      rename_over_install_manifest: "denied",
+      write_mcp_headers_cache: "denied",
       write_outside: "denied",
       read_outside: "denied",
       net_non_loopback: "denied",
@@ -147,8 +160,8 @@ Deno.test("with a team, the daemon may also reach exactly the team database, and
       };
     };
     const alone = flags({});
-    // The port, and the Unix socket of the hooks' fast path.
-    const own = `127.0.0.1:4321,unix:${home}/collector.sock`;
+    // The port, the Unix socket of the hooks' fast path, and the one the port's guard relays to.
+    const own = `127.0.0.1:4321,unix:${home}/collector.sock,unix:${home}/collector-tcp.sock`;
     assert.equal(alone.net, own);
     assert.ok(!alone.env.some((v) => v.startsWith("PG")), "no PG variable without a team");
     const workerCode = teamWorkerCodePaths();
@@ -168,7 +181,12 @@ Deno.test("with a team, the daemon may also reach exactly the team database, and
     // Its sync Worker's code, to start it (the Worker's own permissions are narrower).
     assert.ok(workerCode.every((p) => joined.read.includes(p)));
     // settings.json, which names the team database, stays out of the daemon's reach.
-    assert.ok(joined.args.includes(`--deny-write=${home}/settings.json,${home}/bin`));
+    assert.ok(
+      joined.args.includes(
+        `--deny-write=${home}/settings.json,${home}/bin,${home}/install-manifest.json,` +
+          `${home}/mcp-headers.cache`,
+      ),
+    );
   } finally {
     await Deno.remove(home, { recursive: true });
   }

@@ -27,7 +27,7 @@ import { createResumeAssembler, withSessionStart } from "./retrieval/mod.ts";
 import { createLogger, type Logger } from "./runtime/mod.ts";
 import { CircuitBreaker, EventBus } from "./runtime/mod.ts";
 import { ensureToken } from "./runtime/mod.ts";
-import { createApp } from "./server/mod.ts";
+import { bindTcpGuard, createApp, startTcpGuard, type TcpGuard } from "./server/mod.ts";
 import type { CollectorContext } from "./server/mod.ts";
 
 /** A running collector. */
@@ -72,8 +72,9 @@ export interface StartOptions {
   /** How often the spool is drained after the start-up drain (default 30 s). */
   spoolDrainMs?: number;
   /**
-   * Also serve the app on `<data dir>/collector.sock` (the hooks' fast path) and write the header
-   * file the hook launchers send (the daemon does; in-process tests may).
+   * Serve the app on `<data dir>/collector.sock` (the hooks' fast path) and write the header file
+   * the hook launchers send; the TCP port is then held by the connection guard
+   * (`server/tcp_guard.ts`), which relays to that socket (the daemon does; in-process tests may).
    */
   unixSocket?: boolean;
   /**
@@ -316,14 +317,19 @@ export async function startCollector(
       bus.publish({ type: "records_deleted", record_ids: ids });
     },
   });
-  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  // The port first: it is what makes this process the collector (a socket file left in the data
+  // dir is then a dead collector's). With the Unix socket, the port is held by the connection
+  // guard, which relays to it; without (in-process tests), by Deno.serve.
+  let tcp: { listener: Deno.TcpListener } | { server: Deno.HttpServer<Deno.NetAddr> };
   try {
-    server = Deno.serve({
-      hostname: settings.collector.host,
-      port: settings.collector.port,
-      onListen: (addr) => resolve(addr),
-    }, app.fetch);
+    tcp = options.unixSocket
+      ? {
+        listener: bindTcpGuard({
+          hostname: settings.collector.host,
+          port: settings.collector.port,
+        }),
+      }
+      : { server: await serveTcp(settings, app.fetch) };
   } catch (error) {
     await team?.close();
     await embeddings.close();
@@ -337,7 +343,7 @@ export async function startCollector(
     }
     throw error;
   }
-  const addr = await listening;
+  const addr = "listener" in tcp ? tcp.listener.addr as Deno.NetAddr : tcp.server.addr;
   const url = collectorBaseUrl(addr.hostname, addr.port);
   if (options.writePidFile) {
     Deno.writeTextFileSync(settings.paths.pid, `${Deno.pid}\n`, { mode: 0o600 });
@@ -345,6 +351,32 @@ export async function startCollector(
   const socket = options.unixSocket
     ? await listenOnSocket(settings, { token, logger, handler: app.fetch })
     : null;
+  let server: Deno.HttpServer<Deno.NetAddr> | null = "server" in tcp ? tcp.server : null;
+  let guard: TcpGuard | null = null;
+  let relay: Deno.HttpServer<Deno.UnixAddr> | null = null;
+  if ("listener" in tcp) {
+    relay = await serveOnSocket(settings.paths.tcpRelaySocket, app.fetch).catch((error) => {
+      logger.warn("no Unix socket for the port's connection guard", {
+        path: settings.paths.tcpRelaySocket,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return null;
+    });
+    if (relay !== null) {
+      guard = startTcpGuard(tcp.listener, {
+        upstream: settings.paths.tcpRelaySocket,
+        onAcceptError: (error) =>
+          logger.warn("could not accept a connection on the collector's port; still listening", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      });
+    } else {
+      // No socket to relay to (a data dir path too long for one): the port is served directly,
+      // without the flood guard.
+      tcp.listener.close();
+      server = await serveTcp(settings, app.fetch);
+    }
+  }
   logger.info("collector listening", {
     url,
     socket: socket === null ? null : settings.paths.socket,
@@ -371,8 +403,12 @@ export async function startCollector(
         // Extraction first: it ends running agents at once, and a request waiting on a run
         // (a flush) would otherwise hold server.shutdown() until the agent's timeout.
         const extractionClosed = extraction.close();
-        await Promise.all([server.shutdown(), socket?.shutdown()]);
+        // The port stops taking connections first; the server then answers what it has.
+        await guard?.stopAccepting();
+        await Promise.all([server?.shutdown(), socket?.shutdown(), relay?.shutdown()]);
+        await guard?.close();
         if (socket !== null) removeIfPresent(settings.paths.socket);
+        if (relay !== null) removeIfPresent(settings.paths.tcpRelaySocket);
         await extractionClosed;
         await team?.close();
         await embeddings.close();
@@ -393,6 +429,37 @@ export async function startCollector(
 }
 
 /**
+ * Serves `handler` on the Unix socket at `path` (0600; a file left there is a dead collector's,
+ * since the port is ours), resolving once it listens.
+ */
+async function serveOnSocket(
+  path: string,
+  handler: (request: Request) => Response | Promise<Response>,
+): Promise<Deno.HttpServer<Deno.UnixAddr>> {
+  removeIfPresent(path);
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const server = Deno.serve({ path, onListen: () => resolve() }, handler);
+  await promise;
+  Deno.chmodSync(path, 0o600);
+  return server;
+}
+
+/** Serves `handler` on the settings' host and port with Deno.serve; resolves once it listens. */
+async function serveTcp(
+  settings: Settings,
+  handler: (request: Request) => Response | Promise<Response>,
+): Promise<Deno.HttpServer<Deno.NetAddr>> {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const server = Deno.serve({
+    hostname: settings.collector.host,
+    port: settings.collector.port,
+    onListen: () => resolve(),
+  }, handler);
+  await promise;
+  return server;
+}
+
+/**
  * Serves `handler` on the data dir's Unix socket too, and writes the `Authorization` header file
  * the hook launchers send on it. Called once the TCP port is ours, so a socket file already there
  * is a dead collector's (killed without its shutdown) and is replaced. A socket that cannot be
@@ -409,14 +476,9 @@ async function listenOnSocket(
   const path = settings.paths.socket;
   try {
     writeSecureFile(settings.paths.hookAuth, `Authorization: Bearer ${options.token}\n`);
-    removeIfPresent(path);
     // A fresh collector answers: hooks may wait their full budget again.
     removeIfPresent(settings.paths.unanswered);
-    const { promise, resolve } = Promise.withResolvers<void>();
-    const server = Deno.serve({ path, onListen: () => resolve() }, options.handler);
-    await promise;
-    Deno.chmodSync(path, 0o600);
-    return server;
+    return await serveOnSocket(path, options.handler);
   } catch (error) {
     options.logger.warn("no Unix socket for the hooks' fast path; hooks run their shim instead", {
       path,

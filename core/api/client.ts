@@ -22,6 +22,7 @@ import {
 import {
   checkCollectorProof,
   collectorBaseUrl,
+  fetchCollector,
   helloPath,
   impostorMessage,
   memoryPath,
@@ -199,7 +200,7 @@ export interface CollectorClientOptions {
   /** Per-request timeout in milliseconds; defaults to {@linkcode DEFAULT_TIMEOUT_MS}. */
   timeoutMs?: number;
   /**
-   * How requests are sent; defaults to the global `fetch`. The collector passes its own app's
+   * How requests are sent; defaults to `fetchCollector` (never through a proxy). The collector passes its own app's
    * handler, so the MCP tools it serves go through the same routes without a socket.
    */
   fetch?: (request: Request) => Promise<Response>;
@@ -218,7 +219,8 @@ const WithSourcesSchema = z.object({
 export function createCollectorClient(options: CollectorClientOptions): CollectorClient {
   const url = collectorBaseUrl(options.host, options.port);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const send = options.fetch ?? ((request: Request) => fetch(request));
+  const target = { host: options.host, port: options.port };
+  const send = options.fetch ?? ((request: Request) => fetchCollector(target, request));
 
   async function call(
     method: string,

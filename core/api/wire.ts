@@ -283,6 +283,42 @@ export function portTakenMessage(port: number, options: { settingsPath: string }
     "KIRO_LEARN_PORT), then run `kiro-learn install` so the hooks use it, and `kiro-learn start`";
 }
 
+/** Statuses whose response may carry no body. */
+const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
+
+/**
+ * The one way a client of ours sends a request to the collector over TCP (the `kiro-learn`
+ * command, the MCP stdio server, the MCP headers helper): `fetch` with a client pinned to
+ * `host:port` itself, so no proxy is ever used, whatever `HTTP_PROXY`, `HTTPS_PROXY`,
+ * `ALL_PROXY` or `NO_PROXY` say. A plain `fetch` hands a request for 127.0.0.1 to a configured
+ * proxy, with its `Authorization: Bearer` header, and the answer (the memory) comes back
+ * through it; the hello proof does not help, since a forwarding proxy relays it to the real
+ * collector. (The shims speak HTTP over `Deno.connect`, and the launchers' curl goes over the
+ * Unix socket with `--noproxy '*'`: neither asks a proxy either.)
+ *
+ * The response is read whole, bounded by the request's signal, before the pinned client is
+ * closed: no connection outlives the call.
+ */
+export async function fetchCollector(
+  target: { host: string; port: number },
+  request: Request,
+): Promise<Response> {
+  const client = Deno.createHttpClient({
+    proxy: { transport: "tcp", hostname: target.host, port: target.port },
+  });
+  try {
+    const response = await fetch(request, { client });
+    const body = await response.arrayBuffer();
+    return new Response(NULL_BODY_STATUSES.includes(response.status) ? null : body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  } finally {
+    client.close();
+  }
+}
+
 /**
  * True when something accepts a TCP connection on `host:port` (which says nothing about who it
  * is: the hello does). Never throws.

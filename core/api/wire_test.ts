@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { startRecordingProxy } from "../testing/recording_proxy.ts";
 import {
   checkCollectorProof,
   collectorBaseUrl,
@@ -123,4 +124,34 @@ Deno.test("portAccepts: true while something listens on the port, false once it 
   listener.close();
   await accepted.catch(() => {});
   assert.equal(await portAccepts("127.0.0.1", port), false);
+});
+
+Deno.test("fetchCollector never goes through a proxy, whatever the proxy variables say", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response("direct"),
+  );
+  await using proxy = startRecordingProxy({ forward: true });
+  const probe = new URL("./testdata/proxy_probe.ts", import.meta.url).pathname;
+  const run = async (how: string) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-net", "--allow-env", probe, `127.0.0.1:${server.addr.port}`, how],
+      env: proxy.env,
+    }).output();
+    return new TextDecoder().decode(out.stdout).trim();
+  };
+  try {
+    // The control: a plain fetch hands the bearer token to the proxy (which relays it).
+    assert.equal(await run("plain"), "direct");
+    assert.equal(
+      proxy.seen.length,
+      1,
+      "the plain fetch did not use the proxy: this proves nothing",
+    );
+    assert.ok(proxy.seen[0].authorization);
+    assert.equal(await run("pinned"), "direct");
+    assert.equal(proxy.seen.length, 1, `the proxy saw ${JSON.stringify(proxy.seen)}`);
+  } finally {
+    await server.shutdown();
+  }
 });

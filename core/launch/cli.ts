@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CLI_ENTRY, LOCAL_MODULES_ONLY, WORKSPACE_CONFIG } from "./layout.ts";
+import { CLI_ENTRY, denoEnvLines, LOCAL_MODULES_ONLY, WORKSPACE_CONFIG } from "./layout.ts";
 import { shellQuote } from "./shim.ts";
 
 /**
@@ -44,6 +44,7 @@ export function cliLauncherScript(options: { denoPath?: string } = {}): string {
   return [
     "#!/bin/sh",
     "# Written by `kiro-learn link`: the kiro-learn CLI of the checkout it names.",
+    ...denoEnvLines(),
     `exec ${cliArgv(options).map(shellQuote).join(" ")} "$@"`,
     "",
   ].join("\n");

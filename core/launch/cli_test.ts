@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
-import { CLI_ENTRY, WORKSPACE_CONFIG } from "./layout.ts";
+import { CLI_ENTRY, denoEnvAssignments, WORKSPACE_CONFIG } from "./layout.ts";
 import { CLI_RUN_FLAGS, cliArgv, cliLauncherScript } from "./cli.ts";
 
 Deno.test("CLI_RUN_FLAGS are exactly the permissions of `deno task kiro-learn`", async () => {
   const config = JSON.parse(await Deno.readTextFile(WORKSPACE_CONFIG));
   const task: string = config.tasks["kiro-learn"];
-  assert.equal(task, `deno run ${CLI_RUN_FLAGS.join(" ")} collector/main.ts`);
+  assert.equal(
+    task,
+    `${denoEnvAssignments()} deno run ${CLI_RUN_FLAGS.join(" ")} collector/main.ts`,
+  );
 });
 
 Deno.test("the launcher runs the CLI offline with its permissions and passes every argument on", () => {

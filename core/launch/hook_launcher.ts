@@ -35,7 +35,7 @@ import {
 import { join } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
 import { mcpCommand, type McpCommandOptions, mcpHeadersCommand } from "./mcp.ts";
-import type { ShimSurface } from "./layout.ts";
+import { denoEnvLines, type ShimSurface } from "./layout.ts";
 import { shellQuote, shimCommand, type ShimCommandOptions } from "./shim.ts";
 
 /** How a config file names the data dir when it is the default one: expanded by the shell. */
@@ -61,7 +61,12 @@ export function portablePath(path: string, options: { home: string; dataDir: str
   return HOME_DATA_DIR + path.slice(standard.length);
 }
 
-// Finds the project root in plain sh (no git process, no external command: a hook is hot).
+// Finds the project root in plain sh (no git process, no external command: a hook is hot), and
+// canonicalises every folder the shim will be allowed to read: `cd -P` (a builtin) resolves
+// `.`, `..`, `//` and symlinks, so `gitdir: /.`, `//` or `/etc/..` come out as `/`, which is
+// refused like a path with a comma (it would split the permission list). A git dir must also
+// look like one (named `.git`, inside one, or `*.git`, holding HEAD): a `.git` file naming
+// another folder (`gitdir: /etc`) widens nothing.
 const FIND_ROOT = [
   "root=",
   'dir="$PWD"',
@@ -79,16 +84,33 @@ const FIND_ROOT = [
   '  case "$gitdir" in /*|"") ;; *) gitdir="$root/$gitdir" ;; esac',
   '  gitdir="${gitdir%/worktrees/*}"',
   "fi",
+  "here=$PWD",
+  'if [ -n "$root" ]; then',
+  '  if cd -P -- "$root" 2>/dev/null; then root=$PWD; else root=; fi',
+  '  if [ -n "$gitdir" ] && cd -P -- "$gitdir" 2>/dev/null; then gitdir=$PWD; else gitdir=; fi',
+  "  # Back to the hook's folder (a folder that vanished has nothing to record).",
+  '  cd -- "$here" 2>/dev/null || exit 0',
+  "fi",
+  '[ -f "$gitdir/HEAD" ] || gitdir=',
+  'case "$gitdir" in */.git|*/.git/*|*.git) ;; *) gitdir= ;; esac',
   "# Never the whole disk, and never a path with a comma (it would split the permission list).",
   'case "$root" in /|*,*) root= ;; esac',
   'case "$gitdir" in /|*,*) gitdir= ;; esac',
 ];
 
 // Claude Code keeps its transcripts in `$CLAUDE_CONFIG_DIR/projects` when that is set: an absolute
-// path, never the whole disk, never with a comma. Under $HOME the shim may read it already.
+// folder of this user's, canonicalised as the project root is, never the whole disk, never with a
+// comma. Under $HOME the shim may read it already.
 const CLAUDE_DIR = [
   "claudedir=${CLAUDE_CONFIG_DIR:-}",
-  'case "$claudedir" in /|*,*|"") claudedir= ;; /*) ;; *) claudedir= ;; esac',
+  'case "$claudedir" in /*) ;; *) claudedir= ;; esac',
+  'if [ -n "$claudedir" ] && [ -O "$claudedir" ] && cd -P -- "$claudedir" 2>/dev/null; then',
+  "  claudedir=$PWD",
+  '  cd -- "$here" 2>/dev/null || exit 0',
+  "else",
+  "  claudedir=",
+  "fi",
+  'case "$claudedir" in /|*,*) claudedir= ;; esac',
 ];
 
 /**
@@ -114,6 +136,7 @@ export function hookLauncherScript(
     `# Written by \`kiro-learn install\`: runs the ${surface} hook of kiro-learn with its`,
     "# permissions, adding the hook's project root (the nearest folder holding .git) to what it",
     "# may read. Rewritten by every install; removed by uninstall.",
+    ...denoEnvLines(),
     ...FIND_ROOT,
   ];
   if (!claude) return [...head, `exec ${words} "$@"`, ""].join("\n");
@@ -314,14 +337,16 @@ function gitProjectLines(options: { start: string; lost: string }): string[] {
 
 /**
  * curl's arguments for a call over the socket about the project {@linkcode gitProjectLines}
- * found: the socket, the bearer header file, the folder, root and actor headers, and the
+ * found: no proxy, the socket, the bearer header file, the folder, root and actor headers, and the
  * repository's config file (curl reads and URL-encodes it: `--url-query`, curl 7.87 or later;
  * an older curl fails the call and the caller falls back), so the collector derives the project
  * id from the remote exactly as `resolveProject` does.
  */
 function projectCurlArgs(): string {
   return [
-    `--unix-socket "$sock" -H @"$auth"`,
+    // Never a proxy, whatever the proxy variables say (curl ignores them on a Unix socket
+    // today; the token must not depend on that).
+    `--noproxy '*' --unix-socket "$sock" -H @"$auth"`,
     `-H "${HOOK_HEADERS.cwd}: $cwd" -H "${HOOK_HEADERS.root}: $groot"`,
     `-H "${HOOK_HEADERS.actor}: $actor"`,
     `--url-query "${HOOK_GIT_CONFIG_QUERY}@$groot/.git/config"`,
@@ -333,6 +358,7 @@ export function mcpLauncherScript(options: McpCommandOptions): string {
   return [
     "#!/bin/sh",
     "# Written by `kiro-learn install`: runs kiro-learn's MCP server with its permissions.",
+    ...denoEnvLines(),
     `exec ${mcpCommand(options).map(shellQuote).join(" ")} "$@"`,
     "",
   ].join("\n");
@@ -422,6 +448,7 @@ export function mcpHeadersLauncherScript(
     "#!/bin/sh",
     "# Written by `kiro-learn install`: prints the headers (token, project) Claude Code sends to",
     "# the collector's MCP route. Rewritten by every install; removed by uninstall.",
+    ...denoEnvLines(),
     ...FIND_AGENT_CWD,
     ...fast,
     `exec ${argv.map(shellQuote).join(" ")} "${AGENT_CWD_ARG}$agent_cwd"`,

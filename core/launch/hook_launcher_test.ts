@@ -11,7 +11,7 @@ import {
   portablePath,
 } from "./hook_launcher.ts";
 import { shimCommand } from "./shim.ts";
-import { runGit, seedRepo } from "../testing/mod.ts";
+import { launcherReadGrant, makeGitdirWorld, runGit, seedRepo } from "../testing/mod.ts";
 
 Deno.test("portablePath: the default data dir is named through $HOME, any other stays absolute", () => {
   const home = "/home/ada";
@@ -236,4 +236,40 @@ Deno.test("the MCP headers launcher forks no subshell up to its cached answer", 
   const substitutions = upToCache.match(/\$\(|`/g) ?? [];
   assert.deepEqual(substitutions, ["$("], upToCache);
   assert.match(upToCache, /\|\| host=\$\(uname -n 2>\/dev\/null\)/);
+});
+
+Deno.test("a .git file cannot widen a hook's read permission: canonical roots, never `/`", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-gitdir-" }));
+  try {
+    const { home, project, expected, hostile } = await makeGitdirWorld(dir);
+    for (const target of hostile) {
+      await Deno.writeTextFile(`${project}/.git`, `gitdir: ${target}\n`);
+      for (const surface of ["kiro-cli", "claude-code"] as const) {
+        const read = await launcherReadGrant(surface, { home, cwd: `${project}/src` });
+        assert.deepEqual(read, expected, `${surface}: ${target}`);
+      }
+    }
+    // Claude Code's own folder, however spelled, is never the whole disk either.
+    await Deno.remove(`${project}/.git`);
+    await Deno.mkdir(`${project}/.git`);
+    for (const config of ["/", "//", "/.", "/etc/..", `${dir}/disk.git`]) {
+      const read = await launcherReadGrant("claude-code", {
+        home,
+        cwd: project,
+        env: { CLAUDE_CONFIG_DIR: config },
+      });
+      assert.deepEqual(read, expected, config);
+    }
+    // A real worktree's git dir is granted, canonical; so is a project reached through a link.
+    const main = `${dir}/repos/billing`;
+    await seedRepo(main);
+    const worktree = `${dir}/checkouts/fix`;
+    await Deno.mkdir(`${dir}/checkouts`);
+    await runGit(main, "worktree", "add", "-q", worktree, "-b", "fix");
+    await Deno.symlink(`${dir}/checkouts`, `${dir}/via-link`);
+    const read = await launcherReadGrant("kiro-cli", { home, cwd: `${dir}/via-link/fix` });
+    assert.deepEqual(read, [`${home}/.kiro-learn`, home, worktree, `${main}/.git`]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

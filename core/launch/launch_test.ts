@@ -11,6 +11,7 @@ import {
   MCP_ENTRY,
   MCP_ENV_VARS,
   mcpCommand,
+  readableRoot,
   REPO_ROOT,
   shellQuote,
   SHIM_BIN_DIR,
@@ -68,6 +69,33 @@ Deno.test("shim permissions: loopback host:port, data dir + home + roots, spool 
     "--allow-sys=hostname",
     "--allow-run=/home/ada/.kiro-learn/bin/start-collector",
   ]);
+});
+
+Deno.test("shim permissions: every read root canonical, never `/` however it is spelled", async () => {
+  for (const spelling of ["/", "//", "/.", "/etc/..", "/./", "///etc/../."]) {
+    assert.equal(readableRoot(spelling), null, spelling);
+    const { read } = shimPermissions(settings, { home: spelling, projectRoots: [spelling] });
+    assert.deepEqual(read, ["/home/ada/.kiro-learn"], spelling);
+  }
+  assert.equal(readableRoot("relative/dir"), null);
+  assert.equal(readableRoot("/srv/a,b"), null);
+  assert.equal(readableRoot("/srv/app/../app/./src/"), "/srv/app/src");
+  // A symlink to `/` is `/`; one to a folder is that folder.
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-roots-" }));
+  try {
+    await Deno.symlink("/", `${dir}/disk`);
+    await Deno.mkdir(`${dir}/real`);
+    await Deno.symlink(`${dir}/real`, `${dir}/link`);
+    assert.equal(readableRoot(`${dir}/disk`), null);
+    assert.equal(readableRoot(`${dir}/link`), `${dir}/real`);
+    const { read } = shimPermissions(settings, {
+      home: `${dir}/disk`,
+      projectRoots: [`${dir}/disk`, `${dir}/link/`],
+    });
+    assert.deepEqual(read, ["/home/ada/.kiro-learn", `${dir}/real`]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("SHIM_ENV_VARS lists exactly what a shim reads", () => {

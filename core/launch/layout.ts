@@ -43,6 +43,29 @@ export const LOCAL_MODULES_ONLY: readonly string[] = Object.freeze([
   "--cached-only",
 ]);
 
+/**
+ * The environment of every `deno` kiro-learn starts (launchers, the starter, the daemon and its
+ * children, the CLI's own children, `deno task`'s runs): `DENO_NO_UPDATE_CHECK`, because a
+ * `deno run` that lives a second or two with a fresh `DENO_DIR` (a new machine, a cleared
+ * cache, a sandboxed agent) otherwise opens `CONNECT dl.deno.land:443` to look for a newer Deno,
+ * and nothing but the LLM calls may leave the machine; `DENO_NO_PROMPT`, the environment's
+ * `--no-prompt` (a permission prompt would hang a hook or a daemon with no terminal).
+ */
+export const DENO_ENV: Readonly<Record<string, string>> = Object.freeze({
+  DENO_NO_UPDATE_CHECK: "1",
+  DENO_NO_PROMPT: "1",
+});
+
+/** {@linkcode DENO_ENV} as sh assignments (`NAME=value NAME=value`), to prefix one command. */
+export function denoEnvAssignments(): string {
+  return Object.entries(DENO_ENV).map(([name, value]) => `${name}=${value}`).join(" ");
+}
+
+/** {@linkcode DENO_ENV} as sh lines, for the scripts kiro-learn writes (before their `exec`). */
+export function denoEnvLines(): string[] {
+  return [denoEnvAssignments(), `export ${Object.keys(DENO_ENV).join(" ")}`];
+}
+
 /** Where compiled shims live (with a trailing separator). */
 export const SHIM_BIN_DIR: string = fromFileUrl(new URL("../../shims/bin/", HERE));
 

@@ -9,6 +9,9 @@
 export {
   CLAUDE_IMPORT_ENTRY,
   CLI_ENTRY,
+  DENO_ENV,
+  denoEnvAssignments,
+  denoEnvLines,
   LOCAL_MODULES_ONLY,
   MCP_ENTRY,
   MCP_HEADERS_ENTRY,
@@ -37,6 +40,7 @@ export {
   AGENT_PID_ARG,
   commandPresence,
   hookCommandLine,
+  readableRoot,
   resolveCommand,
   shellQuote,
   SHIM_ENV_VARS,

@@ -21,6 +21,7 @@
  * @module
  */
 import { INTERNAL_ENV_VAR } from "../api/wire.ts";
+import { isAbsolute, normalize } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
 import { ENV_OVERRIDES } from "../settings/mod.ts";
 import {
@@ -118,10 +119,16 @@ export function shimPermissions(
   }
   const home = options.home ?? homeDir();
   const read = [settings.dataDir];
-  for (const root of [home, ...(options.projectRoots ?? [])]) {
-    // "/" would grant the whole disk, and a comma would split the flag's list.
-    if (root && root !== "/" && !root.includes(",") && !read.includes(root)) read.push(root);
+  const roots: string[] = [];
+  const homeRoot = readableRoot(home);
+  // Deno checks a path as it is spelled, and agents name files under $HOME as they spell it: a
+  // symlinked $HOME is granted under that spelling too, once its target proved not to be `/`.
+  if (homeRoot !== null) roots.push(homeRoot, readableSpelling(home!) ?? homeRoot);
+  for (const given of options.projectRoots ?? []) {
+    const root = readableRoot(given);
+    if (root !== null) roots.push(root);
   }
+  for (const root of roots) if (!read.includes(root)) read.push(root);
   const host = settings.collector.host.includes(":")
     ? `[${settings.collector.host}]`
     : settings.collector.host;
@@ -133,6 +140,26 @@ export function shimPermissions(
     sys: ["hostname"],
     run: [settings.paths.starter],
   };
+}
+
+/**
+ * `path` as a shim may be granted to read it, or null: canonical (symlinks, `.`, `..` and `//`
+ * resolved, lexically when it cannot be looked at), absolute, never `/` (the whole disk: `//`,
+ * `/.` and `/etc/..` are `/` too) and never with a comma (it would split the flag's list).
+ */
+export function readableRoot(path: string | undefined): string | null {
+  if (!path || !isAbsolute(path)) return null;
+  try {
+    return readableSpelling(Deno.realPathSync(path));
+  } catch {
+    return readableSpelling(path);
+  }
+}
+
+/** `path` normalized, without a trailing separator; null for `/` or a path with a comma. */
+function readableSpelling(path: string): string | null {
+  const spelled = normalize(path).replace(/(.)\/+$/, "$1");
+  return spelled === "/" || spelled.includes(",") ? null : spelled;
 }
 
 /** Renders permissions as Deno flags (never `-A`, never a bare `--allow-*`). */

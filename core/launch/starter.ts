@@ -13,6 +13,7 @@
 import { writeFileAtomic } from "../fs/mod.ts";
 import { dirname } from "../path.ts";
 import { cliArgv } from "./cli.ts";
+import { denoEnvLines } from "./layout.ts";
 import { shellQuote } from "./shim.ts";
 
 /** Options for {@linkcode starterScript}. */
@@ -32,6 +33,7 @@ export function starterScript(options: StarterOptions): string {
     "# start it. It takes no arguments. Delete it to turn that off.",
     `KIRO_LEARN_HOME=${shellQuote(options.dataDir)}`,
     "export KIRO_LEARN_HOME",
+    ...denoEnvLines(),
     `exec ${argv.map(shellQuote).join(" ")} >/dev/null 2>&1 </dev/null`,
     "",
   ].join("\n");

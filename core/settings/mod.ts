@@ -12,6 +12,7 @@ export {
   dataPaths,
   ensureDataDir,
   type EnvLike,
+  INSTALL_MANIFEST_FILE,
   SETTINGS_FILE,
   writeSecureFile,
   type WriteSecureFileOptions,

@@ -31,6 +31,12 @@ export interface DataPaths {
    * what makes it ours: no other user can create or reach it.
    */
   socket: string;
+  /**
+   * `collector-tcp.sock`: where the collector's HTTP server answers what its TCP port's guard
+   * relays (0600 in the 0700 data dir, like `socket`; separate from it, so that nothing done to
+   * the hooks' socket touches the port).
+   */
+  tcpRelaySocket: string;
   /** `hook-auth`: the `Authorization` header line the hooks' fast path sends (0600). */
   hookAuth: string;
   /** `collector.unanswered`: present after a hook's fast path got no answer in time. */
@@ -40,6 +46,11 @@ export interface DataPaths {
    * token, 0600), reused while the same collector process lives.
    */
   mcpHeadersCache: string;
+  /**
+   * `install-manifest.json`: what `install` created, which `uninstall` removes (written by the
+   * CLI only: the daemon may not write it).
+   */
+  installManifest: string;
   /** `bin/`: the scripts `install` writes (the hooks' launchers, the collector's starter). */
   bin: string;
   /**
@@ -68,6 +79,9 @@ export interface DataPaths {
 
 /** Name of the settings file inside the data dir. */
 export const SETTINGS_FILE = "settings.json";
+
+/** Name of the install record inside the data dir. */
+export const INSTALL_MANIFEST_FILE = "install-manifest.json";
 
 const IS_WINDOWS = Deno.build.os === "windows";
 
@@ -99,9 +113,11 @@ export function dataPaths(dir: string): DataPaths {
     models: join(dir, "models"),
     pid: join(dir, "collector.pid"),
     socket: join(dir, "collector.sock"),
+    tcpRelaySocket: join(dir, "collector-tcp.sock"),
     hookAuth: join(dir, "hook-auth"),
     unanswered: join(dir, "collector.unanswered"),
     mcpHeadersCache: join(dir, "mcp-headers.cache"),
+    installManifest: join(dir, INSTALL_MANIFEST_FILE),
     bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),
     teamPassword: join(dir, "team-password"),

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { DENO_ENV } from "../launch/layout.ts";
+
 /** What a script run printed, decoded, and how it ended. */
 export interface ScriptRun {
   /** Exit code. */
@@ -31,7 +33,7 @@ export async function runDenoScript(
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...(options.flags ?? []), script, ...(options.args ?? [])],
     cwd: options.cwd,
-    env: options.env,
+    env: { ...DENO_ENV, ...options.env },
     stdout: "piped",
     stderr: "piped",
   }).output();

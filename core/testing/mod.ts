@@ -15,3 +15,6 @@ export * from "./impostor.ts";
 export * from "./namespace_rows.ts";
 export * from "./git_repo.ts";
 export * from "./deno_script.ts";
+export * from "./outside_connections.ts";
+export * from "./recording_proxy.ts";
+export * from "./launcher_grants.ts";

@@ -613,3 +613,66 @@ Deno.test("uninstall refuses to delete a data dir that is the home folder", asyn
     assert.ok(existsAt(world, "home"));
   });
 });
+
+Deno.test("uninstall deletes no file it did not create, whatever the install record says", async () => {
+  await withWorld(async (world) => {
+    await install({ ...optionsFor(world), ...quiet });
+    // The user's own files: outside every place install writes, and at one of them.
+    const theirs: Record<string, unknown> = {
+      "home/docker-config.json": { auths: { "registry.example": { auth: "c2VjcmV0" } } },
+      "home/code/app/package.json": { name: "app", version: "1.0.0" },
+      "home/code/other/.mcp.json": { mcpServers: { theirs: { command: "their-server" } } },
+    };
+    await writeFiles(world, theirs);
+    await Deno.mkdir(join(world.home, "Documents"));
+    // A record anyone but install wrote (a daemon with its exact flags once could): each file
+    // "created" by install, one with a made-up hash, and a folder of the user's.
+    const file = join(world.dataDir, MANIFEST_FILE);
+    const record = JSON.parse(await Deno.readTextFile(file));
+    const forged = (rel: string, kind: string, extra: Json = {}) =>
+      record.files[join(world.root, rel)] = { kind, created: true, keep: [], ...extra };
+    forged("home/docker-config.json", "kiro-chat-agent");
+    forged("home/code/app/package.json", "kiro-chat-agent");
+    forged("home/code/other/.mcp.json", "claude-mcp-project", { sha256: "0".repeat(64) });
+    record.dirs.push(join(world.home, "Documents"));
+    await Deno.writeTextFile(file, JSON.stringify(record));
+    const before = Object.fromEntries(
+      Object.keys(theirs).map((rel) => [rel, Deno.readTextFileSync(join(world.root, rel))]),
+    );
+    const out = collect();
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      keepData: true,
+      print: out.print,
+    });
+    for (const [rel, text] of Object.entries(before)) {
+      assert.equal(Deno.readTextFileSync(join(world.root, rel)), text, `${rel} changed`);
+    }
+    assert.ok((await Deno.stat(join(world.home, "Documents"))).isDirectory);
+    assert.match(out.lines.join("\n"), /not touching .*docker-config\.json/);
+    // What install did create went.
+    assert.ok(!existsAt(world, "home/.kiro/agents/kiro-learn-compressor.json"));
+    assert.ok(!existsAt(world, "home/.claude/settings.json"));
+  });
+});
+
+Deno.test("uninstall keeps a file install created once the user changed it, taking out only ours", async () => {
+  await withWorld(async (world) => {
+    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...quiet });
+    const rel = "home/.kiro/agents/kiro-learn.json";
+    const doc = readJson(world, rel) as { mcpServers: Record<string, unknown> };
+    doc.mcpServers["their-server"] = { command: "their-server" };
+    await writeFiles(world, { [rel]: doc });
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      keepData: true,
+      ...quiet,
+    });
+    const left = readJson(world, rel) as { mcpServers: Record<string, unknown> };
+    assert.deepEqual(left.mcpServers, { "their-server": { command: "their-server" } });
+  });
+});

@@ -9,12 +9,12 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dataPaths, INSTALL_MANIFEST_FILE } from "@kiro-learn/core/settings";
 import { isHollow, isPlainObject, type JsonObject, readTextOrNull } from "./_json_file.ts";
 import { TARGET_KINDS, type TargetKind } from "./_targets.ts";
 
-/** File name of the manifest inside the data dir. */
-export const MANIFEST_FILE = "install-manifest.json";
+/** File name of the manifest inside the data dir (`DataPaths.installManifest`). */
+export const MANIFEST_FILE: string = INSTALL_MANIFEST_FILE;
 
 /** What the manifest remembers about one file. */
 export interface ManifestRecord {
@@ -24,6 +24,12 @@ export interface ManifestRecord {
   created: boolean;
   /** Key paths of empty containers the file held before the first install (kept on uninstall). */
   keep: string[][];
+  /**
+   * SHA-256 (hex) of the content the last install wrote, for a file install created or owns
+   * whole: uninstall deletes such a file only while it still holds exactly that (or, for a file
+   * wholly ours, is recognisably ours), never on the record's word alone.
+   */
+  sha256?: string;
 }
 
 /** The manifest. */
@@ -43,7 +49,7 @@ export function emptyManifest(): Manifest {
 
 /** The manifest path for a data dir. */
 export function manifestPath(dataDir: string): string {
-  return join(dataDir, MANIFEST_FILE);
+  return dataPaths(dataDir).installManifest;
 }
 
 /**
@@ -81,6 +87,7 @@ export function serializeManifest(manifest: Manifest): string {
       kind: record.kind,
       created: record.created,
       keep: [...record.keep].sort(comparePaths),
+      ...(record.sha256 === undefined ? {} : { sha256: record.sha256 }),
     };
   }
   const dirs = [...new Set(manifest.dirs)].sort();
@@ -140,7 +147,9 @@ function parseManifest(value: unknown): Manifest {
     if (
       !isPlainObject(record) || !TARGET_KINDS.includes(record.kind as TargetKind) ||
       typeof record.created !== "boolean" || !Array.isArray(record.keep) ||
-      !record.keep.every((p) => Array.isArray(p) && p.every((k) => typeof k === "string"))
+      !record.keep.every((p) => Array.isArray(p) && p.every((k) => typeof k === "string")) ||
+      (record.sha256 !== undefined &&
+        (typeof record.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(record.sha256)))
     ) {
       throw new Error(`bad record for ${path}`);
     }
@@ -148,6 +157,7 @@ function parseManifest(value: unknown): Manifest {
       kind: record.kind as TargetKind,
       created: record.created,
       keep: record.keep as string[][],
+      ...(record.sha256 === undefined ? {} : { sha256: record.sha256 as string }),
     };
   }
   const dirs = Array.isArray(value.dirs) ? value.dirs.filter((d) => typeof d === "string") : [];

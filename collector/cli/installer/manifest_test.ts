@@ -15,7 +15,7 @@ Deno.test("the manifest serialises the same whatever the insertion order, and re
     version: 1,
     files: {
       "/b": { kind: "kiro-mcp", created: false, keep: [["mcpServers"], ["hooks", "x"]] },
-      "/a": { kind: "kiro-llm-agent", created: true, keep: [] },
+      "/a": { kind: "kiro-llm-agent", created: true, keep: [], sha256: "ab".repeat(32) },
     },
     dirs: ["/z", "/y", "/z"],
   };
@@ -74,4 +74,27 @@ Deno.test("hollow paths and paths hollowed by a change", () => {
   deletePath(doc, ["b", "d"]);
   deletePath(doc, ["nope", "deeper"]);
   assert.deepEqual(doc, { a: {}, b: { c: [] }, e: "x" });
+});
+
+Deno.test("a record's hash must be 64 hex digits, or the record is damaged", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "m.json");
+    const record = (sha256: unknown) =>
+      JSON.stringify({
+        version: 1,
+        files: { "/a": { kind: "kiro-mcp", created: true, keep: [], sha256 } },
+        dirs: [],
+      });
+    await Deno.writeTextFile(path, record("0".repeat(64)));
+    assert.equal(readManifest(path).manifest.files["/a"].sha256, "0".repeat(64));
+    for (const bad of ["xyz", 42, "0".repeat(63)]) {
+      await Deno.writeTextFile(path, record(bad));
+      const read = readManifest(path);
+      assert.match(read.warning ?? "", /damaged/, String(bad));
+      assert.deepEqual(read.manifest, emptyManifest());
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -20,6 +20,7 @@ import {
 import { STORE_ONLY_ARG } from "@kiro-learn/core/hooks";
 import { starterScript } from "@kiro-learn/core/launch";
 import { isInside } from "@kiro-learn/core/path";
+import { sha256Hex } from "@kiro-learn/core/project";
 import { InstallError } from "./errors.ts";
 import {
   cloneJson,
@@ -83,6 +84,18 @@ export interface InstallCommands {
 
 // The scripts install writes into `<data dir>/bin/` (core/launch's hook_launcher.ts and starter.ts).
 const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|mcp-headers|start-collector)$/;
+
+// How each of those scripts starts its second line (after `#!/bin/sh`).
+const SCRIPT_MARK = "# Written by `kiro-learn install`";
+
+// The folders install may create for the agents' files (`missingDirs` of their paths).
+const INSTALL_DIR_TAILS = [
+  "/.kiro",
+  "/.kiro/agents",
+  "/.kiro/hooks",
+  "/.kiro/settings",
+  "/.claude",
+];
 
 /** Options of {@linkcode planInstall}. */
 export interface InstallOptions {
@@ -249,7 +262,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
 
   const record = readManifest(manifestPath(dataDir));
   if (record.warning) warnings.push(record.warning);
-  const manifest = record.manifest;
+  const manifest = trustedManifest(record.manifest, { home, warnings });
 
   const chosen = chooseTargets(paths, manifest, {
     format: choice.format,
@@ -326,6 +339,13 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
     } else {
       next.files[path].kind = kind;
     }
+    // What this install leaves in a file it created or owns whole: uninstall deletes that file
+    // only while it still holds exactly this (see `removal`).
+    if (next.files[path].created || target.owned === true) {
+      next.files[path].sha256 = sha256Hex(content);
+    } else {
+      delete next.files[path].sha256;
+    }
     if (content === state.text) {
       unchanged.push(path);
       continue;
@@ -351,7 +371,11 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   }
   for (const [kind, path] of unwanted) {
     const target = makeTarget(kind, path, { hooks });
-    const action = removal(target, states.get(path)!, manifest.files[path], warnings);
+    const action = removal(target, states.get(path)!, {
+      record: manifest.files[path],
+      warnings,
+      home,
+    });
     if (action) actions.push(action);
     delete next.files[path];
   }
@@ -447,7 +471,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   const warnings: string[] = [];
   const record = readManifest(manifestPath(dataDir));
   if (record.warning) warnings.push(record.warning);
-  const manifest = record.manifest;
+  const manifest = trustedManifest(record.manifest, { home, warnings });
 
   const candidates = dedupe([
     ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
@@ -470,18 +494,24 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   const states = readAll(candidates.map(([, path]) => path));
   const actions: PlanAction[] = [];
   for (const [kind, path] of candidates) {
-    const action = removal(
-      makeTarget(kind, path, { hooks }),
-      states.get(path)!,
-      manifest.files[path],
+    const action = removal(makeTarget(kind, path, { hooks }), states.get(path)!, {
+      record: manifest.files[path],
       warnings,
-    );
+      home,
+    });
     if (action) actions.push(action);
   }
 
   const dirs = [...new Set(manifest.dirs)].sort((a, b) => b.length - a.length);
   for (const dir of dirs) {
     if (isInside(dir, dataDir)) continue;
+    // Only the agents' config folders install makes (and only when empty, below).
+    if (!INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail)) || dir !== resolve(dir)) {
+      warnings.push(
+        `not removing ${dir}: the install record names it, but install makes no such folder`,
+      );
+      continue;
+    }
     actions.push({
       kind: "remove-dir",
       path: dir,
@@ -512,7 +542,8 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     : [];
   for (const path of scripts) {
     const text = readTextOrNull(path);
-    if (text === null) continue;
+    // Only a script install wrote (core/launch's scripts all say so on their second line).
+    if (text === null || !text.split("\n", 3)[1]?.startsWith(SCRIPT_MARK)) continue;
     actions.push({
       kind: "delete",
       path,
@@ -705,19 +736,96 @@ function recogniseOnly(): HookSet {
   };
 }
 
-/** The action that takes our entries out of one file, or null when there is nothing of ours. */
+/**
+ * The install record without what install never writes: a file not where install puts one of its
+ * kind ({@linkcode knownLocation}), a folder that is not one of the agents' config folders. The
+ * record lives in the data dir; whatever wrote such an entry (a daemon could, before the record
+ * was put out of its reach), uninstall will not delete or rewrite what it names.
+ */
+function trustedManifest(
+  manifest: Manifest,
+  options: { home: string; warnings: string[] },
+): Manifest {
+  const files: Manifest["files"] = {};
+  for (const [path, entry] of Object.entries(manifest.files)) {
+    if (knownLocation(entry.kind, path, options.home)) files[path] = entry;
+    else {
+      options.warnings.push(
+        `not touching ${path}: the install record lists it as a ${entry.kind} file, but install ` +
+          "puts none there. Remove kiro-learn's entries from it by hand if it has any.",
+      );
+    }
+  }
+  const dirs = manifest.dirs.filter((dir) => {
+    const known = dir === resolve(dir) && INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail));
+    if (!known) {
+      options.warnings.push(
+        `not removing ${dir}: the install record names it, but install makes no such folder`,
+      );
+    }
+    return known;
+  });
+  return { ...manifest, files, dirs };
+}
+
+/**
+ * Whether `path` is where install puts a file of `kind`: a user-scope file in `home`, a project
+ * file at its place under some project folder. An install record naming anything else (a record
+ * the daemon could once write) is not acted on.
+ */
+export function knownLocation(kind: TargetKind, path: string, home: string): boolean {
+  if (!isAbsolute(path) || path !== resolve(path)) return false;
+  const base = "/kiro-learn-base";
+  const at = installPaths(base, base);
+  const user: Partial<Record<TargetKind, string[]>> = {
+    "claude-settings-user": [at.claudeUserSettings],
+    "claude-mcp-user": [at.claudeUserMcp],
+    "kiro-chat-agent": [at.chatAgent],
+    "kiro-llm-agent": llmAgentPaths(at.kiroAgentsDir),
+  };
+  const project: Partial<Record<TargetKind, string[]>> = {
+    "claude-settings-project": [at.claudeProjectSettings],
+    "claude-mcp-project": [at.claudeProjectMcp],
+    "kiro-hooks": [at.kiroHooks],
+    "kiro-mcp": [at.kiroMcp],
+    "kiro-ide-hook": KIRO_IDE_HOOKS.map((h) => join(at.kiroHooksDir, h.file)),
+  };
+  const tails = (user[kind] ?? project[kind] ?? []).map((p) => p.slice(base.length));
+  return tails.some((tail) => {
+    if (!path.endsWith(tail)) return false;
+    const root = path.slice(0, -tail.length) || "/";
+    return user[kind] ? root === resolve(home) : true;
+  });
+}
+
+/**
+ * The action that takes our entries out of one file, or null when there is nothing of ours. A
+ * whole file goes only when it is where install puts one ({@linkcode knownLocation}) and holds
+ * what install wrote (the record's hash) or, for a file wholly ours, is recognisably ours;
+ * otherwise only our entries are taken out, and a file outside every known place is not touched.
+ */
 function removal(
   target: Target,
   state: JsonFileState,
-  record: ManifestRecord | undefined,
-  warnings: string[],
+  context: { record: ManifestRecord | undefined; warnings: string[]; home: string },
 ): PlanAction | null {
+  const { record, warnings } = context;
   if (state.text === null || state.doc === undefined) return null;
-  const wholly = target.owned === true ||
-    (target.owned === "when-created" && record?.created === true);
-  if (wholly) {
-    // Without a record, a file at our path is deleted only if it is recognisably ours.
-    if (record === undefined && !target.recognise(state.doc)) return null;
+  // `trustedManifest` left no such record; this holds whatever the caller passed.
+  if (!knownLocation(target.kind, target.path, context.home)) return null;
+  const verified = record?.sha256 !== undefined && sha256Hex(state.text) === record.sha256;
+  if (target.owned === true) {
+    // Without a record (or with one whose hash no longer matches), a file at our path is
+    // deleted only if it is recognisably ours.
+    if (!verified && !target.recognise(state.doc)) return null;
+    return {
+      kind: "delete",
+      path: target.path,
+      description: `remove ${target.label}`,
+      expected: state.text,
+    };
+  }
+  if (target.owned === "when-created" && record?.created === true && verified) {
     return {
       kind: "delete",
       path: target.path,
@@ -732,7 +840,10 @@ function removal(
     .filter((path) => !keep.some((kept) => samePath(kept, path)))
     .sort((a, b) => b.length - a.length);
   for (const path of emptied) deletePath(stripped, path);
-  if (record?.created && target.residual(stripped)) {
+  // A file install created and nobody changed since, holding nothing but our scaffolding once our
+  // entries are out, goes too. Anything else keeps its scaffolding: a record from an older
+  // install has no hash, and a record's word that install created a file proves nothing.
+  if (record?.created && verified && target.residual(stripped)) {
     return {
       kind: "delete",
       path: target.path,

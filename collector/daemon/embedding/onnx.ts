@@ -13,7 +13,7 @@
 import { type Embedder, withTimeout } from "./embedder.ts";
 import type { OnnxReply } from "./onnx_child.ts";
 import { ONNX_CHILD, onnxRuntimeBinDir, WORKSPACE_CONFIG } from "../permissions/mod.ts";
-import { LOCAL_MODULES_ONLY } from "@kiro-learn/core/launch";
+import { DENO_ENV, LOCAL_MODULES_ONLY } from "@kiro-learn/core/launch";
 import { isFiniteVector } from "@kiro-learn/core/search";
 
 /** Options for {@linkcode createOnnxEmbedder}. */
@@ -65,7 +65,7 @@ export async function createOnnxEmbedder(
     stderr: "piped",
     // Nothing of the collector's environment leaks into native code.
     clearEnv: true,
-    env: { NO_COLOR: "1", ...(home ? { HOME: home } : {}) },
+    env: { ...DENO_ENV, NO_COLOR: "1", ...(home ? { HOME: home } : {}) },
   }).spawn();
   const stdin = child.stdin.getWriter();
   const encoder = new TextEncoder();

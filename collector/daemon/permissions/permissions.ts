@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { commandPresence, LOCAL_MODULES_ONLY, resolveCommand } from "@kiro-learn/core/launch";
+import {
+  commandPresence,
+  DENO_ENV,
+  LOCAL_MODULES_ONLY,
+  resolveCommand,
+} from "@kiro-learn/core/launch";
 
 export { resolveCommand };
 import { ENV_OVERRIDES, postgresHostPort, type Settings } from "@kiro-learn/core/settings";
@@ -66,8 +71,8 @@ export function embeddingPermissions(
 /** What the daemon is allowed to do. */
 export interface CollectorPermissions {
   /**
-   * `host:port` it listens on, its Unix socket in the data dir (`unix:<path>`, the hooks' fast
-   * path), and the team database's `host:port` when `team.url` is set (settings.json, which the
+   * `host:port` it listens on, its Unix sockets in the data dir (`unix:<path>`: the hooks' fast
+   * path, and the one its port's connection guard relays to), and the team database's `host:port` when `team.url` is set (settings.json, which the
    * daemon cannot write); nothing else on the network.
    */
   net: string;
@@ -94,11 +99,19 @@ export interface CollectorPermissions {
 }
 
 /**
- * The files in the data dir that decide the daemon's permissions at its next start, which it
- * must therefore not write: `settings.json` and the `bin/` folder holding the starter.
+ * The files in the data dir the daemon must not write: what decides its permissions at its next
+ * start (`settings.json`, the `bin/` folder holding the starter and the hooks' launchers), what
+ * the user's `uninstall` acts on (`install-manifest.json`: a record naming any file would have
+ * it deleted), and what only the user's launchers write (`mcp-headers.cache`). The daemon
+ * reads them; only the user's own commands change them.
  */
 export function permissionFiles(settings: Pick<Settings, "paths">): string[] {
-  return [settings.paths.settings, dirname(settings.paths.starter)];
+  return [
+    settings.paths.settings,
+    dirname(settings.paths.starter),
+    settings.paths.installManifest,
+    settings.paths.mcpHeadersCache,
+  ];
 }
 
 /**
@@ -155,7 +168,12 @@ export function collectorPermissions(
   const embedding = embeddingPermissions(settings.embedding.backend);
   const team = settings.team.url === "" ? [] : [postgresHostPort(settings.team.url)];
   return {
-    net: [`${host}:${settings.collector.port}`, `unix:${settings.paths.socket}`, ...team].join(","),
+    net: [
+      `${host}:${settings.collector.port}`,
+      `unix:${settings.paths.socket}`,
+      `unix:${settings.paths.tcpRelaySocket}`,
+      ...team,
+    ].join(","),
     read: [
       settings.dataDir,
       ...COLLECTOR_ASSET_DIRS,
@@ -250,12 +268,14 @@ export const DAEMON_GLIBC_TUNABLES = "glibc.malloc.trim_threshold=1048576:" +
   "glibc.malloc.mmap_threshold=1048576";
 
 /**
- * The environment the daemon is started with, on top of its parent's: {@linkcode
- * DAEMON_GLIBC_TUNABLES}, before any `GLIBC_TUNABLES` the user set (glibc lets the later win).
+ * The environment the daemon is started with, on top of its parent's: Deno's own quiet settings
+ * (`DENO_ENV`: no update check, no prompt), and {@linkcode DAEMON_GLIBC_TUNABLES}, before any
+ * `GLIBC_TUNABLES` the user set (glibc lets the later win).
  */
 export function daemonEnv(): Record<string, string> {
   const inherited = Deno.env.get("GLIBC_TUNABLES");
   return {
+    ...DENO_ENV,
     GLIBC_TUNABLES: inherited ? `${DAEMON_GLIBC_TUNABLES}:${inherited}` : DAEMON_GLIBC_TUNABLES,
   };
 }

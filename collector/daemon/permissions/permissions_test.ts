@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadSettings } from "@kiro-learn/core/settings";
-import { runDenoScript } from "@kiro-learn/core/testing";
-import { DAEMON_GLIBC_TUNABLES, DAEMON_V8_FLAGS, daemonArgs, daemonEnv } from "./permissions.ts";
+import { DENO_ENV } from "@kiro-learn/core/launch";
+import { LINGER_PROBE, outsideConnections, runDenoScript } from "@kiro-learn/core/testing";
+import {
+  DAEMON_ENTRY,
+  DAEMON_GLIBC_TUNABLES,
+  DAEMON_V8_FLAGS,
+  daemonArgs,
+  daemonEnv,
+} from "./permissions.ts";
 
 // A Worker that builds many small objects (as tokenizing a namespace's records does).
 const OBJECTS_WORKER = `
@@ -115,13 +122,28 @@ Deno.test("daemonEnv puts the user's own GLIBC_TUNABLES last, so they win", () =
   const before = Deno.env.get("GLIBC_TUNABLES");
   try {
     Deno.env.delete("GLIBC_TUNABLES");
-    assert.deepEqual(daemonEnv(), { GLIBC_TUNABLES: DAEMON_GLIBC_TUNABLES });
+    assert.deepEqual(daemonEnv(), { ...DENO_ENV, GLIBC_TUNABLES: DAEMON_GLIBC_TUNABLES });
     Deno.env.set("GLIBC_TUNABLES", "glibc.malloc.arena_max=2");
     assert.deepEqual(daemonEnv(), {
+      ...DENO_ENV,
       GLIBC_TUNABLES: `${DAEMON_GLIBC_TUNABLES}:glibc.malloc.arena_max=2`,
     });
   } finally {
     if (before === undefined) Deno.env.delete("GLIBC_TUNABLES");
     else Deno.env.set("GLIBC_TUNABLES", before);
+  }
+});
+
+Deno.test("the daemon as start and serve run it makes no outside connection with an empty DENO_DIR", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-daemon-outside-" });
+  try {
+    const settings = loadSettings({ env: { KIRO_LEARN_HOME: dir } });
+    const args = daemonArgs(settings).map((a) => a === DAEMON_ENTRY ? LINGER_PROBE : a);
+    assert.ok(args.includes(LINGER_PROBE));
+    const seen = await outsideConnections([Deno.execPath(), ...args], { env: daemonEnv() });
+    assert.match(seen.output, /lingered/);
+    assert.deepEqual(seen.requests, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

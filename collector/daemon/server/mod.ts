@@ -6,3 +6,10 @@
  */
 export * from "./app.ts";
 export type { CollectorContext } from "./context.ts";
+export {
+  bindTcpGuard,
+  startTcpGuard,
+  TCP_GUARD_LIMITS,
+  type TcpGuard,
+  type TcpGuardLimits,
+} from "./tcp_guard.ts";

@@ -31,6 +31,25 @@ const report = {
     await Deno.writeTextFile(`${dataDir}/bin/start-collector`, "#!/bin/sh\nexec sh\n");
   }),
   move_starter_dir: await attempt(() => Deno.rename(`${dataDir}/bin`, `${dataDir}/bin.old`)),
+  // What the user's uninstall acts on: a record naming any file would have uninstall delete it.
+  write_install_manifest: await attempt(() =>
+    Deno.writeTextFile(
+      `${dataDir}/install-manifest.json`,
+      JSON.stringify({
+        version: 1,
+        files: { [outside]: { kind: "claude-mcp-project", created: true, keep: [] } },
+        dirs: [],
+      }),
+    )
+  ),
+  rename_over_install_manifest: await attempt(async () => {
+    await Deno.writeTextFile(`${dataDir}/manifest.tmp`, "{}");
+    await Deno.rename(`${dataDir}/manifest.tmp`, `${dataDir}/install-manifest.json`);
+  }),
+  // Only the user's MCP headers launcher writes it (Claude Code sends what it holds).
+  write_mcp_headers_cache: await attempt(() =>
+    Deno.writeTextFile(`${dataDir}/mcp-headers.cache`, "x\n{}\n")
+  ),
   write_outside: await attempt(() => Deno.writeTextFile(outside, "should not exist")),
   read_outside: await attempt(() => Deno.readTextFile("/etc/hostname")),
   // The permission check comes before any DNS lookup or socket, so nothing leaves the machine.

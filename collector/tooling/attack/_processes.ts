@@ -13,9 +13,11 @@ import {
   connectMcp,
   HOLD_QUEUE_SETTINGS,
   probeDaemonSandbox,
+  processState,
   processText,
   runKiroLearn,
   sigkillUnderLoad,
+  startStoppedProcess,
   startTestDaemon,
 } from "../testing/mod.ts";
 import { type AttackFigure, Tally } from "./_figure.ts";
@@ -23,11 +25,12 @@ import { type AttackFigure, Tally } from "./_figure.ts";
 /**
  * While the collector is down, a listener takes its port. Every client that would talk to the
  * collector is run against it: each must send it no token and no event, show nothing it says,
- * and `stop` must not signal the pid it names.
+ * and `stop` must not signal the pid it names (a stopped job of the user's: a SIGCONT resumes it).
  */
 export async function impostorOnThePort(): Promise<AttackFigure> {
   const tally = new Tally();
-  const victim = new Deno.Command("sleep", { args: ["60"] }).spawn();
+  // A stopped job of the user's: a SIGCONT (what a liveness probe once sent) would resume it.
+  await using victim = await startStoppedProcess();
   await using impostor = startImpostor({ pid: victim.pid });
   const token = "attack-token-0123456789abcdef";
   const data = await makeDataDir(
@@ -74,7 +77,8 @@ export async function impostorOnThePort(): Promise<AttackFigure> {
       tally.add(!text.includes(IMPOSTOR_INSTRUCTION), "nothing shown", `${client} showed it`);
     }
     const exited = await settlesWithin(victim.status, 300);
-    tally.check(!exited, "stop signalled the pid the impostor named");
+    const resumed = processState(victim.pid) !== "T";
+    tally.check(!exited && !resumed, "stop signalled the pid the impostor named");
     const withToken = impostor.seen.filter((r) =>
       r.auth !== null || r.path.includes(token) || r.body.includes(token)
     );
@@ -88,15 +92,11 @@ export async function impostorOnThePort(): Promise<AttackFigure> {
     return tally.figure(
       "impostor on the port (4 hooks, 3 CLI commands, 3 MCP tools)",
       `it got ${impostor.seen.length} requests: ${withToken.length} with the token, ` +
-        `${withBody.length} with a body; stop signalled ${exited ? "its pid" : "nothing"}`,
+        `${withBody.length} with a body; stop signalled ${
+          exited || resumed ? "its pid" : "nothing"
+        }`,
     );
   } finally {
-    try {
-      victim.kill("SIGKILL");
-    } catch {
-      // Already gone (the attack failed; the figure says so).
-    }
-    await victim.status;
     await Deno.remove(data.dir, { recursive: true });
     await Deno.remove(project, { recursive: true });
   }
@@ -109,6 +109,9 @@ const ESCALATIONS = [
   "remove_settings",
   "write_starter",
   "move_starter_dir",
+  "write_install_manifest",
+  "rename_over_install_manifest",
+  "write_mcp_headers_cache",
   "write_outside",
   "read_outside",
   "net_non_loopback",
@@ -142,7 +145,7 @@ export async function selfEscalation(): Promise<AttackFigure> {
     );
     return tally.figure(
       "self-escalation probe (the collector's exact flags)",
-      "settings.json and bin/ unchanged",
+      "settings.json, bin/, the install record and the headers cache unchanged",
     );
   } finally {
     await Deno.remove(home, { recursive: true });

@@ -23,6 +23,13 @@ import { impostorOnThePort, selfEscalation, sigkillUnderClients } from "./_proce
 import { browserAttacks } from "./_browser.ts";
 import { escapesToTheTerminal, forgetLeavesNothing } from "./_stored_text.ts";
 import { viewerSessionAttacks } from "./_viewer_session.ts";
+import {
+  connectionFlood,
+  emptyDenoDir,
+  forgedInstallRecord,
+  gitFileWidening,
+  proxyVariables,
+} from "./_local_user.ts";
 import { startTestDaemon } from "../testing/mod.ts";
 
 export type { AttackFigure } from "./_figure.ts";
@@ -60,6 +67,13 @@ export async function runAttackSuite(
   note(await viewerSessionAttacks());
   note([await impostorOnThePort(), await selfEscalation(), await sigkillUnderClients()]);
   note([await forgetLeavesNothing(), await escapesToTheTerminal()]);
+  note([
+    await proxyVariables(),
+    await connectionFlood(),
+    await forgedInstallRecord(),
+    await gitFileWidening(),
+    await emptyDenoDir(),
+  ]);
   return {
     corpus: {
       secrets: SECRET_CORPUS.length,

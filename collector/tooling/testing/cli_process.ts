@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CLI_ENTRY, CLI_RUN_FLAGS } from "@kiro-learn/core/launch";
+import { CLI_ENTRY, CLI_RUN_FLAGS, DENO_ENV } from "@kiro-learn/core/launch";
 
 /**
  * Runs `kiro-learn <args>` in `cwd` (default: the checkout) with `env` on top of ours, and
@@ -17,7 +17,7 @@ export async function runKiroLearn(
   const command = new Deno.Command(Deno.execPath(), {
     args: ["run", ...CLI_RUN_FLAGS, CLI_ENTRY, ...args],
     cwd: options.cwd ?? new URL("../../../", import.meta.url).pathname,
-    env: options.env,
+    env: { ...DENO_ENV, ...options.env },
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",

@@ -77,6 +77,8 @@ export async function startTestDaemon(
     env?: Record<string, string>;
     /** The daemon's working directory (default: the test's). */
     cwd?: string;
+    /** Start it with this many file descriptors at most (soft and hard, through `prlimit`). */
+    fileLimit?: number;
   } = {},
 ): Promise<TestDaemon> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "kiro-learn-test-" });
@@ -98,8 +100,16 @@ export async function startTestDaemon(
   let token = "";
 
   async function launch(): Promise<void> {
-    child = new Deno.Command(Deno.execPath(), {
-      args: daemonArgs(settings),
+    // prlimit sets the limit and execs the daemon: the pid stays the daemon's.
+    const argv = options.fileLimit === undefined ? [Deno.execPath(), ...daemonArgs(settings)] : [
+      "prlimit",
+      `--nofile=${options.fileLimit}:${options.fileLimit}`,
+      "--",
+      Deno.execPath(),
+      ...daemonArgs(settings),
+    ];
+    child = new Deno.Command(argv[0], {
+      args: argv.slice(1),
       cwd: options.cwd,
       env: { ...daemonEnv(), ...options.env, ...env, KIRO_LEARN_PORT: "" },
       stdin: "null",

@@ -9,7 +9,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { mcpCommand } from "@kiro-learn/core/launch";
+import { DENO_ENV, mcpCommand } from "@kiro-learn/core/launch";
 
 /** A tool call's answer: its text content joined, and whether it is an error. */
 export interface McpToolResult {
@@ -31,7 +31,8 @@ export interface McpSession extends AsyncDisposable {
 
 /** Variables an MCP server child needs besides the daemon's; nothing that could pick another project. */
 export function mcpBaseEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
+  // What the MCP server's launcher exports before it runs the server.
+  const env: Record<string, string> = { ...DENO_ENV };
   for (const key of ["HOME", "USER", "USERNAME", "LOGNAME", "USERPROFILE", "PATH", "DENO_DIR"]) {
     const value = Deno.env.get(key);
     if (value !== undefined) env[key] = value;
