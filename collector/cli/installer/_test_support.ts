@@ -227,3 +227,22 @@ export function checkAgent(
     assert.ok(path.startsWith("/h/") || path.startsWith("/p/"), path);
   }
 }
+
+/**
+ * The document a real TOML parser (Python's tomllib, in a child process) reads from `text`;
+ * throws when it is not valid TOML.
+ */
+export async function parseToml(text: string): Promise<Record<string, unknown>> {
+  const child = new Deno.Command("python3", {
+    args: ["-c", "import json,sys,tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(text));
+  await writer.close();
+  const out = await child.output();
+  if (out.code !== 0) throw new Error(`not valid TOML: ${new TextDecoder().decode(out.stderr)}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
