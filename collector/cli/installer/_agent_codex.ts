@@ -16,7 +16,6 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { join } from "node:path";
 import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import { isPlainObject, type JsonObject } from "./_json_file.ts";
 import { isOurCommand } from "./shell.ts";

@@ -88,11 +88,13 @@ export function withTomlBlock(text: string, body: string, path: string): string 
   return base.slice(0, at) + block + base.slice(at);
 }
 
+// deno-lint-ignore no-control-regex
+const TOML_ESCAPED = /[\\"\u0000-\u001f\u007f]/g;
+
 /** A TOML basic string: quoted, with `"`, `\` and control characters escaped. */
 export function tomlString(value: string): string {
-  // deno-lint-ignore no-control-regex
   return `"${
-    value.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => {
+    value.replace(TOML_ESCAPED, (c) => {
       const named: Record<string, string> = {
         "\\": "\\\\",
         '"': '\\"',

@@ -640,7 +640,11 @@ Deno.test("Codex CLI: install adds our hooks, their trust and the MCP server; un
       const hooksPath = join(world.home, ".codex", "hooks.json");
       const hooks = readJson(world, "home/.codex/hooks.json").hooks as Record<string, Json[]>;
       assert.deepEqual(Object.keys(hooks), ["Stop", "UserPromptSubmit"]);
-      assert.deepEqual(hooks.Stop[0].hooks, FOREIGN_CODEX_HOOKS.hooks.Stop[0].hooks, "foreign first");
+      assert.deepEqual(
+        hooks.Stop[0].hooks,
+        FOREIGN_CODEX_HOOKS.hooks.Stop[0].hooks,
+        "foreign first",
+      );
       assert.equal(ourCount(hooks), 2);
       const config = Deno.readTextFileSync(join(world.home, ".codex", "config.toml"));
       assert.ok(config.startsWith(original), `${sample}: the user's part is untouched`);
