@@ -64,8 +64,11 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The complete lines of `file` from `from` on, each with the offset it starts at. */
-async function readLines(
+/**
+ * The complete lines of `file` from `from` on (at most the last {@linkcode MAX_TURN_BYTES}), each
+ * with the offset it starts at.
+ */
+export async function readLines(
   file: string,
   from: number,
 ): Promise<{ lines: string[]; starts: number[]; end: number; skipped: number }> {

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import type { Event } from "@kiro-learn/core/schemas";
+import type { Event, Surface } from "@kiro-learn/core/schemas";
 import { derivedUlid } from "@kiro-learn/core/ids";
 import { claudeCodePlan } from "@kiro-learn/core/hooks";
 import { readShimEnv } from "./env.ts";
@@ -198,11 +198,16 @@ export function transcriptPayloads(
   return { payloads, skipped, pendingCalls: [...pending.values()] };
 }
 
-/** The events a hook would have sent for these payloads, with ids derived from them. */
+/**
+ * The events a hook would have sent for these payloads, with ids derived from them. `surface`
+ * (default `claude-code`) is the agent they are filed under: Codex's rollout gives the same
+ * payload shapes.
+ */
 export async function transcriptEvents(
   found: TranscriptPayloads,
-  options: { sessionId: string; maxBodyBytes: number },
+  options: { sessionId: string; maxBodyBytes: number; surface?: Surface },
 ): Promise<Event[]> {
+  const surface = options.surface ?? "claude-code";
   const env = readShimEnv();
   const client = clientId();
   const events: Event[] = [];
@@ -217,7 +222,7 @@ export async function transcriptEvents(
     if (plan === null) continue;
     for (const [i, planned] of plan.events.entries()) {
       const event = buildEvent({ kind: planned.kind, body: planned.body }, {
-        surface: "claude-code",
+        surface,
         sessionId: plan.sessionId,
         cwd: plan.cwd,
         maxBodyBytes: options.maxBodyBytes,
@@ -228,7 +233,7 @@ export async function transcriptEvents(
       const seed = new Uint8Array(
         await crypto.subtle.digest(
           "SHA-256",
-          new TextEncoder().encode(`claude-code\n${options.sessionId}\n${key}\n${i}`),
+          new TextEncoder().encode(`${surface}\n${options.sessionId}\n${key}\n${i}`),
         ),
       );
       events.push({ ...event, event_id: derivedUlid(time, seed) });

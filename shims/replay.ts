@@ -3,7 +3,7 @@
  * exactly as an agent would run them (same entry, same permissions, stdin or `USER_PROMPT`).
  *
  * The file is NDJSON, one hook firing per line:
- * `{"surface": "kiro-cli" | "kiro-ide" | "claude-code", "hook": "<name>", "payload": <JSON>,
+ * `{"surface": "kiro-cli" | "kiro-ide" | "claude-code" | "codex", "hook": "<name>", "payload": <JSON>,
  *   "env"?: {"NAME": "value"}}`.
  * `${PROJECT}` anywhere in a payload string or env value is replaced by the replay's cwd.
  * Routing: `claude-code` and `kiro-cli` payloads go to stdin of their entry; a `kiro-ide` line
@@ -18,7 +18,12 @@
  * @module
  */
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
-import { SHIM_ENV_VARS, shimCommand, type ShimSurface } from "@kiro-learn/core/launch";
+import {
+  SHIM_ENTRIES,
+  SHIM_ENV_VARS,
+  shimCommand,
+  type ShimSurface,
+} from "@kiro-learn/core/launch";
 
 /** One line of a replay file. */
 export interface ReplayLine {
@@ -64,7 +69,7 @@ export interface ReplayOptions {
   onResult?: (result: ReplayResult) => void;
 }
 
-const SURFACES = new Set<string>(["kiro-cli", "kiro-ide", "claude-code"]);
+const SURFACES = new Set<string>(Object.keys(SHIM_ENTRIES));
 const decoder = new TextDecoder();
 
 /** Runs every line of `file` through its real shim, in order; returns one result per line. */

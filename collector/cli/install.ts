@@ -25,7 +25,7 @@ export interface RunInstallOptions {
   mcp?: "http" | "stdio";
 }
 
-/** Reads `--agents kiro,claude-code` (any order, at least one). */
+/** Reads `--agents kiro,claude-code,codex` (any order, at least one). */
 export function agentsOption(args: CommandArgs): InstallAgent[] | undefined {
   const value = args.values["agents"];
   if (typeof value !== "string") return undefined;
@@ -66,8 +66,9 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
 export const installCommand: Command = {
   name: "install",
   usage:
-    "kiro-learn install [--dry-run] [--agents kiro,claude-code] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
-  summary: "register the hooks and the MCP server for Kiro CLI, Kiro IDE and Claude Code",
+    "kiro-learn install [--dry-run] [--agents kiro,claude-code,codex] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
+  summary:
+    "register the hooks and the MCP server for Kiro CLI, Kiro IDE, Claude Code and Codex CLI",
   options: {
     "dry-run": { type: "boolean" },
     "kiro-format": { type: "string" },

@@ -1,6 +1,6 @@
 /**
  * Hook plans shared by the shims and the collector: what an agent's hook payload means (the
- * Claude Code plan), the events it becomes (tool-use bodies, caps, ids derived from the
+ * Claude Code and Codex plans), the events it becomes (tool-use bodies, caps, ids derived from the
  * firing) and what the hook prints. npm-free: a hook loads it on every firing.
  *
  * @module
@@ -16,6 +16,7 @@ export {
   STORE_ONLY_ARG,
   TURN_TOOLS_ARG,
 } from "./claude_code.ts";
+export { codexPlan, type CodexPlanOptions } from "./codex.ts";
 export {
   FIRING_ARG,
   firingFromArgs,

@@ -46,6 +46,11 @@ export interface HookPlan {
    * reads the turn's tool uses from it when the launcher asks (`TURN_TOOLS_ARG`).
    */
   transcript?: string;
+  /**
+   * The turn a turn's end closes (Codex's `turn_id`, at `Stop`): the shim reads that turn's tool
+   * uses from the rollout file named by {@linkcode HookPlan.transcript}.
+   */
+  turn?: string;
 }
 
 /** Longest session id the event schema accepts. */

@@ -66,7 +66,12 @@ function member(file: string): string {
   return file.split("/")[0];
 }
 
-const SHIM_ENTRIES = ["shims/kiro_cli.ts", "shims/kiro_ide.ts", "shims/claude_code.ts"];
+const SHIM_ENTRIES = [
+  "shims/kiro_cli.ts",
+  "shims/kiro_ide.ts",
+  "shims/claude_code.ts",
+  "shims/codex.ts",
+];
 
 Deno.test("shims import only the small pure parts of core: no storage, Hono, embedder", async () => {
   // Run time: project identity, settings, launch (env list), spool, limits, the HTTP contract's

@@ -26,7 +26,7 @@ import {
 } from "./_target.ts";
 
 /** Claude Code events we hook, with matcher and timeout (seconds). */
-export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: number }[] = [
+export const CLAUDE_HOOKS: readonly HookGroupSpec[] = [
   // Not at a session's startup: there the hook would only store a "session started" note (the
   // first prompt carries the start block), a lifecycle note that is never memory, while Claude
   // Code waits for the hook before its first request (about 20–35 ms of every session, measured
@@ -47,12 +47,31 @@ export const CLAUDE_HOOKS: readonly { event: string; matcher?: string; timeout: 
   // never memory (extraction skips it, injection drops it), for one more firing per session.
 ];
 
-function installClaudeHooks(
+/** One hook an agent with Claude Code's `hooks` layout gets: its event, matcher and timeout (s). */
+export interface HookGroupSpec {
+  /** The event. */
+  event: string;
+  /** The matcher, if the group has one. */
+  matcher?: string;
+  /** Seconds the agent waits for the hook. */
+  timeout: number;
+}
+
+/**
+ * Puts our matcher group of each of `specs` into `doc.hooks` (Claude Code's layout, which Codex's
+ * `hooks.json` shares), each where ours stood before, foreign groups and handlers kept. An event
+ * only our older groups held, and that `specs` no longer hook, goes.
+ */
+export function installHookGroups(
   doc: JsonObject,
   path: string,
-  commands: { all: string; store: string },
-  ours: (command: unknown) => boolean,
+  options: {
+    specs: readonly HookGroupSpec[];
+    command: (spec: HookGroupSpec) => string;
+    ours: (command: unknown) => boolean;
+  },
 ): JsonObject {
+  const { specs, ours } = options;
   const hooks = objectAt(doc, "hooks", path, "hooks");
   const slots = new Map<string, number>();
   for (const [event, groups] of Object.entries(hooks)) {
@@ -62,17 +81,16 @@ function installClaudeHooks(
     // when they were all it held: no empty list is left behind. The others are refilled below, in
     // place, and uninstall's plan keeps a list the user had left empty.
     const dropped = kept.length === 0 && slot >= 0 &&
-      !CLAUDE_HOOKS.some((spec) => spec.event === event);
+      !specs.some((spec) => spec.event === event);
     if (dropped) delete hooks[event];
     else hooks[event] = kept;
     slots.set(event, slot);
   }
-  for (const spec of CLAUDE_HOOKS) {
+  for (const spec of specs) {
     const groups = arrayAt(hooks, spec.event, path, `hooks.${spec.event}`);
-    const command = storesOnly(spec) ? commands.store : commands.all;
     const group = {
       ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }),
-      hooks: [{ type: "command", command, timeout: spec.timeout }],
+      hooks: [{ type: "command", command: options.command(spec), timeout: spec.timeout }],
     };
     insertAt(groups, slots.get(spec.event) ?? -1, group);
   }
@@ -87,7 +105,8 @@ function storesOnly(spec: { event: string }): boolean {
   return CLAUDE_STORE_HOOKS.includes(spec.event);
 }
 
-function stripClaudeHooks(doc: JsonObject, ours: (command: unknown) => boolean): JsonObject {
+/** Takes our handlers out of `doc.hooks` (Claude Code's layout); groups left empty go too. */
+export function stripHookGroups(doc: JsonObject, ours: (command: unknown) => boolean): JsonObject {
   if (!isPlainObject(doc.hooks)) return doc;
   for (const [event, groups] of Object.entries(doc.hooks)) {
     if (Array.isArray(groups)) doc.hooks[event] = stripClaudeGroups(groups, ours).kept;
@@ -122,6 +141,19 @@ function stripClaudeGroups(
   return { kept, slot };
 }
 
+/** Hands each handler's command in `doc.hooks` (Claude Code's layout) to `add`, by event. */
+export function groupHookCommands(
+  doc: JsonObject,
+  add: (event: string, command: unknown) => void,
+): void {
+  for (const [event, groups] of entries(doc.hooks)) {
+    for (const group of Array.isArray(groups) ? groups : []) {
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+      for (const hook of group.hooks) if (isPlainObject(hook)) add(event, hook.command);
+    }
+  }
+}
+
 /** Claude Code's part of the installer. */
 export const CLAUDE_CODE: AgentInstaller = {
   name: "Claude Code",
@@ -140,13 +172,12 @@ export const CLAUDE_CODE: AgentInstaller = {
         roots: ["hooks"],
         label: `Claude Code hooks (${CLAUDE_HOOKS.map((h) => h.event).join(", ")})`,
         install: (doc) =>
-          installClaudeHooks(
-            doc ?? {},
-            path,
-            { all: hooks.claudeCode, store: hooks.claudeCodeStore },
+          installHookGroups(doc ?? {}, path, {
+            specs: CLAUDE_HOOKS,
+            command: (spec) => storesOnly(spec) ? hooks.claudeCodeStore : hooks.claudeCode,
             ours,
-          ),
-        strip: (doc) => stripClaudeHooks(doc, ours),
+          }),
+        strip: (doc) => stripHookGroups(doc, ours),
       });
     }
     // Over HTTP only at user scope: Claude Code runs a project file's (.mcp.json) headers
@@ -170,12 +201,7 @@ export const CLAUDE_CODE: AgentInstaller = {
   },
   hookCommands(kind, doc, add) {
     if (kind !== "claude-settings-user" && kind !== "claude-settings-project") return;
-    for (const [event, groups] of entries(doc.hooks)) {
-      for (const group of Array.isArray(groups) ? groups : []) {
-        if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
-        for (const hook of group.hooks) if (isPlainObject(hook)) add(event, hook.command);
-      }
-    }
+    groupHookCommands(doc, add);
   },
   doctorSources(paths, projectDir) {
     const events = CLAUDE_HOOKS.map((h) => h.event);

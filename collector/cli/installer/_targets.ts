@@ -1,7 +1,8 @@
 /**
  * The config files kiro-learn edits, one "target" per file, each knowing how to add our entries
  * to that file and how to take exactly those entries out again. Each agent owns its files
- * (`_agent_claude_code.ts`, `_agent_kiro_cli.ts`, `_agent_kiro_ide.ts`); this module finds the
+ * (`_agent_claude_code.ts`, `_agent_kiro_cli.ts`, `_agent_kiro_ide.ts`,
+ * `_agent_codex.ts`); this module finds the
  * agent of a file. Foreign entries, keys and their order are left as they are; our entries are
  * replaced in place on a reinstall so the file does not churn.
  *
@@ -12,11 +13,21 @@ import { isOurCommand } from "./shell.ts";
 import { CLAUDE_CODE } from "./_agent_claude_code.ts";
 import { KIRO_CLI } from "./_agent_kiro_cli.ts";
 import { KIRO_IDE } from "./_agent_kiro_ide.ts";
+import { CODEX } from "./_agent_codex.ts";
 import type { AgentInstaller, HookSet, Target, TargetKind } from "./_target.ts";
 
 export { CLAUDE_HOOKS } from "./_agent_claude_code.ts";
 export { KIRO_V3_HOOKS, llmAgentPaths } from "./_agent_kiro_cli.ts";
 export { KIRO_IDE_HOOKS } from "./_agent_kiro_ide.ts";
+export {
+  CODEX_HOOKS,
+  type CodexConfigBlock,
+  codexConfigBlock,
+  codexHookHash,
+  type CodexTrust,
+  codexTrust,
+  trustedIn,
+} from "./_agent_codex.ts";
 export {
   type AgentInstaller,
   type DoctorSource,
@@ -29,7 +40,7 @@ export {
 } from "./_target.ts";
 
 /** Every agent the installer wires, in the order doctor reports them. */
-export const AGENTS: readonly AgentInstaller[] = [KIRO_CLI, KIRO_IDE, CLAUDE_CODE];
+export const AGENTS: readonly AgentInstaller[] = [KIRO_CLI, KIRO_IDE, CLAUDE_CODE, CODEX];
 
 function agentOf(kind: TargetKind): AgentInstaller {
   const agent = AGENTS.find((a) => a.kinds.includes(kind));

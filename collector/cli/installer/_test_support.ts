@@ -186,6 +186,7 @@ export const TEST_HOOKS: HookSet = {
   kiroCli: `/s/kiro-cli || true ${HOOK_MARKER}`,
   claudeCode: `/s/claude || true ${HOOK_MARKER}`,
   claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
+  codex: `/s/codex || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],
@@ -197,6 +198,7 @@ const HAS_HOOKS: readonly string[] = [
   "kiro-hooks",
   "kiro-chat-agent",
   "kiro-ide-hook",
+  "codex-hooks",
 ];
 
 /**
@@ -224,4 +226,23 @@ export function checkAgent(
   for (const [, path] of agent.doctorSources(installPaths("/h", "/p"), "/p")) {
     assert.ok(path.startsWith("/h/") || path.startsWith("/p/"), path);
   }
+}
+
+/**
+ * The document a real TOML parser (Python's tomllib, in a child process) reads from `text`;
+ * throws when it is not valid TOML.
+ */
+export async function parseToml(text: string): Promise<Record<string, unknown>> {
+  const child = new Deno.Command("python3", {
+    args: ["-c", "import json,sys,tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(text));
+  await writer.close();
+  const out = await child.output();
+  if (out.code !== 0) throw new Error(`not valid TOML: ${new TextDecoder().decode(out.stderr)}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
 }

@@ -21,10 +21,18 @@ import {
 } from "@kiro-learn/core/settings";
 import type { ProjectIdentity } from "@kiro-learn/core/project";
 import { resolveCommand } from "../../daemon/permissions/mod.ts";
-import { isPlainObject, type JsonObject, readJsonFile } from "./_json_file.ts";
+import { isPlainObject, type JsonObject, readJsonFile, readTextOrNull } from "./_json_file.ts";
 import type { InstallCommands } from "./plan.ts";
-import { hookArgv, quoteArgv, splitCommand } from "./shell.ts";
-import { AGENTS, type DoctorSource, installPaths, ourHookCommands } from "./_targets.ts";
+import { hookArgv, isOurCommand, quoteArgv, splitCommand } from "./shell.ts";
+import {
+  AGENTS,
+  codexTrust,
+  type DoctorSource,
+  type InstallPaths,
+  installPaths,
+  ourHookCommands,
+  trustedIn,
+} from "./_targets.ts";
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
 /** The outcome of one check. */
@@ -127,6 +135,8 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     }
     checks.push(surface.check);
   }
+  const trust = checkCodexTrust(paths, known, tilde);
+  if (trust !== null) checks.push(trust);
   checks.push(found.mcp([
     paths.kiroMcp,
     paths.chatAgent,
@@ -340,6 +350,54 @@ async function fetchHealth(
 }
 
 // --- hooks and MCP ---------------------------------------------------------------------------
+
+/**
+ * Whether Codex trusts our hooks in `~/.codex/hooks.json` (it skips an untrusted hook silently),
+ * and has our MCP server; null when that file holds none of our hooks.
+ */
+function checkCodexTrust(
+  paths: InstallPaths,
+  known: readonly string[],
+  tilde: (p: string) => string,
+): DoctorCheck | null {
+  const name = "codex hook trust";
+  let hooks: JsonObject | undefined;
+  let config: string;
+  try {
+    hooks = readJsonFile(paths.codexHooks).doc;
+    config = readTextOrNull(paths.codexConfig) ?? "";
+  } catch (error) {
+    return {
+      name,
+      status: "fail",
+      message: (error as Error).message.split("\n")[0],
+      fix: "fix the file",
+    };
+  }
+  if (hooks === undefined) return null;
+  const ours = codexTrust(hooks, paths.codexHooks, (c) => isOurCommand(c, known));
+  if (ours.length === 0) return null;
+  const untrusted = ours.filter((t) => !trustedIn(config, t));
+  const mcp = config.includes(`[mcp_servers.${MCP_SERVER_NAME}]`);
+  if (untrusted.length === 0 && mcp) {
+    return {
+      name,
+      status: "ok",
+      message: `${ours.length} hook(s) trusted in ${tilde(paths.codexConfig)}`,
+    };
+  }
+  const missing = [
+    ...untrusted.map((t) => `no trust for ${t.key.split(":").slice(-3).join(":")}`),
+    ...(mcp ? [] : [`no [mcp_servers.${MCP_SERVER_NAME}]`]),
+  ];
+  return {
+    name,
+    status: "warn",
+    message: `${tilde(paths.codexConfig)}: ${missing.join(", ")}: Codex skips an untrusted hook ` +
+      "without a word",
+    fix: "kiro-learn install (writes the trust of the hooks it writes)",
+  };
+}
 
 type Source = DoctorSource;
 

@@ -4,7 +4,7 @@ import { InstallError } from "./errors.ts";
 import { install, uninstall } from "./install.ts";
 import { MANIFEST_FILE } from "./manifest.ts";
 import { HOOK_MARKER } from "./shell.ts";
-import { CLAUDE_HOOKS } from "./_targets.ts";
+import { CLAUDE_HOOKS, codexHookHash } from "./_targets.ts";
 import {
   collect,
   existsAt,
@@ -12,6 +12,7 @@ import {
   FOREIGN_CHAT_AGENT,
   makeWorld,
   optionsFor,
+  parseToml,
   readJson,
   snapshot,
   type World,
@@ -252,11 +253,16 @@ Deno.test("every broken file is reported at once", async () => {
       "home/.claude.json": "[]",
       "home/code/app/.kiro/hooks/kiro-learn.json": "",
     });
-    await assert.rejects(() => install({ ...optionsFor(world), ...quiet }), (error: unknown) => {
-      assert.ok(error instanceof InstallError);
-      assert.equal(error.problems.length, 3);
-      return true;
-    });
+    // Only the agents whose files are broken: an agent with sound files would be installed.
+    const agents = ["kiro", "claude-code"] as const;
+    await assert.rejects(
+      () => install({ ...optionsFor(world), agents, ...quiet }),
+      (error: unknown) => {
+        assert.ok(error instanceof InstallError);
+        assert.equal(error.problems.length, 3);
+        return true;
+      },
+    );
   });
 });
 
@@ -674,5 +680,84 @@ Deno.test("uninstall keeps a file install created once the user changed it, taki
     });
     const left = readJson(world, rel) as { mcpServers: Record<string, unknown> };
     assert.deepEqual(left.mcpServers, { "their-server": { command: "their-server" } });
+  });
+});
+
+const CODEX_SAMPLES = new URL("./testdata/codex/", import.meta.url).pathname;
+const FOREIGN_CODEX_HOOKS = {
+  hooks: {
+    Stop: [{ hooks: [{ type: "command", command: "~/bin/notify-done", timeout: 5 }] }],
+  },
+};
+
+Deno.test("Codex CLI: install adds our hooks, their trust and the MCP server; uninstall restores every byte", async () => {
+  for (const sample of ["typical", "hooks_and_trust", "crlf_no_final_newline"]) {
+    await withWorld(async (world) => {
+      await writeFiles(world, {
+        "home/.codex/config.toml": Deno.readTextFileSync(`${CODEX_SAMPLES}${sample}.toml`),
+        "home/.codex/hooks.json": FOREIGN_CODEX_HOOKS,
+      });
+      const before = snapshot(world.root);
+      const original = before["home/.codex/config.toml"];
+      await install({ ...optionsFor(world), ...quiet });
+      const hooksPath = join(world.home, ".codex", "hooks.json");
+      const hooks = readJson(world, "home/.codex/hooks.json").hooks as Record<string, Json[]>;
+      assert.deepEqual(Object.keys(hooks), ["Stop", "UserPromptSubmit"]);
+      assert.deepEqual(
+        hooks.Stop[0].hooks,
+        FOREIGN_CODEX_HOOKS.hooks.Stop[0].hooks,
+        "foreign first",
+      );
+      assert.equal(ourCount(hooks), 2);
+      const config = Deno.readTextFileSync(join(world.home, ".codex", "config.toml"));
+      assert.ok(config.startsWith(original), `${sample}: the user's part is untouched`);
+      const parsed = await parseToml(config);
+      const state = (parsed.hooks as Json).state as Record<string, Json>;
+      for (const [event, group] of [["stop", 1], ["user_prompt_submit", 0]] as const) {
+        const key = `${hooksPath}:${event}:${group}:0`;
+        const handler = (event === "stop" ? hooks.Stop[1] : hooks.UserPromptSubmit[0])
+          .hooks as Json[];
+        assert.equal(
+          state[key]?.trusted_hash,
+          codexHookHash(event === "stop" ? "Stop" : "UserPromptSubmit", {
+            command: handler[0].command as string,
+            timeout: handler[0].timeout as number,
+          }),
+          `${sample}: ${key} trusted`,
+        );
+      }
+      const server = (parsed.mcp_servers as Record<string, Json>)["kiro-learn-memory"];
+      assert.equal(typeof server.command, "string", JSON.stringify(server));
+      assert.ok(Array.isArray(server.args), JSON.stringify(server));
+      const again = await install({ ...optionsFor(world), ...quiet });
+      assert.deepEqual(again.actions, [], `${sample}: a second install changes nothing`);
+      await uninstall({
+        home: world.home,
+        projectDir: world.project,
+        dataDir: world.dataDir,
+        ...quiet,
+      });
+      assert.deepEqual(snapshot(world.root), before, sample);
+    });
+  }
+});
+
+Deno.test("Codex CLI: a config.toml whose inline table covers our names is refused, nothing written", async () => {
+  await withWorld(async (world) => {
+    await writeFiles(world, {
+      "home/.codex/config.toml": Deno.readTextFileSync(`${CODEX_SAMPLES}inline_hooks_state.toml`),
+    });
+    const before = snapshot(world.root);
+    await assert.rejects(
+      () => install({ ...optionsFor(world), ...quiet }),
+      /config\.toml defines hooks\.state \(kiro-learn adds .*invalid TOML.*--agents kiro,claude-code/,
+    );
+    assert.deepEqual(snapshot(world.root), before);
+    // Without Codex, the others install.
+    await install({ ...optionsFor(world, { agents: ["kiro", "claude-code"] }), ...quiet });
+    assert.equal(
+      Deno.readTextFileSync(join(world.home, ".codex", "config.toml")),
+      before["home/.codex/config.toml"],
+    );
   });
 });

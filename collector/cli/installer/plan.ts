@@ -27,6 +27,7 @@ import {
   DEFAULT_STYLE,
   deleteFile,
   type JsonFileState,
+  type JsonObject,
   readJsonFile,
   readTextOrNull,
   serializeJson,
@@ -51,8 +52,12 @@ import {
   samePath,
   serializeManifest,
 } from "./manifest.ts";
-import { assertArgv, hookCommand, quoteArgv } from "./shell.ts";
+import { assertArgv, hookCommand, isOurCommand, quoteArgv } from "./shell.ts";
+import { withoutTomlBlock, withTomlBlock } from "./_toml_block.ts";
 import {
+  codexConfigBlock,
+  type CodexTrust,
+  codexTrust,
   type HookSet,
   type InstallPaths,
   installPaths,
@@ -65,7 +70,7 @@ import {
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
 /** The agent surfaces kiro-learn captures. */
-export type Surface = "kiro-cli" | "kiro-ide" | "claude-code";
+export type Surface = "kiro-cli" | "kiro-ide" | "claude-code" | "codex";
 
 /** Where the shims and the MCP server are; the caller decides (compiled binaries or `deno run`). */
 export interface InstallCommands {
@@ -95,6 +100,7 @@ const INSTALL_DIR_TAILS = [
   "/.kiro/hooks",
   "/.kiro/settings",
   "/.claude",
+  "/.codex",
 ];
 
 /** Options of {@linkcode planInstall}. */
@@ -218,16 +224,24 @@ export interface Plan {
   skipped?: InstallAgent[];
 }
 
-/** The agents `install --agents` chooses from: Kiro (CLI and IDE) and Claude Code. */
-export const INSTALL_AGENTS = ["kiro", "claude-code"] as const;
+/** The agents `install --agents` chooses from: Kiro (CLI and IDE), Claude Code and Codex CLI. */
+export const INSTALL_AGENTS = ["kiro", "claude-code", "codex"] as const;
 
 /** One of {@linkcode INSTALL_AGENTS}. */
 export type InstallAgent = typeof INSTALL_AGENTS[number];
 
 /** The agent a kind of file belongs to. */
 export function agentOfTarget(kind: TargetKind): InstallAgent {
+  if (kind.startsWith("codex-")) return "codex";
   return kind.startsWith("claude-") ? "claude-code" : "kiro";
 }
+
+/** How messages name each of {@linkcode INSTALL_AGENTS}. */
+export const INSTALL_AGENT_NAMES: Readonly<Record<InstallAgent, string>> = {
+  kiro: "Kiro",
+  "claude-code": "Claude Code",
+  codex: "Codex CLI",
+};
 
 /** What {@linkcode apply} did. */
 export interface ApplyResult {
@@ -285,7 +299,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
     selected.delete(agent);
     const why = [...new Set(broken.flatMap(([, path]) => read.problems.get(path)!))];
     warnings.push(
-      `${agent === "kiro" ? "Kiro" : "Claude Code"} skipped (none of its files changed; the ` +
+      `${INSTALL_AGENT_NAMES[agent]} skipped (none of its files changed; the ` +
         `other agents are installed): ${why.join(" ")}`,
     );
   }
@@ -314,6 +328,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   const unchanged: string[] = [];
   const problems: string[] = [];
   const next: Manifest = cloneJson(manifest);
+  const installed = new Map<string, JsonObject>();
   for (const [kind, path] of desired) {
     const target = makeTarget(kind, path, { hooks, seed });
     const state = states.get(path)!;
@@ -325,6 +340,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       problems.push(...error.problems);
       continue;
     }
+    installed.set(path, doc);
     const created = state.text === null;
     const content = serializeJson(
       doc,
@@ -380,6 +396,17 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
     delete next.files[path];
   }
   if (problems.length > 0) throw new InstallError(problems);
+  const codexHooks = installed.get(paths.codexHooks);
+  if (selected.has("codex") && codexHooks !== undefined) {
+    const trust = codexTrust(
+      codexHooks,
+      paths.codexHooks,
+      (command) => isOurCommand(command, hooks.known),
+    );
+    const action = codexConfigInstall(paths.codexConfig, { trust, mcp: hooks.mcp }, warnings);
+    if (action === null) unchanged.push(paths.codexConfig);
+    else actions.push(action);
+  }
 
   for (const action of actions) {
     if (action.kind !== "write" && action.kind !== "merge") continue;
@@ -486,6 +513,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     ["claude-settings-project", paths.claudeProjectSettings],
     ["claude-mcp-user", paths.claudeUserMcp],
     ["claude-mcp-project", paths.claudeProjectMcp],
+    ["codex-hooks", paths.codexHooks],
     ...Object.entries(manifest.files).map(([path, entry]): [TargetKind, string] => [
       entry.kind,
       path,
@@ -501,6 +529,8 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     });
     if (action) actions.push(action);
   }
+  const codexConfig = codexConfigRemoval(paths.codexConfig);
+  if (codexConfig !== null) actions.push(codexConfig);
 
   const dirs = [...new Set(manifest.dirs)].sort((a, b) => b.length - a.length);
   for (const dir of dirs) {
@@ -671,6 +701,8 @@ function chooseTargets(
     scope === "user"
       ? ["claude-mcp-user", paths.claudeUserMcp]
       : ["claude-mcp-project", paths.claudeProjectMcp],
+    // Codex reads a project's hooks only in a project the user trusted: user scope only.
+    ["codex-hooks", paths.codexHooks],
   ];
   // Both formats (or both Claude scopes) at once would capture every event twice, so the ones
   // not chosen are removed, in this project and wherever the record says we put them.
@@ -700,9 +732,10 @@ function hookSet(commands: InstallCommands): HookSet {
   try {
     const kiro = commands.shim("kiro-cli");
     const claude = commands.shim("claude-code");
+    const codex = commands.shim("codex");
     const ideBase = commands.shim("kiro-ide");
     const mcp = commands.mcp();
-    for (const argv of [kiro, claude, ideBase, mcp]) assertArgv(argv);
+    for (const argv of [kiro, claude, codex, ideBase, mcp]) assertArgv(argv);
     const ide = new Map(
       KIRO_IDE_HOOKS.map((
         h,
@@ -712,10 +745,11 @@ function hookSet(commands: InstallCommands): HookSet {
       kiroCli: hookCommand(kiro, { passAgentPid: true }),
       claudeCode: hookCommand(claude, { exec: true }),
       claudeCodeStore: hookCommand([...claude, STORE_ONLY_ARG], { exec: true }),
+      codex: hookCommand(codex, { exec: true }),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
       mcpHttp: commands.mcpHttp?.() ?? null,
-      known: [quoteArgv(kiro), quoteArgv(claude), quoteArgv(ideBase)],
+      known: [quoteArgv(kiro), quoteArgv(claude), quoteArgv(codex), quoteArgv(ideBase)],
     };
   } catch (error) {
     if (error instanceof InstallError) throw error;
@@ -729,10 +763,77 @@ function recogniseOnly(): HookSet {
     kiroCli: "",
     claudeCode: "",
     claudeCodeStore: "",
+    codex: "",
     kiroIde: () => "",
     mcp: { command: "", args: [] },
     mcpHttp: null,
     known: [],
+  };
+}
+
+/**
+ * The change to Codex's `config.toml` an install makes (our block: the MCP server and our hooks'
+ * trust), or null when it is already so. Only the block is written; the rest of the file is
+ * never parsed nor rewritten, so it stays byte for byte.
+ */
+function codexConfigInstall(
+  path: string,
+  parts: { trust: readonly CodexTrust[]; mcp: { command: string; args: string[] } },
+  warnings: string[],
+): PlanAction | null {
+  const current = readTextOrNull(path);
+  const text = current ?? "";
+  const block = codexConfigBlock(text, path, parts);
+  if (block.clashes.length > 0) {
+    throw new InstallError(
+      `${path} defines ${block.clashes.join(", ")}: adding kiro-learn's table there would make ` +
+        "the file invalid TOML. Move that setting into a table of its own ([table] form), or " +
+        "install without Codex (--agents kiro,claude-code), then run again.",
+    );
+  }
+  warnings.push(...block.warnings);
+  const content = withTomlBlock(text, block.body, path);
+  if (content === text) return null;
+  return current === null
+    ? {
+      kind: "write",
+      path,
+      description: "add Codex CLI MCP server and hook trust",
+      content,
+      expected: null,
+    }
+    : {
+      kind: "merge",
+      path,
+      description: "add Codex CLI MCP server and hook trust (kiro-learn's block only)",
+      content,
+      expected: current,
+    };
+}
+
+/**
+ * The change that takes our block out of Codex's `config.toml`, or null when it has none. A file
+ * that held nothing but our block (one install created) is deleted.
+ */
+function codexConfigRemoval(path: string): PlanAction | null {
+  const current = readTextOrNull(path);
+  if (current === null) return null;
+  const stripped = withoutTomlBlock(current, path);
+  if (stripped === current) return null;
+  if (stripped === "") {
+    return {
+      kind: "delete",
+      path,
+      description: "remove Codex CLI config kiro-learn created (it held only kiro-learn's block)",
+      expected: current,
+    };
+  }
+  return {
+    kind: "remove-entry",
+    path,
+    description: "remove kiro-learn's block (Codex CLI MCP server and hook trust)",
+    content: stripped,
+    expected: current,
   };
 }
 
@@ -782,6 +883,7 @@ export function knownLocation(kind: TargetKind, path: string, home: string): boo
     "claude-mcp-user": [at.claudeUserMcp],
     "kiro-chat-agent": [at.chatAgent],
     "kiro-llm-agent": llmAgentPaths(at.kiroAgentsDir),
+    "codex-hooks": [at.codexHooks],
   };
   const project: Partial<Record<TargetKind, string[]>> = {
     "claude-settings-project": [at.claudeProjectSettings],

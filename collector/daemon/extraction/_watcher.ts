@@ -40,12 +40,19 @@ export interface QueuedEventInfo {
 }
 
 /**
- * The event opens a turn whose other events come only at its end: a Claude Code prompt (its
- * tool uses are read from the transcript at Stop). Kiro's tool hooks fire live, so a Kiro
- * prompt opens nothing to wait for.
+ * Agents whose turn's tool uses arrive only at the turn's end: Claude Code (read from its
+ * transcript at Stop) and Codex CLI (read from its rollout at Stop).
+ */
+const DEFERRED_TURN_SURFACES: readonly Surface[] = ["claude-code", "codex"];
+
+/**
+ * The event opens a turn whose other events come only at its end (a prompt of one of
+ * {@linkcode DEFERRED_TURN_SURFACES}). Kiro's tool hooks fire live, so a Kiro prompt opens
+ * nothing to wait for.
  */
 function opensDeferredTurn(info: QueuedEventInfo): boolean {
-  return info.kind === "prompt" && info.surface === "claude-code";
+  return info.kind === "prompt" && info.surface !== undefined &&
+    DEFERRED_TURN_SURFACES.includes(info.surface);
 }
 
 /** One project's trigger state, as status shows it. */

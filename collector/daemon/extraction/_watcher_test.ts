@@ -376,6 +376,19 @@ Deno.test("an open Claude Code turn is not extracted at the idle gap, but at the
   await w.watcher.close();
 });
 
+Deno.test("an open Codex CLI turn waits for its end too (its tool uses come with it)", async () => {
+  const w = fakeClockWatcher();
+  const t0 = w.clock.now();
+  w.notify(10, { kind: "prompt", surface: "codex" });
+  assert.equal(w.due(), new Date(t0 + OPEN_TURN_MAX_WAIT_MS).toISOString());
+  await w.clock.advance(30_000);
+  assert.deepEqual(w.starts, [], "no run at the idle gap while the turn is open");
+  w.notify(10, { kind: "session_summary", surface: "codex" });
+  await w.clock.advance(30_000);
+  assert.deepEqual(w.starts, [t0 + 60_000], "the turn's end re-arms the idle gap");
+  await w.watcher.close();
+});
+
 Deno.test("the turn's tool uses or its end re-arm the ordinary idle gap", async () => {
   for (const later of [{ kind: "tool_use" }, { kind: "session_summary" }] as const) {
     const w = fakeClockWatcher();

@@ -9,6 +9,7 @@
  */
 import { CLAUDE_CODE_VERSION, claudeCodeBinary } from "./prepare.ts";
 import { freePort } from "./daemon.ts";
+import { type CodexRun, requireCodex, runCodex } from "./codex_client.ts";
 
 /** The Claude Code version these helpers run (pinned in prepare.ts). */
 export { CLAUDE_CODE_VERSION };
@@ -71,6 +72,8 @@ export interface ClaudeSandbox {
     prompt: string,
     options: { cwd: string; modelUrl: string; allowedTools?: string[]; args?: string[] },
   ): Promise<ClaudeRun>;
+  /** Runs `codex exec <prompt>` in `cwd` against the Responses model at `modelUrl`. */
+  codex(prompt: string, options: { cwd: string; modelUrl: string }): Promise<CodexRun>;
   /** Stops the collector if it runs and removes the sandbox. */
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -104,6 +107,14 @@ export async function claudeSandbox(
 ): Promise<ClaudeSandbox> {
   const binary = requireClaudeCode();
   const root = await Deno.makeTempDir({ prefix: "kiro-learn-claude-" });
+  const codexDaemonDir = codexDaemonDirOf(Deno.uid());
+  const hadCodexDaemonDir = (() => {
+    try {
+      return Deno.statSync(codexDaemonDir).isDirectory;
+    } catch {
+      return false;
+    }
+  })();
   const home = `${root}/home`;
   const dataDir = `${home}/.kiro-learn`;
   await Deno.mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -156,14 +167,40 @@ export async function claudeSandbox(
     kiroLearn,
     claude: (prompt, { cwd, modelUrl, allowedTools, args }) =>
       runClaude(binary, prompt, { cwd, env, modelUrl, allowedTools, args }),
+    async codex(prompt, { cwd, modelUrl }) {
+      // Codex keeps runtime folders in the temp dir: the sandbox's own, removed with it.
+      await Deno.mkdir(`${root}/tmp`, { recursive: true });
+      return runCodex(requireCodex(), prompt, {
+        cwd,
+        env: { ...env, TMPDIR: `${root}/tmp` },
+        modelUrl,
+      });
+    },
     async [Symbol.asyncDispose]() {
       try {
         await kiroLearn(["stop"], root);
       } finally {
         await Deno.remove(root, { recursive: true });
+        if (!hadCodexDaemonDir) removeEmptyDir(codexDaemonDir);
       }
     },
   };
+}
+
+/**
+ * The folder Codex makes for its daemon in /tmp whatever TMPDIR says (`/tmp/codex-daemon-<uid>`):
+ * a sandbox that saw it appear takes it away again, when it is empty.
+ */
+function codexDaemonDirOf(uid: number | null): string {
+  return `/tmp/codex-daemon-${uid ?? 0}`;
+}
+
+function removeEmptyDir(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Gone already, or not empty (another run of the client uses it): left alone.
+  }
 }
 
 async function denoDir(): Promise<string> {

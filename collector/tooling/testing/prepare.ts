@@ -8,7 +8,7 @@
  *   team-memory tests start throwaway servers of it). When one is missing and we may install
  *   packages (root, or password-less sudo), it is installed with `apt-get`;
  * - the real clients the end-to-end tests drive, npm packages ({@linkcode NPM_TOOLS}: Claude
- *   Code and the ACP agent `claude-code-acp`), each installed at its pinned version with `npm`
+ *   Code, the ACP agent `claude-code-acp` and the Codex CLI), each installed at its pinned version with `npm`
  *   into a folder of its own under `~/.cache/kiro-learn-test/npm/` when it is not there yet.
  *
  * Otherwise the run stops with the command that fixes it. A test that needs any of them never
@@ -61,8 +61,22 @@ export const CLAUDE_CODE_ACP: NpmTool = {
   purpose: "the real extraction agent's tests",
 };
 
+/**
+ * The real OpenAI Codex CLI (its end-to-end test). Its native binary comes with npm, as the
+ * optional dependency `@openai/codex-linux-x64` (on this platform): nothing downloads at run time.
+ */
+export const CODEX_CLI: NpmTool = {
+  name: "@openai/codex",
+  version: "0.171.0",
+  bin: "codex",
+  purpose: "the end-to-end test of the Codex CLI hooks (about 420 MB, once)",
+};
+
 /** The npm tools prepare installs; one entry per tool. */
-export const NPM_TOOLS: readonly NpmTool[] = [CLAUDE_CODE, CLAUDE_CODE_ACP];
+export const NPM_TOOLS: readonly NpmTool[] = [CLAUDE_CODE, CLAUDE_CODE_ACP, CODEX_CLI];
+
+/** The pinned Codex CLI version (for messages and the docs' agent table). */
+export const CODEX_VERSION: string = CODEX_CLI.version;
 
 /** The pinned Claude Code version (for messages and benchmark records). */
 export const CLAUDE_CODE_VERSION: string = CLAUDE_CODE.version;
@@ -87,6 +101,11 @@ export function npmToolBin(tool: NpmTool, options: { home?: string } = {}): stri
 /** The `claude` executable of the pinned Claude Code. */
 export function claudeCodeBinary(options: { home?: string } = {}): string {
   return npmToolBin(CLAUDE_CODE, options);
+}
+
+/** The `codex` executable of the pinned Codex CLI. */
+export function codexBinary(options: { home?: string } = {}): string {
+  return npmToolBin(CODEX_CLI, options);
 }
 
 /** What the machine offers for installing a package. */

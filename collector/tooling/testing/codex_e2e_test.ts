@@ -1,0 +1,196 @@
+// The real Codex CLI, offline against a scripted Responses model, with kiro-learn installed by its
+// own installer and a real collector: what the hooks record, what memory reaches the model, and
+// that a project's memory is one, whichever agent wrote it (the real Claude Code in the same HOME).
+import assert from "node:assert/strict";
+import { ROUTES } from "@kiro-learn/core/api/wire";
+import { resolveProject } from "@kiro-learn/core/project";
+import { makeRecord } from "@kiro-learn/core/testing";
+import {
+  callsThenText,
+  claudeSandbox,
+  commandLine,
+  isCollectorProcess,
+  outputText,
+  processesWithEnv,
+  responsesRequestText,
+  startScriptedModel,
+  startScriptedResponsesModel,
+  toolThenText,
+  waitFor,
+} from "./mod.ts";
+
+const SAVED_TITLE = "Leap-year date parser fix";
+const CLAUDE_TITLE = "Invoice totals round half to even";
+const ANSWER = "The check failed: false always exits 1.";
+
+interface StoredEvent {
+  kind: string;
+  namespace: string;
+  session_id: string;
+  body: { content?: string; data?: Record<string, unknown> };
+  source: { surface: string; project_path?: string };
+}
+
+Deno.test("Codex CLI (real client): a session is recorded once, its saved memory reaches the next session, and a project's memory is shared with Claude Code", async () => {
+  await using box = await claudeSandbox();
+  // Session 1: a failing shell command, then a memory saved through kiro-learn's MCP tool (Codex
+  // offers an MCP server's tools in a namespace), then the answer.
+  await using model = startScriptedResponsesModel(callsThenText([
+    { type: "call", name: "exec_command", arguments: { cmd: "false" } },
+    {
+      type: "call",
+      namespace: "mcp__kiro_learn_memory",
+      name: "save_observation",
+      arguments: {
+        title: SAVED_TITLE,
+        summary: "The date parser check fails on leap years because February has 29 days.",
+        observation_type: "discovery",
+        concepts: ["date parser", "leap year"],
+      },
+    },
+  ], ANSWER));
+  const alpha = await box.project("alpha");
+  const beta = await box.project("beta");
+
+  const installed = await box.kiroLearn(["install"], alpha);
+  assert.equal(installed.code, 0, outputText(installed));
+  assert.match(outputText(installed), /add Codex CLI hooks \(UserPromptSubmit, Stop\)/);
+  assert.match(outputText(installed), /config\.toml: add Codex CLI MCP server and hook trust/);
+  const started = await box.kiroLearn(["start"], alpha);
+  assert.equal(started.code, 0, outputText(started));
+  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${box.port}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    });
+  const eventsOf = async (namespace: string) => {
+    const res = await api(`${ROUTES.events}?limit=200`);
+    return ((await res.json()).items as StoredEvent[]).filter((e) => e.namespace === namespace);
+  };
+  const alphaNs = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
+
+  const first = await box.codex("Run the check script and tell me why it fails", {
+    cwd: alpha,
+    modelUrl: model.url,
+  });
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  assert.equal(first.stdout.trim(), ANSWER);
+  // The hooks ran (trusted by install's trust entries: an untrusted hook is skipped silently).
+  assert.match(first.stderr, /hook: UserPromptSubmit Completed/);
+  assert.match(first.stderr, /hook: Stop Completed/);
+  assert.match(first.stderr, /mcp: kiro-learn-memory\/save_observation \(completed\)/);
+  const events = await waitFor(async () => {
+    const ours = await eventsOf(alphaNs);
+    return ours.some((e) => e.kind === "session_summary") ? ours : undefined;
+  }, { timeoutMs: 60_000, what: "session 1's turn end in the collector" });
+  const kinds = events.map((e) => e.kind).sort();
+  // One prompt, one tool use (the shell call; kiro-learn's own MCP tool is not recorded), one
+  // turn's end: each exactly once.
+  assert.deepEqual(kinds, ["prompt", "session_summary", "tool_use"], JSON.stringify(events));
+  assert.ok(events.every((e) => e.source.surface === "codex"), JSON.stringify(events));
+  assert.ok(events.every((e) => e.source.project_path === alpha));
+  assert.equal(new Set(events.map((e) => e.session_id)).size, 1, "one session id");
+  assert.equal(
+    events.find((e) => e.kind === "prompt")!.body.content,
+    "Run the check script and tell me why it fails",
+  );
+  const tool = events.find((e) => e.kind === "tool_use")!.body.data!;
+  assert.equal(tool.tool_name, "Bash");
+  assert.deepEqual(tool.tool_input, { command: "false" });
+  assert.equal(tool.failed, true, "`false` exits 1: the rollout's exit code must flag it");
+  assert.equal(events.find((e) => e.kind === "session_summary")!.body.content, ANSWER);
+
+  // Session 2 in alpha: the memory session 1 saved reaches the model, once.
+  const question = "Why does the date parser check fail on leap years?";
+  model.setScript(callsThenText([], "Because of February 29."));
+  const seen = model.requests.length;
+  const second = await box.codex(question, { cwd: alpha, modelUrl: model.url });
+  assert.equal(second.code, 0, second.stdout + second.stderr);
+  const secondRequests = model.requests.slice(seen).filter((r) => r.body !== null);
+  assert.ok(secondRequests.length > 0, "session 2 reached the model");
+  const injected = responsesRequestText(secondRequests[0].body);
+  assert.ok(
+    injected.includes(SAVED_TITLE),
+    `session 2's first model request lacks the memory "${SAVED_TITLE}": the hook's context did ` +
+      `not reach the model. Request: ${injected.slice(-4000)}`,
+  );
+  assert.equal(injected.split(SAVED_TITLE).length - 1, 1, "the memory appears exactly once");
+
+  // The real Claude Code in the same project: its events are filed in the same project as
+  // Codex's, and a memory saved for that project (as Claude Code's MCP tool saves it) reaches
+  // Codex.
+  await using claudeModel = startScriptedModel(
+    toolThenText({ name: "Bash", input: { command: "true", description: "Check" } }, "Done."),
+  );
+  const claude = await box.claude("Check the invoices", { cwd: alpha, modelUrl: claudeModel.url });
+  assert.equal(claude.code, 0, claude.stdout + claude.stderr);
+  await waitFor(async () => {
+    const ours = await eventsOf(alphaNs);
+    return ours.some((e) => e.source.surface === "claude-code" && e.kind === "session_summary")
+      ? true
+      : undefined;
+  }, { timeoutMs: 60_000, what: "Claude Code's turn end in alpha's project" });
+  const record = makeRecord({
+    namespace: alphaNs,
+    title: CLAUDE_TITLE,
+    summary: "Invoice totals use banker's rounding (round half to even), never half up.",
+    concepts: ["invoice", "rounding"],
+  });
+  const saved = await api(ROUTES.memories, { method: "POST", body: JSON.stringify(record) });
+  assert.ok(saved.ok, await saved.text());
+  const seenClaude = model.requests.length;
+  const third = await box.codex("How are invoice totals rounded?", {
+    cwd: alpha,
+    modelUrl: model.url,
+  });
+  assert.equal(third.code, 0, third.stdout + third.stderr);
+  const thirdText = model.requests.slice(seenClaude).filter((r) => r.body !== null)
+    .map((r) => responsesRequestText(r.body)).join("\n");
+  assert.ok(thirdText.includes(CLAUDE_TITLE), "the project's memory reached Codex");
+
+  // Beta: the same question, none of alpha's memory.
+  const seenAlpha = model.requests.length;
+  const fourth = await box.codex(question, { cwd: beta, modelUrl: model.url });
+  assert.equal(fourth.code, 0, fourth.stdout + fourth.stderr);
+  const fourthRequests = model.requests.slice(seenAlpha).filter((r) => r.body !== null);
+  assert.ok(fourthRequests.length > 0, "the beta session reached the model");
+  for (const request of fourthRequests) {
+    const text = responsesRequestText(request.body);
+    assert.ok(
+      !text.includes(SAVED_TITLE) && !text.includes(CLAUDE_TITLE),
+      "alpha's memory in beta",
+    );
+  }
+
+  // Nothing outlives the sessions but the collector; after stop, nothing at all.
+  const strays = () =>
+    processesWithEnv("HOME", box.home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
+      .filter((c) => c !== "");
+  await waitFor(
+    () => Promise.resolve(strays().length === 0 ? true : undefined),
+    { timeoutMs: 30_000, what: "hooks and clients to exit (left: see strays)" },
+  ).catch((error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
+  });
+  const stopped = await box.kiroLearn(["stop"], alpha);
+  assert.equal(stopped.code, 0, outputText(stopped));
+  await waitFor(
+    () => Promise.resolve(processesWithEnv("HOME", box.home).length === 0 ? true : undefined),
+    { timeoutMs: 30_000, what: "the collector to exit after stop" },
+  );
+});
+
+Deno.test("Codex CLI (real client): uninstall leaves its config.toml byte for byte as the user had it", async () => {
+  await using box = await claudeSandbox();
+  const alpha = await box.project("alpha");
+  const original = '# mine\nmodel = "o3" # keep this comment\n\n[tui]\nnotifications = true\n';
+  await Deno.mkdir(`${box.home}/.codex`, { recursive: true });
+  await Deno.writeTextFile(`${box.home}/.codex/config.toml`, original);
+  for (const args of [["install"], ["uninstall"]]) {
+    const done = await box.kiroLearn(args, alpha);
+    assert.equal(done.code, 0, outputText(done));
+  }
+  assert.equal(await Deno.readTextFile(`${box.home}/.codex/config.toml`), original);
+  assert.deepEqual([...Deno.readDirSync(`${box.home}/.codex`)].map((e) => e.name), ["config.toml"]);
+});
