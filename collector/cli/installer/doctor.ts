@@ -20,6 +20,7 @@ import {
   type SettingsValues,
 } from "@kiro-learn/core/settings";
 import type { ProjectIdentity } from "@kiro-learn/core/project";
+import { DROPPED_LOG, spoolFilling, spoolStatus } from "@kiro-learn/core/spool";
 import { resolveCommand } from "../../daemon/permissions/mod.ts";
 import { isPlainObject, type JsonObject, readJsonFile } from "./_json_file.ts";
 import type { InstallCommands } from "./plan.ts";
@@ -135,7 +136,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   ], { url: collectorMcpUrl(settings.collector.host, settings.collector.port) }));
   checks.push(checkExtractor(settings, env.PATH ?? ""));
   checks.push(checkAcpAgents(settings, env.PATH ?? "", join(home, ".kiro", "agents"), tilde));
-  checks.push(checkSpool(join(dataDir, "spool"), settings.spool.maxBytes, tilde));
+  checks.push(checkSpool(join(dataDir, "spool"), settings.spool.maxBytes));
 
   const counts = { ok: 0, warn: 0, fail: 0 };
   for (const check of checks) counts[check.status]++;
@@ -663,47 +664,21 @@ function checkAcpAgents(
   return { name, status: "ok", message: commands.map((c) => quoteArgv(c)).join("; ") };
 }
 
-function checkSpool(dir: string, maxBytes: number, tilde: (p: string) => string): DoctorCheck {
+// The same count as `status` (core/spool's spoolStatus): spooled events only. The spool dir
+// also holds the shims' transcript read marks and down notices, which are not waiting for anyone.
+function checkSpool(dir: string, maxBytes: number): DoctorCheck {
   const name = "spool";
-  let files = 0;
-  let bytes = 0;
-  const walk = (path: string) => {
-    for (const entry of Deno.readDirSync(path)) {
-      const full = join(path, entry.name);
-      if (entry.isDirectory) walk(full);
-      else if (entry.isFile) {
-        files++;
-        bytes += Deno.statSync(full).size;
-      }
-    }
-  };
-  try {
-    walk(dir);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      return {
-        name,
-        status: "fail",
-        message: `cannot read ${tilde(dir)}: ${(error as Error).message}`,
-      };
-    }
+  const spool = spoolStatus(dir, { maxBytes });
+  const size = `${spool.files} event(s), ${formatBytes(spool.bytes)} of ${formatBytes(maxBytes)}`;
+  const fix = "kiro-learn start (the collector drains the spool)";
+  if (spoolFilling(spool)) {
+    const dropped = spool.dropped > 0
+      ? `; ${spool.dropped} event(s) dropped because it was full (${DROPPED_LOG})`
+      : "";
+    return { name, status: "fail", message: `filling up (${size})${dropped}`, fix };
   }
-  const size = `${files} file(s), ${formatBytes(bytes)} of ${formatBytes(maxBytes)}`;
-  if (files === 0) return { name, status: "ok", message: "empty" };
-  if (bytes >= maxBytes) {
-    return {
-      name,
-      status: "fail",
-      message: `full (${size}); new events cannot be spooled`,
-      fix: "kiro-learn start (the collector drains the spool)",
-    };
-  }
-  return {
-    name,
-    status: "warn",
-    message: `${size} waiting for the collector`,
-    fix: "kiro-learn start (the collector drains the spool)",
-  };
+  if (spool.files === 0) return { name, status: "ok", message: "empty" };
+  return { name, status: "warn", message: `${size} waiting for the collector`, fix };
 }
 
 function knownCommands(commands: InstallCommands): string[] {

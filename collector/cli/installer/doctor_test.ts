@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveProject } from "@kiro-learn/core/project";
-import { runGit } from "@kiro-learn/core/testing";
+import { spoolEvent } from "@kiro-learn/core/spool";
+import { makeEvent, runGit } from "@kiro-learn/core/testing";
 import { collectorMcpUrl } from "@kiro-learn/core/api";
 import { DEFAULTS, SETTINGS_FILE } from "@kiro-learn/core/settings";
 import { doctor, type DoctorOptions, type DoctorReport, formatCheck } from "./doctor.ts";
@@ -198,8 +199,10 @@ Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spoo
       join(world.dataDir, "settings.json"),
       JSON.stringify({ spool: { maxBytes: 1_048_576 } }),
     );
-    await Deno.mkdir(join(world.dataDir, "spool", "p1"), { recursive: true });
-    await Deno.writeFile(join(world.dataDir, "spool", "p1", "a.ndjson"), new Uint8Array(1_048_576));
+    // Real spooled events until the spool refuses one (it is then full, and says so).
+    const big = () => makeEvent({ body: { type: "text", content: "x".repeat(300_000) } });
+    const spoolDir = join(world.dataDir, "spool");
+    while (spoolEvent(big(), { spoolDir, maxBytes: 1_048_576, warn: () => {} }).spooled);
 
     const report = await run(world, extra);
     const by = Object.fromEntries(report.checks.map((c) => [c.name, c]));
@@ -209,7 +212,10 @@ Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spoo
     assert.match(by["token"].fix!, /chmod 600/);
     assert.equal(by["data dir"].status, "warn");
     assert.equal(by["spool"].status, "fail");
-    assert.match(by["spool"].message, /1 file\(s\), 1\.0 MiB of 1\.0 MiB/);
+    assert.match(
+      by["spool"].message,
+      /^filling up \(3 event\(s\), 8\d\d\.\d KiB of 1\.0 MiB\); 1 event\(s\) dropped because it was full \(dropped\.log\)$/,
+    );
 
     await Deno.writeTextFile(join(world.dataDir, "settings.json"), '{"collector": {"port": 0}}');
     const bad = await run(world, extra);
