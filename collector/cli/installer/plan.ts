@@ -139,7 +139,22 @@ export interface UninstallOptions {
   keepData?: boolean;
   /** The current commands, to recognise hooks written without the marker; optional. */
   commands?: InstallCommands;
+  /**
+   * Remove only `projectDir`'s wiring (its hook files, its MCP entries and the folders install
+   * made in it), and keep the install record of everything else. User-level wiring (`~/.claude`,
+   * `~/.claude.json`, `~/.kiro/agents`), other projects, the scripts hooks run and the data dir
+   * are left alone, whatever `keepData` says.
+   */
+  projectOnly?: boolean;
 }
+
+/** The kinds of file that are the user's, whichever project they were installed from. */
+const USER_LEVEL_KINDS: ReadonlySet<TargetKind> = new Set<TargetKind>([
+  "kiro-llm-agent",
+  "kiro-chat-agent",
+  "claude-settings-user",
+  "claude-mcp-user",
+]);
 
 /** One change to the file system. */
 export type PlanAction =
@@ -449,7 +464,10 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   if (record.warning) warnings.push(record.warning);
   const manifest = record.manifest;
 
-  const candidates = dedupe([
+  // A project's own: inside its folder and not a user-level kind (a project may be $HOME itself).
+  const ofProject = (kind: TargetKind, path: string) =>
+    isInside(path, project) && !USER_LEVEL_KINDS.has(kind);
+  const all = dedupe([
     ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
     ["kiro-chat-agent", paths.chatAgent],
     ["kiro-hooks", paths.kiroHooks],
@@ -467,6 +485,9 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
       path,
     ]),
   ]);
+  const candidates = options.projectOnly
+    ? all.filter(([kind, path]) => ofProject(kind, path))
+    : all;
   const states = readAll(candidates.map(([, path]) => path));
   const actions: PlanAction[] = [];
   for (const [kind, path] of candidates) {
@@ -482,6 +503,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   const dirs = [...new Set(manifest.dirs)].sort((a, b) => b.length - a.length);
   for (const dir of dirs) {
     if (isInside(dir, dataDir)) continue;
+    if (options.projectOnly && !isInside(dir, project)) continue;
     actions.push({
       kind: "remove-dir",
       path: dir,
@@ -490,6 +512,29 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     });
   }
 
+  if (options.projectOnly) {
+    // The rest stays installed: its record stays, without this project's files and folders.
+    if (record.text !== null) {
+      const rest = serializeManifest({
+        ...manifest,
+        files: Object.fromEntries(
+          Object.entries(manifest.files).filter(([path, entry]) => !ofProject(entry.kind, path)),
+        ),
+        dirs: manifest.dirs.filter((dir) => !isInside(dir, project)),
+      });
+      if (rest !== record.text) {
+        actions.push({
+          kind: "write",
+          path: manifestPath(dataDir),
+          description: "record that this project's wiring is gone (the rest stays recorded)",
+          content: rest,
+          expected: record.text,
+          private: true,
+        });
+      }
+    }
+    return Promise.resolve({ operation: "uninstall", actions, unchanged: [], warnings, home });
+  }
   const dataDirExists = exists(dataDir);
   if (!options.keepData && dataDirExists) {
     const unsafe = unsafeToRemove(dataDir, home, project);
