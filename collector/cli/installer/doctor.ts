@@ -27,6 +27,7 @@ import type { InstallCommands } from "./plan.ts";
 import { hookArgv, quoteArgv, splitCommand } from "./shell.ts";
 import { AGENTS, type DoctorSource, installPaths, ourHookCommands } from "./_targets.ts";
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
+import { parseKiroCliVersion, probeKiroCliVersion } from "./kiro_cli.ts";
 
 /** The outcome of one check. */
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -80,6 +81,8 @@ export interface DoctorOptions {
   print?: (line: string) => void;
   /** The project's identity, to say where its id comes from (no line when absent). */
   project?: Pick<ProjectIdentity, "display_name" | "id_source" | "remote" | "project_id">;
+  /** `kiro-cli --version`'s output, null when absent (default: asked of the kiro-cli on `PATH`). */
+  kiroCliVersion?: string | null;
 }
 
 /** Runs every check, prints one line each plus a summary, and returns the report. */
@@ -109,10 +112,21 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
 
   const paths = installPaths(home, options.projectDir);
   const found = new Found(known, env.PATH ?? "", tilde, home);
+  // Kiro CLI 3.x runs both the agent's embedded hooks and .kiro/hooks files; 2.x (and Kiro IDE
+  // 1.x, which reads the file) only one of them: both present is a double capture only for 3.x.
+  const kiroCli = resolveCommand("kiro-cli", { PATH: env.PATH ?? "" });
+  const version = options.kiroCliVersion !== undefined
+    ? options.kiroCliVersion
+    : kiroCli === null
+    ? null
+    : await probeKiroCliVersion({ command: kiroCli });
+  const major = version === null ? null : parseKiroCliVersion(version)?.major ?? 3;
+  const readsBoth = major !== null && major >= 3;
   // Each agent says where its hooks live; Kiro's files are alternatives (one format is enough).
   const surfaces = AGENTS.map((agent) =>
     found.surface(agent.name, agent.doctorSources(paths, options.projectDir), {
       alternatives: agent.alternatives,
+      readsBoth,
     })
   );
   const none = surfaces.every((s) => s.missing);
@@ -361,7 +375,7 @@ class Found {
   surface(
     label: string,
     sources: Source[],
-    options: { alternatives?: boolean } = {},
+    options: { alternatives?: boolean; readsBoth?: boolean } = {},
   ): { check: DoctorCheck; missing: boolean } {
     const name = `hooks ${label}`;
     const problems: string[] = [];
@@ -413,7 +427,7 @@ class Found {
         missing: false,
       };
     }
-    if (label === "Kiro CLI" && where.length > 1) {
+    if (label === "Kiro CLI" && where.length > 1 && options.readsBoth) {
       return {
         check: {
           name,

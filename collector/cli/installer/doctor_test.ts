@@ -154,7 +154,7 @@ Deno.test("doctor warns of a hook an older version installed, without failing", 
   });
 });
 
-Deno.test("doctor warns when both Kiro CLI formats are installed", async () => {
+Deno.test("doctor warns when both Kiro CLI formats are installed for a kiro-cli that reads both", async () => {
   await withWorld(async (world) => {
     const { commands, extra } = await healthy(world);
     await writeFiles(world, {
@@ -163,9 +163,17 @@ Deno.test("doctor warns when both Kiro CLI formats are installed", async () => {
         hooks: { stop: [{ command: hookCommand(commands.shim("kiro-cli")) }] },
       },
     });
-    const check = (await run(world, extra)).checks.find((c) => c.name === "hooks Kiro CLI")!;
-    assert.equal(check.status, "warn");
-    assert.match(check.message, /both formats/);
+    const kiroCli = async (kiroCliVersion: string | null) =>
+      (await run(world, { ...extra, kiroCliVersion })).checks
+        .find((c) => c.name === "hooks Kiro CLI")!;
+    const three = await kiroCli("kiro-cli 3.1.0");
+    assert.equal(three.status, "warn");
+    assert.match(three.message, /both formats/);
+    // Kiro CLI 2.x reads only the agent (the hook file is Kiro IDE 1.x's): nothing twice.
+    for (const version of ["kiro-cli 2.3.1", null]) {
+      const check = await kiroCli(version);
+      assert.equal(check.status, "ok", formatCheck(check));
+    }
   });
 });
 

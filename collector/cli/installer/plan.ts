@@ -35,6 +35,7 @@ import {
   chooseKiroFormat,
   type KiroFormat,
   type KiroFormatChoice,
+  parseKiroCliVersion,
   probeKiroCliVersion,
   seedKiroAgent,
   type SeedResult,
@@ -259,6 +260,14 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
     ? null
     : await probeKiroCliVersion();
   const choice = chooseKiroFormat(options.kiroFormat ?? "auto", version);
+  const major = version === null ? null : parseKiroCliVersion(version)?.major ?? null;
+  if (choice.format === "v2" && major !== null && major >= 3) {
+    warnings.push(
+      `kiro-cli ${major}.x reads both the kiro-learn agent's hooks and .kiro/hooks files: with ` +
+        "--kiro-format v2 a chat with the kiro-learn agent is captured twice; " +
+        "`kiro-learn install --kiro-format v3` wires it once",
+    );
+  }
   const scope = options.scope ?? "user";
   const legacy = options.kiroIdeLegacy ?? false;
 
@@ -674,9 +683,12 @@ function chooseTargets(
 ): { desired: [TargetKind, string][]; unwanted: [TargetKind, string][] } {
   const { format, scope, legacy } = choice;
   const ideFiles = KIRO_IDE_HOOKS.map((h) => join(paths.kiroHooksDir, h.file));
+  // The v1 hook file serves Kiro CLI 3.x and Kiro IDE 1.x, so it is written in either format:
+  // Kiro CLI 2.x (v2) reads only the hooks embedded in its agent, never that file.
   const desired: [TargetKind, string][] = [
     ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
-    format === "v2" ? ["kiro-chat-agent", paths.chatAgent] : ["kiro-hooks", paths.kiroHooks],
+    ...(format === "v2" ? [["kiro-chat-agent", paths.chatAgent] as [TargetKind, string]] : []),
+    ["kiro-hooks", paths.kiroHooks],
     ["kiro-mcp", paths.kiroMcp],
     ...(legacy ? ideFiles.map((p): [TargetKind, string] => ["kiro-ide-hook", p]) : []),
     scope === "user"
@@ -686,10 +698,11 @@ function chooseTargets(
       ? ["claude-mcp-user", paths.claudeUserMcp]
       : ["claude-mcp-project", paths.claudeProjectMcp],
   ];
-  // Both formats (or both Claude scopes) at once would capture every event twice, so the ones
-  // not chosen are removed, in this project and wherever the record says we put them.
+  // Kiro CLI 3.x reads the agent's embedded hooks too, and both Claude scopes at once would
+  // capture every event twice: the ones not chosen are removed, in this project and wherever the
+  // record says we put them.
   const other: [TargetKind, string][] = format === "v2"
-    ? [["kiro-hooks", paths.kiroHooks]]
+    ? []
     : [["kiro-chat-agent", paths.chatAgent]];
   if (scope === "user") {
     other.push(["claude-settings-project", paths.claudeProjectSettings]);
