@@ -23,7 +23,9 @@ import {
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 async function waitHealthy(port: number): Promise<{ pid: number }> {
-  for (let i = 0; i < 300; i++) {
+  // A hang guard, generous for a loaded machine: the poll ends as soon as it answers.
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (res.ok) return await res.json();
