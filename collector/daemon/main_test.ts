@@ -101,12 +101,13 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
 
 Deno.test("an agent command the daemon could rewrite is never granted --allow-run", async () => {
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-escalate-" });
+  const elsewhere = await Deno.makeTempDir({ prefix: "kiro-learn-escalate-link-" });
   try {
     // A file in the writable data dir, and a symlink elsewhere naming it.
     const planted = `${home}/spool/agent.sh`;
     await Deno.mkdir(`${home}/spool`);
     await Deno.writeTextFile(planted, "#!/bin/sh\n", { mode: 0o755 });
-    const link = `${await Deno.makeTempDir()}/agent`;
+    const link = `${elsewhere}/agent`;
     await Deno.symlink(planted, link);
     await Deno.writeTextFile(
       `${home}/settings.json`,
@@ -128,6 +129,7 @@ Deno.test("an agent command the daemon could rewrite is never granted --allow-ru
     assert.deepEqual(run, [`--allow-run=/bin/sh,${kill}`]);
   } finally {
     await Deno.remove(home, { recursive: true });
+    await Deno.remove(elsewhere, { recursive: true });
   }
 });
 
