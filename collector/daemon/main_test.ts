@@ -69,7 +69,8 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
 
     // The same flags, around a probe instead of the daemon entry.
     const settings = loadSettings({ env: { ...Deno.env.toObject(), ...env } });
-    const outside = `${await Deno.makeTempDir()}/outside.txt`;
+    const outsideDir = await Deno.makeTempDir({ prefix: "kiro-learn-outside-" });
+    const outside = `${outsideDir}/outside.txt`;
     const report = await probeDaemonSandbox(settings, { env, dataDir: home, outside });
     assert.deepEqual(report, {
       write_data_dir: "allowed",
@@ -92,6 +93,7 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
     assert.equal(await Deno.readTextFile(`${home}/settings.json`), settingsText);
     await assert.rejects(Deno.stat(`${home}/bin`), Deno.errors.NotFound);
+    await Deno.remove(outsideDir, { recursive: true });
   } finally {
     task.kill("SIGTERM");
     await task.status;
