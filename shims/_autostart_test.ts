@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { writeStarter } from "@kiro-learn/core/launch";
 import { collectorBaseUrl, ROUTES } from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
+import { SETTINGS_SPEC } from "@kiro-learn/core/settings";
 import { makeRecord } from "@kiro-learn/core/testing";
 import { commandLine, freePort, processesWithEnv, waitFor } from "@kiro-learn/collector/testing";
 import { startCollectorDetached } from "./_autostart.ts";
@@ -17,12 +18,19 @@ Deno.test("startCollectorDetached runs the starter and returns without waiting f
   const dir = await Deno.makeTempDir();
   try {
     const starter = `${dir}/start-collector`;
-    await Deno.writeTextFile(starter, `#!/bin/sh\nsleep 0.2\ntouch '${dir}/ran'\n`, {
-      mode: 0o700,
-    });
+    // The starter finishes only once the test opens the gate: "returned without waiting" is
+    // then an ordering the test controls, not a race against a sleep on a loaded machine.
+    await Deno.writeTextFile(
+      starter,
+      // (It also ends once the folder is gone, so a failed test leaves no process behind.)
+      `#!/bin/sh\nwhile [ -d '${dir}' ] && [ ! -e '${dir}/gate' ]; do sleep 0.05; done\n` +
+        `touch '${dir}/ran'\n`,
+      { mode: 0o700 },
+    );
     assert.deepEqual(startCollectorDetached(starter), { status: "started" });
-    // Returned before the script finished: the marker is not there yet, then it comes.
+    // Returned while the script still waits at the gate: the marker is not there yet, then it comes.
     assert.equal(exists(`${dir}/ran`), false);
+    await Deno.writeTextFile(`${dir}/gate`, "");
     await waitUntil(() => exists(`${dir}/ran`), "the starter to run");
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -50,6 +58,7 @@ function processesOf(needle: string, dataDir: string): number[] {
 }
 
 const DAEMON = "collector/daemon/main.ts";
+const SHIM_TIMEOUT_MAX_MS = SETTINGS_SPEC.shim.timeoutMs.max;
 const CLI = "collector/main.ts";
 
 async function healthy(port: number): Promise<boolean> {
@@ -64,7 +73,15 @@ async function healthy(port: number): Promise<boolean> {
 
 Deno.test("a hook starts a collector that is down; the next prompt gets memory; two hooks start one collector", async () => {
   const port = freePort();
-  const data = await makeDataDir({ collector: { port } }, { token: null });
+  // A hook that started the collector waits for it within its own budget (twice
+  // `shim.timeoutMs`). With the default 2 s, a collector that takes longer than 4 s to come up
+  // (a loaded machine: load 10+ on two cores) is a spooled event, not a failure of the product,
+  // but it would fail this test: so the test sets the budget to the largest allowed, and the
+  // wait ends as soon as the collector answers.
+  const data = await makeDataDir(
+    { collector: { port }, shim: { timeoutMs: SHIM_TIMEOUT_MAX_MS } },
+    { token: null },
+  );
   const project = await makeProject();
   const hook = (name: string, stdin = fixtureText(`claude_code/${name}`, project)) =>
     runShimProcess("claude-code", {
@@ -72,6 +89,8 @@ Deno.test("a hook starts a collector that is down; the next prompt gets memory; 
       env: data.env,
       cwd: project,
       stdin,
+      // Past the hook's own watchdog (stdin + 2 × timeoutMs + 1 s): only a hang is killed.
+      killAfterMs: 3 * SHIM_TIMEOUT_MAX_MS,
     });
   // A session start that prints (after /clear): at startup the hook only stores, and the first
   // prompt carries the session-start block.

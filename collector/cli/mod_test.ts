@@ -219,8 +219,9 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
     assert.match((await mcpEntry()).args.join(" "), /mcp-server/);
     assert.equal((await cli(["install"], env, project)).code, 0);
     assert.equal((await mcpEntry()).type, "http");
-    const removed = await cli(["uninstall"], env, project);
+    const removed = await cli(["uninstall", "--all"], env, project);
     assert.equal(removed.code, 0, text(removed));
+    assert.match(text(removed), /the collector was not running/);
     assert.match(text(removed), /kept the memory in .*--purge/);
     assert.ok(
       (await Deno.stat(`${env.KIRO_LEARN_HOME}/settings.json`)).isFile,
@@ -243,6 +244,93 @@ Deno.test("CLI: install, doctor and uninstall against a temporary home and proje
       "an unparsable file is never overwritten",
     );
   } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+/** A real git repository with a remote, as a user's project is. */
+async function gitProject(dir: string, remote: string): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  for (const args of [["init", "-q"], ["remote", "add", "origin", remote]]) {
+    const out = await new Deno.Command("git", { args, cwd: dir, stdout: "null" }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  }
+}
+
+Deno.test("CLI: uninstall removes only the project's wiring; --all removes everything and says it stopped the collector", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+  const shop = `${home}/code/shop`;
+  const blog = `${home}/code/blog`;
+  await gitProject(shop, "https://github.com/acme/shop.git");
+  await gitProject(blog, "https://github.com/acme/blog.git");
+  await Deno.mkdir(`${home}/.claude`); // Claude Code is installed: install wires it
+  const env = {
+    HOME: home,
+    KIRO_LEARN_HOME: `${home}/.kiro-learn`,
+    KIRO_LEARN_PORT: String(freePort()),
+    PATH: "/usr/bin:/bin",
+  };
+  const hooks = (project: string) => `${project}/.kiro/hooks/kiro-learn.json`;
+  const kiroMcp = (project: string) => `${project}/.kiro/settings/mcp.json`;
+  const userClaude = `${home}/.claude/settings.json`;
+  const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+  try {
+    // Each project gets its Kiro hooks and MCP entry; Claude Code's hooks are user-level.
+    for (const project of [shop, blog]) {
+      const out = await cli(["install"], env, project);
+      assert.equal(out.code, 0, text(out));
+    }
+    const started = await cli(["start"], env, shop);
+    assert.equal(started.code, 0, text(started));
+    const pid = Number(text(started).match(/pid (\d+)/)![1]);
+    const userWiring = await Deno.readTextFile(userClaude);
+    assert.match(userWiring, /managed by kiro-learn/);
+
+    // From shop's folder, no flag: shop's wiring only.
+    const fromShop = await cli(["uninstall"], env, `${shop}`);
+    assert.equal(fromShop.code, 0, text(fromShop));
+    assert.equal(await exists(hooks(shop)), false, "shop's Kiro hooks are gone");
+    assert.equal(await exists(hooks(blog)), true, "blog's stay");
+    assert.equal(await exists(kiroMcp(shop)), false);
+    assert.equal(await exists(kiroMcp(blog)), true);
+    assert.equal(await Deno.readTextFile(userClaude), userWiring, "user-level wiring untouched");
+    assert.ok(await exists(`${env.KIRO_LEARN_HOME}/bin/hook-claude-code`), "launchers stay");
+    assert.ok(await exists(`/proc/${pid}`), "the collector still runs");
+    assert.match(
+      text(fromShop),
+      new RegExp(`removed kiro-learn's wiring from the project ${shop}`),
+    );
+    assert.match(text(fromShop), /left alone: the user-level wiring .* the collector/);
+    assert.match(text(fromShop), /`kiro-learn uninstall --all` removes everything/);
+
+    // --project DIR from another folder: blog's wiring only; a second time there is nothing.
+    const blogOnly = await cli(["uninstall", "--project", "../blog"], env, shop);
+    assert.equal(blogOnly.code, 0, text(blogOnly));
+    assert.equal(await exists(hooks(blog)), false);
+    assert.equal(await exists(kiroMcp(blog)), false);
+    assert.equal(await Deno.readTextFile(userClaude), userWiring);
+    const twice = await cli(["uninstall", "--project", blog], env, shop);
+    assert.match(text(twice), /nothing of kiro-learn's to remove in the project/);
+
+    // Wrong uses change nothing and say why.
+    for (const args of [["--purge"], ["--all", "--project", shop], ["--project", `${home}/nope`]]) {
+      const bad = await cli(["uninstall", ...args], env, shop);
+      assert.equal(bad.code, 2, `${args.join(" ")}: ${text(bad)}`);
+      assert.match(text(bad), /--purge .* with --all|exclude each other|no such folder/);
+    }
+    assert.ok(await exists(`/proc/${pid}`));
+
+    // --all: the user-level wiring and the scripts go, and it says it stopped the collector.
+    const all = await cli(["uninstall", "--all"], env, blog);
+    assert.equal(all.code, 0, text(all));
+    assert.match(text(all), /stopped the collector/);
+    assert.equal(await exists(userClaude), false, "install created it, uninstall removed it");
+    assert.deepEqual([...Deno.readDirSync(`${env.KIRO_LEARN_HOME}/bin`)], []);
+    await waitFor(async () => (await exists(`/proc/${pid}`)) ? undefined : true, {
+      what: "the collector to exit",
+    });
+  } finally {
+    await cli(["stop"], env).catch(() => {});
     await Deno.remove(home, { recursive: true });
   }
 });

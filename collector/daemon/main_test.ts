@@ -23,7 +23,9 @@ import {
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 async function waitHealthy(port: number): Promise<{ pid: number }> {
-  for (let i = 0; i < 300; i++) {
+  // A hang guard, generous for a loaded machine: the poll ends as soon as it answers.
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (res.ok) return await res.json();
@@ -77,7 +79,8 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
 
     // The same flags, around a probe instead of the daemon entry.
     const settings = loadSettings({ env: { ...Deno.env.toObject(), ...env } });
-    const outside = `${await Deno.makeTempDir()}/outside.txt`;
+    const outsideDir = await Deno.makeTempDir({ prefix: "kiro-learn-outside-" });
+    const outside = `${outsideDir}/outside.txt`;
     const report = await probeDaemonSandbox(settings, { env, dataDir: home, outside });
     assert.deepEqual(report, {
       write_data_dir: "allowed",
@@ -103,6 +106,7 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
     assert.equal(await Deno.readTextFile(`${home}/settings.json`), settingsText);
     await assert.rejects(Deno.stat(`${home}/bin`), Deno.errors.NotFound);
+    await Deno.remove(outsideDir, { recursive: true });
   } finally {
     task.kill("SIGTERM");
     await task.status;
@@ -112,12 +116,13 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
 
 Deno.test("an agent command the daemon could rewrite is never granted --allow-run", async () => {
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-escalate-" });
+  const elsewhere = await Deno.makeTempDir({ prefix: "kiro-learn-escalate-link-" });
   try {
     // A file in the writable data dir, and a symlink elsewhere naming it.
     const planted = `${home}/spool/agent.sh`;
     await Deno.mkdir(`${home}/spool`);
     await Deno.writeTextFile(planted, "#!/bin/sh\n", { mode: 0o755 });
-    const link = `${await Deno.makeTempDir()}/agent`;
+    const link = `${elsewhere}/agent`;
     await Deno.symlink(planted, link);
     await Deno.writeTextFile(
       `${home}/settings.json`,
@@ -139,6 +144,7 @@ Deno.test("an agent command the daemon could rewrite is never granted --allow-ru
     assert.deepEqual(run, [`--allow-run=/bin/sh,${kill}`]);
   } finally {
     await Deno.remove(home, { recursive: true });
+    await Deno.remove(elsewhere, { recursive: true });
   }
 });
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { collectorBaseUrl } from "@kiro-learn/core/api/wire";
-import { drainSpool, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
+import { drainSpool, spoolFilling, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings, writeSecureFile } from "@kiro-learn/core/settings";
 import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
@@ -499,7 +499,7 @@ function removeIfPresent(path: string): void {
 /** The spool as status shows it: `filling` past 80% of its bound, `dropped` when it overflowed. */
 export function spoolSummary(settings: Settings): SpoolStatus & { filling: boolean } {
   const spool = spoolStatus(settings.paths.spool, { maxBytes: settings.spool.maxBytes });
-  return { ...spool, filling: spool.bytes >= 0.8 * spool.maxBytes || spool.dropped > 0 };
+  return { ...spool, filling: spoolFilling(spool) };
 }
 
 /** A short one-line preview of an event body for the live feed. */

@@ -131,7 +131,22 @@ export interface SpoolStatusOptions {
   maxBytes?: number;
 }
 
-/** Counts what waits in the spool dir (a missing dir is an empty spool). Never throws. */
+/** Share of `spool.maxBytes` past which the spool is reported as filling. */
+export const SPOOL_FILLING_SHARE = 0.8;
+
+/**
+ * True when the spool needs attention: past {@linkcode SPOOL_FILLING_SHARE} of its bound, or
+ * events were already dropped because it was full. `status` and `doctor` both say it from this.
+ */
+export function spoolFilling(status: SpoolStatus): boolean {
+  return status.bytes >= SPOOL_FILLING_SHARE * status.maxBytes || status.dropped > 0;
+}
+
+/**
+ * Counts the events waiting in the spool dir (a missing dir is an empty spool): only
+ * `<ULID>.json` records at its top level, never the other state shims keep there (transcript
+ * read marks, the down notice) nor `rejected/`. Never throws.
+ */
 export function spoolStatus(dir: string, options: SpoolStatusOptions = {}): SpoolStatus {
   const usage = spoolUsage(dir);
   return {

@@ -7,6 +7,7 @@ import {
   REJECTED_DIR,
   SPOOL_FILE_PATTERN,
   spoolEvent,
+  spoolFilling,
   spoolStatus,
 } from "./mod.ts";
 
@@ -49,6 +50,28 @@ Deno.test("a full spool writes nothing, logs the drop and warns", async () => {
     const log = Deno.readTextFileSync(`${dir}/${DROPPED_LOG}`);
     assert.match(log, new RegExp(`dropped ${big.event_id} kind=prompt`));
     assert.equal(spoolStatus(dir).dropped, 1);
+  });
+});
+
+Deno.test("spoolStatus counts spooled events only; filling past 80% or after a drop", async () => {
+  await withDir((dir) => {
+    const event = makeEvent();
+    spoolEvent(event, { spoolDir: dir, maxBytes: 1 << 20 });
+    // What else lives there (the shims' transcript read marks and down notice, a rejected
+    // file, a write in progress) is not an event waiting for the collector.
+    Deno.mkdirSync(`${dir}/.turns`);
+    Deno.writeTextFileSync(`${dir}/.turns/s-session`, "1234");
+    Deno.writeTextFileSync(`${dir}/.down-notice`, "session\n");
+    Deno.mkdirSync(`${dir}/${REJECTED_DIR}`);
+    Deno.writeTextFileSync(`${dir}/${REJECTED_DIR}/x.json`, "{}");
+    Deno.writeTextFileSync(`${dir}/.tmp-123.tmp`, "{}");
+    const bytes = Deno.statSync(`${dir}/${event.event_id}.json`).size;
+    const status = spoolStatus(dir, { maxBytes: 1 << 20 });
+    assert.deepEqual(status, { files: 1, bytes, maxBytes: 1 << 20, dropped: 0 });
+    assert.equal(spoolFilling(status), false);
+    assert.equal(spoolFilling({ ...status, maxBytes: Math.floor(bytes / 0.8) }), true);
+    assert.equal(spoolFilling({ ...status, maxBytes: Math.floor(bytes / 0.8) + 2 }), false);
+    assert.equal(spoolFilling({ ...status, dropped: 1 }), true);
   });
 });
 

@@ -20,6 +20,7 @@ import {
   type SettingsValues,
 } from "@kiro-learn/core/settings";
 import type { ProjectIdentity } from "@kiro-learn/core/project";
+import { DROPPED_LOG, spoolFilling, spoolStatus } from "@kiro-learn/core/spool";
 import { resolveCommand } from "../../daemon/permissions/mod.ts";
 import { isPlainObject, type JsonObject, readJsonFile, readTextOrNull } from "./_json_file.ts";
 import type { InstallCommands } from "./plan.ts";
@@ -34,6 +35,7 @@ import {
   trustedIn,
 } from "./_targets.ts";
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
+import { parseKiroCliVersion, probeKiroCliVersion } from "./kiro_cli.ts";
 
 /** The outcome of one check. */
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -87,6 +89,8 @@ export interface DoctorOptions {
   print?: (line: string) => void;
   /** The project's identity, to say where its id comes from (no line when absent). */
   project?: Pick<ProjectIdentity, "display_name" | "id_source" | "remote" | "project_id">;
+  /** `kiro-cli --version`'s output, null when absent (default: asked of the kiro-cli on `PATH`). */
+  kiroCliVersion?: string | null;
 }
 
 /** Runs every check, prints one line each plus a summary, and returns the report. */
@@ -116,10 +120,21 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
 
   const paths = installPaths(home, options.projectDir);
   const found = new Found(known, env.PATH ?? "", tilde, home);
+  // Kiro CLI 3.x runs both the agent's embedded hooks and .kiro/hooks files; 2.x (and Kiro IDE
+  // 1.x, which reads the file) only one of them: both present is a double capture only for 3.x.
+  const kiroCli = resolveCommand("kiro-cli", { PATH: env.PATH ?? "" });
+  const version = options.kiroCliVersion !== undefined
+    ? options.kiroCliVersion
+    : kiroCli === null
+    ? null
+    : await probeKiroCliVersion({ command: kiroCli });
+  const major = version === null ? null : parseKiroCliVersion(version)?.major ?? 3;
+  const readsBoth = major !== null && major >= 3;
   // Each agent says where its hooks live; Kiro's files are alternatives (one format is enough).
   const surfaces = AGENTS.map((agent) =>
     found.surface(agent.name, agent.doctorSources(paths, options.projectDir), {
       alternatives: agent.alternatives,
+      readsBoth,
     })
   );
   const none = surfaces.every((s) => s.missing);
@@ -145,7 +160,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   ], { url: collectorMcpUrl(settings.collector.host, settings.collector.port) }));
   checks.push(checkExtractor(settings, env.PATH ?? ""));
   checks.push(checkAcpAgents(settings, env.PATH ?? "", join(home, ".kiro", "agents"), tilde));
-  checks.push(checkSpool(join(dataDir, "spool"), settings.spool.maxBytes, tilde));
+  checks.push(checkSpool(join(dataDir, "spool"), settings.spool.maxBytes));
 
   const counts = { ok: 0, warn: 0, fail: 0 };
   for (const check of checks) counts[check.status]++;
@@ -418,7 +433,7 @@ class Found {
   surface(
     label: string,
     sources: Source[],
-    options: { alternatives?: boolean } = {},
+    options: { alternatives?: boolean; readsBoth?: boolean } = {},
   ): { check: DoctorCheck; missing: boolean } {
     const name = `hooks ${label}`;
     const problems: string[] = [];
@@ -470,7 +485,7 @@ class Found {
         missing: false,
       };
     }
-    if (label === "Kiro CLI" && where.length > 1) {
+    if (label === "Kiro CLI" && where.length > 1 && options.readsBoth) {
       return {
         check: {
           name,
@@ -721,47 +736,21 @@ function checkAcpAgents(
   return { name, status: "ok", message: commands.map((c) => quoteArgv(c)).join("; ") };
 }
 
-function checkSpool(dir: string, maxBytes: number, tilde: (p: string) => string): DoctorCheck {
+// The same count as `status` (core/spool's spoolStatus): spooled events only. The spool dir
+// also holds the shims' transcript read marks and down notices, which are not waiting for anyone.
+function checkSpool(dir: string, maxBytes: number): DoctorCheck {
   const name = "spool";
-  let files = 0;
-  let bytes = 0;
-  const walk = (path: string) => {
-    for (const entry of Deno.readDirSync(path)) {
-      const full = join(path, entry.name);
-      if (entry.isDirectory) walk(full);
-      else if (entry.isFile) {
-        files++;
-        bytes += Deno.statSync(full).size;
-      }
-    }
-  };
-  try {
-    walk(dir);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      return {
-        name,
-        status: "fail",
-        message: `cannot read ${tilde(dir)}: ${(error as Error).message}`,
-      };
-    }
+  const spool = spoolStatus(dir, { maxBytes });
+  const size = `${spool.files} event(s), ${formatBytes(spool.bytes)} of ${formatBytes(maxBytes)}`;
+  const fix = "kiro-learn start (the collector drains the spool)";
+  if (spoolFilling(spool)) {
+    const dropped = spool.dropped > 0
+      ? `; ${spool.dropped} event(s) dropped because it was full (${DROPPED_LOG})`
+      : "";
+    return { name, status: "fail", message: `filling up (${size})${dropped}`, fix };
   }
-  const size = `${files} file(s), ${formatBytes(bytes)} of ${formatBytes(maxBytes)}`;
-  if (files === 0) return { name, status: "ok", message: "empty" };
-  if (bytes >= maxBytes) {
-    return {
-      name,
-      status: "fail",
-      message: `full (${size}); new events cannot be spooled`,
-      fix: "kiro-learn start (the collector drains the spool)",
-    };
-  }
-  return {
-    name,
-    status: "warn",
-    message: `${size} waiting for the collector`,
-    fix: "kiro-learn start (the collector drains the spool)",
-  };
+  if (spool.files === 0) return { name, status: "ok", message: "empty" };
+  return { name, status: "warn", message: `${size} waiting for the collector`, fix };
 }
 
 function knownCommands(commands: InstallCommands): string[] {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveProject } from "@kiro-learn/core/project";
-import { runGit } from "@kiro-learn/core/testing";
+import { spoolEvent } from "@kiro-learn/core/spool";
+import { makeEvent, runGit } from "@kiro-learn/core/testing";
 import { collectorMcpUrl } from "@kiro-learn/core/api";
 import { DEFAULTS, SETTINGS_FILE } from "@kiro-learn/core/settings";
 import { doctor, type DoctorOptions, type DoctorReport, formatCheck } from "./doctor.ts";
@@ -154,7 +155,7 @@ Deno.test("doctor warns of a hook an older version installed, without failing", 
   });
 });
 
-Deno.test("doctor warns when both Kiro CLI formats are installed", async () => {
+Deno.test("doctor warns when both Kiro CLI formats are installed for a kiro-cli that reads both", async () => {
   await withWorld(async (world) => {
     const { commands, extra } = await healthy(world);
     await writeFiles(world, {
@@ -163,9 +164,17 @@ Deno.test("doctor warns when both Kiro CLI formats are installed", async () => {
         hooks: { stop: [{ command: hookCommand(commands.shim("kiro-cli")) }] },
       },
     });
-    const check = (await run(world, extra)).checks.find((c) => c.name === "hooks Kiro CLI")!;
-    assert.equal(check.status, "warn");
-    assert.match(check.message, /both formats/);
+    const kiroCli = async (kiroCliVersion: string | null) =>
+      (await run(world, { ...extra, kiroCliVersion })).checks
+        .find((c) => c.name === "hooks Kiro CLI")!;
+    const three = await kiroCli("kiro-cli 3.1.0");
+    assert.equal(three.status, "warn");
+    assert.match(three.message, /both formats/);
+    // Kiro CLI 2.x reads only the agent (the hook file is Kiro IDE 1.x's): nothing twice.
+    for (const version of ["kiro-cli 2.3.1", null]) {
+      const check = await kiroCli(version);
+      assert.equal(check.status, "ok", formatCheck(check));
+    }
   });
 });
 
@@ -199,8 +208,10 @@ Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spoo
       join(world.dataDir, "settings.json"),
       JSON.stringify({ spool: { maxBytes: 1_048_576 } }),
     );
-    await Deno.mkdir(join(world.dataDir, "spool", "p1"), { recursive: true });
-    await Deno.writeFile(join(world.dataDir, "spool", "p1", "a.ndjson"), new Uint8Array(1_048_576));
+    // Real spooled events until the spool refuses one (it is then full, and says so).
+    const big = () => makeEvent({ body: { type: "text", content: "x".repeat(300_000) } });
+    const spoolDir = join(world.dataDir, "spool");
+    while (spoolEvent(big(), { spoolDir, maxBytes: 1_048_576, warn: () => {} }).spooled);
 
     const report = await run(world, extra);
     const by = Object.fromEntries(report.checks.map((c) => [c.name, c]));
@@ -210,7 +221,10 @@ Deno.test("doctor flags partial hooks, loose modes, bad settings and a full spoo
     assert.match(by["token"].fix!, /chmod 600/);
     assert.equal(by["data dir"].status, "warn");
     assert.equal(by["spool"].status, "fail");
-    assert.match(by["spool"].message, /1 file\(s\), 1\.0 MiB of 1\.0 MiB/);
+    assert.match(
+      by["spool"].message,
+      /^filling up \(3 event\(s\), 8\d\d\.\d KiB of 1\.0 MiB\); 1 event\(s\) dropped because it was full \(dropped\.log\)$/,
+    );
 
     await Deno.writeTextFile(join(world.dataDir, "settings.json"), '{"collector": {"port": 0}}');
     const bad = await run(world, extra);

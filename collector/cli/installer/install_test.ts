@@ -278,7 +278,7 @@ Deno.test("a key of the wrong type aborts with the file and the key", async () =
   });
 });
 
-Deno.test("switching v2 and v3 leaves exactly one Kiro CLI capture config", async () => {
+Deno.test("switching v2 and v3: the hook file stays for Kiro IDE 1.x; the agent's hooks only with v2", async () => {
   await withWorld(async (world) => {
     await writeFiles(world, { "home/.kiro/agents/kiro-learn.json": FOREIGN_CHAT_AGENT });
     const agentBytes = Deno.readTextFileSync(join(world.home, ".kiro/agents/kiro-learn.json"));
@@ -296,9 +296,18 @@ Deno.test("switching v2 and v3 leaves exactly one Kiro CLI capture config", asyn
       agentBytes,
     );
 
+    const hookFile = Deno.readTextFileSync(
+      join(world.home, "code/app/.kiro/hooks/kiro-learn.json"),
+    );
     await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...quiet });
-    assert.equal(captureConfigs(), 1);
-    assert.ok(!existsAt(world, "home/code/app/.kiro/hooks/kiro-learn.json"));
+    // Kiro CLI 2.x reads only the agent; the hook file is Kiro IDE 1.x's (and Kiro CLI 3.x's),
+    // so v2 keeps it, unchanged.
+    assert.equal(captureConfigs(), 2);
+    assert.equal(
+      Deno.readTextFileSync(join(world.home, "code/app/.kiro/hooks/kiro-learn.json")),
+      hookFile,
+      "the v3 hook file Kiro IDE 1.x reads is kept",
+    );
     const agent = readJson(world, "home/.kiro/agents/kiro-learn.json");
     const hooks = agent.hooks as Record<string, Json[]>;
     assert.deepEqual(hooks.agentSpawn[0], FOREIGN_CHAT_AGENT.hooks.agentSpawn[0]);

@@ -37,6 +37,7 @@ import {
   chooseKiroFormat,
   type KiroFormat,
   type KiroFormatChoice,
+  parseKiroCliVersion,
   probeKiroCliVersion,
   seedKiroAgent,
   type SeedResult,
@@ -158,7 +159,22 @@ export interface UninstallOptions {
   keepData?: boolean;
   /** The current commands, to recognise hooks written without the marker; optional. */
   commands?: InstallCommands;
+  /**
+   * Remove only `projectDir`'s wiring (its hook files, its MCP entries and the folders install
+   * made in it), and keep the install record of everything else. User-level wiring (`~/.claude`,
+   * `~/.claude.json`, `~/.kiro/agents`), other projects, the scripts hooks run and the data dir
+   * are left alone, whatever `keepData` says.
+   */
+  projectOnly?: boolean;
 }
+
+/** The kinds of file that are the user's, whichever project they were installed from. */
+const USER_LEVEL_KINDS: ReadonlySet<TargetKind> = new Set<TargetKind>([
+  "kiro-llm-agent",
+  "kiro-chat-agent",
+  "claude-settings-user",
+  "claude-mcp-user",
+]);
 
 /** One change to the file system. */
 export type PlanAction =
@@ -271,6 +287,14 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
     ? null
     : await probeKiroCliVersion();
   const choice = chooseKiroFormat(options.kiroFormat ?? "auto", version);
+  const major = version === null ? null : parseKiroCliVersion(version)?.major ?? null;
+  if (choice.format === "v2" && major !== null && major >= 3) {
+    warnings.push(
+      `kiro-cli ${major}.x reads both the kiro-learn agent's hooks and .kiro/hooks files: with ` +
+        "--kiro-format v2 a chat with the kiro-learn agent is captured twice; " +
+        "`kiro-learn install --kiro-format v3` wires it once",
+    );
+  }
   const scope = options.scope ?? "user";
   const legacy = options.kiroIdeLegacy ?? false;
 
@@ -500,7 +524,10 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   if (record.warning) warnings.push(record.warning);
   const manifest = trustedManifest(record.manifest, { home, warnings });
 
-  const candidates = dedupe([
+  // A project's own: inside its folder and not a user-level kind (a project may be $HOME itself).
+  const ofProject = (kind: TargetKind, path: string) =>
+    isInside(path, project) && !USER_LEVEL_KINDS.has(kind);
+  const all = dedupe([
     ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
     ["kiro-chat-agent", paths.chatAgent],
     ["kiro-hooks", paths.kiroHooks],
@@ -519,6 +546,9 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
       path,
     ]),
   ]);
+  const candidates = options.projectOnly
+    ? all.filter(([kind, path]) => ofProject(kind, path))
+    : all;
   const states = readAll(candidates.map(([, path]) => path));
   const actions: PlanAction[] = [];
   for (const [kind, path] of candidates) {
@@ -529,12 +559,14 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     });
     if (action) actions.push(action);
   }
-  const codexConfig = codexConfigRemoval(paths.codexConfig);
+  // Codex's config.toml is user-level wiring: a project's uninstall leaves it.
+  const codexConfig = options.projectOnly ? null : codexConfigRemoval(paths.codexConfig);
   if (codexConfig !== null) actions.push(codexConfig);
 
   const dirs = [...new Set(manifest.dirs)].sort((a, b) => b.length - a.length);
   for (const dir of dirs) {
     if (isInside(dir, dataDir)) continue;
+    if (options.projectOnly && !isInside(dir, project)) continue;
     // Only the agents' config folders install makes (and only when empty, below).
     if (!INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail)) || dir !== resolve(dir)) {
       warnings.push(
@@ -550,6 +582,29 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     });
   }
 
+  if (options.projectOnly) {
+    // The rest stays installed: its record stays, without this project's files and folders.
+    if (record.text !== null) {
+      const rest = serializeManifest({
+        ...manifest,
+        files: Object.fromEntries(
+          Object.entries(manifest.files).filter(([path, entry]) => !ofProject(entry.kind, path)),
+        ),
+        dirs: manifest.dirs.filter((dir) => !isInside(dir, project)),
+      });
+      if (rest !== record.text) {
+        actions.push({
+          kind: "write",
+          path: manifestPath(dataDir),
+          description: "record that this project's wiring is gone (the rest stays recorded)",
+          content: rest,
+          expected: record.text,
+          private: true,
+        });
+      }
+    }
+    return Promise.resolve({ operation: "uninstall", actions, unchanged: [], warnings, home });
+  }
   const dataDirExists = exists(dataDir);
   if (!options.keepData && dataDirExists) {
     const unsafe = unsafeToRemove(dataDir, home, project);
@@ -690,9 +745,12 @@ function chooseTargets(
 ): { desired: [TargetKind, string][]; unwanted: [TargetKind, string][] } {
   const { format, scope, legacy } = choice;
   const ideFiles = KIRO_IDE_HOOKS.map((h) => join(paths.kiroHooksDir, h.file));
+  // The v1 hook file serves Kiro CLI 3.x and Kiro IDE 1.x, so it is written in either format:
+  // Kiro CLI 2.x (v2) reads only the hooks embedded in its agent, never that file.
   const desired: [TargetKind, string][] = [
     ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
-    format === "v2" ? ["kiro-chat-agent", paths.chatAgent] : ["kiro-hooks", paths.kiroHooks],
+    ...(format === "v2" ? [["kiro-chat-agent", paths.chatAgent] as [TargetKind, string]] : []),
+    ["kiro-hooks", paths.kiroHooks],
     ["kiro-mcp", paths.kiroMcp],
     ...(legacy ? ideFiles.map((p): [TargetKind, string] => ["kiro-ide-hook", p]) : []),
     scope === "user"
@@ -704,10 +762,11 @@ function chooseTargets(
     // Codex reads a project's hooks only in a project the user trusted: user scope only.
     ["codex-hooks", paths.codexHooks],
   ];
-  // Both formats (or both Claude scopes) at once would capture every event twice, so the ones
-  // not chosen are removed, in this project and wherever the record says we put them.
+  // Kiro CLI 3.x reads the agent's embedded hooks too, and both Claude scopes at once would
+  // capture every event twice: the ones not chosen are removed, in this project and wherever the
+  // record says we put them.
   const other: [TargetKind, string][] = format === "v2"
-    ? [["kiro-hooks", paths.kiroHooks]]
+    ? []
     : [["kiro-chat-agent", paths.chatAgent]];
   if (scope === "user") {
     other.push(["claude-settings-project", paths.claudeProjectSettings]);

@@ -122,6 +122,25 @@ Deno.test("auto picks v2 for kiro-cli 2.x, and a missing kiro-cli means the temp
   });
 });
 
+Deno.test("v2 writes the agent and the hook file Kiro IDE 1.x reads; on kiro-cli 3.x it warns", async () => {
+  await withWorld(async (world) => {
+    const v2 = await planInstall(optionsFor(world, { kiroCliVersion: "kiro-cli 2.3.1" }));
+    const paths = v2.actions.map((a) => a.path);
+    assert.ok(paths.some((p) => p.endsWith(".kiro/agents/kiro-learn.json")));
+    assert.ok(paths.some((p) => p.endsWith("code/app/.kiro/hooks/kiro-learn.json")));
+    assert.ok(!v2.warnings.some((w) => /captured twice/.test(w)), v2.warnings.join("\n"));
+    const forced = await planInstall(
+      optionsFor(world, { kiroFormat: "v2", kiroCliVersion: "kiro-cli 3.1.0" }),
+    );
+    assert.ok(
+      forced.warnings.some((w) =>
+        /kiro-cli 3\.x reads both .* captured twice.*--kiro-format v3/.test(w)
+      ),
+      forced.warnings.join("\n"),
+    );
+  });
+});
+
 Deno.test("a data dir elsewhere holds the settings and the record", async () => {
   await withWorld(async (world) => {
     const dataDir = join(world.root, "elsewhere", "kl");

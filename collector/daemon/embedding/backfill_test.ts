@@ -197,7 +197,8 @@ Deno.test("runs continuously: records stored later are embedded on a nudge or th
   assert.equal(timed.progress().state, "closed");
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
+// A hang guard, generous for a loaded machine: the poll ends as soon as the check holds.
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

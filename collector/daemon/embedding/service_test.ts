@@ -68,7 +68,8 @@ function service(
   });
 }
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<void> {
+// A hang guard, generous for a loaded machine: the poll ends as soon as the check holds.
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

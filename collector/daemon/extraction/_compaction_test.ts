@@ -41,7 +41,7 @@ async function seeded(n: number): Promise<{ storage: SqliteStorage; ids: string[
 
 Deno.test("the compactor's entries replace the oldest half, with every replaced id as provenance", async () => {
   const { storage, ids, dir } = await seeded(6);
-  const agent = await scriptedAgent([{
+  await using agent = await scriptedAgent([{
     reply: "<compacted_entry>Created m0–m2 modules.</compacted_entry>\n" +
       "<compacted_entry>Wired &lt;them&gt; together.</compacted_entry>",
   }]);
@@ -84,7 +84,7 @@ Deno.test("the compactor's entries replace the oldest half, with every replaced 
 
 Deno.test("garbage from the compactor falls back to a deterministic digest", async () => {
   const { storage, ids, dir } = await seeded(4);
-  const agent = await scriptedAgent([{ reply: "I cannot do that." }]);
+  await using agent = await scriptedAgent([{ reply: "I cannot do that." }]);
   try {
     const before = await storage.snapshotQueue(PROJECT);
     const result = await compactQueue(PROJECT, {
@@ -134,7 +134,9 @@ Deno.test("without an agent, compaction uses the digest and spends nothing", asy
 Deno.test("a compaction request never exceeds the prompt cap", async () => {
   const dir = await Deno.makeTempDir();
   const storage = openSqliteStorage(`${dir}/t.db`);
-  const agent = await scriptedAgent([{ reply: "<compacted_entry>Summary.</compacted_entry>" }]);
+  await using agent = await scriptedAgent([{
+    reply: "<compacted_entry>Summary.</compacted_entry>",
+  }]);
   try {
     for (let i = 0; i < 40; i++) {
       const event = makeEvent({

@@ -102,7 +102,7 @@ Deno.test("the heuristic extractor gets each prompt before its own tool uses, wh
 
 Deno.test("the agent's prompt frames the rows in the order things happened", async () => {
   const { storage, dir } = await queued();
-  const agent = await scriptedAgent([{
+  await using agent = await scriptedAgent([{
     reply: `<memory_record type="decision"><title>Strict parser, documented</title>` +
       `<summary>The parser became strict and was documented.</summary></memory_record>`,
   }]);

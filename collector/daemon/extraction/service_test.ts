@@ -54,7 +54,9 @@ function settingsFor(agent: { command: string[] }, extra: Record<string, unknown
       sizeThresholdBytes: 1024,
       breakerThreshold: 3,
       breakerCooldownMs: 1500,
-      timeoutMs: AGENT_TIMEOUT_MIN_MS,
+      // An agent that answers must not time out on a loaded machine (starting one takes seconds
+      // there); the tests of a hanging agent set the shortest allowed timeout themselves.
+      timeoutMs: 60_000,
       ...extra,
     },
     compaction: { enabled: false },
@@ -86,7 +88,7 @@ async function projectState(daemon: TestDaemon) {
 }
 
 Deno.test("the size trigger extracts records with the scripted agent over ACP", async () => {
-  const agent = await scriptedAgent([{ reply: VALID, chunks: 7, delayMs: 5 }]);
+  await using agent = await scriptedAgent([{ reply: VALID, chunks: 7, delayMs: 5 }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent),
     env: agent.env,
@@ -110,22 +112,29 @@ Deno.test("the size trigger extracts records with the scripted agent over ACP", 
 });
 
 Deno.test("the idle trigger fires after the idle gap", async () => {
-  const agent = await scriptedAgent([{ reply: VALID }]);
+  await using agent = await scriptedAgent([{ reply: VALID }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent),
     env: agent.env,
   });
+  const posted = Date.now();
   await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
-  await new Promise((r) => setTimeout(r, 2000));
-  assert.equal((await memories(daemon)).total, 0, "nothing before the idle gap");
   await waitFor(async () => (await memories(daemon)).total > 0 || undefined, {
-    timeoutMs: 10_000,
     what: "records after the idle gap",
   });
+  // Not before the gap: the run started at least the idle gap after the event arrived (a lower
+  // bound a loaded machine cannot break, where "nothing yet after a 2 s sleep" could).
+  const runs = await (await daemon.fetch("/v1/runs?limit=1")).json();
+  const idleMs = settingsFor(agent).extraction.idleMs;
+  const startedAt = Date.parse(runs.items[0].started_at);
+  // (5 ms: a timer may fire a millisecond early, and ISO times round to the millisecond.)
+  assert.ok(startedAt >= posted + idleMs - 5, `run at +${startedAt - posted} ms, gap ${idleMs}`);
 });
 
 Deno.test("garbage twice then valid: three sessions, records stored", async () => {
-  const agent = await scriptedAgent([{ reply: GARBAGE }, { reply: GARBAGE }, { reply: VALID }]);
+  await using agent = await scriptedAgent([{ reply: GARBAGE }, { reply: GARBAGE }, {
+    reply: VALID,
+  }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent),
     env: agent.env,
@@ -138,7 +147,7 @@ Deno.test("garbage twice then valid: three sessions, records stored", async () =
 });
 
 Deno.test("garbage three times leaves the queue intact; the breaker opens, then half-opens", async () => {
-  const agent = await scriptedAgent([{ reply: GARBAGE }]);
+  await using agent = await scriptedAgent([{ reply: GARBAGE }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent),
     env: agent.env,
@@ -158,14 +167,14 @@ Deno.test("garbage three times leaves the queue intact; the breaker opens, then 
   const closed = await waitFor(async () => {
     const state = await projectState(daemon);
     return state.breaker === "closed" ? state : undefined;
-  }, { timeoutMs: 10_000, what: "the probe after the cool-down" });
+  }, { what: "the probe after the cool-down" });
   assert.equal(closed.failures, 0);
   assert.equal((await memories(daemon)).total, 1);
   assert.equal(await queueRows(daemon), 0);
 });
 
 Deno.test("an empty reply keeps the batch queued and the run fails as an LLM run, with the reason", async () => {
-  const agent = await scriptedAgent([{ reply: "" }]);
+  await using agent = await scriptedAgent([{ reply: "" }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent),
     env: agent.env,
@@ -182,11 +191,11 @@ Deno.test("an empty reply keeps the batch queued and the run fails as an LLM run
 });
 
 Deno.test("an agent crash or timeout leaves the queue intact", async () => {
-  const agent = await scriptedAgent([{ crashAfterChunks: 2 }, { hang: true }, {
+  await using agent = await scriptedAgent([{ crashAfterChunks: 2 }, { hang: true }, {
     crashAfterChunks: 0,
   }]);
   await using daemon = await startTestDaemon({
-    settings: settingsFor(agent, { maxAttempts: 3 }),
+    settings: settingsFor(agent, { maxAttempts: 3, timeoutMs: AGENT_TIMEOUT_MIN_MS }),
     env: agent.env,
   });
   await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
@@ -201,7 +210,7 @@ Deno.test("an agent crash or timeout leaves the queue intact", async () => {
 Deno.test("a timeout in the collector ends the agent and the children it started", async () => {
   // The collector runs with its own narrow permissions here (no Deno.kill on a group), so this
   // also proves the fallback through the kill command.
-  const agent = await scriptedAgent([{ hang: true, grandchild: true }]);
+  await using agent = await scriptedAgent([{ hang: true, grandchild: true }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent, { timeoutMs: AGENT_TIMEOUT_MIN_MS, maxAttempts: 1 }),
     env: agent.env,
@@ -217,7 +226,7 @@ Deno.test("a timeout in the collector ends the agent and the children it started
 
 Deno.test("collector shutdown ends a running agent and its children at once", async () => {
   // A timeout far away: the collector must not wait it out, and must not leave the agent behind.
-  const agent = await scriptedAgent([{ hang: true, grandchild: true }]);
+  await using agent = await scriptedAgent([{ hang: true, grandchild: true }]);
   const daemon = await startTestDaemon({
     settings: settingsFor(agent, { timeoutMs: 60_000, maxAttempts: 1 }),
     env: agent.env,
@@ -260,7 +269,7 @@ Deno.test("a missing agent binary is reported as such in the run record", async 
 });
 
 Deno.test("a rejected session keeps the agent's error details and stderr in the run and the log", async () => {
-  const agent = await scriptedAgent([{
+  await using agent = await scriptedAgent([{
     rejectSessionNew: { details: "model claude-x is not available to this account" },
     stderr: "[agent] could not read settings: permission denied",
   }]);
@@ -287,7 +296,10 @@ Deno.test("a rejected session keeps the agent's error details and stderr in the 
 });
 
 Deno.test("SIGKILL during a run, then restart: every event extracted exactly once", async () => {
-  const agent = await scriptedAgent([{ reply: VALID, chunks: 4, delayMs: 1500 }, { reply: VALID }]);
+  // The first run's agent never answers (its gate never opens): the kill always lands mid-run.
+  await using agent = await scriptedAgent([{ reply: VALID, gate: "/nonexistent/never-opened" }, {
+    reply: VALID,
+  }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent),
     env: agent.env,
@@ -298,7 +310,6 @@ Deno.test("SIGKILL during a run, then restart: every event extracted exactly onc
   await daemon.kill();
   await daemon.restart();
   await waitFor(async () => (await memories(daemon)).total > 0 || undefined, {
-    timeoutMs: 15_000,
     what: "records after restart",
   });
   await new Promise((r) => setTimeout(r, 500));
@@ -309,7 +320,9 @@ Deno.test("SIGKILL during a run, then restart: every event extracted exactly onc
 });
 
 Deno.test("events arriving during a run are extracted by the next run", async () => {
-  const agent = await scriptedAgent([{ reply: VALID, chunks: 3, delayMs: 700 }, { reply: VALID }]);
+  await using agent = await scriptedAgent([{ reply: VALID, chunks: 3, delayMs: 700 }, {
+    reply: VALID,
+  }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent),
     env: agent.env,
@@ -322,7 +335,7 @@ Deno.test("events arriving during a run are extracted by the next run", async ()
   const page = await waitFor(async () => {
     const m = await memories(daemon);
     return m.total >= 2 ? m : undefined;
-  }, { timeoutMs: 15_000, what: "the second run" });
+  }, { what: "the second run" });
   const covered = new Set(page.items.flatMap((r) => r.source_event_ids));
   for (const e of [...first, ...late]) assert.ok(covered.has(e.event_id));
   assert.equal(await queueRows(daemon), 0);
@@ -405,7 +418,7 @@ Deno.test("with no agent installed, the heuristic extractor makes searchable rec
 });
 
 Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristic extractor", async () => {
-  const agent = await scriptedAgent([{ reply: VALID }]);
+  await using agent = await scriptedAgent([{ reply: VALID }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent, {
       dailyBudgetChars: PROMPT_OVERHEAD + 6000,
@@ -435,7 +448,7 @@ Deno.test("the daily LLM cap is honoured exactly; past it, runs use the heuristi
 });
 
 Deno.test("a garbage retry that would pass the cap is never started; the chunk goes heuristic", async () => {
-  const agent = await scriptedAgent([{ reply: GARBAGE }]);
+  await using agent = await scriptedAgent([{ reply: GARBAGE }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent, {
       dailyBudgetChars: PROMPT_OVERHEAD + 2500,
@@ -513,7 +526,7 @@ Deno.test("a session that dies mid-reply counts the prompt it sent and the reply
 });
 
 Deno.test("strategy auto with an absolute agent path uses the agent", async () => {
-  const agent = await scriptedAgent([{ reply: VALID }]);
+  await using agent = await scriptedAgent([{ reply: VALID }]);
   assert.ok(agent.command[0].startsWith("/"), "the scripted agent runs by absolute path");
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent, { strategy: "auto", sizeThresholdBytes: 16_777_216 }),
@@ -545,7 +558,7 @@ Deno.test("strategy auto with an absolute path to nothing falls back to the heur
 });
 
 Deno.test("an agent gets only the environment extraction.agentEnv allows", async () => {
-  const agent = await scriptedAgent([{ reply: VALID }]);
+  await using agent = await scriptedAgent([{ reply: VALID }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent, {
       sizeThresholdBytes: 16_777_216,

@@ -67,11 +67,19 @@ async function lastRun(daemon: TestDaemon): Promise<Record<string, unknown>> {
   return runs.items[0];
 }
 
+/**
+ * The embedder's Worker runs at nice 10, so beside busy cores it gets a tenth of their share:
+ * on a loaded machine (two CPU hogs per core) embedding two records took over a minute. A hang
+ * guard only; the waits end as soon as the embeddings are there.
+ */
+const EMBEDDING_HANG_MS = 300_000;
+
 async function setup(
   judge: ScriptedAgent,
 ): Promise<{ daemon: TestDaemon; compressor: ScriptedAgent }> {
   const compressor = await scriptedAgent([{ reply: CANDIDATE }]);
   const daemon = await startTestDaemon({
+    disposeAfter: compressor,
     settings: {
       extraction: {
         strategy: "acp",
@@ -80,6 +88,8 @@ async function setup(
         sizeThresholdBytes: 16_777_216,
         timeoutMs: AGENT_TIMEOUT_MIN_MS,
       },
+      // The timeout step waits this long for a judge that hangs; the answering steps must not
+      // reach it on a loaded machine (an agent there takes seconds to start).
       reconciliation: { agentCommand: agentCommand(judge), judgeTimeoutMs: AGENT_TIMEOUT_MIN_MS },
       compaction: { enabled: false },
       embedding: { backend: "use-lite" },
@@ -88,7 +98,7 @@ async function setup(
   await waitFor(async () => {
     const s = await stats(daemon);
     return (s.embedding as { state: string }).state === "ready" || undefined;
-  }, { timeoutMs: 60_000, what: "the embedder" });
+  }, { timeoutMs: EMBEDDING_HANG_MS, what: "the embedder" });
   return { daemon, compressor };
 }
 
@@ -102,11 +112,11 @@ async function seedNeighbours(daemon: TestDaemon, list: MemoryRecord[]): Promise
   await waitFor(async () => {
     const s = await stats(daemon);
     return (s.embeddings_present as number) >= list.length || undefined;
-  }, { timeoutMs: 60_000, what: "neighbour embeddings" });
+  }, { timeoutMs: EMBEDDING_HANG_MS, what: "neighbour embeddings" });
 }
 
 Deno.test("merge, keep-separate, garbage and timeout through the real collector", async () => {
-  const judge = await scriptedAgent([{ reply: "<keep_separate/>" }]);
+  await using judge = await scriptedAgent([{ reply: "<keep_separate/>" }]);
   const { daemon } = await setup(judge);
   await using _ = daemon;
   const n1 = makeRecord({ title: TITLE, summary: SUMMARY, strategy: "mcp_observation" });
@@ -174,7 +184,7 @@ Deno.test("merge, keep-separate, garbage and timeout through the real collector"
 });
 
 Deno.test("judge breaker: three failures, then the next chunk commits without the judge", async () => {
-  const judge = await scriptedAgent([{ reply: "not xml at all" }]);
+  await using judge = await scriptedAgent([{ reply: "not xml at all" }]);
   const { daemon } = await setup(judge);
   await using _ = daemon;
   await seedNeighbours(daemon, [makeRecord({ title: TITLE, summary: SUMMARY })]);

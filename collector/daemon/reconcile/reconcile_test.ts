@@ -30,6 +30,8 @@ const A2 = vec(0.95, 0.31, 0, 0); // cos(A, A2) ≈ 0.95
 const B = vec(0, 0, 1, 0);
 
 interface Harness {
+  /** The harness's temp dir. */
+  dir: string;
   storage: SqliteStorage;
   judge: ScriptedAgent;
   breaker: CircuitBreaker;
@@ -67,7 +69,9 @@ async function harness(
     storage,
     enabled: true,
     command: agentCommand(judge),
-    judgeTimeoutMs: 10_000,
+    // Generous: a judge that answers must not time out on a loaded machine (the timeout test
+    // sets its own).
+    judgeTimeoutMs: 60_000,
     clusterThreshold: 0.85,
     neighborThreshold: 0.8,
     neighborPoolMax: 10,
@@ -87,6 +91,7 @@ async function harness(
   });
   const semaphore = new Semaphore(2);
   return {
+    dir,
     storage,
     judge,
     breaker,
@@ -132,6 +137,7 @@ async function harness(
     async [Symbol.asyncDispose]() {
       storage.close();
       await Deno.remove(dir, { recursive: true });
+      await judge[Symbol.asyncDispose]();
     },
   };
 }
@@ -327,12 +333,14 @@ Deno.test("a neighbour forgotten while the judge thinks: the merge is abandoned,
   await using h = await harness([]);
   const n = await h.neighbour("Refresh tokens expire after an hour", A);
   const c = h.candidate("Access token lifetime", A2);
-  await h.judge.setScript([{ reply: merge([c.record.record_id, n.record_id]), delayMs: 1000 }]);
+  // The judge answers only once the test opens its gate: the neighbour is forgotten while the
+  // judge session runs however slow the machine is.
+  const gate = `${h.dir}/judge-gate`;
+  await h.judge.setScript([{ reply: merge([c.record.record_id, n.record_id]), gate }]);
   const pending = h.commit([c]);
-  // Forget the neighbour while the judge session runs.
-  await new Promise((r) => setTimeout(r, 200));
   while ((await h.judge.prompts()).length === 0) await new Promise((r) => setTimeout(r, 50));
   await h.storage.deleteRecords([n.record_id]);
+  await Deno.writeTextFile(gate, "");
   const out = await pending;
   assert.equal(out.details.merges_abandoned, 1);
   const records = await all(h.storage);

@@ -44,6 +44,7 @@ export interface TestDaemon {
 export async function startTestDaemonWithFailingAgent(): Promise<TestDaemon> {
   const agent = await scriptedAgent([{ reply: "Sure! Nothing to see here." }]);
   return await startTestDaemon({
+    disposeAfter: agent,
     settings: {
       extraction: {
         strategy: "acp",
@@ -79,7 +80,20 @@ export async function startTestDaemon(
     cwd?: string;
     /** Start it with this many file descriptors at most (soft and hard, through `prlimit`). */
     fileLimit?: number;
+    /** Disposed after the daemon stops (or if it does not start): the agent it runs. */
+    disposeAfter?: AsyncDisposable;
   } = {},
+): Promise<TestDaemon> {
+  try {
+    return await launchTestDaemon(options);
+  } catch (error) {
+    await options.disposeAfter?.[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
+async function launchTestDaemon(
+  options: Parameters<typeof startTestDaemon>[0] & object,
 ): Promise<TestDaemon> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "kiro-learn-test-" });
   await Deno.chmod(dataDir, 0o700);
@@ -116,7 +130,8 @@ export async function startTestDaemon(
       stdout: "null",
       stderr: Deno.env.get("KIRO_LEARN_TEST_LOGS") ? "inherit" : "null",
     }).spawn();
-    const deadline = Date.now() + 20_000;
+    // A hang guard, generous for a loaded machine: the loop ends as soon as it answers.
+    const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       try {
         const res = await fetch(`http://${host}:${port}/healthz`);
@@ -133,7 +148,19 @@ export async function startTestDaemon(
     throw new Error(`test daemon did not start on port ${port}`);
   }
 
-  await launch();
+  try {
+    await launch();
+  } catch (error) {
+    // A daemon that never answered leaves no process and no data dir behind.
+    try {
+      child?.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await child?.status;
+    if (!options.keepDataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    throw error;
+  }
   const url = `http://${host}:${port}`;
   return {
     url,
@@ -167,6 +194,7 @@ export async function startTestDaemon(
       }
       await child!.status;
       if (!options.keepDataDir) await Deno.remove(dataDir, { recursive: true });
+      await options.disposeAfter?.[Symbol.asyncDispose]();
     },
   };
 }

@@ -6,7 +6,8 @@
  *
  * - Debian's headless Chromium (the viewer's end-to-end test drives it) and PostgreSQL 15 (the
  *   team-memory tests start throwaway servers of it). When one is missing and we may install
- *   packages (root, or password-less sudo), it is installed with `apt-get`;
+ *   packages (root, or password-less sudo), it is installed with `apt-get`, without its
+ *   recommends, and only when a dry run shows that this upgrades no installed package;
  * - the real clients the end-to-end tests drive, npm packages ({@linkcode NPM_TOOLS}: Claude
  *   Code, the ACP agent `claude-code-acp` and the Codex CLI), each installed at its pinned version with `npm`
  *   into a folder of its own under `~/.cache/kiro-learn-test/npm/` when it is not there yet.
@@ -138,6 +139,44 @@ export type PreparePlan =
 
 type Part = { commands: string[][]; note: string } | { blocked: string } | null;
 
+/**
+ * `apt-get install` with only what the packages depend on: their recommends (for Chromium, about
+ * a hundred packages: udev, avahi, printer tools, perl modules) pull newer versions of
+ * installed packages (systemd, udev, perl) that a test run must not upgrade. `--no-upgrade`
+ * also leaves a named package alone when it is installed already.
+ */
+export const APT_INSTALL: readonly string[] = [
+  "install",
+  "--no-install-recommends",
+  "--no-upgrade",
+];
+
+/** The flag of {@linkcode APT_INSTALL}'s dry run, whose output {@linkcode aptUpgrades} reads. */
+export const SIMULATE = "--simulate";
+
+/**
+ * The installed packages an `apt-get install --simulate` run would upgrade, with the version
+ * they have and the one they would get: its `Inst name [installed] (candidate ...)` lines (a
+ * package that is new has no bracketed version).
+ */
+export function aptUpgrades(simulation: string): { name: string; from: string; to: string }[] {
+  return [...simulation.matchAll(/^Inst (\S+) \[([^\]]+)\] \((\S+)/gm)]
+    .map(([, name, from, to]) => ({ name, from, to }));
+}
+
+/** What to say when installing `pkgs` would upgrade installed packages. */
+export function upgradeRefusal(
+  pkgs: readonly string[],
+  upgrades: readonly { name: string; from: string; to: string }[],
+): string {
+  const listed = upgrades.slice(0, 8).map((u) => `${u.name} ${u.from} -> ${u.to}`).join(", ");
+  const more = upgrades.length > 8 ? ` and ${upgrades.length - 8} more` : "";
+  return `installing ${pkgs.join(" and ")} would also upgrade ${upgrades.length} installed ` +
+    `package(s) (${listed}${more}); the test command installs only what it needs and upgrades ` +
+    `nothing: run \`sudo apt-get install --no-install-recommends ${pkgs.join(" ")}\` yourself ` +
+    "if those upgrades are fine, then run the tests again";
+}
+
 function aptPart(facts: MachineFacts): Part {
   const missing = [
     ...facts.hasChromium ? [] : [{
@@ -154,7 +193,7 @@ function aptPart(facts: MachineFacts): Part {
   if (missing.length === 0) return null;
   const what = missing.map((m) => m.what).join(" and ");
   const pkgs = missing.map((m) => m.pkg);
-  const manual = `sudo apt-get install -y ${pkgs.join(" ")}`;
+  const manual = `sudo apt-get install -y --no-install-recommends ${pkgs.join(" ")}`;
   if (!facts.hasAptGet) {
     return {
       blocked: `${what} and this machine has no apt-get: install ${pkgs.join(" and ")} so ` +
@@ -172,7 +211,12 @@ function aptPart(facts: MachineFacts): Part {
   // The lock timeout waits out an unattended upgrade instead of failing on a busy dpkg.
   const apt = [...prefix, "apt-get", "-o", "DPkg::Lock::Timeout=600"];
   return {
-    commands: [[...apt, "update", "-qq"], [...apt, "install", "-y", "-qq", ...pkgs]],
+    commands: [
+      [...apt, "update", "-qq"],
+      // First a dry run: main() reads what it would change and stops if that upgrades anything.
+      [...apt, ...APT_INSTALL, SIMULATE, ...pkgs],
+      [...apt, ...APT_INSTALL, "-y", "-qq", ...pkgs],
+    ],
     note: `${what}; installing Debian's ${pkgs.join(" and ")} for ` +
       `${missing.map((m) => m.purpose).join(" and ")} (about a minute, once)`,
   };
@@ -267,6 +311,22 @@ async function main(): Promise<number> {
   for (const note of plan.notes) console.error(`[prepare] ${note}`);
   for (const [command, ...args] of plan.commands) {
     const started = performance.now();
+    if (args.includes(SIMULATE)) {
+      const dry = await new Deno.Command(command, { args, stdin: "null", stderr: "inherit" })
+        .output();
+      const upgrades = aptUpgrades(new TextDecoder().decode(dry.stdout));
+      if (dry.success && upgrades.length === 0) continue;
+      const pkgs = args.slice(args.indexOf(SIMULATE) + 1);
+      console.error(
+        `[prepare] ${
+          dry.success
+            ? upgradeRefusal(pkgs, upgrades)
+            : `\`${[command, ...args].join(" ")}\` failed (exit ${dry.code}): fix the error ` +
+              "above, or install the missing dependency yourself, then run the tests again"
+        }`,
+      );
+      return dry.success ? 1 : dry.code;
+    }
     const { code } = await new Deno.Command(command, { args, stdin: "null" }).spawn().status;
     if (code !== 0) {
       // Another checkout preparing at the same time may have moved its copy in first.

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import {
+  APT_INSTALL,
+  aptUpgrades,
   CHROMIUM_PACKAGE,
   CLAUDE_CODE,
   CLAUDE_CODE_ACP,
@@ -13,6 +15,8 @@ import {
   npmToolDir,
   POSTGRES_PACKAGE,
   preparePlan,
+  SIMULATE,
+  upgradeRefusal,
 } from "./prepare.ts";
 
 const CLAUDE_DIR = npmToolDir(CLAUDE_CODE, { home: "/home/u" });
@@ -42,23 +46,84 @@ Deno.test("preparePlan: as root, apt-get update then install, with a lock timeou
   const plan = preparePlan({ ...MISSING, isRoot: true });
   assert.equal(plan.kind, "install");
   if (plan.kind !== "install") return;
-  assert.equal(plan.commands.length, 2);
+  assert.equal(plan.commands.length, 3);
   assert.deepEqual(plan.commands[0].slice(0, 1), ["apt-get"]);
   assert.ok(plan.commands[0].includes("update"));
-  assert.deepEqual(plan.commands[1].slice(-2), ["-qq", CHROMIUM_PACKAGE]);
+  assert.deepEqual(plan.commands[2].slice(-2), ["-qq", CHROMIUM_PACKAGE]);
   assert.ok(plan.commands.every((c) => c.includes("DPkg::Lock::Timeout=600")));
+});
+
+Deno.test("preparePlan: apt installs only what the packages need, after a dry run, and upgrades nothing", () => {
+  for (const facts of [{ isRoot: true }, { hasPasswordlessSudo: true }, { hasPostgres: false }]) {
+    const plan = preparePlan({ ...MISSING, isRoot: true, ...facts });
+    assert.equal(plan.kind, "install");
+    if (plan.kind !== "install") return;
+    const [update, dry, install] = plan.commands;
+    assert.ok(update.includes("update"));
+    // The dry run and the install are the same request, the install only after the check.
+    assert.deepEqual(dry.filter((a) => a !== SIMULATE), install.filter((a) => !/^-y|^-qq/.test(a)));
+    assert.ok(dry.includes(SIMULATE));
+    for (const command of [dry, install]) {
+      const at = command.indexOf("install");
+      assert.deepEqual(command.slice(at, at + APT_INSTALL.length), [...APT_INSTALL]);
+      assert.ok(command.includes("--no-install-recommends"), command.join(" "));
+    }
+    // Nothing that upgrades: no upgrade verb, no dist-upgrade, no --only-upgrade, no -f.
+    for (const command of plan.commands) {
+      for (const arg of command) {
+        assert.doesNotMatch(arg, /^(upgrade|dist-upgrade|full-upgrade)$|only-upgrade|^-f$/);
+      }
+    }
+  }
+  const blocked = preparePlan(MISSING);
+  assert.equal(blocked.kind, "blocked");
+  if (blocked.kind === "blocked") {
+    assert.match(blocked.message, /sudo apt-get install -y --no-install-recommends chromium`/);
+  }
+});
+
+const SIMULATION = new URL("./testdata/", import.meta.url);
+
+Deno.test("aptUpgrades: the upgrades of a real dry run, and none without the recommends", () => {
+  // Both recorded on Debian 12 with `apt-get install --simulate [--no-install-recommends
+  // --no-upgrade] chromium` against this machine's package state from before the suite's first
+  // run installed Chromium (its apt history: 115 packages installed, 15 upgraded).
+  const recommends = Deno.readTextFileSync(
+    new URL("apt_simulate_chromium_recommends.txt", SIMULATION),
+  );
+  const upgrades = aptUpgrades(recommends);
+  assert.equal(upgrades.length, 15);
+  const names = upgrades.map((u) => u.name);
+  for (const name of ["perl", "perl-base", "systemd", "libudev1", "libsystemd0"]) {
+    assert.ok(names.includes(name), name);
+  }
+  assert.deepEqual(upgrades.find((u) => u.name === "systemd"), {
+    name: "systemd",
+    from: "252.38-1~deb12u1",
+    to: "252.39-1~deb12u2",
+  });
+  assert.ok(!names.includes("chromium"), "a new package is not an upgrade");
+  const needed = Deno.readTextFileSync(
+    new URL("apt_simulate_chromium_no_recommends.txt", SIMULATION),
+  );
+  assert.deepEqual(aptUpgrades(needed), []);
+  assert.equal(needed.match(/^Inst /gm)?.length, 25, "Chromium and what it depends on");
+  const said = upgradeRefusal([CHROMIUM_PACKAGE], upgrades);
+  assert.match(said, /would also upgrade 15 installed package\(s\) \(libperl5\.36 /);
+  assert.match(said, /and 7 more\); .* upgrades nothing/);
+  assert.match(said, /sudo apt-get install --no-install-recommends chromium`/);
 });
 
 Deno.test("preparePlan: PostgreSQL missing is installed the same way, with Chromium in one go", () => {
   const plan = preparePlan({ ...MISSING, hasPostgres: false, isRoot: true });
   assert.equal(plan.kind, "install");
   if (plan.kind !== "install") return;
-  assert.deepEqual(plan.commands[1].slice(-3), ["-qq", CHROMIUM_PACKAGE, POSTGRES_PACKAGE]);
+  assert.deepEqual(plan.commands[2].slice(-3), ["-qq", CHROMIUM_PACKAGE, POSTGRES_PACKAGE]);
   const blocked = preparePlan({ ...MISSING, hasChromium: true, hasPostgres: false });
   assert.equal(blocked.kind, "blocked");
   if (blocked.kind === "blocked") {
     assert.match(blocked.message, /PostgreSQL 15 is missing .* needs root/);
-    assert.match(blocked.message, /sudo apt-get install -y postgresql`/);
+    assert.match(blocked.message, /sudo apt-get install -y --no-install-recommends postgresql`/);
   }
 });
 
@@ -74,7 +139,7 @@ Deno.test("preparePlan: no way to install says what to run, never installs", () 
   assert.equal(noRoot.kind, "blocked");
   if (noRoot.kind === "blocked") {
     assert.match(noRoot.message, /needs root/);
-    assert.match(noRoot.message, /sudo apt-get install -y chromium/);
+    assert.match(noRoot.message, /sudo apt-get install -y --no-install-recommends chromium/);
   }
   const noApt = preparePlan({ ...MISSING, isRoot: true, hasAptGet: false });
   assert.equal(noApt.kind, "blocked");
@@ -119,7 +184,7 @@ Deno.test("preparePlan: both missing installs Chromium first, then Claude Code",
   const plan = preparePlan({ ...NO_CLAUDE, hasChromium: false, isRoot: true });
   assert.equal(plan.kind, "install");
   if (plan.kind !== "install") return;
-  assert.deepEqual(plan.commands.map((c) => c[0]), ["apt-get", "apt-get", "npm", "mv"]);
+  assert.deepEqual(plan.commands.map((c) => c[0]), ["apt-get", "apt-get", "apt-get", "npm", "mv"]);
   assert.equal(plan.notes.length, 2);
 });
 

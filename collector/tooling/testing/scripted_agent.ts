@@ -19,11 +19,17 @@ export interface ScriptedAgent {
   processes(): Promise<{ agents: number[]; children: number[] }>;
   /** Replaces the script; the step counter keeps counting. */
   setScript(steps: ScriptStep[]): Promise<void>;
+  /** Removes the agent's temp dir (script, state, log): `await using` it. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const AGENT = new URL("../../daemon/llm/testdata/scripted_agent.ts", import.meta.url).pathname;
 
-/** Creates a scripted agent that plays `steps`, one per session. */
+/**
+ * Creates a scripted agent that plays `steps`, one per session. Its files live in a temp dir
+ * that disposing it removes: declare it with `await using` before the daemon that runs it, so
+ * the daemon (and with it the agent's processes) is gone first.
+ */
 export async function scriptedAgent(steps: ScriptStep[]): Promise<ScriptedAgent> {
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-agent-" });
   const script = `${dir}/script.json`;
@@ -67,6 +73,9 @@ export async function scriptedAgent(steps: ScriptStep[]): Promise<ScriptedAgent>
     async setScript(next) {
       await Deno.writeTextFile(script, JSON.stringify(next));
     },
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
   };
 }
 
@@ -101,12 +110,16 @@ export function processLives(pid: number): boolean {
   }
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+/**
+ * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`
+ * (default 60 s): a hang guard, generous so that a loaded machine never trips it; the poll ends
+ * as soon as the condition holds.
+ */
 export async function waitFor<T>(
   check: () => Promise<T | undefined>,
   options: { timeoutMs?: number; what?: string; intervalMs?: number } = {},
 ): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (Date.now() < deadline) {
     const value = await check();
     if (value !== undefined) return value;

@@ -29,6 +29,11 @@ export type Step =
     /** Pause between chunks, in milliseconds. */
     delayMs?: number;
     /**
+     * Before replying, wait until this file exists: a test holds the turn open for as long as
+     * it needs (a pause of fixed length would race a loaded machine).
+     */
+    gate?: string;
+    /**
      * Also send thoughts, a plan, a tool call and a usage update (4242 tokens used), which a
      * client must not mistake for reply.
      */
@@ -120,6 +125,15 @@ function split(text: string, parts: number): string[] {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<void> {
   const scriptPath = env("SCRIPTED_AGENT_SCRIPT");
   const statePath = env("SCRIPTED_AGENT_STATE");
@@ -198,6 +212,7 @@ async function main(): Promise<void> {
         await new Promise(() => {});
       }
       if (!("reply" in step)) throw acp.RequestError.internalError(undefined, "bad step");
+      while (step.gate !== undefined && !exists(step.gate)) await sleep(20);
 
       if (step.requestPermission) {
         const answer = await client.request(acp.methods.client.session.requestPermission, {
