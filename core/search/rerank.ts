@@ -38,6 +38,11 @@ export interface LexicalCandidates {
   terms: WeightedTerm[];
   /** Records in the store (about: the highest row id), which the IDFs were computed over. */
   corpus: number;
+  /**
+   * `created_at` of the namespace's newest record: the project's own "now", which the time
+   * columns measure age from (absent: the newest candidate's).
+   */
+  newest?: string;
 }
 
 /**
@@ -77,6 +82,8 @@ export const RERANK_FEATURES: readonly string[] = [
   "term_origin",
   "file_neighbours",
   "term_space",
+  "record_age",
+  "newness_rank",
 ];
 
 /**
@@ -90,6 +97,16 @@ export const TERM_SPACE_FEATURE: number = RERANK_FEATURES.indexOf("term_space");
 
 /** The `term_space` column's value for every candidate when there is no space. */
 export const TERM_SPACE_NEUTRAL = 0;
+
+/**
+ * The columns the no-answer gate gives no weight: whether a prompt has an answer in memory does
+ * not depend on whether the namespace has a term space yet, nor on how old its records are.
+ */
+export const GATE_IGNORED_FEATURES: readonly number[] = [
+  TERM_SPACE_FEATURE,
+  RERANK_FEATURES.indexOf("record_age"),
+  RERANK_FEATURES.indexOf("newness_rank"),
+];
 
 /** The trained model: one weight per feature, and the no-answer gate. */
 export interface RerankModel {
@@ -141,6 +158,11 @@ export interface RerankFeatureOptions {
   terms: readonly WeightedTerm[];
   /** The namespace's term space, or none (the `term_space` column is then neutral). */
   space?: TermSpace | null;
+  /**
+   * `created_at` of the namespace's newest record ({@linkcode LexicalCandidates.newest}); absent,
+   * the newest candidate's.
+   */
+  newest?: string;
 }
 
 /** The features of each candidate, in the order of {@linkcode RERANK_FEATURES}. */
@@ -173,6 +195,7 @@ export function rerankFeatures(
   }));
   const origin = termOrigin(terms, { stems, candidates, words });
   const neighbours = fileNeighbours(candidates, maxAll);
+  const { age, newness } = timeColumns(candidates, options.newest);
   return candidates.map((c, rank) => {
     const r = c.record;
     const { title, files, summary } = words[rank];
@@ -223,6 +246,8 @@ export function rerankFeatures(
       origin[rank],
       neighbours[rank],
       space?.[rank] ?? TERM_SPACE_NEUTRAL,
+      age[rank],
+      newness[rank],
     ];
   });
 }
@@ -305,6 +330,39 @@ function fileNeighbours(candidates: readonly LexicalCandidate[], maxAll: number)
     return support;
   });
 }
+
+// How long before the project's "now" each candidate was made, and its place among the
+// candidates from newest to oldest. A bug reported now is most often in code changed lately:
+// scored as of each fix on the real set, these two columns gain about +0.04 recall@5 on the
+// held-out repository in both directions (collector/tooling/quality/README.md). "Now" is the
+// namespace's newest record, not the clock: the age of a project's memory is counted in its own
+// activity, so a project left alone for a month ranks as it did when it was left, and a replayed
+// history ranks as it did at the time. `record_age` is log days / 10 (0 for the newest);
+// `newness_rank` is 1 / place (equal times share the better place; an undated record is last).
+function timeColumns(
+  candidates: readonly LexicalCandidate[],
+  newest: string | undefined,
+): { age: number[]; newness: number[] } {
+  const time = candidates.map((c) => Date.parse(c.record.created_at));
+  const dated = time.filter(Number.isFinite);
+  const reference = newest !== undefined && Number.isFinite(Date.parse(newest))
+    ? Date.parse(newest)
+    : Math.max(...dated);
+  const age = time.map((t) =>
+    Number.isFinite(t) ? Math.log1p(Math.max(0, reference - t) / DAY_MS) / 10 : 1
+  );
+  const order = time.map((t, i) => ({ t: Number.isFinite(t) ? t : -Infinity, i }))
+    .sort((a, b) => b.t - a.t);
+  const newness = new Array<number>(candidates.length).fill(0);
+  let place = 1;
+  order.forEach(({ t, i }, k) => {
+    if (k > 0 && t < order[k - 1].t) place = k + 1;
+    newness[i] = 1 / place;
+  });
+  return { age, newness };
+}
+
+const DAY_MS = 86_400_000;
 
 /** The gate's score (0–1) for a ranking's best candidate: does the prompt have an answer? */
 export function gateScore(best: readonly number[], model: RerankModel): number {

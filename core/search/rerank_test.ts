@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { makeRecord } from "../testing/mod.ts";
 import {
+  GATE_IGNORED_FEATURES,
   gateScore,
   type LexicalCandidate,
   linearScore,
@@ -96,7 +97,6 @@ Deno.test("gateScore is a logistic of the features and the bias", () => {
 
 Deno.test("term_space: neutral without a space, and the shipped gate gives it no weight", () => {
   const at = RERANK_FEATURES.indexOf("term_space");
-  assert.equal(at, RERANK_FEATURES.length - 1);
   const rows = rerankFeatures("crash in the port", [
     {
       record: makeRecord({ title: "port crash" }),
@@ -115,6 +115,11 @@ Deno.test("term_space: neutral without a space, and the shipped gate gives it no
   best[at] = 1;
   assert.equal(gateScore(best, RERANK_MODEL), without);
   assert.ok(RERANK_MODEL.weights[at] > 0, "the trained ranking weight of the column");
+  // Nor does how old the records are.
+  for (const name of ["term_space", "record_age", "newness_rank"]) {
+    assert.ok(GATE_IGNORED_FEATURES.includes(RERANK_FEATURES.indexOf(name)), name);
+  }
+  for (const i of GATE_IGNORED_FEATURES) assert.equal(RERANK_MODEL.gateWeights[i], 0);
 });
 
 Deno.test("term_origin: the oldest candidates holding a prompt term score highest", () => {
@@ -164,4 +169,36 @@ Deno.test("file_neighbours: the best BM25 of another candidate sharing a changed
   assert.deepEqual(rows.map((r) => r[at]), [0.5, 1, 0.2, 1]);
   const lone = rerankFeatures("q", [candidate(3, { files_touched: [] })], { terms: [] });
   assert.equal(lone[0][at], 0);
+});
+
+Deno.test("time columns: age from the namespace's newest record, not the clock; newest first", () => {
+  const at = (created_at: string, title: string) =>
+    candidate(1, { created_at, title, files_touched: [] });
+  const old = at("2020-01-01T00:00:00.000Z", "old");
+  const tie1 = at("2020-01-31T00:00:00.000Z", "tie one");
+  const tie2 = at("2020-01-31T00:00:00.000Z", "tie two");
+  const rows = rerankFeatures("q", [old, tie1, tie2], {
+    terms: [],
+    newest: "2020-03-01T00:00:00.000Z",
+  });
+  const f = (row: number[], name: string) => row[RERANK_FEATURES.indexOf(name)];
+  // 60 and 30 days before the namespace's newest record (years before today's date).
+  assert.ok(Math.abs(f(rows[0], "record_age") - Math.log1p(60) / 10) < 1e-9);
+  assert.ok(Math.abs(f(rows[1], "record_age") - Math.log1p(30) / 10) < 1e-9);
+  // Records of the same instant share the better place.
+  assert.deepEqual(rows.map((r) => f(r, "newness_rank")), [1 / 3, 1, 1]);
+  // Without the namespace's newest record, the newest candidate is "now".
+  const own = rerankFeatures("q", [old, tie1], { terms: [] });
+  assert.equal(f(own[1], "record_age"), 0);
+});
+
+Deno.test("the shipped model prefers the newer of two otherwise equal records", () => {
+  const same = { title: "netdev-dpdk: rework rx queues", files_touched: ["lib/netdev-dpdk.c"] };
+  const older = candidate(5, { ...same, created_at: "2021-01-01T00:00:00.000Z" });
+  const newer = candidate(5, { ...same, created_at: "2023-06-01T00:00:00.000Z" });
+  const ranked = rerank("netdev-dpdk: fix rx queue crash", [older, newer], {
+    terms: [{ term: "netdev", idf: 3 }, { term: "rx", idf: 2 }],
+    newest: "2023-06-02T00:00:00.000Z",
+  });
+  assert.equal(ranked[0].record.created_at, "2023-06-01T00:00:00.000Z");
 });

@@ -178,6 +178,7 @@ export function searchCandidatesSync(
       })),
       terms: weighted,
       corpus,
+      ...newestOf(c, namespace),
     };
   } catch {
     // The index is unreadable: what the user typed, as substrings (`snake_case` whole).
@@ -195,6 +196,14 @@ export function searchCandidatesSync(
       corpus,
     };
   }
+}
+
+// The namespace's newest record's time (the reranker's "now"), one step of the
+// (namespace, created_at) index.
+function newestOf(c: Connection, namespace: string): { newest?: string } {
+  const row = c.stmt("SELECT max(created_at) AS newest FROM memory_records WHERE namespace = ?")
+    .get(namespace) as { newest: string | null } | undefined;
+  return row?.newest ? { newest: row.newest } : {};
 }
 
 /** Availability over ranking: any token as a substring, newest first (the index is unreadable). */

@@ -58,3 +58,27 @@ Deno.test("rows of an older search-text version are re-derived when the storage 
     reopened.close();
   });
 });
+
+Deno.test("candidates carry their namespace's newest record time, not another namespace's", async () => {
+  await withDb(async (path) => {
+    const storage = openSqliteStorage(path);
+    await storage.putRecord(
+      makeRecord({ title: "payments retry", created_at: "2024-01-01T00:00:00.000Z" }),
+    );
+    // Newer, matching nothing, and so not a candidate: the namespace's "now" all the same.
+    await storage.putRecord(
+      makeRecord({ title: "unrelated", created_at: "2024-05-01T00:00:00.000Z" }),
+    );
+    await storage.putRecord(
+      makeRecord({
+        title: "payments elsewhere",
+        namespace: `/actor/other/project/${"b".repeat(64)}/`,
+        created_at: "2025-01-01T00:00:00.000Z",
+      }),
+    );
+    const found = await storage.searchCandidates(TEST_NAMESPACE, "payments", { limit: 5 });
+    assert.equal(found.candidates.length, 1);
+    assert.equal(found.newest, "2024-05-01T00:00:00.000Z");
+    storage.close();
+  });
+});

@@ -11,6 +11,8 @@
  * - `lexical`: plain BM25 order, for debugging and comparison.
  * - `vector`: the embedding index alone (empty while the embedder is off or not ready).
  * - `hybrid`: the earlier BM25 + vector + recency rank fusion, kept for comparison only.
+ * - `candidates`: every candidate the reranker would order (in BM25 order, unranked, ungated,
+ *   `limit` ignored): what the benchmark's candidate recall is measured on.
  *
  * Why the vectors are not in the default: on the real retrieval set, reciprocal-rank fusion with
  * use-lite lowered recall@5 from 0.32 to 0.26 (a weak list weighed as much as a strong one, and
@@ -34,7 +36,7 @@ import type { Searcher } from "./assembler.ts";
 import { firstOfEachEvidence } from "./_evidence.ts";
 
 /** The ranking modes (`GET /v1/memories/search?mode=…`). */
-export const SEARCH_MODES = ["ranked", "lexical", "vector", "hybrid"] as const;
+export const SEARCH_MODES = ["ranked", "lexical", "vector", "hybrid", "candidates"] as const;
 
 /** One of {@linkcode SEARCH_MODES}. */
 export type SearchMode = typeof SEARCH_MODES[number];
@@ -42,8 +44,13 @@ export type SearchMode = typeof SEARCH_MODES[number];
 /** The default mode: what the prompt hook injects. */
 export const DEFAULT_SEARCH_MODE: SearchMode = "ranked";
 
-/** How many BM25 candidates the reranker orders. */
-export const CANDIDATE_DEPTH = 50;
+/**
+ * How many BM25 candidates the reranker orders. Scored as of each fix on the real set, the answer
+ * is among the best 50 for 83% of prompts and among the best 100 for 88% (the reranker's
+ * ceiling), and the ranking is no worse for the deeper pool; the features of 50 more candidates
+ * cost a few milliseconds at most (docs/benchmarks.md).
+ */
+export const CANDIDATE_DEPTH = 100;
 
 /** A search in one namespace with a chosen mode. */
 export type ModeSearcher = (
@@ -108,11 +115,12 @@ export function createSearcher(
         ? await sources.searchHybrid(namespace, query, { limit })
         : await sources.searchLexical(namespace, query, { limit });
     }
-    const { candidates, terms, corpus } = await sources.searchCandidates(namespace, query, {
+    const { candidates, terms, corpus, newest } = await sources.searchCandidates(namespace, query, {
       limit: Math.max(depth, limit),
     });
+    if (mode === "candidates") return candidates.map((c) => ({ record: c.record, score: c.bm25 }));
     const space = sources.termSpace?.(namespace) ?? null;
-    const ranked = rerank(query, candidates, { terms, model, space });
+    const ranked = rerank(query, candidates, { terms, model, space, newest });
     const best = ranked.length > 0 ? gateScore(ranked[0].features, model) : null;
     const gated = best !== null && corpus >= GATE_MIN_CORPUS && best < model.gate;
     options.onSearch?.({

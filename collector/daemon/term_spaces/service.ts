@@ -38,7 +38,7 @@ import type { TermSpaceWorkerReply, TermSpaceWorkerRequest } from "./_worker.ts"
  * Records a namespace needs before it gets a space: the size at which the no-answer gate starts
  * trusting a store's statistics, for the same reason.
  */
-const TERM_SPACE_MIN_RECORDS = GATE_MIN_CORPUS;
+export const TERM_SPACE_MIN_RECORDS = GATE_MIN_CORPUS;
 
 /** Growth since the last training (a share of what it was trained on) that retrains. */
 const RETRAIN_GROWTH = 0.2;

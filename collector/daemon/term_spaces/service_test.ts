@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TERM_SPACE_FEATURE, type TermSpace } from "@kiro-learn/core/search";
+import { RERANK_MODEL, TERM_SPACE_FEATURE, type TermSpace } from "@kiro-learn/core/search";
 import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
 import { createLogger } from "../runtime/mod.ts";
 import { createSearcher } from "../retrieval/mod.ts";
@@ -193,15 +193,26 @@ Deno.test("guard: the ranked search puts the answer that shares only meaning wit
         searchCandidates: storage.searchCandidates.bind(storage),
         searchLexical: storage.searchLexical.bind(storage),
       };
-      const titles = async (termSpace?: (ns: string) => TermSpace | null) =>
-        (await createSearcher({ ...sources, termSpace })(A, prompt, { limit: 5 }))
-          .map((h) => h.record.title);
-      // Without the space, the manual page wins on the lexical features alone…
-      const without = await titles();
-      assert.ok(without.indexOf(other.title) < without.indexOf(answer.title), without.join(" | "));
-      // …with it, the freed pointer (the cause of a segfault in this project's history) does.
-      const withSpace = await titles((ns) => service.spaceFor(ns));
-      assert.equal(withSpace[0], answer.title, withSpace.join(" | "));
+      const ranking = async (termSpace?: (ns: string) => TermSpace | null) =>
+        // The ranking, not the no-answer gate, is what this guards: the gate is left open.
+        await createSearcher({ ...sources, termSpace }, { model: { ...RERANK_MODEL, gate: 0 } })(
+          A,
+          prompt,
+          { limit: 100 },
+        );
+      // How far the freed pointer (the cause of a segfault in this project's history) leads the
+      // manual page, which shares the prompt's identifier and more of its words.
+      const lead = (hits: Awaited<ReturnType<typeof ranking>>) => {
+        const score = (title: string) => hits.find((h) => h.record.title === title)?.score;
+        const [a, o] = [score(answer.title), score(other.title)];
+        assert.ok(a !== undefined && o !== undefined, hits.map((h) => h.record.title).join(" | "));
+        return a - o;
+      };
+      const without = await ranking();
+      const withSpace = await ranking((ns) => service.spaceFor(ns));
+      // The space moves the answer up, and puts it first.
+      assert.ok(lead(withSpace) > lead(without), `${lead(withSpace)} vs ${lead(without)}`);
+      assert.equal(withSpace[0].record.title, answer.title);
       // Another namespace's search never gets A's space.
       assert.equal(service.spaceFor(B), null);
     });

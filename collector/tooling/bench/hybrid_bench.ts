@@ -21,7 +21,7 @@
  *
  * - Term space: the namespace's space is trained as the collector trains it (its Worker, the same
  *   document pages), timed, with the process's peak RSS meanwhile; the ranked search is then
- *   timed with it too (`ranked_space_ms`: the `term_space` column folds in 50 candidates).
+ *   timed with it too (`ranked_space_ms`: the `term_space` column folds in every candidate).
  *
  * Reports, per size: the whole hybrid search including the query embedding, which the searcher
  * starts before the FTS query so the two overlap (`total`); the same search again with the

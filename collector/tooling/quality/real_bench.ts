@@ -1,19 +1,23 @@
 /**
- * Retrieval quality on real data, measured through the real collector: docs/retrieval.md's headline.
+ * Retrieval quality on real data, measured through the real collector as of each fix:
+ * docs/retrieval.md's table.
  *
  * ```sh
- * deno task quality                      # the whole development split (≈ 2 min)
+ * deno task quality                      # the whole development split (≈ 10 min on a quiet machine)
  * deno task quality --max-queries=300    # a fixed subset (--quick: 200)
  * deno task quality --data=DIR           # another copy of the set
  * ```
  *
- * It starts a collector (its own data dir and port, embeddings off), saves every record of the
- * set through `POST /v1/memories`, waits for the collector to train every namespace's term space
- * (`/v1/stats`), then asks each query the way the prompt hook does (`POST /v1/events?retrieve=
- * true`, reading the injected `retrieval.records`) and the way a debugging user would
- * (`GET /v1/memories/search?mode=lexical`). It also sends every no-answer
- * prompt into every namespace and counts what gets injected. Prints per-repository tables and
- * latency, and writes `.bench/quality-real.json`.
+ * It starts a collector (its own data dir and port, embeddings off) and replays the set's history
+ * the way the set's scorer does with `--as-of` (`asOfSteps`): per repository, in time order, it
+ * saves through `POST /v1/memories` the records made by the next prompt's fix, waits for the term
+ * space the collector's retrain rule says is due (`/v1/stats`), then asks the prompt the way the
+ * prompt hook does (`POST /v1/events?retrieve=true`, reading the injected `retrieval.records`),
+ * the way a debugging user would (`GET /v1/memories/search?mode=lexical`), and for the pool the
+ * reranker orders (`mode=candidates`: the candidate recall, the share of prompts whose answer is
+ * in it). No prompt meets a record made after its fix. Then, with the whole history saved, it
+ * sends every no-answer prompt into every namespace and counts what gets injected. Prints the
+ * trained-on and held-out repositories apart, latency, and writes `.bench/quality-real.json`.
  *
  * @module
  */
@@ -23,9 +27,12 @@ import { newEventId } from "@kiro-learn/core/ids";
 import type { Event } from "@kiro-learn/core/schemas";
 import { formatMs, summarize } from "@kiro-learn/core/testing";
 import { postJson, startTestDaemon, type TestDaemon } from "../testing/mod.ts";
+import { TERM_SPACE_MIN_RECORDS, trainingDue } from "../../daemon/term_spaces/mod.ts";
 import {
   addRanking,
+  asOfSteps,
   averages,
+  candidateRecall,
   emptyScores,
   loadNoAnswerPrompts,
   loadRealSet,
@@ -139,13 +146,54 @@ export async function waitForTermSpaces(
   }
 }
 
-function row(label: string, byRepo: Map<string, Scores>): string {
+function label(repo: string): string {
+  return `${repo}${repo === TRAIN_REPO ? " (trained on)" : repo === "all" ? "" : " (held out)"}`;
+}
+
+function row(title: string, byRepo: Map<string, Scores>): string {
   const cells = [...byRepo].map(([repo, s]) => {
     const a = averages(s);
-    return `${repo}${repo === TRAIN_REPO ? " (tuned on)" : repo === "all" ? "" : " (held out)"} ` +
-      `${a.recall5.toFixed(3)} / ${a.mrr10.toFixed(3)}`;
+    return `${label(repo)} ${a.recall5.toFixed(3)} / ${a.mrr10.toFixed(3)}`;
   });
-  return `${label.padEnd(34)} ${cells.join("   ")}`;
+  return `${title.padEnd(38)} ${cells.join("   ")}`;
+}
+
+/** The pool the reranker orders for a prompt (`mode=candidates`). */
+async function candidates(daemon: TestDaemon, query: RealQuery): Promise<string[]> {
+  const params = new URLSearchParams({
+    namespace: query.namespace,
+    query: query.query,
+    mode: "candidates",
+  });
+  const res = await daemon.fetch(`/v1/memories/search?${params}`);
+  if (res.status !== 200) throw new Error(`search (candidates) answered ${res.status}`);
+  return (await res.json() as { record_id: string }[]).map((r) => r.record_id);
+}
+
+/**
+ * Waits, as the set's scorer does, until the collector holds the term space its retrain rule
+ * says is due for a namespace of `pool` records (`trainingDue`): nothing pending or training.
+ * Returns the pool it waited for, or `waitedAt` when nothing was due.
+ */
+async function catchUp(
+  daemon: TestDaemon,
+  namespace: string,
+  options: { pool: number; waitedAt: number },
+): Promise<number> {
+  const deadline = performance.now() + 600_000;
+  while (true) {
+    const res = await daemon.fetch("/v1/stats");
+    const status = (await res.json() as { term_spaces: TermSpacesStatus }).term_spaces;
+    const trained = status.namespaces.find((n) => n.namespace === namespace)?.records ?? 0;
+    const due = options.pool > options.waitedAt &&
+      trainingDue(options.pool, { trained, minRecords: TERM_SPACE_MIN_RECORDS });
+    if (!due) return options.waitedAt;
+    if (status.pending === 0 && status.training === null) return options.pool;
+    if (performance.now() > deadline) {
+      throw new Error(`the term space of ${namespace} (${options.pool} records) took over 600 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 if (import.meta.main) {
@@ -177,21 +225,32 @@ if (import.meta.main) {
       extraction: { strategy: "heuristic", idleMs: 300_000, sizeThresholdBytes: 16_777_216 },
     },
   });
-  const loadStarted = performance.now();
-  await pool(set.records, 8, async (record) => {
-    const res = await postJson(daemon, "/v1/memories", record);
-    if (res.status !== 200) throw new Error(`saving ${record.record_id}: ${await res.text()}`);
-    await res.body?.cancel();
-  });
-  const loadS = (performance.now() - loadStarted) / 1000;
-  console.log(`saved ${set.records.length} records through the API in ${loadS.toFixed(1)} s`);
-  const spaces = await waitForTermSpaces(daemon, [...set.repos.keys()]);
-
+  const started = performance.now();
   const inject = new Map<string, Scores>([["all", emptyScores()]]);
   const lex = new Map<string, Scores>([["all", emptyScores()]]);
+  const reached: { query: RealQuery; ids: string[] }[] = [];
   const serverMs: number[] = [];
   const clientMs: number[] = [];
-  for (const q of queries) {
+  const waitedAt = new Map<string, number>();
+  const savedIds = new Set<string>();
+  // As of each fix: the history saved in time order, each prompt asked once the records made by
+  // its fix are in (and the term space due for them is trained), never a record made after it.
+  for (const { query: q, batch, pool: size } of asOfSteps(set.records, queries)) {
+    await pool(batch, 8, async (record) => {
+      const res = await postJson(daemon, "/v1/memories", record);
+      if (res.status !== 200) throw new Error(`saving ${record.record_id}: ${await res.text()}`);
+      await res.body?.cancel();
+    });
+    for (const r of batch) savedIds.add(r.record_id);
+    if (batch.length > 0) {
+      waitedAt.set(
+        q.namespace,
+        await catchUp(daemon, q.namespace, {
+          pool: size,
+          waitedAt: waitedAt.get(q.namespace) ?? 0,
+        }),
+      );
+    }
     for (const table of [inject, lex]) if (!table.has(q.repo)) table.set(q.repo, emptyScores());
     const hook = await injected(daemon, q.namespace, q.query);
     serverMs.push(hook.serverMs);
@@ -201,10 +260,26 @@ if (import.meta.main) {
     const plain = await lexical(daemon, q);
     addRanking(lex.get(q.repo)!, plain, { relevant: q.relevant });
     addRanking(lex.get("all")!, plain, { relevant: q.relevant });
+    reached.push({ query: q, ids: await candidates(daemon, q) });
+    if (reached.length % 100 === 0) {
+      console.log(
+        `${reached.length} of ${queries.length} queries asked, ${savedIds.size} records saved (${
+          ((performance.now() - started) / 1000).toFixed(0)
+        } s)`,
+      );
+    }
   }
+  // The no-answer prompts meet the whole history, with every namespace's space trained.
+  const rest = set.records.filter((r) => !savedIds.has(r.record_id));
+  await pool(rest, 8, async (record) => {
+    const res = await postJson(daemon, "/v1/memories", record);
+    await res.body?.cancel();
+  });
+  const spaces = await waitForTermSpaces(daemon, [...set.repos.keys()]);
   // "all" last in the printed rows.
   const ordered = (m: Map<string, Scores>) =>
     new Map([...m].filter(([k]) => k !== "all").sort().concat([["all", m.get("all")!]]));
+  const recall = candidateRecall(reached);
 
   let silent = 0, asked = 0, tokens = 0;
   for (const namespace of set.repos.keys()) {
@@ -217,9 +292,17 @@ if (import.meta.main) {
   }
   const server = summarize(serverMs);
   const client = summarize(clientMs);
-  console.log(`\nreal retrieval set: ${queries.length} queries, recall@5 / MRR@10`);
+  console.log(
+    `\nreal retrieval set, as of each fix: ${queries.length} queries, recall@5 / MRR@10 ` +
+      `(${((performance.now() - started) / 1000).toFixed(0)} s)`,
+  );
   console.log(row("injected (prompt hook, default)", ordered(inject)));
   console.log(row("GET /v1/memories/search?mode=lexical", ordered(lex)));
+  const keys = [...recall.keys()].filter((k) => k !== "all").sort().concat("all");
+  console.log(
+    `${"candidate recall (answer in pool)".padEnd(38)} ` +
+      keys.map((k) => `${label(k)} ${recall.get(k)!.toFixed(3)}`).join("   "),
+  );
   console.log(
     `\nno-answer prompts: ${silent} of ${asked} (${(100 * silent / asked).toFixed(1)}%) ` +
       `inject nothing; ${tokens} tokens injected in all (${
@@ -235,7 +318,9 @@ if (import.meta.main) {
   const json = {
     queries: queries.length,
     records: set.records.length,
+    protocol: "as of each fix",
     trained_on: TRAIN_REPO,
+    candidate_recall: Object.fromEntries(recall),
     injected: Object.fromEntries([...ordered(inject)].map(([k, s]) => [k, averages(s)])),
     lexical: Object.fromEntries([...ordered(lex)].map(([k, s]) => [k, averages(s)])),
     no_answer: { asked, silent, tokens },

@@ -31,8 +31,8 @@ export interface RealQuery {
   /** The fixing commit, when the set names it. */
   fixing_sha?: string;
   /**
-   * When the prompt was asked (the fixing commit's date), when known: a time-aware run leaves
-   * out the records made after it, which a memory could not hold yet.
+   * When the prompt was asked (the fixing commit's committer date, in the records' `created_at`
+   * form): the as-of replay asks it of the records made by then, the memory the developer had.
    */
   fixed_at?: string;
 }
@@ -110,47 +110,74 @@ export function averages(scores: Scores): { recall5: number; mrr10: number; n: n
   return { recall5: scores.recall5 / n, mrr10: scores.mrr10 / n, n: scores.n };
 }
 
+/** One step of an as-of replay: the records to save, then the query to ask. */
+export interface AsOfStep {
+  /** The query, asked once `batch` is saved. */
+  query: RealQuery;
+  /** Records of the query's namespace made by its `fixed_at` and not saved by an earlier step. */
+  batch: MemoryRecord[];
+  /** Records of the namespace saved once this step's batch is (the memory the query meets). */
+  pool: number;
+}
+
 /**
- * Gives each query its `fixed_at`, its fixing commit's date (`fixing_sha`, read with `git log`
- * from clones of the set's repositories), so it can be scored against the records made by then
- * (`collect`'s `asOf`), the memory the developer had when asking. Throws, changing nothing, when
- * a fixing commit is in none of the clones.
+ * The as-of protocol (the set's `score_api.py --as-of`): per namespace (in the order of their
+ * repositories' names), the queries in `fixed_at` order, each preceded by the records made by
+ * its `fixed_at` that are not saved yet (and any of its answers still missing, which none on the
+ * set is: an answer cannot be newer than its fix). A query asks the memory the developer had when
+ * the fix was written, never a record made after it. `queries` may be a subset of the set's; a
+ * query without `fixed_at` is an error (the set's queries all carry one).
  */
-export async function addFixDates(
-  queries: RealQuery[],
-  clones: readonly string[],
-): Promise<void> {
-  const dates = new Map<string, string>();
-  for (const clone of clones) {
-    const git = new Deno.Command("git", {
-      args: ["-C", clone, "log", "--no-walk", "--format=%H %cI", "--ignore-missing", "--stdin"],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = git.stdin.getWriter();
-    // Git that fails at once (no repository there) closes its stdin: its exit says why, not the
-    // broken pipe, so the write's error is left to the check below.
-    await writer.write(new TextEncoder().encode(queries.map((q) => q.fixing_sha ?? "").join("\n")))
-      .then(() => writer.close()).catch(() => {});
-    const out = await git.output();
-    if (!out.success) {
-      throw new Error(
-        `git log in ${clone} failed (${new TextDecoder().decode(out.stderr).trim()}): ` +
-          "pass clones of the set's repositories",
-      );
-    }
-    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-      const [sha, date] = line.split(" ");
-      if (date) dates.set(sha, date);
-    }
-  }
-  const missing = queries.filter((q) => !dates.has(q.fixing_sha ?? "")).length;
-  if (missing > 0) {
+export function* asOfSteps(
+  records: readonly MemoryRecord[],
+  queries: readonly RealQuery[],
+): Generator<AsOfStep> {
+  const undated = queries.find((q) => !q.fixed_at);
+  if (undated) {
     throw new Error(
-      `${missing} fixing commits are in none of ${clones.join(", ")}: pass clones of the set's ` +
-        "repositories (openvswitch/ovs and ovn-org/ovn) new enough to hold them",
+      `query ${undated.query_id} has no fixed_at: the as-of replay needs each fix's date`,
     );
   }
-  for (const q of queries) q.fixed_at = dates.get(q.fixing_sha!)!;
+  const byTime = <T>(at: (x: T) => string) => (a: T, b: T) =>
+    at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : 0;
+  const namespaces = [...new Map(queries.map((q) => [q.namespace, q.repo]))]
+    .sort((a, b) => a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+  for (const [namespace] of namespaces) {
+    const recs = records.filter((r) => r.namespace === namespace)
+      .sort(byTime((r) => r.created_at));
+    const byId = new Map(recs.map((r) => [r.record_id, r]));
+    const qs = queries.filter((q) => q.namespace === namespace)
+      .sort((a, b) =>
+        byTime<RealQuery>((q) => q.fixed_at!)(a, b) || byTime<RealQuery>((q) => q.query_id)(a, b)
+      );
+    const saved = new Set<string>();
+    let next = 0;
+    for (const query of qs) {
+      const batch: MemoryRecord[] = [];
+      for (; next < recs.length && recs[next].created_at <= query.fixed_at!; next++) {
+        if (!saved.has(recs[next].record_id)) batch.push(recs[next]);
+      }
+      for (const id of query.relevant) {
+        const r = byId.get(id);
+        if (r && !saved.has(id) && !batch.includes(r)) batch.push(r);
+      }
+      for (const r of batch) saved.add(r.record_id);
+      yield { query, batch, pool: saved.size };
+    }
+  }
+}
+
+/** Share of `samples` whose answer is among their candidates (`ids`), per repository and overall. */
+export function candidateRecall(
+  samples: readonly { query: RealQuery; ids: readonly string[] }[],
+): Map<string, number> {
+  const hits = new Map<string, [number, number]>();
+  for (const s of samples) {
+    const hit = s.ids.some((id) => s.query.relevant.includes(id)) ? 1 : 0;
+    for (const key of [s.query.repo, "all"]) {
+      const [h, n] = hits.get(key) ?? [0, 0];
+      hits.set(key, [h + hit, n + 1]);
+    }
+  }
+  return new Map([...hits].map(([k, [h, n]]) => [k, h / n]));
 }

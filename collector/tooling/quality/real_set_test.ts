@@ -1,49 +1,45 @@
-// The set's queries dated from a real git repository: what `--fix-clones` gives the trainer and
-// the feature experiment.
+// The as-of replay of the real set: which records each prompt meets.
 import assert from "node:assert/strict";
-import { addFixDates, type RealQuery } from "./real_set.ts";
+import { makeRecord } from "@kiro-learn/core/testing";
+import { asOfSteps } from "./real_set.ts";
 
-async function git(dir: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args: ["-C", dir, ...args],
-    env: {
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-      GIT_COMMITTER_DATE: "2025-03-04T05:06:07+00:00",
-    },
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout).trim();
-}
-
-function query(id: string, fixingSha: string): RealQuery {
-  return {
+Deno.test("as of each fix: a query meets every record made by its fix and none made after", () => {
+  const ns = (n: string) => `/actor/eval/project/${n.repeat(64)}/`;
+  const rec = (id: string, namespace: string, created_at: string) =>
+    makeRecord({ record_id: id, namespace, created_at });
+  const records = [
+    rec("a1", ns("a"), "2024-01-01T00:00:00Z"),
+    rec("a2", ns("a"), "2024-02-01T00:00:00Z"),
+    rec("a3", ns("a"), "2024-03-01T00:00:00Z"),
+    rec("b1", ns("b"), "2024-01-15T00:00:00Z"),
+  ];
+  const q = (
+    id: string,
+    namespace: string,
+    repo: string,
+    fixed_at: string,
+    relevant: string[],
+  ) => ({
     query_id: id,
     query: "fix it",
-    namespace: "/n/",
-    relevant: [],
-    repo: "r",
-    fixing_sha: fixingSha,
-  };
-}
-
-Deno.test("addFixDates dates each query by its fixing commit, and refuses an unknown one", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    await git(dir, "init", "-q");
-    await git(dir, "commit", "-q", "--allow-empty", "-m", "fix: it");
-    const sha = await git(dir, "rev-parse", "HEAD");
-    const queries = [query("q1", sha)];
-    await addFixDates(queries, [dir]);
-    assert.equal(Date.parse(queries[0].fixed_at!), Date.parse("2025-03-04T05:06:07Z"));
-
-    const unknown = [query("q2", sha), query("q3", "0".repeat(40))];
-    await assert.rejects(() => addFixDates(unknown, [dir]), /1 fixing commits are in none of/);
-    assert.equal(unknown[0].fixed_at, undefined, "a refused call dates nothing");
-    await assert.rejects(() => addFixDates(queries, [`${dir}/nowhere`]), /git log in .* failed/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+    namespace,
+    relevant,
+    repo,
+    fixed_at,
+  });
+  const steps = [...asOfSteps(records, [
+    // Its answer dated after the fix (none on the set is) is saved with it all the same.
+    q("q2", ns("a"), "x/a", "2024-02-15T00:00:00Z", ["a3"]),
+    q("q1", ns("a"), "x/a", "2024-01-01T00:00:00Z", ["a1"]),
+    q("q3", ns("b"), "w/b", "2024-06-01T00:00:00Z", ["b1"]),
+  ])];
+  // Repositories by name (w/b first), queries in time order, each batch only what is new.
+  assert.deepEqual(
+    steps.map((s) => [s.query.query_id, s.batch.map((r) => r.record_id), s.pool]),
+    [["q3", ["b1"], 1], ["q1", ["a1"], 1], ["q2", ["a2", "a3"], 3]],
+  );
+  assert.throws(
+    () => [...asOfSteps(records, [{ ...q("q4", ns("a"), "x/a", "", []), fixed_at: undefined }])],
+    /q4 has no fixed_at/,
+  );
 });

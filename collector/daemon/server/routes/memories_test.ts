@@ -72,3 +72,33 @@ function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
   }
   return false;
 }
+
+Deno.test("GET /v1/memories/search?mode=candidates: the reranker's whole pool; a bad mode is a 400", async () => {
+  await using daemon = await startTestDaemon();
+  const records = Array.from(
+    { length: 12 },
+    (_, i) =>
+      makeRecord({
+        title: `netdev-dpdk: rework rx queue ${i}`,
+        files_touched: ["lib/netdev-dpdk.c"],
+      }),
+  );
+  for (const record of records) {
+    const res = await postJson(daemon, "/v1/memories", record);
+    assert.equal(res.status, 200, await res.text());
+  }
+  const url = (mode: string) =>
+    `/v1/memories/search?namespace=${encodeURIComponent(TEST_NAMESPACE)}` +
+    `&query=${encodeURIComponent("rx queue crash")}&limit=3&mode=${mode}`;
+  const ranked = await (await daemon.fetch(url("ranked"))).json();
+  assert.equal(ranked.length, 3);
+  // Every candidate, whatever the limit: what a benchmark's candidate recall is measured on.
+  const pool = await (await daemon.fetch(url("candidates"))).json() as { record_id: string }[];
+  assert.deepEqual(
+    pool.map((r) => r.record_id).sort(),
+    records.map((r) => r.record_id).sort(),
+  );
+  const bad = await daemon.fetch(url("everything"));
+  assert.equal(bad.status, 400);
+  assert.match(await bad.text(), /candidates/);
+});
