@@ -17,6 +17,14 @@ export {
   TURN_TOOLS_ARG,
 } from "./claude_code.ts";
 export {
+  GEMINI_CONTEXT_EVENTS,
+  GEMINI_HOOK_EVENTS,
+  geminiCliPlan,
+  geminiHookOutput,
+  type GeminiPlanOptions,
+  geminiToolError,
+} from "./gemini_cli.ts";
+export {
   FIRING_ARG,
   firingFromArgs,
   hookBodyCap,

@@ -35,7 +35,7 @@ import {
 import { join } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
 import { mcpCommand, type McpCommandOptions, mcpHeadersCommand } from "./mcp.ts";
-import type { ShimSurface } from "./layout.ts";
+import { SHIM_ENTRIES, type ShimSurface } from "./layout.ts";
 import { shellQuote, shimCommand, type ShimCommandOptions } from "./shim.ts";
 
 /** How a config file names the data dir when it is the default one: expanded by the shell. */
@@ -458,7 +458,7 @@ export function launcherFiles(
   settings: Pick<Settings, "dataDir" | "paths" | "collector">,
   options: { denoPath?: string; home?: string } = {},
 ): { path: string; content: string }[] {
-  const surfaces: ShimSurface[] = ["kiro-cli", "kiro-ide", "claude-code"];
+  const surfaces = Object.keys(SHIM_ENTRIES) as ShimSurface[];
   const common = { settings, denoPath: options.denoPath, home: options.home, preferCompiled: true };
   return [
     ...surfaces.map((surface) => ({

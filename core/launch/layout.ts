@@ -11,7 +11,7 @@
 import { fromFileUrl } from "../path.ts";
 
 /** The surfaces a shim entry serves. `kiro-cli` also serves Kiro IDE 1.x `.kiro/hooks/*.json`. */
-export type ShimSurface = "kiro-cli" | "kiro-ide" | "claude-code";
+export type ShimSurface = "kiro-cli" | "kiro-ide" | "claude-code" | "gemini-cli";
 
 /** Entry module (under `shims/`) and compiled binary name (under `shims/bin/`) per surface. */
 export const SHIM_ENTRIES: Readonly<Record<ShimSurface, { entry: string; bin: string }>> = Object
@@ -19,6 +19,7 @@ export const SHIM_ENTRIES: Readonly<Record<ShimSurface, { entry: string; bin: st
     "kiro-cli": { entry: "kiro_cli.ts", bin: "kiro_cli" },
     "kiro-ide": { entry: "kiro_ide.ts", bin: "kiro_ide" },
     "claude-code": { entry: "claude_code.ts", bin: "claude_code" },
+    "gemini-cli": { entry: "gemini_cli.ts", bin: "gemini_cli" },
   });
 
 /** This module's location, relative to which the checkout's files are found. */
