@@ -62,7 +62,7 @@ Deno.test("--dry-run prints one deno compile command per shim and runs nothing",
     }).output();
     assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
     const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
-    assert.equal(lines.length, 3);
+    assert.equal(lines.length, 4);
     assert.ok(lines.every((line) => line.startsWith("deno compile ")));
   } finally {
     await Deno.remove(home, { recursive: true });

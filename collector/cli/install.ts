@@ -66,7 +66,7 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
 export const installCommand: Command = {
   name: "install",
   usage:
-    "kiro-learn install [--dry-run] [--agents kiro,claude-code] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
+    "kiro-learn install [--dry-run] [--agents kiro,claude-code,gemini-cli] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
   summary: "register the hooks and the MCP server for Kiro CLI, Kiro IDE and Claude Code",
   options: {
     "dry-run": { type: "boolean" },

@@ -35,6 +35,7 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
     "hook-kiro-cli",
     "hook-kiro-ide",
     "hook-claude-code",
+    "hook-gemini-cli",
     "mcp-server",
     "mcp-headers",
   ]);

@@ -20,7 +20,8 @@ export type TargetKind =
   | "kiro-hooks"
   | "kiro-mcp"
   | "kiro-llm-agent"
-  | "kiro-ide-hook";
+  | "kiro-ide-hook"
+  | "gemini-settings-user";
 
 /** All target kinds. */
 export const TARGET_KINDS: readonly TargetKind[] = [
@@ -33,6 +34,7 @@ export const TARGET_KINDS: readonly TargetKind[] = [
   "kiro-mcp",
   "kiro-llm-agent",
   "kiro-ide-hook",
+  "gemini-settings-user",
 ];
 
 /** The hook commands and MCP server a target writes, already turned into strings. */
@@ -43,6 +45,8 @@ export interface HookSet {
   claudeCode: string;
   /** Command of the Claude Code hooks that only store (`CLAUDE_STORE_HOOKS`). */
   claudeCodeStore: string;
+  /** Command of the Gemini CLI hooks. */
+  geminiCli: string;
   /** Command of a legacy Kiro IDE hook, by its `when.type`. */
   kiroIde: (event: string) => string;
   /** The MCP server to register. */
@@ -98,6 +102,8 @@ export interface InstallPaths {
   claudeUserMcp: string;
   /** `<project>/.mcp.json`. */
   claudeProjectMcp: string;
+  /** `~/.gemini/settings.json` (Gemini CLI's hooks and MCP servers). */
+  geminiUserSettings: string;
 }
 
 /** The paths for a home and a project root. */
@@ -112,6 +118,7 @@ export function installPaths(home: string, projectDir: string): InstallPaths {
     claudeProjectSettings: join(projectDir, ".claude", "settings.json"),
     claudeUserMcp: join(home, ".claude.json"),
     claudeProjectMcp: join(projectDir, ".mcp.json"),
+    geminiUserSettings: join(home, ".gemini", "settings.json"),
   };
 }
 

@@ -12,6 +12,7 @@ import { isOurCommand } from "./shell.ts";
 import { CLAUDE_CODE } from "./_agent_claude_code.ts";
 import { KIRO_CLI } from "./_agent_kiro_cli.ts";
 import { KIRO_IDE } from "./_agent_kiro_ide.ts";
+import { GEMINI_CLI } from "./_agent_gemini_cli.ts";
 import type { AgentInstaller, HookSet, Target, TargetKind } from "./_target.ts";
 
 export { CLAUDE_HOOKS } from "./_agent_claude_code.ts";
@@ -29,7 +30,7 @@ export {
 } from "./_target.ts";
 
 /** Every agent the installer wires, in the order doctor reports them. */
-export const AGENTS: readonly AgentInstaller[] = [KIRO_CLI, KIRO_IDE, CLAUDE_CODE];
+export const AGENTS: readonly AgentInstaller[] = [KIRO_CLI, KIRO_IDE, CLAUDE_CODE, GEMINI_CLI];
 
 function agentOf(kind: TargetKind): AgentInstaller {
   const agent = AGENTS.find((a) => a.kinds.includes(kind));

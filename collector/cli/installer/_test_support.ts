@@ -186,6 +186,7 @@ export const TEST_HOOKS: HookSet = {
   kiroCli: `/s/kiro-cli || true ${HOOK_MARKER}`,
   claudeCode: `/s/claude || true ${HOOK_MARKER}`,
   claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
+  geminiCli: `/s/gemini || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],
@@ -197,6 +198,7 @@ const HAS_HOOKS: readonly string[] = [
   "kiro-hooks",
   "kiro-chat-agent",
   "kiro-ide-hook",
+  "gemini-settings-user",
 ];
 
 /**

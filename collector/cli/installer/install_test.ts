@@ -251,10 +251,11 @@ Deno.test("every broken file is reported at once", async () => {
       "home/.claude/settings.json": "{ nope",
       "home/.claude.json": "[]",
       "home/code/app/.kiro/hooks/kiro-learn.json": "",
+      "home/.gemini/settings.json": "{ oops",
     });
     await assert.rejects(() => install({ ...optionsFor(world), ...quiet }), (error: unknown) => {
       assert.ok(error instanceof InstallError);
-      assert.equal(error.problems.length, 3);
+      assert.equal(error.problems.length, 4);
       return true;
     });
   });

@@ -64,7 +64,7 @@ import {
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
 /** The agent surfaces kiro-learn captures. */
-export type Surface = "kiro-cli" | "kiro-ide" | "claude-code";
+export type Surface = "kiro-cli" | "kiro-ide" | "claude-code" | "gemini-cli";
 
 /** Where the shims and the MCP server are; the caller decides (compiled binaries or `deno run`). */
 export interface InstallCommands {
@@ -205,14 +205,22 @@ export interface Plan {
   skipped?: InstallAgent[];
 }
 
-/** The agents `install --agents` chooses from: Kiro (CLI and IDE) and Claude Code. */
-export const INSTALL_AGENTS = ["kiro", "claude-code"] as const;
+/** The agents `install --agents` chooses from: Kiro (CLI and IDE), Claude Code and Gemini CLI. */
+export const INSTALL_AGENTS = ["kiro", "claude-code", "gemini-cli"] as const;
 
 /** One of {@linkcode INSTALL_AGENTS}. */
 export type InstallAgent = typeof INSTALL_AGENTS[number];
 
+/** How messages name each of {@linkcode INSTALL_AGENTS}. */
+const AGENT_NAMES: Readonly<Record<InstallAgent, string>> = {
+  kiro: "Kiro",
+  "claude-code": "Claude Code",
+  "gemini-cli": "Gemini CLI",
+};
+
 /** The agent a kind of file belongs to. */
 export function agentOfTarget(kind: TargetKind): InstallAgent {
+  if (kind.startsWith("gemini-")) return "gemini-cli";
   return kind.startsWith("claude-") ? "claude-code" : "kiro";
 }
 
@@ -272,7 +280,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
     selected.delete(agent);
     const why = [...new Set(broken.flatMap(([, path]) => read.problems.get(path)!))];
     warnings.push(
-      `${agent === "kiro" ? "Kiro" : "Claude Code"} skipped (none of its files changed; the ` +
+      `${AGENT_NAMES[agent]} skipped (none of its files changed; the ` +
         `other agents are installed): ${why.join(" ")}`,
     );
   }
@@ -462,6 +470,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     ["claude-settings-project", paths.claudeProjectSettings],
     ["claude-mcp-user", paths.claudeUserMcp],
     ["claude-mcp-project", paths.claudeProjectMcp],
+    ["gemini-settings-user", paths.geminiUserSettings],
     ...Object.entries(manifest.files).map(([path, entry]): [TargetKind, string] => [
       entry.kind,
       path,
@@ -640,6 +649,7 @@ function chooseTargets(
     scope === "user"
       ? ["claude-mcp-user", paths.claudeUserMcp]
       : ["claude-mcp-project", paths.claudeProjectMcp],
+    ["gemini-settings-user", paths.geminiUserSettings],
   ];
   // Both formats (or both Claude scopes) at once would capture every event twice, so the ones
   // not chosen are removed, in this project and wherever the record says we put them.
@@ -670,8 +680,9 @@ function hookSet(commands: InstallCommands): HookSet {
     const kiro = commands.shim("kiro-cli");
     const claude = commands.shim("claude-code");
     const ideBase = commands.shim("kiro-ide");
+    const gemini = commands.shim("gemini-cli");
     const mcp = commands.mcp();
-    for (const argv of [kiro, claude, ideBase, mcp]) assertArgv(argv);
+    for (const argv of [kiro, claude, ideBase, gemini, mcp]) assertArgv(argv);
     const ide = new Map(
       KIRO_IDE_HOOKS.map((
         h,
@@ -681,10 +692,11 @@ function hookSet(commands: InstallCommands): HookSet {
       kiroCli: hookCommand(kiro, { passAgentPid: true }),
       claudeCode: hookCommand(claude, { exec: true }),
       claudeCodeStore: hookCommand([...claude, STORE_ONLY_ARG], { exec: true }),
+      geminiCli: hookCommand(gemini, { exec: true }),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
       mcpHttp: commands.mcpHttp?.() ?? null,
-      known: [quoteArgv(kiro), quoteArgv(claude), quoteArgv(ideBase)],
+      known: [quoteArgv(kiro), quoteArgv(claude), quoteArgv(ideBase), quoteArgv(gemini)],
     };
   } catch (error) {
     if (error instanceof InstallError) throw error;
@@ -698,6 +710,7 @@ function recogniseOnly(): HookSet {
     kiroCli: "",
     claudeCode: "",
     claudeCodeStore: "",
+    geminiCli: "",
     kiroIde: () => "",
     mcp: { command: "", args: [] },
     mcpHttp: null,
