@@ -49,7 +49,7 @@ export interface ClaudeRun {
 }
 
 /** A temporary HOME with kiro-learn's data dir in it, and helpers to act in it. */
-export interface ClaudeSandbox {
+export interface AgentSandbox {
   /** The temporary folder holding everything. */
   root: string;
   /** The HOME the client and kiro-learn see. */
@@ -66,13 +66,17 @@ export interface ClaudeSandbox {
   project(name: string): Promise<string>;
   /** Runs `deno task kiro-learn <args>` from `cwd`. */
   kiroLearn(args: string[], cwd: string): Promise<Deno.CommandOutput>;
+  /** Stops the collector if it runs and removes the sandbox. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** An {@linkcode AgentSandbox} that runs the real Claude Code client. */
+export interface ClaudeSandbox extends AgentSandbox {
   /** Runs `claude -p <prompt>` in `cwd` against `modelUrl` (`allowedTools` adds to the default). */
   claude(
     prompt: string,
     options: { cwd: string; modelUrl: string; allowedTools?: string[]; args?: string[] },
   ): Promise<ClaudeRun>;
-  /** Stops the collector if it runs and removes the sandbox. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -103,7 +107,22 @@ export async function claudeSandbox(
   options: { actor?: string; settings?: Record<string, unknown> } = {},
 ): Promise<ClaudeSandbox> {
   const binary = requireClaudeCode();
-  const root = await Deno.makeTempDir({ prefix: "kiro-learn-claude-" });
+  const box = await agentSandbox({ ...options, prefix: "kiro-learn-claude-" });
+  return {
+    ...box,
+    claude: (prompt, { cwd, modelUrl, allowedTools, args }) =>
+      runClaude(binary, prompt, { cwd, env: box.env, modelUrl, allowedTools, args }),
+  };
+}
+
+/**
+ * Makes a sandbox for any agent's client: a temporary HOME holding kiro-learn's data dir (quiet
+ * settings, a free port), project folders on demand, and the `kiro-learn` CLI run there.
+ */
+export async function agentSandbox(
+  options: { actor?: string; settings?: Record<string, unknown>; prefix: string },
+): Promise<AgentSandbox> {
+  const root = await Deno.makeTempDir({ prefix: options.prefix });
   const home = `${root}/home`;
   const dataDir = `${home}/.kiro-learn`;
   await Deno.mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -154,8 +173,6 @@ export async function claudeSandbox(
       return dir;
     },
     kiroLearn,
-    claude: (prompt, { cwd, modelUrl, allowedTools, args }) =>
-      runClaude(binary, prompt, { cwd, env, modelUrl, allowedTools, args }),
     async [Symbol.asyncDispose]() {
       try {
         await kiroLearn(["stop"], root);

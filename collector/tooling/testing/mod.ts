@@ -12,6 +12,8 @@ export { drainSpool } from "@kiro-learn/core/spool";
 export * from "./scripted_model.ts";
 export * from "./scripted_extraction_model.ts";
 export * from "./claude_client.ts";
+export * from "./gemini_client.ts";
+export * from "./scripted_gemini_model.ts";
 export * from "./cli_process.ts";
 export * from "./mcp_client.ts";
 export * from "./data_dir_scan.ts";

@@ -8,7 +8,7 @@
  *   team-memory tests start throwaway servers of it). When one is missing and we may install
  *   packages (root, or password-less sudo), it is installed with `apt-get`;
  * - the real clients the end-to-end tests drive, npm packages ({@linkcode NPM_TOOLS}: Claude
- *   Code and the ACP agent `claude-code-acp`), each installed at its pinned version with `npm`
+ *   Code, the ACP agent `claude-code-acp` and Gemini CLI), each installed at its pinned version with `npm`
  *   into a folder of its own under `~/.cache/kiro-learn-test/npm/` when it is not there yet.
  *
  * Otherwise the run stops with the command that fixes it. A test that needs any of them never
@@ -61,8 +61,16 @@ export const CLAUDE_CODE_ACP: NpmTool = {
   purpose: "the real extraction agent's tests",
 };
 
+/** The real Gemini CLI client (the end-to-end test of its hooks runs it). */
+export const GEMINI_CLI: NpmTool = {
+  name: "@google/gemini-cli",
+  version: "0.61.0",
+  bin: "gemini",
+  purpose: "the end-to-end test of the Gemini CLI hooks (about 100 MB, once)",
+};
+
 /** The npm tools prepare installs; one entry per tool. */
-export const NPM_TOOLS: readonly NpmTool[] = [CLAUDE_CODE, CLAUDE_CODE_ACP];
+export const NPM_TOOLS: readonly NpmTool[] = [CLAUDE_CODE, CLAUDE_CODE_ACP, GEMINI_CLI];
 
 /** The pinned Claude Code version (for messages and benchmark records). */
 export const CLAUDE_CODE_VERSION: string = CLAUDE_CODE.version;

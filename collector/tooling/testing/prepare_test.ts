@@ -5,6 +5,7 @@ import {
   CLAUDE_CODE_ACP,
   CLAUDE_CODE_VERSION,
   claudeCodeBinary,
+  GEMINI_CLI,
   machineFacts,
   NPM_TOOLS,
   npmToolBin,
@@ -146,7 +147,7 @@ Deno.test("machineFacts reads this machine: the suite's own run found Chromium a
 });
 
 Deno.test("npm tools: each pinned to an exact version, in a folder of its own, installed the same way", () => {
-  assert.deepEqual(NPM_TOOLS, [CLAUDE_CODE, CLAUDE_CODE_ACP]);
+  assert.deepEqual(NPM_TOOLS, [CLAUDE_CODE, CLAUDE_CODE_ACP, GEMINI_CLI]);
   for (const tool of NPM_TOOLS) assert.match(tool.version, /^\d+\.\d+\.\d+$/);
   assert.equal(
     npmToolBin(CLAUDE_CODE_ACP, { home: "/h" }),
@@ -156,8 +157,9 @@ Deno.test("npm tools: each pinned to an exact version, in a folder of its own, i
   const plan = preparePlan({ ...MISSING, hasChromium: true, missingTools: [...NPM_TOOLS] });
   assert.equal(plan.kind, "install");
   if (plan.kind !== "install") return;
-  assert.deepEqual(plan.commands.map((c) => c[0]), ["npm", "mv", "npm", "mv"]);
+  assert.deepEqual(plan.commands.map((c) => c[0]), ["npm", "mv", "npm", "mv", "npm", "mv"]);
   assert.equal(plan.commands[2].at(-1), "@zed-industries/claude-code-acp@0.16.2");
+  assert.equal(plan.commands[4].at(-1), "@google/gemini-cli@0.61.0");
 });
 
 Deno.test("the suite's own run installed every npm tool", () => {
