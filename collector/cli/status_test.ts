@@ -1,7 +1,11 @@
 // `kiro-learn status` against a real collector whose agent fails.
 import assert from "node:assert/strict";
 import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import { postJson, startTestDaemonWithFailingAgent } from "../tooling/testing/mod.ts";
+import {
+  postJson,
+  startTestDaemon,
+  startTestDaemonWithFailingAgent,
+} from "../tooling/testing/mod.ts";
 import { status } from "./status.ts";
 
 const PROJECT = TEST_NAMESPACE.split("/")[4];
@@ -38,4 +42,26 @@ Deno.test("status shows an open extraction breaker, the last error and the next 
   assert.equal(project.last_run.ok, false);
   assert.match(project.last_run.error, /garbage reply/);
   assert.equal(project.next_attempt_at, next);
+});
+
+Deno.test("status names the agents whose events it holds, Gemini CLI among them", async () => {
+  await using daemon = await startTestDaemon();
+  const lines: string[] = [];
+  await status(daemon.settings, { print: (l) => lines.push(l) });
+  assert.ok(lines.includes("agents: none yet"), lines.join("\n"));
+  const from = (surface: "claude-code" | "gemini-cli") =>
+    makeEvent({ source: { surface, version: "1", client_id: "host", project_path: "/tmp/p" } });
+  for (const event of [from("gemini-cli"), from("claude-code"), from("gemini-cli")]) {
+    const res = await postJson(daemon, "/v1/events", event);
+    assert.ok(res.ok, await res.text());
+  }
+  lines.length = 0;
+  await status(daemon.settings, { print: (l) => lines.push(l) });
+  assert.ok(
+    lines.includes("agents: claude-code 1 event(s), gemini-cli 2 event(s)"),
+    lines.join("\n"),
+  );
+  const json: string[] = [];
+  await status(daemon.settings, { print: (l) => json.push(l), json: true });
+  assert.deepEqual(JSON.parse(json.join("\n")).agents, { "claude-code": 1, "gemini-cli": 2 });
 });
