@@ -128,6 +128,8 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
   });
   assert.equal(first.code, 0, first.stdout + first.stderr);
   assert.equal(first.response, ANSWER);
+  // Gemini CLI says so on stderr when a hook fails, times out or prints something it cannot use.
+  assert.doesNotMatch(first.stderr, /hook/i, "Gemini CLI complained about a hook");
   const alphaNs = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
   const events = await waitFor(async () => {
     const ours = await eventsOf(alphaNs);
@@ -180,6 +182,7 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
   const seenBefore = model.requests.length;
   const second = await box.gemini(question, { cwd: alpha, modelUrl: model.url, apiKey });
   assert.equal(second.code, 0, second.stdout + second.stderr);
+  assert.doesNotMatch(second.stderr, /hook/i, "Gemini CLI complained about a hook");
   const secondRequests = model.requests.slice(seenBefore).filter((r) =>
     r.body !== null && declaresTools(r.body)
   );
