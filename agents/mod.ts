@@ -37,6 +37,7 @@ export {
   RECONCILER_NAME,
 } from "./reconciler.ts";
 export { COMPACTOR_AGENT, COMPACTOR_EXAMPLE_OUTPUT, COMPACTOR_NAME } from "./compactor.ts";
+export { AGENT_INSTRUCTIONS_PREAMBLE, agentInstructions, isAgentPrompt } from "./instructions.ts";
 export {
   CHAT_AGENT_DESCRIPTION,
   CHAT_AGENT_HOOK_TRIGGERS,

@@ -3,6 +3,11 @@
  *
  * @module
  */
-import { runCli } from "./cli/mod.ts";
+import { guardConsoleOutput, runCli } from "./cli/mod.ts";
 
-if (import.meta.main) Deno.exit(await runCli(Deno.args));
+if (import.meta.main) {
+  // Commands print stored text (titles, summaries, paths): no control character of it may reach
+  // the terminal raw.
+  guardConsoleOutput();
+  Deno.exit(await runCli(Deno.args));
+}

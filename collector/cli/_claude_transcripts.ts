@@ -17,6 +17,7 @@ import {
 import type { Settings } from "@kiro-learn/core/settings";
 import { join } from "@kiro-learn/core/path";
 import { clientFor } from "./_client.ts";
+import { isOwnAgentSession } from "./_own_sessions.ts";
 
 /** Claude Code shortens a folder name longer than this and adds a hash of the path. */
 const MAX_FOLDER_NAME = 200;
@@ -139,6 +140,8 @@ export interface ClaudeImportReport {
   error?: string;
   /** Transcript lines skipped, by type, over all sessions. */
   skipped: Record<string, number>;
+  /** Sessions of kiro-learn's own LLM agents found in the folder, left out (never imported). */
+  agentSessions: number;
 }
 
 /** Imports every transcript of the project at `projectRoot`; progress goes to `progress`. */
@@ -154,7 +157,8 @@ export async function importClaudeCode(
   },
 ): Promise<ClaudeImportReport> {
   const dir = transcriptsDir(options.configDir, projectRoot);
-  const { dirs, files } = await projectTranscripts(options.configDir, projectRoot, options);
+  const found = await projectTranscripts(options.configDir, projectRoot, options);
+  const { dirs } = found;
   const report: ClaudeImportReport = {
     dir,
     dirs,
@@ -164,7 +168,11 @@ export async function importClaudeCode(
     present: 0,
     failed: 0,
     skipped: {},
+    agentSessions: 0,
   };
+  const own = await ownAgentSessions(found.files, settings.paths.agentWorkdir);
+  report.agentSessions = own.size;
+  const files = found.files.filter((file) => !own.has(file));
   if (files.length === 0) return report;
   if (!(await clientFor(settings).health())) {
     // Fails with the client's "not running … start it with" message.
@@ -213,4 +221,15 @@ export async function importClaudeCode(
     );
   }
   return report;
+}
+
+/** The transcripts among `files` that are sessions of kiro-learn's own agents. */
+async function ownAgentSessions(files: string[], agentWorkdir: string): Promise<Set<string>> {
+  const own = new Set<string>();
+  for (const file of files) {
+    // A transcript that cannot be read here is left to the import, which reports it.
+    const ours = await isOwnAgentSession(file, { agentWorkdir }).catch(() => false);
+    if (ours) own.add(file);
+  }
+  return own;
 }

@@ -20,6 +20,7 @@ import {
 } from "@kiro-learn/core/project";
 import { type MemoryRecord, MemoryRecordSchema } from "@kiro-learn/core/schemas";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
+import { terminalSafe } from "@kiro-learn/core/terminal";
 import { clientFor, projectNamespace } from "./_client.ts";
 import {
   type Command,
@@ -183,7 +184,10 @@ export async function installPostCommitHook(
 function defaultProgress(): (line: string) => void {
   const tty = Deno.stderr.isTerminal();
   const encoder = new TextEncoder();
-  return (line) => Deno.stderr.writeSync(encoder.encode(tty ? `\r${line}\u001b[K` : `${line}\n`));
+  return (line) =>
+    Deno.stderr.writeSync(
+      encoder.encode(tty ? `\r${terminalSafe(line)}\u001b[K` : `${terminalSafe(line)}\n`),
+    );
 }
 
 /** Imports the history of the repository at `dir` into its project's memory. */
@@ -450,7 +454,7 @@ export const importCommand: Command = {
         configDir,
         belongs: (cwd) => sessionBelongs(cwd, root),
         progress: Deno.stderr.isTerminal()
-          ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${line}`))
+          ? (line) => Deno.stderr.writeSync(new TextEncoder().encode(`\r${terminalSafe(line)}`))
           : undefined,
       });
       if (flag(args, "json")) {
@@ -458,7 +462,7 @@ export const importCommand: Command = {
       } else if (report.sessions === 0) {
         console.log(
           `no Claude Code sessions of ${root} (or of a folder inside it) in ` +
-            `${configDir}/projects`,
+            `${configDir}/projects${agentSessions(report)}`,
         );
       } else {
         const skipped = Object.entries(report.skipped).map(([t, n]) => `${n} ${t}`).join(", ");
@@ -466,7 +470,7 @@ export const importCommand: Command = {
           `imported ${report.sessions} Claude Code session(s) of ${root}: ${report.added} ` +
             `events added, ${report.present} already present (imported before or recorded ` +
             `by the hooks), ${report.failed} not taken${report.error ? ` (${report.error})` : ""}` +
-            (skipped ? `; transcript lines skipped: ${skipped}` : ""),
+            (skipped ? `; transcript lines skipped: ${skipped}` : "") + agentSessions(report),
         );
       }
       return report.failed > 0 ? 1 : 0;
@@ -518,4 +522,11 @@ function printReport(source: string, report: ImportReport, json: boolean): void 
     );
   }
   for (const r of report.rejected.slice(0, 10)) console.log(`  rejected ${r.id}: ${r.reason}`);
+}
+
+/** The note on sessions of kiro-learn's own agents an import left out ("" when none). */
+function agentSessions(report: { agentSessions: number }): string {
+  return report.agentSessions === 0
+    ? ""
+    : ` (${report.agentSessions} session(s) of kiro-learn's own LLM agents left out)`;
 }

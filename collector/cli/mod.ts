@@ -28,6 +28,7 @@ import { uninstallCommand } from "./uninstall.ts";
 
 export type { Command, CommandArgs } from "./_command.ts";
 export { UsageError } from "./_command.ts";
+export { guardConsoleOutput } from "./_terminal.ts";
 export * from "./doctor.ts";
 export * from "./export.ts";
 export * from "./forget.ts";

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { RECORD_ID_PATTERN, ULID_RULE } from "../ids.ts";
 import { NamespaceSchema, UlidSchema } from "./event.ts";
 import { RECORD_LIMITS } from "./limits.ts";
+import { plainTitle } from "../terminal.ts";
 
 /** The six kinds of observation a record can hold. */
 export const OBSERVATION_TYPES = [
@@ -38,7 +39,9 @@ export const MemoryRecordSchema = z.object({
   }),
   namespace: NamespaceSchema,
   strategy: z.enum(STRATEGIES),
-  title: z.string().min(1).max(RECORD_LIMITS.title),
+  // A title is shown on one line in terminals, window titles and logs: its controls (an escape
+  // sequence's ESC and BEL among them) are taken out, whoever sends it.
+  title: z.string().transform(plainTitle).pipe(z.string().min(1).max(RECORD_LIMITS.title)),
   summary: z.string().min(1).max(RECORD_LIMITS.summary),
   facts: z.array(z.string().min(1).max(RECORD_LIMITS.fact)).max(RECORD_LIMITS.facts).default([]),
   concepts: z.array(z.string().min(1).max(RECORD_LIMITS.concept)).max(RECORD_LIMITS.concepts)

@@ -33,3 +33,10 @@ Deno.test("optional lists default to empty and the type to tool_use (kiro-learn 
   assert.deepEqual(parsed.facts, []);
   assert.equal(parsed.observation_type, "tool_use");
 });
+
+Deno.test("a title's escape sequences are taken out: ESC, BEL and the C1 controls never stay", () => {
+  const parsed = MemoryRecordSchema.parse(
+    makeRecord({ title: "\x1b]0;owned\x07Fix\x1b[2J the\u009b parser\r\n" }),
+  );
+  assert.equal(parsed.title, " ]0;owned Fix [2J the  parser  ");
+});

@@ -18,6 +18,7 @@ export {
 } from "./paths.ts";
 export {
   AGENT_ENV_DEFAULT,
+  AGENT_TIMEOUT_MIN_MS,
   allowedText,
   type BooleanSpec,
   type CommandSpec,

@@ -52,6 +52,18 @@ export interface DataPaths {
    * `kiro-learn team join`), so it is never in settings.json, a command line or a log.
    */
   teamPassword: string;
+  /**
+   * `viewer-links/` (0700): the pages `kiro-learn open` hands the browser (0600 each, one
+   * one-time login code each), so the code is never in a process's arguments.
+   */
+  viewerLinks: string;
+  /**
+   * `agent-workdir/`: the folder the collector's LLM agents (compressor, reconciler, compactor)
+   * run in (0700, never a git repository). Not a project: an agent that reads its working tree,
+   * sends the model its git status or files its transcripts under it (Claude Code does all
+   * three) finds nothing of any project there.
+   */
+  agentWorkdir: string;
 }
 
 /** Name of the settings file inside the data dir. */
@@ -93,6 +105,8 @@ export function dataPaths(dir: string): DataPaths {
     bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),
     teamPassword: join(dir, "team-password"),
+    viewerLinks: join(dir, "viewer-links"),
+    agentWorkdir: join(dir, "agent-workdir"),
   };
 }
 

@@ -47,6 +47,8 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     unanswered: "/d/collector.unanswered",
     mcpHeadersCache: "/d/mcp-headers.cache",
     teamPassword: "/d/team-password",
+    viewerLinks: "/d/viewer-links",
+    agentWorkdir: "/d/agent-workdir",
   });
 });
 

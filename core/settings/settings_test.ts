@@ -85,6 +85,8 @@ Deno.test("absent settings.json gives the defaults plus paths", async () => {
       unanswered: join(dir, "collector.unanswered"),
       mcpHeadersCache: join(dir, "mcp-headers.cache"),
       teamPassword: join(dir, "team-password"),
+      viewerLinks: join(dir, "viewer-links"),
+      agentWorkdir: join(dir, "agent-workdir"),
     });
     assert.deepEqual(s.warnings, []);
   });
@@ -207,7 +209,10 @@ const invalidCases: Array<[string, unknown, string[]]> = [
   ["extraction.idleMs", { extraction: { idleMs: 1000 } }, ["= 1000", "5000–300000"]],
   ["extraction.sizeThresholdBytes", { extraction: { sizeThresholdBytes: 10 } }, ["1024–16777216"]],
   ["extraction.promptCapBytes", { extraction: { promptCapBytes: 1 } }, ["4096–1048576"]],
-  ["extraction.timeoutMs", { extraction: { timeoutMs: 1 } }, ["5000–600000"]],
+  ["extraction.timeoutMs", { extraction: { timeoutMs: 1 } }, ["30000–600000"]],
+  // The old floor: too short for claude-code-acp to start (see AGENT_TIMEOUT_MIN_MS).
+  ["extraction.timeoutMs", { extraction: { timeoutMs: 5000 } }, ["= 5000", "30000–600000"]],
+  ["compaction.timeoutMs", { compaction: { timeoutMs: 5000 } }, ["= 5000", "30000–600000"]],
   ["extraction.maxAttempts", { extraction: { maxAttempts: 1.5 } }, [
     "extraction.maxAttempts = 1.5 is not an integer",
     "1–10",
@@ -228,7 +233,10 @@ const invalidCases: Array<[string, unknown, string[]]> = [
     "true or false",
   ]],
   ["compaction.thresholdBytes", { compaction: { thresholdBytes: 1 } }, ["65536–67108864"]],
-  ["reconciliation.judgeTimeoutMs", { reconciliation: { judgeTimeoutMs: 1 } }, ["5000–300000"]],
+  ["reconciliation.judgeTimeoutMs", { reconciliation: { judgeTimeoutMs: 5000 } }, [
+    "= 5000",
+    "30000–300000",
+  ]],
   ["reconciliation.clusterThreshold", { reconciliation: { clusterThreshold: 1.5 } }, [
     "reconciliation.clusterThreshold = 1.5 is out of range (allowed: number 0–1)",
     "(0.85)",

@@ -142,6 +142,15 @@ function command(fallback: readonly string[], description: string): CommandSpec 
 }
 
 /**
+ * The shortest timeout an LLM agent's session may be given (extraction, reconciliation,
+ * compaction): a session starts the agent before the model says anything, and one whole
+ * `claude-code-acp` session took 11.5–21.2 s at load 14–21 on two cores with a model that answered
+ * at once (`deno task bench acp-start`, 22 sessions in two runs). 5 s, the old floor, timed such
+ * sessions out in `session/new`.
+ */
+export const AGENT_TIMEOUT_MIN_MS = 30_000;
+
+/**
  * The environment an agent gets by default: what a command-line program needs to run (PATH,
  * HOME, the user, locale, terminal, temp dir, proxies and CA certificates) and what Claude Code
  * and kiro-cli need to reach their model (Anthropic API, Amazon Bedrock).
@@ -221,7 +230,12 @@ export const SETTINGS_SPEC = deepFreeze({
       "A project with this many queued bytes is extracted without waiting for idle.",
     ),
     promptCapBytes: int(4096, 1_048_576, 65_536, "Largest extraction prompt sent to the agent."),
-    timeoutMs: int(5000, 600_000, 60_000, "How long one extraction call may take."),
+    timeoutMs: int(
+      AGENT_TIMEOUT_MIN_MS,
+      600_000,
+      60_000,
+      "How long one extraction call may take, the agent's start included.",
+    ),
     maxAttempts: int(1, 10, 3, "Attempts per extraction call before it is given up."),
     concurrency: int(1, 8, 2, "LLM sessions running at once, across all projects."),
     breakerThreshold: int(
@@ -259,7 +273,12 @@ export const SETTINGS_SPEC = deepFreeze({
       1_048_576,
       "Queued bytes of one project that trigger compaction.",
     ),
-    timeoutMs: int(5000, 600_000, 120_000, "How long one compaction call may take."),
+    timeoutMs: int(
+      AGENT_TIMEOUT_MIN_MS,
+      600_000,
+      120_000,
+      "How long one compaction call may take, the agent's start included.",
+    ),
     maxAttempts: int(1, 10, 2, "Attempts per compaction before it is given up."),
     agentCommand: command(
       ["kiro-cli", "acp", "--agent", "kiro-learn-compactor"],
@@ -272,7 +291,12 @@ export const SETTINGS_SPEC = deepFreeze({
       ["kiro-cli", "acp", "--agent", "kiro-learn-reconciler"],
       "The ACP agent command that judges how new and existing memories relate.",
     ),
-    judgeTimeoutMs: int(5000, 300_000, 30_000, "How long one reconciliation call may take."),
+    judgeTimeoutMs: int(
+      AGENT_TIMEOUT_MIN_MS,
+      300_000,
+      30_000,
+      "How long one reconciliation call may take, the agent's start included.",
+    ),
     clusterThreshold: ratio(0.85, "Similarity above which new memories form one cluster."),
     neighborThreshold: ratio(0.8, "Similarity above which an existing memory is a neighbour."),
     neighborPoolMax: int(1, 100, 10, "Most neighbours shown to the judge."),

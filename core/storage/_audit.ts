@@ -156,7 +156,11 @@ export async function addLlmUsage(
   addUsage(c, usage);
 }
 
-/** Adds characters to a day's LLM spend (inside the caller's transaction). */
+/**
+ * Adds characters to today's LLM spend (inside the caller's transaction). A negative count gives
+ * back part of a reservation; a count never goes below zero (a session reserved before midnight
+ * and settled after it is trued up against the new day).
+ */
 export function addUsage(
   c: Connection,
   usage: {
@@ -169,15 +173,17 @@ export function addUsage(
 ): void {
   c.stmt(
     `INSERT INTO llm_usage (day, project_id, purpose, calls, chars_sent, chars_received)
-    VALUES (?, ?, ?, ?, ?, ?)
+    VALUES (?, ?, ?, ?, max(0, ?), max(0, ?))
     ON CONFLICT(day, project_id, purpose) DO UPDATE SET calls = calls + excluded.calls,
-      chars_sent = chars_sent + excluded.chars_sent,
-      chars_received = chars_received + excluded.chars_received`,
+      chars_sent = max(0, chars_sent + ?),
+      chars_received = max(0, chars_received + ?)`,
   ).run(
     new Date().toISOString().slice(0, 10),
     usage.project_id,
     usage.purpose,
     usage.calls ?? 1,
+    usage.chars_sent,
+    usage.chars_received,
     usage.chars_sent,
     usage.chars_received,
   );

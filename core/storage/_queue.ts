@@ -6,6 +6,7 @@
  */
 import type { QueueEntry } from "../schemas/mod.ts";
 import {
+  type CommitExtractionResult,
   type MergeRow,
   type NewQueueEntry,
   type QueueDepth,
@@ -67,17 +68,42 @@ export async function snapshotQueue(
 /** See `Storage.commitExtraction`. */
 export async function commitExtraction(
   c: Connection,
-  options: { consumedSeqs: readonly number[]; records: RecordWithEmbedding[] },
-): Promise<void> {
+  options: {
+    consumedSeqs: readonly number[];
+    records: RecordWithEmbedding[];
+    skipIdentical?: boolean;
+  },
+): Promise<CommitExtractionResult> {
   await Promise.resolve();
-  c.transaction(() => {
-    for (const { record, embedding } of options.records) insertRecord(c, record, embedding);
+  return c.transaction(() => {
+    // Every field a reader sees, compared as stored: the same observations extracted again (the
+    // heuristic extractor is deterministic) give the same record.
+    const identical = c.stmt(
+      `SELECT record_id FROM memory_records WHERE namespace = ? AND observation_type = ?
+        AND title = ? AND summary = ? AND facts_json = ? AND concepts_json = ?
+        AND files_touched_json = ? LIMIT 1`,
+    );
+    const skipped: string[] = [];
+    for (const { record, embedding } of options.records) {
+      const twin = options.skipIdentical && identical.get(
+        record.namespace,
+        record.observation_type,
+        record.title,
+        record.summary,
+        JSON.stringify(record.facts),
+        JSON.stringify(record.concepts),
+        JSON.stringify(record.files_touched),
+      );
+      if (twin) skipped.push(record.record_id);
+      else insertRecord(c, record, embedding);
+    }
     const del = c.stmt("DELETE FROM extraction_queue WHERE seq = ?");
     const missingSeqs: number[] = [];
     for (const seq of new Set(options.consumedSeqs)) {
       if (Number(del.run(seq).changes) === 0) missingSeqs.push(seq);
     }
     if (missingSeqs.length > 0) throw new StaleCommitError({ records: [], seqs: missingSeqs });
+    return { skipped };
   });
 }
 

@@ -112,6 +112,44 @@ Deno.test("commitExtraction refuses rows another run consumed: its records would
   });
 });
 
+Deno.test("commitExtraction skipIdentical: a record identical to a stored one (or an earlier one) is left out, its rows consumed", async () => {
+  await withStorage(async (s) => {
+    const first = makeRecord({ title: "Edited math.ts", facts: ["edit src/math.ts"] });
+    await s.commitExtraction({ consumedSeqs: [], records: [{ record: first }] });
+    const seqs = await queueTwo(s);
+    const again = makeRecord({ title: "Edited math.ts", facts: ["edit src/math.ts"] });
+    const twice = makeRecord({ title: "Ran the tests", facts: [] });
+    const twiceAgain = makeRecord({ title: "Ran the tests", facts: [] });
+    const otherFact = makeRecord({ title: "Edited math.ts", facts: ["edit src/other.ts"] });
+    const otherProject = makeRecord({
+      title: "Edited math.ts",
+      facts: ["edit src/math.ts"],
+      namespace: TEST_NAMESPACE.replace("a".repeat(64), "b".repeat(64)),
+    });
+    const result = await s.commitExtraction({
+      consumedSeqs: seqs,
+      records: [again, twice, twiceAgain, otherFact, otherProject].map((record) => ({ record })),
+      skipIdentical: true,
+    });
+    assert.deepEqual(result.skipped, [again.record_id, twiceAgain.record_id]);
+    const stored = await s.getRecords(
+      [first, again, twice, twiceAgain, otherFact, otherProject].map((r) => r.record_id),
+    );
+    assert.deepEqual(
+      stored.map((r) => r.record_id).sort(),
+      [first, twice, otherFact, otherProject].map((r) => r.record_id).sort(),
+    );
+    assert.equal((await s.snapshotQueue(PROJECT)).length, 0, "the rows are consumed all the same");
+    // Without the option, an identical record is stored: the caller decides.
+    const plain = makeRecord({ title: "Edited math.ts", facts: ["edit src/math.ts"] });
+    assert.deepEqual(
+      (await s.commitExtraction({ consumedSeqs: [], records: [{ record: plain }] })).skipped,
+      [],
+    );
+    assert.equal((await s.getRecords([plain.record_id])).length, 1);
+  });
+});
+
 Deno.test("commitReconciliation is all or nothing on a duplicate record id", async () => {
   await withStorage(async (s) => {
     const existing = makeRecord();

@@ -6,6 +6,7 @@
  */
 import { type MemoryRecord, MemoryRecordSchema } from "../schemas/mod.ts";
 import { SEARCH_TEXT_VERSION } from "../search/mod.ts";
+import { plainTitle } from "../terminal.ts";
 import { encodeEmbedding } from "./embedding_blob.ts";
 import {
   DuplicateRecordError,
@@ -38,7 +39,8 @@ export function insertRecord(
       record.record_id,
       record.namespace,
       record.strategy,
-      record.title,
+      // Extraction builds records without the schema: the title is made plain here too.
+      plainTitle(record.title),
       record.summary,
       JSON.stringify(record.facts),
       record.facts.join(" "),
@@ -200,10 +202,22 @@ export async function forgetRecords(
   });
   let events = 0;
   if (sources.length > 0) {
+    // An event's content has copies beside its row: the retrieval its prompt asked for keeps the
+    // prompt as its query (the injections page and GET /v1/retrievals show it), and a queue entry
+    // not yet extracted keeps the body. Forget means every copy.
     events = c.transaction(() => {
       const del = c.stmt("DELETE FROM events WHERE event_id = ?");
+      const retrievals = c.stmt("DELETE FROM retrievals WHERE event_id = ?");
+      const queued = c.stmt(
+        `DELETE FROM extraction_queue WHERE EXISTS
+        (SELECT 1 FROM json_each(extraction_queue.source_event_ids_json) WHERE value = ?)`,
+      );
       let n = 0;
-      for (const id of new Set(sources)) n += Number(del.run(id).changes);
+      for (const id of new Set(sources)) {
+        n += Number(del.run(id).changes);
+        retrievals.run(id);
+        queued.run(id);
+      }
       return n;
     });
   }

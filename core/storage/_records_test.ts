@@ -24,7 +24,29 @@ Deno.test("a forgotten record and its sources leave no byte in the database, WAL
       await storage.putRecord(makeRecord({ title: `ordinary record ${i}`, summary: "keep me" }));
     }
     const event = makeEvent({ body: { type: "text", content: "the prompt zebraquartzsource" } });
-    await storage.ingestEvent(event, { project_id: "p", enqueue: false });
+    // Queued for extraction (the body is copied into the queue) and asked a retrieval (the
+    // prompt is kept as the retrieval's query): both are copies forget must reach.
+    await storage.ingestEvent(event, { project_id: "p", enqueue: true });
+    const other = makeEvent({ body: { type: "text", content: "an unrelated prompt" } });
+    await storage.ingestEvent(other, { project_id: "p", enqueue: false });
+    await storage.logRetrieval({
+      event_id: event.event_id,
+      namespace: TEST_NAMESPACE,
+      query: "the prompt zebraquartzsource",
+      results: [],
+      latency_ms: 1,
+      tokens: 0,
+      outcome: "empty",
+    });
+    await storage.logRetrieval({
+      event_id: other.event_id,
+      namespace: TEST_NAMESPACE,
+      query: "an unrelated prompt",
+      results: [],
+      latency_ms: 1,
+      tokens: 0,
+      outcome: "empty",
+    });
     const secret = makeRecord({
       title: "zebraquartzmarker rotated",
       summary: "zebraquartzmarker lives in vault",
@@ -40,11 +62,30 @@ Deno.test("a forgotten record and its sources leave no byte in the database, WAL
     assert.deepEqual(forgotten, { records: 1, events: 1 });
     assert.deepEqual(await bytesContain(dir, "zebraquartzmarker"), []);
     assert.deepEqual(await bytesContain(dir, "zebraquartzsource"), []);
+    // The other prompt's retrieval is untouched.
+    const kept = await storage.listRetrievals({ limit: 10 });
+    assert.deepEqual(kept.map((r) => r.query), ["an unrelated prompt"]);
     // Everything else is still there and searchable.
     assert.equal((await storage.searchLexical(TEST_NAMESPACE, "ordinary", { limit: 5 })).length, 5);
     // Gone for good: the same id is never stored again (an import must not bring it back).
     await assert.rejects(storage.putRecord(secret), ForgottenRecordError);
     assert.deepEqual(await bytesContain(dir, "zebraquartzmarker"), []);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a record stored by any producer keeps no control character in its title", async () => {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/kiro-learn.db`);
+  try {
+    // Extraction builds records without the schema: the storage is where every title passes.
+    const record = makeRecord({ title: "\x1b]0;owned\x07Deploy\x1b[2J fix\r\n\u009b" });
+    await storage.putRecord(record);
+    const [stored] = await storage.getRecords([record.record_id]);
+    assert.equal(stored.title, " ]0;owned Deploy [2J fix   ");
+    assert.equal((await storage.searchLexical(TEST_NAMESPACE, "deploy", { limit: 5 })).length, 1);
   } finally {
     storage.close();
     await Deno.remove(dir, { recursive: true });

@@ -11,6 +11,7 @@ import type { Event, MemoryRecord, QueueEntry } from "../schemas/mod.ts";
 import type { LexicalCandidates, TermSpaceDoc, TermStats } from "../search/mod.ts";
 import { migrate } from "./migrations.ts";
 import type {
+  CommitExtractionResult,
   EmbeddingPage,
   ExtractionRun,
   LlmUsage,
@@ -212,8 +213,12 @@ export class SqliteStorage implements Storage, TeamStore {
 
   /** See `Storage.commitExtraction`. */
   commitExtraction(
-    options: { consumedSeqs: readonly number[]; records: RecordWithEmbedding[] },
-  ): Promise<void> {
+    options: {
+      consumedSeqs: readonly number[];
+      records: RecordWithEmbedding[];
+      skipIdentical?: boolean;
+    },
+  ): Promise<CommitExtractionResult> {
     return commitExtraction(this.#c, options);
   }
 

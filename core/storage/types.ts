@@ -123,6 +123,12 @@ export interface RecordFilter {
   offset: number;
 }
 
+/** What `Storage.commitExtraction` did beyond its commit. */
+export interface CommitExtractionResult {
+  /** Ids of the records left out because an identical one was already stored. */
+  skipped: string[];
+}
+
 /** What a stored term space's row says about it, without its data. */
 export interface StoredTermSpaceInfo {
   /** Its namespace (a space is only ever used for its own). */
@@ -344,8 +350,17 @@ export interface Storage extends TeamStore {
    * namespace moved while one was in flight).
    */
   commitExtraction(
-    options: { consumedSeqs: readonly number[]; records: RecordWithEmbedding[] },
-  ): Promise<void>;
+    options: {
+      consumedSeqs: readonly number[];
+      records: RecordWithEmbedding[];
+      /**
+       * Leave out a record identical to one already stored in its namespace (or earlier in this
+       * commit): same type, title, summary, facts, concepts and files. Its rows are consumed all
+       * the same: the observations are remembered, once.
+       */
+      skipIdentical?: boolean;
+    },
+  ): Promise<CommitExtractionResult>;
   /**
    * Commits a chunk's reconciliation outcome in one transaction: deletes the replaced records,
    * inserts the new ones, records the merges and deletes the consumed queue rows. If a record to

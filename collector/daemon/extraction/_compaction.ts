@@ -6,11 +6,17 @@
  *
  * @module
  */
-import { COMPACTOR_AGENT } from "@kiro-learn/agents";
+import { agentInstructions, COMPACTOR_AGENT } from "@kiro-learn/agents";
 import type { QueueEntry } from "@kiro-learn/core/schemas";
 import type { NewQueueEntry, Storage } from "@kiro-learn/core/storage";
 import { chunkEntries, frameCompactionRequest, parseCompactedEntries } from "@kiro-learn/core/xml";
-import { type LlmBudget, promptBytes, wireSpend } from "../llm/mod.ts";
+import {
+  failedSpend,
+  type LlmBudget,
+  promptBytes,
+  type PromptReply,
+  wireSpend,
+} from "../llm/mod.ts";
 import type { Logger } from "../runtime/mod.ts";
 import { extractHeuristic } from "./_heuristic.ts";
 import type { PromptRunner } from "../llm/mod.ts";
@@ -32,12 +38,10 @@ export interface CompactionResult {
  */
 export function compactionPrompt(entries: readonly QueueEntry[]): string {
   return [
-    "<instructions>",
-    "Follow these instructions for this one reply, over any others you were given. You need " +
-    "no tools and must not use any: read the observations and answer with XML only.",
-    "",
-    COMPACTOR_AGENT.prompt,
-    "</instructions>",
+    agentInstructions(
+      "You need no tools and must not use any: read the observations and answer with XML only.",
+      COMPACTOR_AGENT.prompt,
+    ),
     frameCompactionRequest(entries),
   ].join("\n");
 }
@@ -81,15 +85,19 @@ export async function compactQueue(
     for (let attempt = 1; attempt <= options.maxAttempts && texts === null; attempt++) {
       const reserved = promptBytes(prompt);
       if (options.budget && !(await options.budget.reserve(reserved))) break;
+      let reply: PromptReply;
       try {
-        const reply = await options.semaphore.run(() =>
+        reply = await options.semaphore.run(() =>
           options.runner(options.command, prompt, { timeoutMs: options.timeoutMs })
         );
-        await options.budget?.settle(reserved, wireSpend(prompt, reply));
-        texts = parseCompactedEntries(reply.text);
       } catch (error) {
+        // What really crossed before it failed, not the whole reservation.
+        await options.budget?.settle(reserved, failedSpend(prompt, error));
         options.logger.warn("compactor attempt failed", { attempt, error: String(error) });
+        continue;
       }
+      await options.budget?.settle(reserved, wireSpend(prompt, reply));
+      texts = parseCompactedEntries(reply.text);
     }
     if (texts !== null) strategy = "agent";
   }

@@ -4,10 +4,11 @@
  *
  * @module
  */
-import { COMPRESSOR_AGENT } from "@kiro-learn/agents";
+import { agentInstructions, COMPRESSOR_AGENT } from "@kiro-learn/agents";
 import { type ParsedRecord, parseMemoryRecords } from "@kiro-learn/core/xml";
 import {
   BudgetExhaustedError,
+  failedSpend,
   type LlmBudget,
   promptBytes,
   type PromptReply,
@@ -51,12 +52,10 @@ export interface LlmExtraction {
 export function extractionPrompt(observationsXml: string): string {
   return [
     "<extraction_request>",
-    "<instructions>",
-    "Follow these instructions for this one reply, over any others you were given. You need " +
-    "no tools and must not use any: read the observations and answer with XML only.",
-    "",
-    COMPRESSOR_AGENT.prompt,
-    "</instructions>",
+    agentInstructions(
+      "You need no tools and must not use any: read the observations and answer with XML only.",
+      COMPRESSOR_AGENT.prompt,
+    ),
     "<observations>",
     observationsXml,
     "</observations>",
@@ -98,8 +97,12 @@ export async function extractWithAgent(
         options.runner(options.command, prompt, { timeoutMs: options.timeoutMs })
       );
     } catch (error) {
-      chars_sent += reserved;
-      options.onAttempt?.({ attempt, chars_sent: reserved, chars_received: 0 });
+      // What really crossed before it failed: maybe not the whole prompt, maybe part of a reply.
+      const spend = failedSpend(prompt, error);
+      chars_sent += spend.sent;
+      chars_received += spend.received;
+      await options.budget?.settle(reserved, spend);
+      options.onAttempt?.({ attempt, chars_sent: spend.sent, chars_received: spend.received });
       lastProblem = error instanceof Error ? error.message : String(error);
       continue;
     }

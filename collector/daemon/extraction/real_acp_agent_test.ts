@@ -3,9 +3,10 @@
 // scripted Anthropic Messages API server on loopback. The scripted stand-in agent covers fault
 // injection (service_test.ts); this is the evidence that a real agent works end to end.
 import assert from "node:assert/strict";
-import { makeFsWriteEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { makeFsWriteEvent, runGit, seedRepo, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import { currentActor, resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
-import { AGENT_ENV_DEFAULT } from "@kiro-learn/core/settings";
+import { AGENT_ENV_DEFAULT, AGENT_TIMEOUT_MIN_MS } from "@kiro-learn/core/settings";
 import {
   CLAUDE_CODE_ACP,
   commandLine,
@@ -14,6 +15,8 @@ import {
   npmToolBin,
   postJson,
   processesWithEnv,
+  processText,
+  runKiroLearn,
   type ScriptedExtractionModel,
   scriptedExtractionModel,
   startTestDaemon,
@@ -44,7 +47,7 @@ function toolEvent(n: number): Event {
 async function setUp(
   steps: ExtractionModelStep[],
   extraction: Record<string, unknown> = {},
-  options: { modelDown?: boolean } = {},
+  options: { modelDown?: boolean; cwd?: string } = {},
 ) {
   try {
     Deno.statSync(AGENT);
@@ -86,10 +89,12 @@ async function setUp(
       HOME: home,
       [marker.split("=")[0]]: marker.split("=")[1],
     },
+    cwd: options.cwd,
   });
   return {
     model,
     daemon,
+    home,
     /** Live processes of the agent (the collector carries the marker too, and is left out). */
     agentProcesses: () =>
       processesWithEnv(...markerEntry(marker)).filter((pid) => pid !== daemon.pid()),
@@ -183,6 +188,18 @@ Deno.test("real ACP agent: a batch of events becomes records, and the compressor
   await noAgentLeft(env, "agent processes left after the run");
 });
 
+Deno.test("real ACP agent: the lowest timeout the settings allow is enough for it to start and answer", async () => {
+  // A model that answers at once: the whole time is the agent's own start and turn (11.5–21.2 s
+  // on two cores at load 14–21; `deno task bench acp-start`). The old floor, 5 s, timed it out.
+  await using env = await setUp([{ text: VALID }], { timeoutMs: AGENT_TIMEOUT_MIN_MS });
+  await post(env.daemon, [toolEvent(1)]);
+  await flush(env.daemon);
+  const run = await lastRun(env.daemon);
+  assert.equal(run.outcome, "ok", `run: ${JSON.stringify(run)}`);
+  assert.deepEqual(await memoryTitles(env.daemon), ["llm-summary: Queue lives in SQLite"]);
+  await noAgentLeft(env, "agent processes left after the run");
+});
+
 Deno.test("real ACP agent: a garbage reply keeps the batch queued and fails the run with the reason", async () => {
   await using env = await setUp([{ text: "Sure! I looked at the files and they seem fine." }]);
   await post(env.daemon, [toolEvent(1), toolEvent(2)]);
@@ -242,4 +259,75 @@ Deno.test("real ACP agent: an agent that dies mid-turn fails the run with the re
   assert.match(run.error, /was killed by SIGKILL before answering/);
   assert.equal(await queueRows(env.daemon), 1);
   await noAgentLeft(env, "the dead agent's children were left");
+});
+
+/** Every file and folder under `dir` whose path or content holds one of `needles`. */
+async function mentioning(dir: string, needles: string[]): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (at: string) => {
+    for await (const entry of Deno.readDir(at)) {
+      const path = `${at}/${entry.name}`;
+      if (needles.some((n) => path.includes(n))) found.push(path);
+      if (entry.isDirectory) await walk(path);
+      else if (entry.isFile) {
+        const text = await Deno.readTextFile(path).catch(() => "");
+        if (needles.some((n) => text.includes(n))) found.push(`${path} (content)`);
+      }
+    }
+  };
+  await walk(dir);
+  return found;
+}
+
+Deno.test("real ACP agent: runs in the data dir's agent folder, never in the collector's project: no transcript, no git status, nothing to import", async () => {
+  // The collector runs in a real repository (as under `deno task serve`, or auto-started by a
+  // hook in a project): a branch and an uncommitted file that a git status would show.
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-agent-cwd-" }));
+  const project = await seedRepo(`${root}/shop-api`);
+  await runGit(project, "remote", "add", "origin", "https://github.com/example/shop-api.git");
+  const branch = `feature-${crypto.randomUUID().slice(0, 8)}`;
+  await runGit(project, "checkout", "-q", "-b", branch);
+  const dirty = `uncommitted-${crypto.randomUUID().slice(0, 8)}.txt`;
+  await Deno.writeTextFile(`${project}/${dirty}`, "work in progress\n");
+  try {
+    await using env = await setUp([{ text: VALID }], {}, { cwd: project });
+    await post(env.daemon, [toolEvent(1), toolEvent(2)]);
+    await flush(env.daemon);
+    const run = await lastRun(env.daemon);
+    assert.equal(run.outcome, "ok", `run: ${JSON.stringify(run)}`);
+    assert.equal(extractionRequests(env.model).length, 1, "the agent reached the model");
+
+    // Claude Code's files (transcripts, its per-project config, caches) name no project folder.
+    const encoded = project.replace(/[^a-zA-Z0-9]/g, "-");
+    assert.deepEqual(await mentioning(env.home, [project, encoded]), []);
+    // The agent folder: the data dir's own, private, no repository.
+    const workdir = Deno.statSync(`${env.daemon.dataDir}/agent-workdir`);
+    assert.ok(workdir.isDirectory);
+    assert.equal(workdir.mode! & 0o777, 0o700);
+    assert.throws(() => Deno.statSync(`${env.daemon.dataDir}/agent-workdir/.git`));
+
+    // Nothing of the project reached the model: not its path, branch or status.
+    for (const request of env.model.requests()) {
+      const body = JSON.stringify(request.body);
+      for (const secret of [project, branch, dirty, "shop-api"]) {
+        assert.ok(!body.includes(secret), `a request to the model carries ${secret}`);
+      }
+      assert.doesNotMatch(body, /gitStatus|Current branch/);
+    }
+
+    // And `import claude-code` in the collector's folder finds no session to take.
+    const imported = await runKiroLearn(["import", "claude-code"], {
+      env: { ...env.daemon.env, HOME: env.home },
+      cwd: project,
+    });
+    assert.equal(imported.code, 0, processText(imported));
+    assert.match(processText(imported), /no Claude Code sessions of/);
+    const namespace = resolveProject(project, { actor: currentActor(), home: env.home }).namespace;
+    const events = await (await env.daemon.fetch(`/v1/events?limit=5&namespace=${namespace}`))
+      .json();
+    assert.equal(events.items.length, 0, "no event imported into the collector's project");
+    await noAgentLeft(env, "agent processes left after the run");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });

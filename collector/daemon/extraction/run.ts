@@ -80,7 +80,10 @@ export interface ExtractionDeps {
   logger: Logger;
   /** Adds embeddings to new records before they are committed (optional). */
   embed?: (records: MemoryRecord[]) => Promise<RecordWithEmbedding[]>;
-  /** Commits a chunk (default: `commitExtraction` of the records as they are). */
+  /**
+   * Commits a chunk (default: `commitExtraction` of the records, leaving out heuristic records
+   * identical to one the project already holds).
+   */
   commitChunk?: ChunkCommitter;
   /** Told about committed records (vector index, live feed). */
   onCommitted?: (records: MemoryRecord[]) => void;
@@ -146,6 +149,7 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
   let chunkCount = 0;
   let error: string | null = null;
   let budgetLimited = false;
+  let identicalSkipped = 0;
   const reconcile: Record<string, number> = {};
   try {
     let t = performance.now();
@@ -228,7 +232,15 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
           reconcile[key] = (reconcile[key] ?? 0) + value;
         }
       } else {
-        await deps.storage.commitExtraction({ consumedSeqs: seqs, records: withEmbeddings });
+        const { skipped } = await deps.storage.commitExtraction({
+          consumedSeqs: seqs,
+          records: withEmbeddings,
+          // Exact copies are what the deterministic heuristic extractor makes of observations
+          // seen before; LLM records are left to reconciliation.
+          skipIdentical: strategy === "heuristic",
+        });
+        identicalSkipped += skipped.length;
+        stored = records.filter((r) => !skipped.includes(r.record_id));
       }
       phase.commit += performance.now() - t;
       pendingTrivial = [];
@@ -261,6 +273,8 @@ export async function runExtraction(projectId: string, deps: ExtractionDeps): Pr
         details: {
           consumed,
           budget_limited: budgetLimited,
+          // Records left out because the project already held an identical one.
+          ...(identicalSkipped > 0 ? { identical_skipped: identicalSkipped } : {}),
           // Tokens the agent reported in its model's context (ACP usage_update), when it did:
           // unlike chars_sent, this includes the agent's own system prompt and tools.
           ...(contextTokens > 0 ? { agent_context_tokens: contextTokens } : {}),

@@ -3,7 +3,11 @@
 // arrive after the next prompt; read in arrival order, they would join that prompt's turn.
 import assert from "node:assert/strict";
 import type { Event } from "@kiro-learn/core/schemas";
-import { openSqliteStorage, type SqliteStorage } from "@kiro-learn/core/storage";
+import {
+  type ExtractionRun,
+  openSqliteStorage,
+  type SqliteStorage,
+} from "@kiro-learn/core/storage";
 import { makeEvent } from "@kiro-learn/core/testing";
 import { Semaphore } from "../llm/mod.ts";
 import { runAcpPrompt } from "../llm/mod.ts";
@@ -125,6 +129,31 @@ Deno.test("the agent's prompt frames the rows in the order things happened", asy
     const order = ["make the parser strict", "src/parser.ts", "now document it", "docs/parser.md"];
     const positions = order.map(at);
     assert.deepEqual([...positions].sort((a, b) => a - b), positions, order.join(" < "));
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a run without a reconciler stores a heuristic record the project already holds once", async () => {
+  const { storage, dir } = await queued();
+  try {
+    await runExtraction(PROJECT, deps(storage));
+    // The same two turns again, a day later (new events, the same observations).
+    for (const event of ARRIVALS) {
+      const later = new Date(Date.parse(event.valid_time) + 86_400_000).toISOString();
+      await storage.ingestEvent(
+        { ...event, event_id: makeEvent().event_id, valid_time: later },
+        { project_id: PROJECT, enqueue: true },
+      );
+    }
+    let run: ExtractionRun | undefined;
+    const outcome = await runExtraction(PROJECT, deps(storage, { onRun: (r) => run = r }));
+    assert.deepEqual(outcome, { ok: true, consumed: 4 });
+    const { items } = await storage.listRecords({ limit: 100, offset: 0 });
+    assert.deepEqual(items.map((r) => r.title).sort(), ["Edited parser.md", "Edited parser.ts"]);
+    assert.equal(run?.records, 0);
+    assert.equal((run?.details as { identical_skipped?: number }).identical_skipped, 2);
   } finally {
     storage.close();
     await Deno.remove(dir, { recursive: true });

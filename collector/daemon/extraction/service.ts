@@ -7,7 +7,7 @@
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import type { Settings } from "@kiro-learn/core/settings";
 import type { ExtractionRun, RecordWithEmbedding, Storage } from "@kiro-learn/core/storage";
-import { runAcpPrompt } from "../llm/mod.ts";
+import { prepareAgentWorkdir, runAcpPrompt } from "../llm/mod.ts";
 import type { Logger } from "../runtime/mod.ts";
 import { commandAvailable } from "../permissions/mod.ts";
 import { llmBudget } from "../llm/mod.ts";
@@ -21,20 +21,33 @@ import { ExtractionWatcher, type ProjectWatchState, type QueuedEventInfo } from 
 export const acpRunner: PromptRunner = (command, prompt, options) =>
   acpRunnerWith({})(command, prompt, options);
 
-/** Runs ACP sessions with the real client; the agent inherits only the `inheritEnv` variables. */
-export function acpRunnerWith(config: { inheritEnv?: readonly string[] }): PromptRunner {
+/**
+ * Runs ACP sessions with the real client; the agent inherits only the `inheritEnv` variables,
+ * and runs in `workdir` (see {@linkcode prepareAgentWorkdir}; default: this process's cwd).
+ */
+export function acpRunnerWith(
+  config: { inheritEnv?: readonly string[]; workdir?: string },
+): PromptRunner {
   return (command, prompt, options) => runWithAcp(command, prompt, { ...options, ...config });
 }
 
 async function runWithAcp(
   command: string[],
   prompt: string,
-  options: { timeoutMs: number; signal?: AbortSignal; inheritEnv?: readonly string[] },
+  options: {
+    timeoutMs: number;
+    signal?: AbortSignal;
+    inheritEnv?: readonly string[];
+    workdir?: string;
+  },
 ): Promise<PromptReply> {
+  const workdir = options.workdir === undefined ? undefined : prepareAgentWorkdir(options.workdir);
   const result = await runAcpPrompt(command, prompt, {
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     inheritEnv: options.inheritEnv,
+    cwd: workdir?.cwd,
+    env: workdir?.env,
   });
   return {
     text: result.text,
@@ -99,8 +112,10 @@ export async function startExtraction(
   // Shutdown aborts every session in flight (extraction, judge, compaction), so close() ends the
   // agents and their children instead of waiting out their timeouts.
   const shutdown = new AbortController();
-  // Every agent (compressor, judge, compactor) gets only the allowlisted environment.
-  const baseRunner = options.runner ?? acpRunnerWith({ inheritEnv: x.agentEnv });
+  // Every agent (compressor, judge, compactor) gets only the allowlisted environment, and runs
+  // in the data dir's agent folder: never in a project (the collector's own cwd may be one).
+  const baseRunner = options.runner ??
+    acpRunnerWith({ inheritEnv: x.agentEnv, workdir: settings.paths.agentWorkdir });
   const runner: PromptRunner = (command, prompt, runOptions) =>
     baseRunner(command, prompt, {
       ...runOptions,

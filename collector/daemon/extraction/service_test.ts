@@ -1,11 +1,21 @@
 // Extraction through the real collector, with a scripted ACP agent as the model.
 import assert from "node:assert/strict";
-import { makeEvent, makeFsWriteEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
+import {
+  makeEvent,
+  makeFsWriteEvent,
+  runGit,
+  seedRepo,
+  TEST_NAMESPACE,
+} from "@kiro-learn/core/testing";
+import { currentActor, resolveProject } from "@kiro-learn/core/project";
 import type { Event } from "@kiro-learn/core/schemas";
+import { AGENT_TIMEOUT_MIN_MS } from "@kiro-learn/core/settings";
 import {
   liveProcessGroup,
   postJson,
   processLives,
+  processText,
+  runKiroLearn,
   scriptedAgent,
   startTestDaemon,
   type TestDaemon,
@@ -44,7 +54,7 @@ function settingsFor(agent: { command: string[] }, extra: Record<string, unknown
       sizeThresholdBytes: 1024,
       breakerThreshold: 3,
       breakerCooldownMs: 1500,
-      timeoutMs: 5000,
+      timeoutMs: AGENT_TIMEOUT_MIN_MS,
       ...extra,
     },
     compaction: { enabled: false },
@@ -193,7 +203,7 @@ Deno.test("a timeout in the collector ends the agent and the children it started
   // also proves the fallback through the kill command.
   const agent = await scriptedAgent([{ hang: true, grandchild: true }]);
   await using daemon = await startTestDaemon({
-    settings: settingsFor(agent, { timeoutMs: 5000, maxAttempts: 1 }),
+    settings: settingsFor(agent, { timeoutMs: AGENT_TIMEOUT_MIN_MS, maxAttempts: 1 }),
     env: agent.env,
   });
   await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
@@ -453,6 +463,55 @@ Deno.test("a garbage retry that would pass the cap is never started; the chunk g
   assert.equal(await queueRows(daemon), 0);
 });
 
+/** The last run's spend, and today's as the budget counts it. */
+async function spendOfLastRun(daemon: TestDaemon) {
+  const [run] = (await (await daemon.fetch("/v1/runs?limit=1")).json()).items;
+  const today = (await (await daemon.fetch("/v1/stats")).json()).extraction.llm_today;
+  return { run, today };
+}
+
+Deno.test("a session refused before its prompt crossed charges the day only the handshake", async () => {
+  const agent = await scriptedAgent([{ rejectSessionNew: "no sessions today" }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { maxAttempts: 1, sizeThresholdBytes: 16_777_216 }),
+    env: agent.env,
+  });
+  const prompt = PROMPT_OVERHEAD + 20_000;
+  await postJson(daemon, "/v1/events", toolEvent(1, "p".repeat(20_000))).then((r) =>
+    r.body?.cancel()
+  );
+  await flush(daemon);
+  const { run, today } = await spendOfLastRun(daemon);
+  assert.equal(run.outcome, "failed");
+  assert.match(run.error, /rejected session\/new/);
+  assert.equal((await agent.prompts()).length, 0, "the prompt never reached the agent");
+  // `initialize` and `session/new` crossed (a few hundred bytes each way), the prompt did not.
+  assert.ok(run.chars_sent > 0 && run.chars_sent < 2000, `sent ${run.chars_sent} of ${prompt}`);
+  assert.ok(run.chars_received > 0, `received ${run.chars_received}`);
+  // The day's counter says the same: the prompt's reservation was given back.
+  assert.equal(today.chars_sent, run.chars_sent);
+  assert.equal(today.chars_received, run.chars_received);
+});
+
+Deno.test("a session that dies mid-reply counts the prompt it sent and the reply that came back", async () => {
+  const agent = await scriptedAgent([{ crashAfterChunks: 5 }]);
+  await using daemon = await startTestDaemon({
+    settings: settingsFor(agent, { maxAttempts: 1, sizeThresholdBytes: 16_777_216 }),
+    env: agent.env,
+  });
+  await postJson(daemon, "/v1/events", toolEvent(1)).then((r) => r.body?.cancel());
+  await flush(daemon);
+  const { run, today } = await spendOfLastRun(daemon);
+  assert.equal(run.outcome, "failed");
+  assert.match(run.error, /exited with code 1 before answering/);
+  const [prompt] = await agent.prompts();
+  assert.ok(run.chars_sent > prompt.text.length, `sent ${run.chars_sent}`);
+  // Five `session/update` chunks (over 100 bytes each with their framing) and the handshake.
+  assert.ok(run.chars_received > 500, `received ${run.chars_received}`);
+  assert.equal(today.chars_sent, run.chars_sent);
+  assert.equal(today.chars_received, run.chars_received);
+});
+
 Deno.test("strategy auto with an absolute agent path uses the agent", async () => {
   const agent = await scriptedAgent([{ reply: VALID }]);
   assert.ok(agent.command[0].startsWith("/"), "the scripted agent runs by absolute path");
@@ -503,6 +562,83 @@ Deno.test("an agent gets only the environment extraction.agentEnv allows", async
   const [prompt] = await agent.prompts();
   // Deno itself may add a variable or two to its child (none from the collector's environment).
   const names = prompt.envNames.filter((n) => !n.startsWith("DENO_") && n !== "RUST_BACKTRACE");
-  assert.deepEqual(names, ["HOME", "KIRO_LEARN_INTERNAL", "KIRO_LEARN_TEST_ALLOWED", "PATH"]);
+  // Besides the allowed ones, kiro-learn's own: the marker, and git's ceiling (the data dir, so
+  // git run in the agent folder finds no repository around it).
+  assert.deepEqual(names, [
+    "GIT_CEILING_DIRECTORIES",
+    "HOME",
+    "KIRO_LEARN_INTERNAL",
+    "KIRO_LEARN_TEST_ALLOWED",
+    "PATH",
+  ]);
   assert.equal(prompt.internal, "1");
+});
+
+// A real Claude Code session (shims/testdata/claude_code/transcript_tools.jsonl: one turn of six
+// tool uses and the answer), as Claude Code saved it.
+const TOOLS_SESSION =
+  new URL("../../../shims/testdata/claude_code/transcript_tools.jsonl", import.meta.url)
+    .pathname;
+const TOOLS_SESSION_ID = "20079cb9-aa8b-482c-9f48-6cbdcf5a5bee";
+
+Deno.test("heuristic: thirteen identical sessions of one project become one session's records", async () => {
+  await using daemon = await startTestDaemon({
+    settings: {
+      extraction: { strategy: "heuristic", idleMs: 300_000, sizeThresholdBytes: 16_777_216 },
+      compaction: { enabled: false },
+    },
+  });
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+  try {
+    const project = await seedRepo(`${home}/shop-api`);
+    await runGit(project, "remote", "add", "origin", "https://github.com/example/shop-api.git");
+    const identity = resolveProject(project, { actor: currentActor(), home });
+    // Where Claude Code keeps the project's transcripts (its path, non-alphanumerics as "-").
+    const transcripts = `${home}/.claude/projects/${project.replace(/[^a-zA-Z0-9]/g, "-")}`;
+    await Deno.mkdir(transcripts, { recursive: true });
+    const text = (await Deno.readTextFile(TOOLS_SESSION)).replaceAll("${PROJECT}", project);
+    // The same session thirteen times over, each under a session id of its own and an hour
+    // after the one before (as running one task again would give): the first alone, then
+    // twelve more in one run.
+    const session = async (n: number) => {
+      const id = `20079cb9-aa8b-482c-9f48-${String(n).padStart(12, "0")}`;
+      const shifted = text.replaceAll(TOOLS_SESSION_ID, id).replace(
+        /"timestamp":"([^"]+)"/g,
+        (_, at: string) =>
+          `"timestamp":"${new Date(Date.parse(at) + n * 3_600_000).toISOString()}"`,
+      );
+      await Deno.writeTextFile(`${transcripts}/${id}.jsonl`, shifted);
+    };
+    const importAndExtract = async () => {
+      const out = await runKiroLearn(["import", "claude-code"], {
+        env: { ...daemon.env, HOME: home },
+        cwd: project,
+      });
+      assert.equal(out.code, 0, processText(out));
+      const res = await daemon.fetch(`/v1/extraction/flush?project_id=${identity.project_id}`, {
+        method: "POST",
+      });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    };
+    const titles = async () =>
+      (await (await daemon.fetch(`/v1/memories?limit=500&namespace=${identity.namespace}`)).json())
+        .items.map((r: { title: string }) => r.title).sort();
+    await session(1);
+    await importAndExtract();
+    const once = await titles();
+    assert.ok(once.length >= 2, `one session's records: ${once.join(" | ")}`);
+    for (let n = 2; n <= 13; n++) await session(n);
+    await importAndExtract();
+    const events =
+      await (await daemon.fetch(`/v1/events?limit=500&namespace=${identity.namespace}`))
+        .json();
+    assert.equal(events.items.length, 13 * 8, "every session's events are stored");
+    assert.deepEqual(await titles(), once, "thirteen identical sessions, one session's records");
+    const [run] = (await (await daemon.fetch("/v1/runs?limit=1")).json()).items;
+    assert.equal(run.outcome, "ok");
+    assert.equal(run.details.reconcile.identical_skipped, 12 * once.length);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });

@@ -26,11 +26,12 @@ export function allowedOrigins(port: number, options: { host?: string } = {}): S
 
 /**
  * Refuses a request whose Host is not our loopback host:port, or that comes from another site.
- * Returns null when the request may go on.
+ * Returns null when the request may go on. `entries` are paths another site (or a `file://`
+ * page) may open as a top-level page: a plain GET navigation, which can change nothing.
  */
 export function checkHostAndOrigin(
   request: Request,
-  options: { hosts: Set<string>; origins: Set<string> },
+  options: { hosts: Set<string>; origins: Set<string>; entries?: Set<string> },
 ): Response | null {
   const host = request.headers.get("host")?.toLowerCase() ?? "";
   if (!options.hosts.has(host)) {
@@ -42,10 +43,19 @@ export function checkHostAndOrigin(
   if (origin !== null && !options.origins.has(origin.toLowerCase())) {
     return errorResponse(403, "cross-origin request refused");
   }
-  if (request.headers.get("sec-fetch-site") === "cross-site") {
+  if (
+    request.headers.get("sec-fetch-site") === "cross-site" && !isEntry(request, options.entries)
+  ) {
     return errorResponse(403, "cross-origin request refused");
   }
   return null;
+}
+
+function isEntry(request: Request, entries: Set<string> | undefined): boolean {
+  return entries !== undefined && request.method === "GET" &&
+    request.headers.get("sec-fetch-mode") === "navigate" &&
+    request.headers.get("sec-fetch-dest") === "document" &&
+    entries.has(new URL(request.url).pathname);
 }
 
 /** Checks `Authorization: Bearer <token>`; returns null when it matches. */

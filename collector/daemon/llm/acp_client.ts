@@ -16,6 +16,7 @@ import { INTERNAL_ENV_VAR } from "@kiro-learn/core/api/wire";
 import { commandPresence } from "@kiro-learn/core/launch";
 import { VERSION } from "@kiro-learn/core/version";
 import { resolve } from "node:path";
+import type { SpendCarrier, WireSpend } from "./prompt_runner.ts";
 
 /** What one prompt produced. */
 export interface AcpResult {
@@ -90,8 +91,22 @@ const INITIALIZE: acp.InitializeRequest = {
   clientInfo: { name: "kiro-learn", version: VERSION },
 };
 
+/**
+ * `session/new`'s `_meta`: agents ignore what they do not know. `claude-code-acp` passes
+ * `claudeCode.options` to Claude Code, and `persistSession: false` keeps it from saving the
+ * session's transcript (`~/.claude/projects/<cwd>/<session>.jsonl`): a single-use session
+ * holding other projects' observations has no business there.
+ */
+const SESSION_META = { claudeCode: { options: { persistSession: false } } };
+
 /** Base class of every error {@link runAcpPrompt} throws (besides an abort reason). */
-export class AcpError extends Error {
+export class AcpError extends Error implements SpendCarrier {
+  /**
+   * Bytes (UTF-8) of ACP messages written to and read from the agent before the call failed,
+   * counted as {@linkcode AcpResult}'s `wire_bytes_*` are: a session that died in the handshake
+   * never sent its prompt, and one that timed out may have streamed part of a reply.
+   */
+  spend: WireSpend = { sent: 0, received: 0 };
   /** Creates the error. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -222,6 +237,7 @@ export async function runAcpPrompt(
     const session = await connection.agent.request(acp.methods.agent.session.new, {
       cwd,
       mcpServers: [],
+      _meta: SESSION_META,
     });
     sessionId = session.sessionId;
     phase = "session/prompt";
@@ -260,7 +276,7 @@ export async function runAcpPrompt(
       duration_ms: Math.round(performance.now() - started),
     };
   } catch (error) {
-    throw await classify(error, {
+    const failure = await classify(error, {
       phase,
       signal: options.signal,
       program: command[0],
@@ -269,6 +285,8 @@ export async function runAcpPrompt(
       stderr,
       timers,
     });
+    if (failure instanceof AcpError) failure.spend = { sent: wire.sent, received: wire.received };
+    throw failure;
   } finally {
     stop.abort();
     connection.close();

@@ -24,6 +24,11 @@ interface LogLine {
 }
 
 /** A scratch directory holding one script, its step counter and its log. */
+// The timeout of the tests whose agent hangs at the prompt: it must cover the scripted agent's
+// own start (a `deno run`), which takes seconds on a loaded machine, or the call times out in
+// `initialize` instead of where the test means it to.
+const HANG_TIMEOUT_MS = 8000;
+
 class Script {
   readonly dir: string;
   readonly env: Record<string, string>;
@@ -165,9 +170,9 @@ Deno.test("a child that exits before initialize is an exit error", async () => {
 Deno.test("a hang times out, and the child is gone afterwards", async () => {
   using script = new Script([{ hang: true }]);
   await assert.rejects(
-    runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1000 })),
+    runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: HANG_TIMEOUT_MS })),
     (error) =>
-      error instanceof AcpTimeoutError && error.timeoutMs === 1000 &&
+      error instanceof AcpTimeoutError && error.timeoutMs === HANG_TIMEOUT_MS &&
       error.phase === "session/prompt",
   );
   // It timed out waiting for the reply, after the agent had the prompt, not while starting.
@@ -182,7 +187,7 @@ Deno.test("a rejected request keeps the JSON-RPC error's data and the agent's st
     rejectSessionNew: { details: "model claude-x is not available to this account" },
     stderr: "[agent] loading settings from ~/.claude: permission denied",
   }]);
-  const error = await runAcpPrompt(COMMAND, "x", script.options()).then(
+  const error = await runAcpPrompt(COMMAND, "x".repeat(10_000), script.options()).then(
     () => assert.fail("expected a rejection"),
     (e) => e,
   );
@@ -191,23 +196,30 @@ Deno.test("a rejected request keeps the JSON-RPC error's data and the agent's st
   assert.match(error.message, /details: .*model claude-x is not available to this account/);
   assert.match(error.message, /stderr: .*loading settings from ~\/\.claude: permission denied/);
   assert.deepEqual(error.data, { details: "model claude-x is not available to this account" });
+  // What crossed before the refusal: the handshake both ways, never the prompt.
+  assert.ok(error.spend.sent > 0 && error.spend.sent < 1000, `sent ${error.spend.sent}`);
+  assert.ok(error.spend.received > 0, `received ${error.spend.received}`);
 });
 
 Deno.test("a timeout keeps what the agent wrote to stderr", async () => {
   using script = new Script([{ hang: true, stderr: "[agent] retrying the model: ECONNREFUSED" }]);
-  const error = await runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1500 })).then(
-    () => assert.fail("expected a rejection"),
-    (e) => e,
-  );
+  const error = await runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: HANG_TIMEOUT_MS }))
+    .then(
+      () => assert.fail("expected a rejection"),
+      (e) => e,
+    );
   assert.ok(error instanceof AcpTimeoutError, String(error));
-  assert.match(error.message, /did not answer within 1500 ms \(waiting on session\/prompt\)/);
+  assert.match(
+    error.message,
+    new RegExp(`did not answer within ${HANG_TIMEOUT_MS} ms \\(waiting on session/prompt\\)`),
+  );
   assert.match(error.message, /stderr: \[agent\] retrying the model: ECONNREFUSED/);
 });
 
 Deno.test("a child that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
   using script = new Script([{ hang: true, ignoreSigterm: true }]);
   await assert.rejects(
-    runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1000, killGraceMs: 300 })),
+    runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: HANG_TIMEOUT_MS, killGraceMs: 300 })),
     (error) => error instanceof AcpTimeoutError && error.phase === "session/prompt",
   );
   const [pid] = script.pids();
@@ -218,7 +230,7 @@ Deno.test("a child that ignores SIGTERM is killed with SIGKILL after the grace p
 Deno.test("a timeout ends the agent's whole process group, its own children too", async () => {
   using script = new Script([{ hang: true, grandchild: true }]);
   await assert.rejects(
-    runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: 1500, killGraceMs: 500 })),
+    runAcpPrompt(COMMAND, "x", script.options({ timeoutMs: HANG_TIMEOUT_MS, killGraceMs: 500 })),
     (error) => error instanceof AcpTimeoutError && error.phase === "session/prompt",
   );
   const [pid] = script.pids();

@@ -6,8 +6,10 @@
  * (its system prompt, tool definitions) never crosses that pipe and cannot be counted here.
  *
  * Every session reserves its prompt before it starts, in one transaction, so no session starts
- * past the cap even with two running at once; once it ends, the rest of what it exchanged is
- * added, so the next reservation sees the whole spend.
+ * past the cap even with two running at once; once it ends, successful or not, the reservation
+ * is trued up to what it really exchanged: the rest of what it sent and everything it received
+ * added, or, for a session that failed before its whole prompt crossed, the part that did not
+ * cross given back.
  *
  * @module
  */
@@ -19,8 +21,8 @@ export interface LlmBudget {
   /** Reserves `promptBytes` for one session; false when that would pass today's cap. */
   reserve(promptBytes: number): Promise<boolean>;
   /**
-   * Records what a session exchanged: `spend.sent` beyond the `reserved` bytes, and everything
-   * it received.
+   * Records what a session exchanged: `spend.sent` instead of the `reserved` bytes (more or
+   * fewer), and everything it received.
    */
   settle(reserved: number, spend: WireSpend): Promise<void>;
 }
@@ -42,7 +44,8 @@ export function llmBudget(
       storage.addLlmUsage({
         project_id: options.project_id,
         purpose: options.purpose,
-        chars_sent: Math.max(0, spend.sent - reserved),
+        // Negative when less than the reservation crossed: the difference is given back.
+        chars_sent: spend.sent - reserved,
         chars_received: spend.received,
         calls: 0,
       }),

@@ -60,3 +60,28 @@ Deno.test("the cap counts what crossed the wire both ways, not only the prompt",
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a session that sent less than it reserved gives the rest back; a count never goes below zero", async () => {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/usage.db`);
+  try {
+    const budget = llmBudget(storage, { project_id: "p", purpose: "extract", capChars: 10_000 });
+    const day = new Date().toISOString().slice(0, 10);
+    assert.ok(await budget.reserve(8000));
+    // Refused in the handshake: 300 bytes went out, 900 came back, the prompt never did.
+    await budget.settle(8000, { sent: 300, received: 900 });
+    let usage = await storage.llmUsage({ day });
+    assert.equal(usage.chars_sent, 300);
+    assert.equal(usage.chars_received, 900);
+    // The 8,000 given back are there to spend again.
+    assert.ok(await budget.reserve(8000));
+    // A settle larger than what the day holds (reserved before midnight) stops at zero.
+    const other = llmBudget(storage, { project_id: "q", purpose: "extract", capChars: 10_000 });
+    await other.settle(5000, { sent: 0, received: 0 });
+    usage = await storage.llmUsage({ day, project_id: "q" });
+    assert.equal(usage.chars_sent, 0);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

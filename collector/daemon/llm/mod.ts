@@ -18,10 +18,13 @@ export {
 } from "./acp_client.ts";
 export * from "./budget.ts";
 export {
+  failedSpend,
   promptBytes,
   type PromptReply,
   type PromptRunner,
+  type SpendCarrier,
   type WireSpend,
   wireSpend,
 } from "./prompt_runner.ts";
 export * from "./semaphore.ts";
+export { type AgentWorkdir, AgentWorkdirError, prepareAgentWorkdir } from "./agent_workdir.ts";

@@ -5,7 +5,11 @@
  * @module
  */
 
-/** Runs one single-use ACP session: the agent's whole reply to one prompt. */
+/**
+ * Runs one single-use ACP session: the agent's whole reply to one prompt. A session that fails
+ * rejects with an error that carries, when the runner could measure it, what crossed the wire
+ * before it failed (see {@linkcode failedSpend}).
+ */
 export type PromptRunner = (
   command: string[],
   prompt: string,
@@ -50,4 +54,26 @@ export function wireSpend(prompt: string, reply: PromptReply): WireSpend {
     sent: reply.sentBytes ?? promptBytes(prompt),
     received: reply.receivedBytes ?? promptBytes(reply.text),
   };
+}
+
+/** An error of a failed session that says what crossed the wire before the session failed. */
+export interface SpendCarrier {
+  /** Bytes sent to and received from the agent before the failure. */
+  spend: WireSpend;
+}
+
+/**
+ * What a failed session spent: what its error says crossed the wire (the agent may have died
+ * before the prompt was written, or after streaming part of a reply), or, from a runner that
+ * cannot measure, the whole prompt sent and nothing received.
+ */
+export function failedSpend(prompt: string, error: unknown): WireSpend {
+  const spend = (error as Partial<SpendCarrier> | null)?.spend;
+  if (
+    spend !== undefined && Number.isSafeInteger(spend.sent) && spend.sent >= 0 &&
+    Number.isSafeInteger(spend.received) && spend.received >= 0
+  ) {
+    return { sent: spend.sent, received: spend.received };
+  }
+  return { sent: promptBytes(prompt), received: 0 };
 }

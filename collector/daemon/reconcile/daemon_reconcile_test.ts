@@ -2,6 +2,7 @@
 // use-lite embedder, a scripted compressor and a scripted judge (real ACP processes).
 import assert from "node:assert/strict";
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
+import { AGENT_TIMEOUT_MIN_MS } from "@kiro-learn/core/settings";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { makeFsWriteEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
 import {
@@ -77,9 +78,9 @@ async function setup(
         agentCommand: agentCommand(compressor),
         idleMs: 300_000,
         sizeThresholdBytes: 16_777_216,
-        timeoutMs: 20_000,
+        timeoutMs: AGENT_TIMEOUT_MIN_MS,
       },
-      reconciliation: { agentCommand: agentCommand(judge), judgeTimeoutMs: 5000 },
+      reconciliation: { agentCommand: agentCommand(judge), judgeTimeoutMs: AGENT_TIMEOUT_MIN_MS },
       compaction: { enabled: false },
       embedding: { backend: "use-lite" },
     },

@@ -111,13 +111,19 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 
   async function direct(chunk: ChunkToCommit, counters: Counters): Promise<ChunkCommitResult> {
     const t = performance.now();
-    await options.storage.commitExtraction({
+    // The heuristic extractor has no judge, and is deterministic: given the same observations
+    // again it makes exact copies of stored records, which are one memory. (LLM records that
+    // reach this path, with the judge's breaker open or reconciliation off, are kept as made.)
+    const { skipped } = await options.storage.commitExtraction({
       consumedSeqs: chunk.consumedSeqs,
       records: chunk.records,
+      skipIdentical: chunk.strategy === "heuristic",
     });
-    count(counters, "direct_committed", chunk.records.length);
+    const stored = chunk.records.map((r) => r.record).filter((r) => !skipped.includes(r.record_id));
+    count(counters, "direct_committed", stored.length);
+    if (skipped.length > 0) count(counters, "identical_skipped", skipped.length);
     count(counters, "commit_ms", performance.now() - t);
-    return { stored: chunk.records.map((r) => r.record), deleted: [], details: counters };
+    return { stored, deleted: [], details: counters };
   }
 
   const commitChunk: ChunkCommitter = async (chunk, context) => {

@@ -15,7 +15,7 @@ import { type CollectorClient, createCollectorClient } from "@kiro-learn/core/ap
 import { VERSION } from "@kiro-learn/core/version";
 import type { MemoryRecord } from "@kiro-learn/core/schemas";
 import { createLatencies } from "../runtime/mod.ts";
-import { createViewer } from "../viewer/mod.ts";
+import { createViewer, LOGIN_PATH } from "../viewer/mod.ts";
 import type { CollectorContext } from "./context.ts";
 import { errorResponse } from "../http/mod.ts";
 import { ingestOptions } from "../ingest/mod.ts";
@@ -53,6 +53,12 @@ export interface AppHooks {
   onRecordsDeleted?: (ids: string[]) => void;
 }
 
+/**
+ * Pages another site may open: the viewer's login page, which `kiro-learn open` reaches from a
+ * `file://` page (a cross-site navigation) and which holds nothing.
+ */
+const VIEWER_ENTRIES = new Set([LOGIN_PATH]);
+
 /** Builds the app. */
 export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
   const app = new Hono();
@@ -67,7 +73,7 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
 
   app.use("*", async (c, next) => {
     const started = performance.now();
-    const refused = checkHostAndOrigin(c.req.raw, { hosts, origins });
+    const refused = checkHostAndOrigin(c.req.raw, { hosts, origins, entries: VIEWER_ENTRIES });
     if (refused) {
       c.res = refused;
     } else {

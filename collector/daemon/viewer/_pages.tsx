@@ -22,7 +22,7 @@ export const NAV: readonly { page: PageName; href: string; label: string }[] = [
   { page: "graph", href: "/ui/graph", label: "Graph" },
 ];
 
-function Document(props: { title: string; script?: boolean; children: Child }) {
+function Document(props: { title: string; script?: string; children: Child }) {
   return (
     <html lang="en">
       <head>
@@ -35,7 +35,9 @@ function Document(props: { title: string; script?: boolean; children: Child }) {
         <link rel="stylesheet" href="/ui/static/app.css" />
         {/* Classic, blocking script: applies the saved theme before first paint, wires the toggle. */}
         <script src="/ui/static/js/theme.js"></script>
-        {props.script ? <script type="module" src="/ui/static/js/app.js"></script> : null}
+        {props.script
+          ? <script type="module" src={`/ui/static/js/${props.script}`}></script>
+          : null}
       </head>
       <body>{props.children}</body>
     </html>
@@ -71,7 +73,7 @@ export function shellPage(
 ): string {
   const active = props.page === "memory" ? "memories" : props.page;
   return render(
-    <Document title={props.title} script>
+    <Document title={props.title} script="app.js">
       <header class="topbar">
         <Brand version={props.version} />
         <nav aria-label="Viewer pages">
@@ -97,9 +99,11 @@ export function shellPage(
   );
 }
 
-function Standalone(props: { title: string; version: string; children: Child }) {
+function Standalone(
+  props: { title: string; version: string; script?: string; children: Child },
+) {
   return (
-    <Document title={props.title}>
+    <Document title={props.title} script={props.script}>
       <header class="topbar">
         <Brand version={props.version} />
         <div class="topbar-end">
@@ -142,11 +146,19 @@ export function howToOpenPage(props: { version: string }): string {
   );
 }
 
-/** The page a spent, expired or unknown login link shows. */
-export function linkExpiredPage(props: { version: string }): string {
+/**
+ * The login page: the same for everyone, it holds nothing. Its module (`login.js`) reads the
+ * one-time code from the URL's fragment, posts it, keeps the session's key in this tab and goes
+ * on to the overview; a spent, expired or unknown code shows the second section instead.
+ */
+export function loginPage(props: { version: string }): string {
   return render(
-    <Standalone title="Link expired" version={props.version}>
-      <section class="card howto" data-testid="link-expired">
+    <Standalone title="Signing in" version={props.version} script="login.js">
+      <section class="card howto" id="login" data-testid="login" data-state="pending">
+        <h1>Signing in…</h1>
+        <noscript>The viewer needs JavaScript enabled (it only talks to this collector).</noscript>
+      </section>
+      <section class="card howto" data-testid="link-expired" hidden>
         <h1>This link has expired or was already used</h1>
         <p>
           Viewer links work once and only for 60 seconds. Run{" "}

@@ -17,21 +17,26 @@
  *   and upgrade work than the DOM helpers it replaces.
  *
  * Access: a one-time code from `POST /v1/ui/codes` (bearer only; `kiro-learn open` asks for it)
- * becomes an HttpOnly, SameSite=Strict session cookie at `/ui/login`, and the session's key
- * travels to the page in the redirect's URL fragment; `/v1` accepts that cookie together with
- * the key in place of the bearer, with the extra origin rules in auth.ts.
+ * travels in the login link's fragment (`/ui/login#code=…`, which no server, log or process list
+ * sees); the login page posts it from the collector's own origin and gets an HttpOnly,
+ * SameSite=Strict session cookie and, in the answer's body, the session's key, which it keeps in
+ * its tab's `sessionStorage`. `/v1` accepts that cookie together with the key in place of the
+ * bearer, with the extra origin rules in auth.ts. Nothing of a session is ever in `localStorage`
+ * or in a page's HTML, so a page of this origin loaded earlier (say by another program that held
+ * the port while the collector was down) has no way to read it.
  *
  * @module
  */
 import { Hono } from "hono";
+import { z } from "zod";
 import { RECORD_ID_PATTERN } from "@kiro-learn/core/ids";
 import { VERSION } from "@kiro-learn/core/version";
 import type { EventBus } from "../runtime/mod.ts";
-import { checkBearer, errorResponse } from "../http/mod.ts";
+import { checkBearer, errorResponse, readJsonBody } from "../http/mod.ts";
 import { checkSession, type SessionCheck, sessionOf } from "./auth.ts";
 import {
   howToOpenPage,
-  linkExpiredPage,
+  loginPage,
   NAV,
   notFoundPage,
   type PageName,
@@ -40,7 +45,8 @@ import {
 import {
   clearedSessionCookie,
   CODE_TTL_MS,
-  SESSION_KEY,
+  LOGIN_PATH,
+  loginLinkPath,
   sessionCookie,
   SessionStore,
   type SessionStoreOptions,
@@ -49,7 +55,7 @@ import { FeedHub, type FeedHubOptions } from "./sse.ts";
 import { serveStatic, STATIC_ROOT } from "./_static.ts";
 
 export { checkSession, type SessionCheck } from "./auth.ts";
-export { SESSION_KEY, sessionCookieName } from "./sessions.ts";
+export { LOGIN_PATH, loginLinkPath, SESSION_KEY, sessionCookieName } from "./sessions.ts";
 export { SessionStore } from "./sessions.ts";
 export { FeedHub } from "./sse.ts";
 
@@ -105,7 +111,17 @@ const PAGE_HEADERS: Record<string, string> = {
   // (sign out), which the origin check must refuse. Same-origin referrers leak nothing.
   "referrer-policy": "same-origin",
   "cache-control": "no-store",
+  // No window that opened a viewer page (or that a page opened before it) keeps a handle on it,
+  // even one of this origin that declared the same policy: another program serving pages on the
+  // port while the collector was down is this origin too.
+  "cross-origin-opener-policy": "noopener-allow-popups",
 };
+
+/** The login page's post: the one-time code from the link's fragment. */
+const LoginRequestSchema = z.object({ code: z.string().min(1).max(200) });
+
+/** What a login post may weigh (a code is 43 characters). */
+const LOGIN_MAX_BYTES = 1024;
 
 /** The pages the navigation links to, by path. */
 const PAGES: Record<string, { page: PageName; title: string }> = Object.fromEntries(
@@ -146,7 +162,7 @@ export function createViewer(ctx: ViewerContext, options: ViewerOptions): Viewer
         code,
         expires_at,
         expires_in_s: CODE_TTL_MS / 1000,
-        path: `/ui/login?code=${encodeURIComponent(code)}`,
+        path: loginLinkPath(code),
       },
       201,
       { "cache-control": "no-store" },
@@ -158,22 +174,41 @@ export function createViewer(ctx: ViewerContext, options: ViewerOptions): Viewer
     const raw = new URL(c.req.url).pathname.slice("/ui/static/".length);
     return serveStatic(raw, { root: staticRoot, request: c.req.raw });
   });
-  pages.get("/login", (c) => {
-    const session = sessions.redeem(c.req.query("code") ?? "");
-    if (session === null) {
-      // Opening the link again with a live session is not an error worth a dead end.
-      if (checkSession(c.req.raw, access) === "ok") return c.redirect("/ui", 303);
-      return page(linkExpiredPage({ version: VERSION }), 403);
+  const login = LOGIN_PATH.slice("/ui".length);
+  // The page is the same for everyone and holds nothing: it reads the code from its own URL's
+  // fragment and posts it. The global guard lets a cross-site navigation reach it (the link
+  // comes from a file:// page, see cli/open.ts).
+  pages.get(login, () => page(loginPage({ version: VERSION }), 200));
+  pages.post(login, async (c) => {
+    // Only the login page itself may spend a code: the answer carries the session's key.
+    const origin = c.req.header("origin")?.toLowerCase();
+    const site = c.req.header("sec-fetch-site");
+    if (origin === undefined || !options.origins.has(origin) || (site && site !== "same-origin")) {
+      return errorResponse(403, "cross-origin request refused", {
+        details: "a login code is spent by the viewer's own login page",
+      });
     }
-    const key = sessions.keyOf(session)!;
-    return new Response(null, {
-      status: 303,
+    const body = await readJsonBody(c.req.raw, { maxBytes: LOGIN_MAX_BYTES });
+    if (!body.ok) return body.response;
+    const parsed = LoginRequestSchema.safeParse(body.value);
+    if (!parsed.success) {
+      return errorResponse(400, "invalid login request", {
+        details: 'send {"code": "<the code from the link kiro-learn open printed>"}',
+      });
+    }
+    const session = sessions.redeem(parsed.data.code);
+    if (session === null) {
+      return errorResponse(403, "this link has expired or was already used", {
+        details: "viewer links work once and only for 60 seconds: run `kiro-learn open` again",
+        headers: { "cache-control": "no-store" },
+      });
+    }
+    return new Response(JSON.stringify({ session_key: sessions.keyOf(session)! }), {
+      status: 200,
       headers: {
-        // The fragment never reaches a server; the page moves the key to localStorage.
-        location: `/ui#${SESSION_KEY.fragment}=${encodeURIComponent(key)}`,
+        "content-type": "application/json",
         "set-cookie": sessionCookie(port, session),
         "cache-control": "no-store",
-        "referrer-policy": "no-referrer",
       },
     });
   });

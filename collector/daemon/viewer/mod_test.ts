@@ -33,7 +33,7 @@ async function login(call: ReturnType<typeof setup>["call"]): Promise<string> {
   return (await loginWithKey(call)).cookie;
 }
 
-/** Logs in; returns the cookie and the session key the redirect's fragment carries. */
+/** Logs in as the login page does; returns the cookie and the session key its answer carries. */
 async function loginWithKey(
   call: ReturnType<typeof setup>["call"],
 ): Promise<{ cookie: string; key: string }> {
@@ -45,19 +45,38 @@ async function loginWithKey(
   const body = await res.json();
   assert.match(body.code, /^[A-Za-z0-9_-]{43}$/);
   assert.equal(body.expires_in_s, 60);
-  assert.equal(body.path, `/ui/login?code=${body.code}`);
-  const redirect = await call(body.path);
-  assert.equal(redirect.status, 303);
-  const location = redirect.headers.get("location")!;
-  const fragment = new RegExp(`^/ui#${SESSION_KEY.fragment}=([A-Za-z0-9_-]{43})$`).exec(location);
-  assert.ok(fragment, `the key travels in the fragment: ${location}`);
-  const cookie = redirect.headers.get("set-cookie")!;
+  // The code is in the fragment: no server, log or Referer ever sees it.
+  assert.equal(body.path, `/ui/login#${SESSION_KEY.code}=${body.code}`);
+  const answer = await postCode(call, body.code);
+  assert.equal(answer.status, 200);
+  const { session_key: key } = await answer.json();
+  assert.match(key, /^[A-Za-z0-9_-]{43}$/);
+  const cookie = answer.headers.get("set-cookie")!;
   assert.match(
     cookie,
     new RegExp(`^kiro_learn_session_${PORT}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
   );
-  assert.ok(!cookie.includes(fragment[1]), "the key is not the cookie");
-  return { cookie: cookie.split(";")[0], key: fragment[1] };
+  assert.ok(!cookie.includes(key), "the key is not the cookie");
+  assert.equal(answer.headers.get("cache-control"), "no-store");
+  return { cookie: cookie.split(";")[0], key };
+}
+
+/** The login page's post of `code`, from the viewer's origin. */
+function postCode(
+  call: ReturnType<typeof setup>["call"],
+  code: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return Promise.resolve(call("/ui/login", {
+    method: "POST",
+    headers: {
+      origin: ORIGIN,
+      "sec-fetch-site": "same-origin",
+      "content-type": "application/json",
+      ...headers,
+    },
+    body: JSON.stringify({ code }),
+  }));
 }
 
 Deno.test("without a session every /ui page explains how to open the viewer", async () => {
@@ -113,20 +132,58 @@ Deno.test("the one-time link grants a session that the UI and /v1 accept", async
   await feed.body?.cancel();
 });
 
-Deno.test("a code works once; a spent link shows the expired page", async () => {
+Deno.test("a code works once, only from the login page; the page itself holds nothing", async () => {
   const { call } = setup();
-  const res = await call("/v1/ui/codes", {
+  const mint = async () =>
+    (await (await call("/v1/ui/codes", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    })).json()).code as string;
+  const code = await mint();
+  // From anywhere but the viewer's own origin the code is not spent.
+  for (
+    const headers of [
+      { origin: "null" },
+      { origin: "http://127.0.0.1:1" },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+    ] as Record<string, string>[]
+  ) {
+    const refused = await postCode(call, code, headers);
+    assert.equal(refused.status, 403, JSON.stringify(headers));
+    await refused.body?.cancel();
+  }
+  const withoutOrigin = await call("/ui/login", {
     method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}` },
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ code }),
   });
-  const { path } = await res.json();
-  assert.equal((await call(path)).status, 303);
-  const again = await call(path);
+  assert.equal(withoutOrigin.status, 403);
+  await withoutOrigin.body?.cancel();
+  assert.equal((await postCode(call, code)).status, 200);
+  const again = await postCode(call, code);
   assert.equal(again.status, 403);
-  assert.match(await again.text(), /expired or was already used/);
-  const bogus = await call("/ui/login?code=guess");
+  assert.match((await again.json()).error, /expired or was already used/);
+  const bogus = await postCode(call, "guess");
   assert.equal(bogus.status, 403);
   await bogus.body?.cancel();
+  const malformed = await call("/ui/login", {
+    method: "POST",
+    headers: { origin: ORIGIN, "content-type": "application/json" },
+    body: JSON.stringify({ code: 7 }),
+  });
+  assert.equal(malformed.status, 400);
+  await malformed.body?.cancel();
+  // A code in the query is never spent: the page is the same for everyone.
+  const unspent = await mint();
+  const page = await call(`/ui/login?code=${unspent}`);
+  assert.equal(page.status, 200);
+  const html = await page.text();
+  assert.match(html, /data-testid="login"/);
+  assert.match(html, /\/ui\/static\/js\/login\.js/);
+  assert.ok(!html.includes(unspent));
+  assert.equal(page.headers.get("cross-origin-opener-policy"), "noopener-allow-popups");
+  assert.equal((await postCode(call, unspent)).status, 200);
 });
 
 Deno.test("only the bearer token mints codes; a session cannot", async () => {

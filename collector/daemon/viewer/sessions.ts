@@ -4,7 +4,8 @@
  * Why in memory: a session only has to outlive the browser tab, not the collector; keeping
  * nothing on disk means a restart (or `kiro-learn stop`) logs every browser out, and there is no
  * session file to protect. Codes are single use and short-lived because they travel through a
- * terminal, a process list (`xdg-open <url>`) and maybe a browser history.
+ * terminal and a 0600 file (never a process list: `kiro-learn open` hands the browser the file's
+ * path, see cli/open.ts) and maybe a browser history.
  *
  * @module
  */
@@ -24,21 +25,33 @@ export const MAX_SESSIONS = 256;
 /**
  * The session key's names on the wire and in the browser. A session is a cookie *and* a key:
  * browsers send `127.0.0.1` cookies to every port, so a cookie alone proves nothing about who
- * presents it. The key is handed to the viewer's page once, in the login redirect's URL
- * fragment (never sent to a server), kept in the origin's `localStorage` (which, unlike a
- * cookie, is per port), and sent back in a header (or, by `EventSource`, which cannot set
- * headers, in the live feed's query).
+ * presents it. The key is handed to the viewer's login page once, in the answer to its
+ * same-origin `POST /ui/login`, kept in that tab's `sessionStorage` (per port like every web
+ * storage, and per tab: no other tab of the origin, such as one a stranger's server loaded on the
+ * port while the collector was down, can read it), and sent back in a header (or, by
+ * `EventSource`, which cannot set headers, in the live feed's query).
  */
 export const SESSION_KEY = Object.freeze({
   /** Request header carrying the key on `/v1` calls. */
   header: "x-kiro-learn-session-key",
   /** Query parameter carrying the key on `GET /v1/feed` only. */
   query: "session_key",
-  /** URL fragment parameter of the login redirect. */
-  fragment: "session_key",
-  /** `localStorage` item the viewer keeps it in. */
+  /**
+   * The login link's fragment parameter carrying the one-time code: a fragment never reaches a
+   * server, a log or a `Referer`; the login page reads it and posts it.
+   */
+  code: "code",
+  /** `sessionStorage` item the viewer keeps it in. */
   storage: "kiro-learn.session-key",
 });
+
+/** The login page's path (GET: the page; POST `{code}`: the session). */
+export const LOGIN_PATH = "/ui/login";
+
+/** The path of a one-time login link for `code` (the code in its fragment). */
+export function loginLinkPath(code: string): string {
+  return `${LOGIN_PATH}#${SESSION_KEY.code}=${encodeURIComponent(code)}`;
+}
 
 /** Options for {@linkcode SessionStore}. */
 export interface SessionStoreOptions {

@@ -24,6 +24,8 @@ async function login(daemon: TestDaemon, context: BrowserContext): Promise<Page>
   const page = await context.newPage();
   const res = await page.goto(daemon.url + path);
   if (res?.status() !== 200) throw new Error(`viewer login answered ${res?.status()}`);
+  // The login page posts the code from the fragment, then goes on to the overview.
+  await page.waitForURL(`${daemon.url}/ui`, { timeout: 15_000 });
   await ready(page);
   return page;
 }

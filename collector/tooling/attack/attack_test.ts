@@ -28,7 +28,7 @@ Deno.test({
   });
 
   await t.step("every attack was refused, and the attacks were real", () => {
-    assert.equal(report.attacks.length, 13);
+    assert.equal(report.attacks.length, 17);
     for (const a of report.attacks) {
       assert.deepEqual(a.failures, [], a.attack);
       assert.equal(a.held, a.tried, a.attack);

@@ -21,6 +21,8 @@ import { type ChannelFigure, SECRET_CORPUS, secretChannels } from "./_secrets.ts
 import { requestAttacks } from "./_requests.ts";
 import { impostorOnThePort, selfEscalation, sigkillUnderClients } from "./_processes.ts";
 import { browserAttacks } from "./_browser.ts";
+import { escapesToTheTerminal, forgetLeavesNothing } from "./_stored_text.ts";
+import { viewerSessionAttacks } from "./_viewer_session.ts";
 import { startTestDaemon } from "../testing/mod.ts";
 
 export type { AttackFigure } from "./_figure.ts";
@@ -55,7 +57,9 @@ export async function runAttackSuite(
     note(await requestAttacks(daemon));
   }
   note(await browserAttacks());
+  note(await viewerSessionAttacks());
   note([await impostorOnThePort(), await selfEscalation(), await sigkillUnderClients()]);
+  note([await forgetLeavesNothing(), await escapesToTheTerminal()]);
   return {
     corpus: {
       secrets: SECRET_CORPUS.length,

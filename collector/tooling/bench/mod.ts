@@ -22,6 +22,7 @@ export const BENCHMARKS: readonly { name: string; path: string; optIn?: boolean 
   { name: "quality-synthetic", path: "collector/tooling/quality/eval.ts" },
   { name: "claude-code", path: "collector/tooling/bench/claude_code_bench.ts", optIn: true },
   { name: "team", path: "collector/tooling/bench/team_bench.ts", optIn: true },
+  { name: "acp-start", path: "collector/tooling/bench/acp_start_bench.ts", optIn: true },
 ];
 
 const ROOT = new URL("../../../", import.meta.url);

@@ -75,6 +75,8 @@ export async function startTestDaemon(
     keepDataDir?: boolean;
     /** Extra environment for the daemon (inherited by the agents it spawns). */
     env?: Record<string, string>;
+    /** The daemon's working directory (default: the test's). */
+    cwd?: string;
   } = {},
 ): Promise<TestDaemon> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "kiro-learn-test-" });
@@ -98,6 +100,7 @@ export async function startTestDaemon(
   async function launch(): Promise<void> {
     child = new Deno.Command(Deno.execPath(), {
       args: daemonArgs(settings),
+      cwd: options.cwd,
       env: { ...daemonEnv(), ...options.env, ...env, KIRO_LEARN_PORT: "" },
       stdin: "null",
       stdout: "null",

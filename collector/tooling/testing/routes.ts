@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { HOOK_GIT_CONFIG_QUERY, HOOK_HEADERS, MCP_NAMESPACE_HEADER } from "@kiro-learn/core/api";
 import { makeEvent, makeRecord, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import { SESSION_KEY, sessionCookieName } from "../../daemon/viewer/mod.ts";
+import { LOGIN_PATH, sessionCookieName } from "../../daemon/viewer/mod.ts";
 import type { TestDaemon } from "./daemon.ts";
 
 /** A /v1 route, and how to call it. */
@@ -133,16 +133,18 @@ export function routeRequest(
   });
 }
 
-/** Logs a viewer in on the real daemon: the session cookie and the key its redirect carries. */
+/** Logs a viewer in on the real daemon as its login page does: the cookie and the key. */
 export async function viewerLogin(daemon: TestDaemon): Promise<{ cookie: string; key: string }> {
   const minted = await daemon.fetch("/v1/ui/codes", { method: "POST" });
-  const { path } = await minted.json();
-  const login = await fetch(daemon.url + path, { redirect: "manual" });
-  await login.body?.cancel();
-  assert.equal(login.status, 303);
+  const { code } = await minted.json();
+  const login = await fetch(daemon.url + LOGIN_PATH, {
+    method: "POST",
+    headers: { origin: daemon.url, "content-type": "application/json" },
+    body: JSON.stringify({ code }),
+  });
+  assert.equal(login.status, 200);
   const cookie = login.headers.get("set-cookie")!.split(";")[0];
-  const fragment = new URL(login.headers.get("location")!, daemon.url).hash.slice(1);
-  const key = new URLSearchParams(fragment).get(SESSION_KEY.fragment);
-  assert.ok(key, "the login redirect carries the session key in its fragment");
+  const { session_key: key } = await login.json();
+  assert.ok(key, "the login answer carries the session key");
   return { cookie, key };
 }

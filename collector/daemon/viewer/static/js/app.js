@@ -14,7 +14,6 @@ import { injectionsPage } from "./pages/injections.js";
 import { memoriesPage } from "./pages/memories.js";
 import { memoryPage } from "./pages/memory.js";
 import { overviewPage } from "./pages/overview.js";
-import { adoptSessionKey } from "./session.js";
 
 function watchHealth() {
   const el = document.getElementById("health");
@@ -49,7 +48,6 @@ const PAGES = {
 };
 
 async function start() {
-  adoptSessionKey();
   watchHealth();
   const main = document.getElementById("app");
   if (!main) return;

@@ -52,6 +52,6 @@ export const RETRIEVAL_OUTCOMES = /** @type {const} */ ([
 export const SESSION_KEY = /** @type {const} */ ({
   header: "x-kiro-learn-session-key",
   query: "session_key",
-  fragment: "session_key",
+  code: "code",
   storage: "kiro-learn.session-key",
 });

@@ -1,26 +1,25 @@
 // The viewer session's key. The session cookie alone does not open the API (browsers send
-// 127.0.0.1 cookies to every port); each `/v1` call also carries this key, which the login
-// redirect hands to the page in the URL fragment. It is kept in this origin's localStorage,
-// which, unlike a cookie, no page on another port can read.
+// 127.0.0.1 cookies to every port); each `/v1` call also carries this key, which the login page
+// got in the answer to its own post. It is kept in this tab's sessionStorage and nowhere else:
+// web storage is per port, and sessionStorage is also per tab, so no other page of this origin,
+// not even one a stranger's server loaded on the port while the collector was down and that
+// stayed open, can read it. (A new tab needs a new `kiro-learn open`.)
 import { SESSION_KEY } from "./enums.js";
 
-/** Moves a key from the URL fragment (just after login) into storage, and out of the URL. */
-export function adoptSessionKey() {
-  const params = new URLSearchParams(location.hash.slice(1));
-  const key = params.get(SESSION_KEY.fragment);
-  if (key === null) return;
+/** Keeps `key` for this tab, and drops what an older viewer left in localStorage. */
+export function keepSessionKey(/** @type {string} */ key) {
+  sessionStorage.setItem(SESSION_KEY.storage, key);
   try {
-    localStorage.setItem(SESSION_KEY.storage, key);
+    localStorage.removeItem(SESSION_KEY.storage);
   } catch {
-    // Storage disabled: API calls will be refused with a message saying what to do.
+    // Storage disabled: nothing to drop.
   }
-  history.replaceState(null, "", location.pathname + location.search);
 }
 
-/** The key of this browser's session, or "" when there is none. */
+/** The key of this tab's session, or "" when there is none. */
 export function sessionKey() {
   try {
-    return localStorage.getItem(SESSION_KEY.storage) ?? "";
+    return sessionStorage.getItem(SESSION_KEY.storage) ?? "";
   } catch {
     return "";
   }
