@@ -54,7 +54,7 @@ export const NO_DENORT_MESSAGE =
   "Nothing is broken: kiro-learn runs the shims with `deno run` instead (about the same, a " +
   "little slower to start). To compile offline, point DENORT_BIN at a local denort binary.";
 
-/** Compiles every shim; returns the process exit code (0 only if all three were built). */
+/** Compiles every shim; returns the process exit code (0 only if every one was built). */
 export async function compileAll(
   options: { dryRun?: boolean; settings?: Settings } = {},
 ): Promise<number> {

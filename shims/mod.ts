@@ -1,5 +1,6 @@
 /**
- * Hook shims: one small entry per agent (`kiro_cli.ts`, `kiro_ide.ts`, `claude_code.ts`) and
+ * Hook shims: one small entry per agent (`kiro_cli.ts`, `kiro_ide.ts`, `claude_code.ts`,
+ * `codex.ts`, `gemini_cli.ts`) and
  * the pieces they share, plus the tools around them (replay of recorded sessions,
  * compilation). Their launch commands and permissions live in `@kiro-learn/core/launch` and
  * the spool format in `@kiro-learn/core/spool`, so the collector's CLI can use them.
@@ -19,6 +20,7 @@ export {
   transcriptPayloads,
 } from "./claude_import.ts";
 export { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
+export { geminiCliPlan, geminiOutput, type GeminiShimPlanOptions } from "./gemini_cli.ts";
 export { httpPost, type HttpPostOptions, type HttpResponse, HttpTimeoutError } from "./http.ts";
 export { kiroCliPlan, type KiroPlanOptions } from "./kiro_cli.ts";
 export { agentCwdArg, mcpHeaders, proves } from "./mcp_headers.ts";

@@ -3,10 +3,11 @@
  * exactly as an agent would run them (same entry, same permissions, stdin or `USER_PROMPT`).
  *
  * The file is NDJSON, one hook firing per line:
- * `{"surface": "kiro-cli" | "kiro-ide" | "claude-code" | "codex", "hook": "<name>", "payload": <JSON>,
+ * `{"surface": "kiro-cli" | "kiro-ide" | "claude-code" | "codex" | "gemini-cli", "hook": "<name>",
+ *   "payload": <JSON>,
  *   "env"?: {"NAME": "value"}}`.
  * `${PROJECT}` anywhere in a payload string or env value is replaced by the replay's cwd.
- * Routing: `claude-code` and `kiro-cli` payloads go to stdin of their entry; a `kiro-ide` line
+ * Routing: `claude-code`, `codex`, `gemini-cli` and `kiro-cli` payloads go to stdin of their entry; a `kiro-ide` line
  * whose payload has a `hook_event_name` is IDE 1.x (stdin of the `kiro-cli` entry), any
  * other `kiro-ide` line is IDE 0.x: the hook as argument and the payload (a JSON object is
  * serialised) in `USER_PROMPT`.

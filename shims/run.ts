@@ -144,29 +144,49 @@ export interface PlanInput {
 }
 
 /**
+ * What a hook prints for the context it got (`""` when none) and its plan (null when there was
+ * none, or when it gave up): an agent that wants structured output on every path (Gemini CLI's
+ * JSON) says so here; by default the context is printed as is, and nothing when there is none.
+ */
+export type HookOutput = (context: string, plan: HookPlan | null) => string;
+
+/**
  * Runs one hook firing and exits 0: nothing when `KIRO_LEARN_INTERNAL` is set, the context
  * (only) on stdout, diagnostics on stderr. A watchdog ends the process if anything hangs
- * past every timeout it could legitimately spend.
+ * past every timeout it could legitimately spend. With `output`, what it returns is printed on
+ * every one of those paths, exactly once.
  */
 export async function runShim(
   plan: (input: PlanInput) => Promise<HookPlan | null> | HookPlan | null,
   options: {
     /** Events to deliver before the plan's own (Claude Code's turn tool uses). */
     preceding?: PrecedingReader;
+    /** What to print (default: the context, as is). */
+    output?: HookOutput;
   } = {},
 ): Promise<never> {
+  let planned: HookPlan | null = null;
+  let printed = false;
+  const finish = (context: string): never => {
+    if (!printed) {
+      printed = true;
+      const text = options.output ? options.output(context, planned) : context;
+      if (text !== "") writeAllSync(Deno.stdout, new TextEncoder().encode(text));
+    }
+    Deno.exit(0);
+  };
   try {
     const env = readShimEnv();
-    if (isInternal(env)) Deno.exit(0);
+    if (isInternal(env)) finish("");
     const config = loadShimConfig({ env });
     const budget = STDIN_TIMEOUT_MS + 2 * (config?.timeoutMs ?? 2000) + 1000;
     // Not unref'd (see deadline.ts), which is fine: this function always ends in Deno.exit.
     after(budget, () => {
       note("hook took too long; giving up");
-      Deno.exit(0);
+      finish("");
     });
     const args = [...Deno.args];
-    const planned = await plan({ env, args });
+    planned = await plan({ env, args });
     if (planned !== null && config !== null) {
       const preceding = await options.preceding?.(planned, { config, args });
       const outcome = await executePlan(planned, config, {
@@ -175,14 +195,12 @@ export async function runShim(
         noWait: args.includes(NO_WAIT_ARG),
         preceding,
       });
-      if (outcome.stdout !== "") {
-        writeAllSync(Deno.stdout, new TextEncoder().encode(outcome.stdout));
-      }
+      finish(outcome.stdout);
     }
   } catch (error) {
     note(`internal error: ${error instanceof Error ? error.message : String(error)}`);
   }
-  Deno.exit(0);
+  return finish("");
 }
 
 /** A JSON object, or null (with a note) for anything else. */

@@ -35,6 +35,12 @@ export async function status(
       lines.events = s.total_events;
       lines.memories = s.total_memories;
       lines.projects = s.total_projects;
+      // Which agents' hooks are feeding memory: an agent missing here records nothing yet.
+      const agents = s.event_agents as Record<string, number> | undefined;
+      if (agents) {
+        lines.agents = options.json ? agents : Object.entries(agents)
+          .map(([agent, n]) => `${agent} ${n} event(s)`).join(", ") || "none yet";
+      }
       lines.queued_events = (s.queue ?? []).reduce((n, q) => n + q.rows, 0);
       const extraction = s.extraction as
         | {

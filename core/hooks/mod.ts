@@ -18,6 +18,14 @@ export {
 } from "./claude_code.ts";
 export { codexPlan, type CodexPlanOptions } from "./codex.ts";
 export {
+  GEMINI_CONTEXT_EVENTS,
+  GEMINI_HOOK_EVENTS,
+  geminiCliPlan,
+  geminiHookOutput,
+  type GeminiPlanOptions,
+  geminiToolError,
+} from "./gemini_cli.ts";
+export {
   FIRING_ARG,
   firingFromArgs,
   hookBodyCap,

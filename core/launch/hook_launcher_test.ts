@@ -36,6 +36,7 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
     "hook-kiro-ide",
     "hook-claude-code",
     "hook-codex",
+    "hook-gemini-cli",
     "mcp-server",
     "mcp-headers",
   ]);

@@ -16,7 +16,13 @@ import {
 } from "./limits.ts";
 
 /** The agents we capture from. */
-export const SURFACES = ["kiro-cli", "kiro-ide", "claude-code", "codex"] as const;
+export const SURFACES = [
+  "kiro-cli",
+  "kiro-ide",
+  "claude-code",
+  "codex",
+  "gemini-cli",
+] as const;
 
 /** What an event records. */
 export const EVENT_KINDS = ["prompt", "tool_use", "session_summary", "note"] as const;

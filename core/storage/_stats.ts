@@ -37,6 +37,9 @@ export async function stats(
       `SELECT observation_type AS k, count(*) AS n FROM memory_records ${nsClause} GROUP BY k`,
     ),
     event_kinds: groups(`SELECT kind AS k, count(*) AS n FROM events ${nsClause} GROUP BY k`),
+    event_agents: groups(
+      `SELECT surface AS k, count(*) AS n FROM events ${nsClause} GROUP BY k ORDER BY k`,
+    ),
     embeddings_present: count(
       `SELECT count(*) AS n FROM memory_records ${
         scoped ? "WHERE namespace = ? AND" : "WHERE"

@@ -177,6 +177,8 @@ export interface Stats {
   observation_types: Record<string, number>;
   /** Events per kind. */
   event_kinds: Record<string, number>;
+  /** Events per agent (the surface a hook filed them under: `claude-code`, `gemini-cli`, …). */
+  event_agents: Record<string, number>;
   /** Records with an embedding. */
   embeddings_present: number;
   /** Records without one. */

@@ -71,6 +71,7 @@ const SHIM_ENTRIES = [
   "shims/kiro_ide.ts",
   "shims/claude_code.ts",
   "shims/codex.ts",
+  "shims/gemini_cli.ts",
 ];
 
 Deno.test("shims import only the small pure parts of core: no storage, Hono, embedder", async () => {

@@ -116,9 +116,10 @@ export function stripHookGroups(doc: JsonObject, ours: (command: unknown) => boo
 
 /**
  * Removes our handlers from matcher groups; a group left empty by that goes too. `slot` is where
- * the first such group stood, so a reinstall puts ours back in the same place.
+ * the first such group stood, so a reinstall puts ours back in the same place. Gemini CLI's
+ * `settings.json` hooks have the same shape.
  */
-function stripClaudeGroups(
+export function stripClaudeGroups(
   groups: unknown[],
   ours: (command: unknown) => boolean,
 ): { kept: unknown[]; slot: number } {

@@ -21,7 +21,8 @@ export type TargetKind =
   | "kiro-mcp"
   | "kiro-llm-agent"
   | "kiro-ide-hook"
-  | "codex-hooks";
+  | "codex-hooks"
+  | "gemini-settings-user";
 
 /** All target kinds. */
 export const TARGET_KINDS: readonly TargetKind[] = [
@@ -35,6 +36,7 @@ export const TARGET_KINDS: readonly TargetKind[] = [
   "kiro-llm-agent",
   "kiro-ide-hook",
   "codex-hooks",
+  "gemini-settings-user",
 ];
 
 /** The hook commands and MCP server a target writes, already turned into strings. */
@@ -47,6 +49,8 @@ export interface HookSet {
   claudeCodeStore: string;
   /** Command of the Codex CLI hooks. */
   codex: string;
+  /** Command of the Gemini CLI hooks. */
+  geminiCli: string;
   /** Command of a legacy Kiro IDE hook, by its `when.type`. */
   kiroIde: (event: string) => string;
   /** The MCP server to register. */
@@ -106,6 +110,8 @@ export interface InstallPaths {
   codexHooks: string;
   /** `~/.codex/config.toml` (Codex CLI's user config: our hooks' trust, the MCP server). */
   codexConfig: string;
+  /** `~/.gemini/settings.json` (Gemini CLI's hooks and MCP servers). */
+  geminiUserSettings: string;
 }
 
 /** The paths for a home and a project root. */
@@ -122,6 +128,7 @@ export function installPaths(home: string, projectDir: string): InstallPaths {
     claudeProjectMcp: join(projectDir, ".mcp.json"),
     codexHooks: join(home, ".codex", "hooks.json"),
     codexConfig: join(home, ".codex", "config.toml"),
+    geminiUserSettings: join(home, ".gemini", "settings.json"),
   };
 }
 

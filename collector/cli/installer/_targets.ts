@@ -14,6 +14,7 @@ import { CLAUDE_CODE } from "./_agent_claude_code.ts";
 import { KIRO_CLI } from "./_agent_kiro_cli.ts";
 import { KIRO_IDE } from "./_agent_kiro_ide.ts";
 import { CODEX } from "./_agent_codex.ts";
+import { GEMINI_CLI } from "./_agent_gemini_cli.ts";
 import type { AgentInstaller, HookSet, Target, TargetKind } from "./_target.ts";
 
 export { CLAUDE_HOOKS } from "./_agent_claude_code.ts";
@@ -40,7 +41,13 @@ export {
 } from "./_target.ts";
 
 /** Every agent the installer wires, in the order doctor reports them. */
-export const AGENTS: readonly AgentInstaller[] = [KIRO_CLI, KIRO_IDE, CLAUDE_CODE, CODEX];
+export const AGENTS: readonly AgentInstaller[] = [
+  KIRO_CLI,
+  KIRO_IDE,
+  CLAUDE_CODE,
+  CODEX,
+  GEMINI_CLI,
+];
 
 function agentOf(kind: TargetKind): AgentInstaller {
   const agent = AGENTS.find((a) => a.kinds.includes(kind));

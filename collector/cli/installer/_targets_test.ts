@@ -8,6 +8,7 @@ const HOOKS: HookSet = {
   claudeCode: `/s/claude || true ${HOOK_MARKER}`,
   claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
   codex: `/s/codex || true ${HOOK_MARKER}`,
+  geminiCli: `/s/gemini || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],

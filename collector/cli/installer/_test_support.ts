@@ -187,6 +187,7 @@ export const TEST_HOOKS: HookSet = {
   claudeCode: `/s/claude || true ${HOOK_MARKER}`,
   claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
   codex: `/s/codex || true ${HOOK_MARKER}`,
+  geminiCli: `/s/gemini || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],
@@ -199,6 +200,7 @@ const HAS_HOOKS: readonly string[] = [
   "kiro-chat-agent",
   "kiro-ide-hook",
   "codex-hooks",
+  "gemini-settings-user",
 ];
 
 /**

@@ -157,6 +157,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     paths.chatAgent,
     paths.claudeUserMcp,
     paths.claudeProjectMcp,
+    paths.geminiUserSettings,
   ], { url: collectorMcpUrl(settings.collector.host, settings.collector.port) }));
   checks.push(checkExtractor(settings, env.PATH ?? ""));
   checks.push(checkAcpAgents(settings, env.PATH ?? "", join(home, ".kiro", "agents"), tilde));
@@ -759,6 +760,7 @@ function knownCommands(commands: InstallCommands): string[] {
       quoteArgv(commands.shim("kiro-cli")),
       quoteArgv(commands.shim("claude-code")),
       quoteArgv(commands.shim("kiro-ide")),
+      quoteArgv(commands.shim("gemini-cli")),
     ];
   } catch {
     return [];

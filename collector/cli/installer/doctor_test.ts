@@ -30,7 +30,16 @@ async function realCommands(world: World): Promise<{ commands: InstallCommands; 
     await Deno.writeTextFile(join(bin, name), "#!/bin/sh\nexit 0\n");
     await Deno.chmod(join(bin, name), 0o755);
   }
-  for (const name of ["kiro-cli.ts", "kiro-ide.ts", "claude-code.ts", "codex.ts", "mcp.ts"]) {
+  for (
+    const name of [
+      "kiro-cli.ts",
+      "kiro-ide.ts",
+      "claude-code.ts",
+      "codex.ts",
+      "gemini-cli.ts",
+      "mcp.ts",
+    ]
+  ) {
     await Deno.writeTextFile(join(shims, name), "");
   }
   return {
@@ -93,6 +102,7 @@ Deno.test("doctor on a fresh home reports every missing piece and exits 1", asyn
       "hooks Kiro IDE": "fail",
       "hooks Claude Code": "fail",
       "hooks Codex CLI": "fail",
+      "hooks Gemini CLI": "fail",
       "mcp server": "warn",
       "extractor": "warn",
       "acp agent": "warn",
@@ -104,7 +114,7 @@ Deno.test("doctor on a fresh home reports every missing piece and exits 1", asyn
       if (check.status !== "ok") assert.ok(check.fix, check.name);
     }
     assert.match(lines[0], /^fail {2}data dir: .* does not exist \(fix: kiro-learn install\)$/);
-    assert.match(report.summary, /1 ok, 5 warning\(s\), 6 failure\(s\)/);
+    assert.match(report.summary, /1 ok, 5 warning\(s\), 7 failure\(s\)/);
   });
 });
 

@@ -252,14 +252,15 @@ Deno.test("every broken file is reported at once", async () => {
       "home/.claude/settings.json": "{ nope",
       "home/.claude.json": "[]",
       "home/code/app/.kiro/hooks/kiro-learn.json": "",
+      "home/.gemini/settings.json": "{ oops",
     });
     // Only the agents whose files are broken: an agent with sound files would be installed.
-    const agents = ["kiro", "claude-code"] as const;
+    const agents = ["kiro", "claude-code", "gemini-cli"] as const;
     await assert.rejects(
       () => install({ ...optionsFor(world), agents, ...quiet }),
       (error: unknown) => {
         assert.ok(error instanceof InstallError);
-        assert.equal(error.problems.length, 3);
+        assert.equal(error.problems.length, 4);
         return true;
       },
     );
@@ -768,5 +769,53 @@ Deno.test("Codex CLI: a config.toml whose inline table covers our names is refus
       Deno.readTextFileSync(join(world.home, ".codex", "config.toml")),
       before["home/.codex/config.toml"],
     );
+  });
+});
+
+Deno.test("Gemini CLI: a project's uninstall leaves ~/.gemini/settings.json; uninstall of everything removes what install made", async () => {
+  await withWorld(async (world) => {
+    const before = snapshot(world.root);
+    const gemini = "home/.gemini/settings.json";
+    await install({ ...optionsFor(world), ...quiet });
+    assert.ok(ourCount(readJson(world, gemini)) > 0, "install wired Gemini CLI");
+    const wired = Deno.readTextFileSync(join(world.root, gemini));
+    // A project's uninstall: Gemini CLI's user-level file is the user's wiring, left alone.
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      keepData: true,
+      projectOnly: true,
+      ...quiet,
+    });
+    assert.equal(Deno.readTextFileSync(join(world.root, gemini)), wired);
+    // Everything: the file and the folder install created go, with no warning that install never
+    // puts a file or folder there.
+    const out = collect();
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      print: out.print,
+    });
+    assert.doesNotMatch(out.lines.join("\n"), /not touching|not removing/);
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("a project's uninstall of a project that is the home folder leaves Gemini CLI's and Codex CLI's user files", async () => {
+  await withWorld(async (world) => {
+    await install({ ...optionsFor(world), ...quiet });
+    const files = ["home/.gemini/settings.json", "home/.codex/hooks.json"];
+    const wired = files.map((rel) => Deno.readTextFileSync(join(world.root, rel)));
+    await uninstall({
+      home: world.home,
+      projectDir: world.home,
+      dataDir: world.dataDir,
+      keepData: true,
+      projectOnly: true,
+      ...quiet,
+    });
+    assert.deepEqual(files.map((rel) => Deno.readTextFileSync(join(world.root, rel))), wired);
   });
 });

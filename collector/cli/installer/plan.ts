@@ -71,7 +71,7 @@ import {
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
 /** The agent surfaces kiro-learn captures. */
-export type Surface = "kiro-cli" | "kiro-ide" | "claude-code" | "codex";
+export type Surface = "kiro-cli" | "kiro-ide" | "claude-code" | "codex" | "gemini-cli";
 
 /** Where the shims and the MCP server are; the caller decides (compiled binaries or `deno run`). */
 export interface InstallCommands {
@@ -102,6 +102,7 @@ const INSTALL_DIR_TAILS = [
   "/.kiro/settings",
   "/.claude",
   "/.codex",
+  "/.gemini",
 ];
 
 /** Options of {@linkcode planInstall}. */
@@ -174,6 +175,8 @@ const USER_LEVEL_KINDS: ReadonlySet<TargetKind> = new Set<TargetKind>([
   "kiro-chat-agent",
   "claude-settings-user",
   "claude-mcp-user",
+  "codex-hooks",
+  "gemini-settings-user",
 ]);
 
 /** One change to the file system. */
@@ -240,8 +243,11 @@ export interface Plan {
   skipped?: InstallAgent[];
 }
 
-/** The agents `install --agents` chooses from: Kiro (CLI and IDE), Claude Code and Codex CLI. */
-export const INSTALL_AGENTS = ["kiro", "claude-code", "codex"] as const;
+/**
+ * The agents `install --agents` chooses from: Kiro (CLI and IDE), Claude Code, Codex CLI and
+ * Gemini CLI.
+ */
+export const INSTALL_AGENTS = ["kiro", "claude-code", "codex", "gemini-cli"] as const;
 
 /** One of {@linkcode INSTALL_AGENTS}. */
 export type InstallAgent = typeof INSTALL_AGENTS[number];
@@ -249,6 +255,7 @@ export type InstallAgent = typeof INSTALL_AGENTS[number];
 /** The agent a kind of file belongs to. */
 export function agentOfTarget(kind: TargetKind): InstallAgent {
   if (kind.startsWith("codex-")) return "codex";
+  if (kind.startsWith("gemini-")) return "gemini-cli";
   return kind.startsWith("claude-") ? "claude-code" : "kiro";
 }
 
@@ -257,6 +264,7 @@ export const INSTALL_AGENT_NAMES: Readonly<Record<InstallAgent, string>> = {
   kiro: "Kiro",
   "claude-code": "Claude Code",
   codex: "Codex CLI",
+  "gemini-cli": "Gemini CLI",
 };
 
 /** What {@linkcode apply} did. */
@@ -541,6 +549,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     ["claude-mcp-user", paths.claudeUserMcp],
     ["claude-mcp-project", paths.claudeProjectMcp],
     ["codex-hooks", paths.codexHooks],
+    ["gemini-settings-user", paths.geminiUserSettings],
     ...Object.entries(manifest.files).map(([path, entry]): [TargetKind, string] => [
       entry.kind,
       path,
@@ -761,6 +770,7 @@ function chooseTargets(
       : ["claude-mcp-project", paths.claudeProjectMcp],
     // Codex reads a project's hooks only in a project the user trusted: user scope only.
     ["codex-hooks", paths.codexHooks],
+    ["gemini-settings-user", paths.geminiUserSettings],
   ];
   // Kiro CLI 3.x reads the agent's embedded hooks too, and both Claude scopes at once would
   // capture every event twice: the ones not chosen are removed, in this project and wherever the
@@ -793,8 +803,9 @@ function hookSet(commands: InstallCommands): HookSet {
     const claude = commands.shim("claude-code");
     const codex = commands.shim("codex");
     const ideBase = commands.shim("kiro-ide");
+    const gemini = commands.shim("gemini-cli");
     const mcp = commands.mcp();
-    for (const argv of [kiro, claude, codex, ideBase, mcp]) assertArgv(argv);
+    for (const argv of [kiro, claude, codex, ideBase, gemini, mcp]) assertArgv(argv);
     const ide = new Map(
       KIRO_IDE_HOOKS.map((
         h,
@@ -805,10 +816,17 @@ function hookSet(commands: InstallCommands): HookSet {
       claudeCode: hookCommand(claude, { exec: true }),
       claudeCodeStore: hookCommand([...claude, STORE_ONLY_ARG], { exec: true }),
       codex: hookCommand(codex, { exec: true }),
+      geminiCli: hookCommand(gemini, { exec: true }),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
       mcpHttp: commands.mcpHttp?.() ?? null,
-      known: [quoteArgv(kiro), quoteArgv(claude), quoteArgv(codex), quoteArgv(ideBase)],
+      known: [
+        quoteArgv(kiro),
+        quoteArgv(claude),
+        quoteArgv(codex),
+        quoteArgv(ideBase),
+        quoteArgv(gemini),
+      ],
     };
   } catch (error) {
     if (error instanceof InstallError) throw error;
@@ -823,6 +841,7 @@ function recogniseOnly(): HookSet {
     claudeCode: "",
     claudeCodeStore: "",
     codex: "",
+    geminiCli: "",
     kiroIde: () => "",
     mcp: { command: "", args: [] },
     mcpHttp: null,
@@ -943,6 +962,7 @@ export function knownLocation(kind: TargetKind, path: string, home: string): boo
     "kiro-chat-agent": [at.chatAgent],
     "kiro-llm-agent": llmAgentPaths(at.kiroAgentsDir),
     "codex-hooks": [at.codexHooks],
+    "gemini-settings-user": [at.geminiUserSettings],
   };
   const project: Partial<Record<TargetKind, string[]>> = {
     "claude-settings-project": [at.claudeProjectSettings],

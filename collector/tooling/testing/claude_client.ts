@@ -50,7 +50,7 @@ export interface ClaudeRun {
 }
 
 /** A temporary HOME with kiro-learn's data dir in it, and helpers to act in it. */
-export interface ClaudeSandbox {
+export interface AgentSandbox {
   /** The temporary folder holding everything. */
   root: string;
   /** The HOME the client and kiro-learn see. */
@@ -67,6 +67,12 @@ export interface ClaudeSandbox {
   project(name: string): Promise<string>;
   /** Runs `deno task kiro-learn <args>` from `cwd`. */
   kiroLearn(args: string[], cwd: string): Promise<Deno.CommandOutput>;
+  /** Stops the collector if it runs and removes the sandbox. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** An {@linkcode AgentSandbox} that runs the real Claude Code client and the real Codex CLI. */
+export interface ClaudeSandbox extends AgentSandbox {
   /** Runs `claude -p <prompt>` in `cwd` against `modelUrl` (`allowedTools` adds to the default). */
   claude(
     prompt: string,
@@ -74,8 +80,6 @@ export interface ClaudeSandbox {
   ): Promise<ClaudeRun>;
   /** Runs `codex exec <prompt>` in `cwd` against the Responses model at `modelUrl`. */
   codex(prompt: string, options: { cwd: string; modelUrl: string }): Promise<CodexRun>;
-  /** Stops the collector if it runs and removes the sandbox. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -106,7 +110,6 @@ export async function claudeSandbox(
   options: { actor?: string; settings?: Record<string, unknown> } = {},
 ): Promise<ClaudeSandbox> {
   const binary = requireClaudeCode();
-  const root = await Deno.makeTempDir({ prefix: "kiro-learn-claude-" });
   const codexDaemonDir = codexDaemonDirOf(Deno.uid());
   const hadCodexDaemonDir = (() => {
     try {
@@ -115,6 +118,38 @@ export async function claudeSandbox(
       return false;
     }
   })();
+  const box = await agentSandbox({ ...options, prefix: "kiro-learn-claude-" });
+  return {
+    ...box,
+    claude: (prompt, { cwd, modelUrl, allowedTools, args }) =>
+      runClaude(binary, prompt, { cwd, env: box.env, modelUrl, allowedTools, args }),
+    async codex(prompt, { cwd, modelUrl }) {
+      // Codex keeps runtime folders in the temp dir: the sandbox's own, removed with it.
+      await Deno.mkdir(`${box.root}/tmp`, { recursive: true });
+      return runCodex(requireCodex(), prompt, {
+        cwd,
+        env: { ...box.env, TMPDIR: `${box.root}/tmp` },
+        modelUrl,
+      });
+    },
+    async [Symbol.asyncDispose]() {
+      try {
+        await box[Symbol.asyncDispose]();
+      } finally {
+        if (!hadCodexDaemonDir) removeEmptyDir(codexDaemonDir);
+      }
+    },
+  };
+}
+
+/**
+ * Makes a sandbox for any agent's client: a temporary HOME holding kiro-learn's data dir (quiet
+ * settings, a free port), project folders on demand, and the `kiro-learn` CLI run there.
+ */
+export async function agentSandbox(
+  options: { actor?: string; settings?: Record<string, unknown>; prefix: string },
+): Promise<AgentSandbox> {
+  const root = await Deno.makeTempDir({ prefix: options.prefix });
   const home = `${root}/home`;
   const dataDir = `${home}/.kiro-learn`;
   await Deno.mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -165,23 +200,11 @@ export async function claudeSandbox(
       return dir;
     },
     kiroLearn,
-    claude: (prompt, { cwd, modelUrl, allowedTools, args }) =>
-      runClaude(binary, prompt, { cwd, env, modelUrl, allowedTools, args }),
-    async codex(prompt, { cwd, modelUrl }) {
-      // Codex keeps runtime folders in the temp dir: the sandbox's own, removed with it.
-      await Deno.mkdir(`${root}/tmp`, { recursive: true });
-      return runCodex(requireCodex(), prompt, {
-        cwd,
-        env: { ...env, TMPDIR: `${root}/tmp` },
-        modelUrl,
-      });
-    },
     async [Symbol.asyncDispose]() {
       try {
         await kiroLearn(["stop"], root);
       } finally {
         await Deno.remove(root, { recursive: true });
-        if (!hadCodexDaemonDir) removeEmptyDir(codexDaemonDir);
       }
     },
   };

@@ -14,6 +14,8 @@ export * from "./scripted_extraction_model.ts";
 export * from "./claude_client.ts";
 export * from "./codex_client.ts";
 export * from "./scripted_responses_model.ts";
+export * from "./gemini_client.ts";
+export * from "./scripted_gemini_model.ts";
 export * from "./cli_process.ts";
 export * from "./mcp_client.ts";
 export * from "./data_dir_scan.ts";

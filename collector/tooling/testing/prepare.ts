@@ -9,7 +9,8 @@
  *   packages (root, or password-less sudo), it is installed with `apt-get`, without its
  *   recommends, and only when a dry run shows that this upgrades no installed package;
  * - the real clients the end-to-end tests drive, npm packages ({@linkcode NPM_TOOLS}: Claude
- *   Code, the ACP agent `claude-code-acp` and the Codex CLI), each installed at its pinned version with `npm`
+ *   Code, the ACP agent `claude-code-acp`, the Codex CLI and Gemini CLI), each installed at its pinned
+ *   version with `npm`
  *   into a folder of its own under `~/.cache/kiro-learn-test/npm/` when it is not there yet.
  *
  * Otherwise the run stops with the command that fixes it. A test that needs any of them never
@@ -73,8 +74,21 @@ export const CODEX_CLI: NpmTool = {
   purpose: "the end-to-end test of the Codex CLI hooks (about 420 MB, once)",
 };
 
+/** The real Gemini CLI client (the end-to-end test of its hooks runs it). */
+export const GEMINI_CLI: NpmTool = {
+  name: "@google/gemini-cli",
+  version: "0.61.0",
+  bin: "gemini",
+  purpose: "the end-to-end test of the Gemini CLI hooks (about 100 MB, once)",
+};
+
 /** The npm tools prepare installs; one entry per tool. */
-export const NPM_TOOLS: readonly NpmTool[] = [CLAUDE_CODE, CLAUDE_CODE_ACP, CODEX_CLI];
+export const NPM_TOOLS: readonly NpmTool[] = [
+  CLAUDE_CODE,
+  CLAUDE_CODE_ACP,
+  CODEX_CLI,
+  GEMINI_CLI,
+];
 
 /** The pinned Codex CLI version (for messages and the docs' agent table). */
 export const CODEX_VERSION: string = CODEX_CLI.version;

@@ -1,0 +1,244 @@
+// The real Gemini CLI, offline against a scripted Gemini API, with kiro-learn installed by its own
+// installer and a real collector: what the hooks record, what memory reaches the model, and that
+// the API key Gemini CLI hands every hook never reaches kiro-learn's data dir.
+import assert from "node:assert/strict";
+import { ROUTES } from "@kiro-learn/core/api/wire";
+import { resolveProject } from "@kiro-learn/core/project";
+import { makeRecord } from "@kiro-learn/core/testing";
+import {
+  commandLine,
+  declaresTools,
+  type GeminiPart,
+  geminiRequestText,
+  geminiSandbox,
+  isCollectorProcess,
+  outputText,
+  processesWithEnv,
+  secretsOnDisk,
+  startScriptedGeminiModel,
+  waitFor,
+} from "./mod.ts";
+
+const SAVED_TITLE = "Check script exits 1 by design";
+const SHARED_TITLE = "Leap-year date parser fix";
+const ANSWER = "The check failed: false always exits 1.";
+
+interface StoredEvent {
+  kind: string;
+  namespace: string;
+  session_id: string;
+  body: { content?: string; data?: Record<string, unknown> };
+  source: { surface: string; project_path?: string };
+}
+
+/** A project folder that is a real git repository with a remote (the remote decides its id). */
+async function gitProject(root: string, name: string): Promise<string> {
+  const dir = `${root}/work/${name}`;
+  await Deno.mkdir(dir, { recursive: true });
+  for (
+    const args of [["init", "-q"], [
+      "remote",
+      "add",
+      "origin",
+      `git@git.example.com:team/${name}.git`,
+    ]]
+  ) {
+    const done = await new Deno.Command("git", { args, cwd: dir, stdin: "null" }).output();
+    assert.equal(done.code, 0, outputText(done));
+  }
+  return dir;
+}
+
+/** The name Gemini CLI declares an MCP tool of ours under (`mcp_<server>_<tool>`). */
+function declaredTool(body: Record<string, unknown>, suffix: string): string | undefined {
+  const tools = (body.tools ?? []) as { functionDeclarations?: { name?: string }[] }[];
+  return tools.flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name ?? "")
+    .find((name) => name.endsWith(suffix));
+}
+
+/** How many function responses the turn under way has (since the last plain user prompt). */
+function turnResponses(body: Record<string, unknown>): number {
+  const contents = (body.contents ?? []) as { role?: string; parts?: Record<string, unknown>[] }[];
+  let count = 0;
+  for (const content of [...contents].reverse()) {
+    if (content.role !== "user") continue;
+    const n = (content.parts ?? []).filter((p) => "functionResponse" in p).length;
+    if (n === 0) break;
+    count += n;
+  }
+  return count;
+}
+
+Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in it and by another agent reaches the next, only in its project", async () => {
+  await using box = await geminiSandbox();
+  // A key shaped like a real one, new each run: it must be found nowhere on kiro-learn's disk.
+  const apiKey = `AIzaSy${crypto.randomUUID().replaceAll("-", "")}Xq`;
+  // Session 1: a failing shell call, then our MCP tool saves what was learned, then the answer.
+  // Later sessions: the answer only.
+  let session = 1;
+  await using model = startScriptedGeminiModel((body): GeminiPart[] => {
+    if (!declaresTools(body) || session > 1) return [{ text: ANSWER }];
+    const done = turnResponses(body);
+    if (done === 0) {
+      return [{ functionCall: { name: "run_shell_command", args: { command: "false" } } }];
+    }
+    const save = declaredTool(body, "save_observation");
+    if (done === 1 && save !== undefined) {
+      return [{
+        functionCall: {
+          name: save,
+          args: {
+            title: SAVED_TITLE,
+            summary: "scripts/check runs `false`, which always exits 1: a failed check here " +
+              "is expected, not a regression.",
+            observation_type: "discovery",
+            concepts: ["check script"],
+          },
+        },
+      }];
+    }
+    return [{ text: ANSWER }];
+  });
+  const alpha = await gitProject(box.root, "alpha");
+  const beta = await gitProject(box.root, "beta");
+
+  const userSettings = `${box.home}/.gemini/settings.json`;
+  const before = await Deno.readTextFile(userSettings);
+  const installed = await box.kiroLearn(["install"], alpha);
+  assert.equal(installed.code, 0, outputText(installed));
+  assert.match(outputText(installed), /Gemini CLI hooks \(BeforeAgent, AfterTool, AfterAgent\)/);
+  const started = await box.kiroLearn(["start"], alpha);
+  assert.equal(started.code, 0, outputText(started));
+  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${box.port}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    });
+  const eventsOf = async (namespace: string) => {
+    const res = await api(`${ROUTES.events}?limit=200`);
+    return ((await res.json()).items as StoredEvent[]).filter((e) => e.namespace === namespace);
+  };
+
+  // Session 1 in alpha.
+  const first = await box.gemini("Run the check script and tell me why it fails", {
+    cwd: alpha,
+    modelUrl: model.url,
+    apiKey,
+  });
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  assert.equal(first.response, ANSWER);
+  // Gemini CLI says so on stderr when a hook fails, times out or prints something it cannot use.
+  assert.doesNotMatch(first.stderr, /hook/i, "Gemini CLI complained about a hook");
+  const alphaNs = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
+  const events = await waitFor(async () => {
+    const ours = await eventsOf(alphaNs);
+    return ours.some((e) => e.kind === "session_summary") ? ours : undefined;
+  }, { timeoutMs: 60_000, what: "session 1's turn end in the collector" });
+  const kinds = events.map((e) => e.kind).sort();
+  assert.deepEqual(
+    kinds,
+    ["prompt", "session_summary", "tool_use"],
+    `one prompt, one tool use (our own MCP tool is not recorded), one turn end: ${
+      JSON.stringify(events.map((e) => [e.kind, e.body.content ?? e.body.data?.tool_name]))
+    }`,
+  );
+  assert.ok(events.every((e) => e.source.surface === "gemini-cli"), JSON.stringify(events));
+  assert.ok(events.every((e) => e.source.project_path === alpha));
+  assert.equal(new Set(events.map((e) => e.session_id)).size, 1, "one session id");
+  assert.equal(
+    events.find((e) => e.kind === "prompt")!.body.content,
+    "Run the check script and tell me why it fails",
+  );
+  const tool = events.find((e) => e.kind === "tool_use")!.body.data!;
+  assert.equal(tool.tool_name, "run_shell_command");
+  assert.deepEqual(tool.tool_input, { command: "false" });
+  assert.equal(tool.failed, true, "`false` exits 1: the tool use must be flagged failed");
+  assert.equal(events.find((e) => e.kind === "session_summary")!.body.content, ANSWER);
+  // The MCP tool was offered and called: its memory is in alpha.
+  assert.ok(
+    model.requests.some((r) => r.body !== null && declaredTool(r.body, "save_observation")),
+    "Gemini CLI offered the kiro-learn MCP tools",
+  );
+  const search = await api(
+    `${ROUTES.memories}?namespace=${encodeURIComponent(alphaNs)}&limit=50`,
+  );
+  assert.ok(search.ok, await search.clone().text());
+  assert.match(JSON.stringify(await search.json()), new RegExp(SAVED_TITLE));
+
+  // A memory another agent saved for alpha, through the API.
+  const shared = makeRecord({
+    namespace: alphaNs,
+    title: SHARED_TITLE,
+    summary: "The date parser check fails on leap years because February has 29 days.",
+    concepts: ["date parser", "leap year", "check script"],
+  });
+  const saved = await api(ROUTES.memories, { method: "POST", body: JSON.stringify(shared) });
+  assert.ok(saved.ok, await saved.text());
+
+  // Session 2 in alpha: both memories reach the model's first request.
+  session = 2;
+  const question = "Why does the check script fail, and what about the date parser?";
+  const seenBefore = model.requests.length;
+  const second = await box.gemini(question, { cwd: alpha, modelUrl: model.url, apiKey });
+  assert.equal(second.code, 0, second.stdout + second.stderr);
+  assert.doesNotMatch(second.stderr, /hook/i, "Gemini CLI complained about a hook");
+  const secondRequests = model.requests.slice(seenBefore).filter((r) =>
+    r.body !== null && declaresTools(r.body)
+  );
+  assert.ok(secondRequests.length > 0, "session 2 reached the model");
+  const injected = geminiRequestText(secondRequests[0].body);
+  for (const title of [SAVED_TITLE, SHARED_TITLE]) {
+    assert.ok(
+      injected.includes(title),
+      `session 2's first model request lacks the memory "${title}". Request: ${
+        injected.slice(-4000)
+      }`,
+    );
+  }
+  assert.match(injected, /<hook_context>/, "it came through the BeforeAgent hook's context");
+
+  // Session 3 in beta: the same question, no memory of alpha's.
+  const seenAlpha = model.requests.length;
+  const third = await box.gemini(question, { cwd: beta, modelUrl: model.url, apiKey });
+  assert.equal(third.code, 0, third.stdout + third.stderr);
+  const thirdRequests = model.requests.slice(seenAlpha).filter((r) => r.body !== null);
+  assert.ok(thirdRequests.length > 0, "session 3 reached the model");
+  for (const request of thirdRequests) {
+    const text = geminiRequestText(request.body);
+    assert.ok(
+      !text.includes(SAVED_TITLE) && !text.includes(SHARED_TITLE),
+      "alpha's memory in beta",
+    );
+  }
+  const betaNs = resolveProject(beta, { actor: box.actor, home: box.home }).namespace;
+  await waitFor(async () => {
+    const ours = await eventsOf(betaNs);
+    return ours.some((e) => e.kind === "session_summary") ? true : undefined;
+  }, { timeoutMs: 60_000, what: "session 3's turn end in beta" });
+
+  // The API key Gemini CLI put in every hook's environment is nowhere in the data dir.
+  assert.deepEqual(
+    await secretsOnDisk(box.dataDir, [{ kind: "GEMINI_API_KEY", secret: apiKey }]),
+    [],
+  );
+
+  // Nothing outlives the sessions but the collector.
+  const strays = () =>
+    processesWithEnv("HOME", box.home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
+      .filter((c) => c !== "");
+  await waitFor(
+    () => Promise.resolve(strays().length === 0 ? true : undefined),
+    { timeoutMs: 30_000, what: "hooks, MCP servers and clients to exit" },
+  ).catch((error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
+  });
+
+  // Uninstall (--all: settings.json is user-level wiring) gives the user's settings.json back, byte
+  // for byte.
+  const stopped = await box.kiroLearn(["stop"], alpha);
+  assert.equal(stopped.code, 0, outputText(stopped));
+  const removed = await box.kiroLearn(["uninstall", "--all"], alpha);
+  assert.equal(removed.code, 0, outputText(removed));
+  assert.equal(await Deno.readTextFile(userSettings), before);
+});
