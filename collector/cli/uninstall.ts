@@ -98,7 +98,7 @@ async function uninstallProject(
   print(
     `${removed ? "removed kiro-learn's wiring from" : "nothing of kiro-learn's to remove in"} ` +
       `the project ${projectDir}; left alone: the user-level wiring (~/.claude/settings.json, ` +
-      "~/.claude.json, ~/.kiro/agents), other projects' wiring, the collector and the memory. " +
+      "~/.claude.json, ~/.kiro/agents, ~/.codex, ~/.gemini/settings.json), other projects' wiring, the collector and the memory. " +
       "`kiro-learn uninstall --all` removes everything install added",
   );
   return 0;

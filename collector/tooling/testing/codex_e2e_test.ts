@@ -187,7 +187,8 @@ Deno.test("Codex CLI (real client): uninstall leaves its config.toml byte for by
   const original = '# mine\nmodel = "o3" # keep this comment\n\n[tui]\nnotifications = true\n';
   await Deno.mkdir(`${box.home}/.codex`, { recursive: true });
   await Deno.writeTextFile(`${box.home}/.codex/config.toml`, original);
-  for (const args of [["install"], ["uninstall"]]) {
+  // `uninstall --all`: config.toml is user-level wiring, which a project's uninstall leaves.
+  for (const args of [["install"], ["uninstall", "--all"]]) {
     const done = await box.kiroLearn(args, alpha);
     assert.equal(done.code, 0, outputText(done));
   }
