@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { TURN_TOOLS_ARG } from "@kiro-learn/core/hooks";
 import { spoolEvent } from "@kiro-learn/core/spool";
 import { makeEvent, TEST_NAMESPACE } from "@kiro-learn/core/testing";
-import { fixtureText, makeProject, runShimProcess, spoolFiles } from "@kiro-learn/shims/testing";
+import { fixtureText, makeProject, runShimProcess, spoolFiles } from "../tooling/testing/mod.ts";
 import {
   postJson,
   startTestDaemon,

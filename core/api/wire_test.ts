@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startRecordingProxy } from "../testing/recording_proxy.ts";
+import { startRecordingProxy } from "../testing/mod.ts";
 import {
   checkCollectorProof,
   collectorBaseUrl,

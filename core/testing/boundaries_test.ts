@@ -78,7 +78,7 @@ Deno.test("shims import only the small pure parts of core: no storage, Hono, emb
   // Run time: project identity, settings, launch (env list), spool, limits, the HTTP contract's
   // wire part, ids, version, path, the error-line picker, the hook plans shared with the collector.
   const allowedCore =
-    /^core\/(project|settings|launch|spool|privacy|fs|hooks)\/[a-z_0-9]+\.ts$|^core\/schemas\/limits\.ts$|^core\/api\/wire\.ts$|^core\/privacy\/data\/secret_rules\.json$|^core\/(ids|version|path|env|error_line)\.ts$/;
+    /^core\/(project|settings|launch|spool|privacy|fs|hooks)\/[a-z_0-9]+\.ts$|^core\/schemas\/limits\.ts$|^core\/api\/wire\.ts$|^core\/privacy\/data\/secret_rules\.json$|^core\/(ids|version|path|env|error_line|terminal)\.ts$/;
   for (const entry of SHIM_ENTRIES) {
     const g = await runtimeGraph(entry);
     for (const file of g.files) {

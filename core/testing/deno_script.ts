@@ -5,7 +5,7 @@
  * @module
  */
 
-import { DENO_ENV } from "../launch/layout.ts";
+import { DENO_ENV } from "../launch/mod.ts";
 
 /** What a script run printed, decoded, and how it ended. */
 export interface ScriptRun {

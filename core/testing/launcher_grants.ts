@@ -7,7 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { hookLauncherScript } from "../launch/hook_launcher.ts";
+import { hookLauncherScript } from "../launch/mod.ts";
 import { loadSettings } from "../settings/mod.ts";
 
 /**

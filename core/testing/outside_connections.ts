@@ -9,22 +9,18 @@
  */
 import { fromFileUrl } from "../path.ts";
 import type { Settings } from "../settings/mod.ts";
-import { cliLauncherScript } from "../launch/cli.ts";
-import {
-  hookLauncherScript,
-  mcpHeadersLauncherScript,
-  mcpLauncherScript,
-} from "../launch/hook_launcher.ts";
+import { cliLauncherScript } from "../launch/mod.ts";
+import { hookLauncherScript, mcpHeadersLauncherScript, mcpLauncherScript } from "../launch/mod.ts";
 import {
   CLI_ENTRY,
   MCP_ENTRY,
   MCP_HEADERS_ENTRY,
   shimEntryPath,
   type ShimSurface,
-} from "../launch/layout.ts";
-import { mcpHeadersCommand } from "../launch/mcp.ts";
-import { shellQuote } from "../launch/shim.ts";
-import { starterScript } from "../launch/starter.ts";
+} from "../launch/mod.ts";
+import { mcpHeadersCommand } from "../launch/mod.ts";
+import { shellQuote } from "../launch/mod.ts";
+import { starterScript } from "../launch/mod.ts";
 import { startRecordingProxy } from "./recording_proxy.ts";
 
 /** A module that lingers 4 s then exits: run in place of an entry, it does nothing of its own. */

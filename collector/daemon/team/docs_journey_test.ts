@@ -8,7 +8,7 @@
 // product; a project of Alice's that is not granted stays on her machine, and `team status` says so.
 import assert from "node:assert/strict";
 import { loadSettings } from "@kiro-learn/core/settings";
-import { fixtureText, runShimProcess } from "../../../shims/testing.ts";
+import { fixtureText, runShimProcess } from "../../tooling/testing/mod.ts";
 import {
   connectMcp,
   docCommand,

@@ -10,7 +10,7 @@
  * - **Pull.** Teammates' changes of each granted project are read after a cursor (the team
  *   database's change sequence) and applied to the local store with the cursor in short SQLite
  *   transactions, pausing between them so the collector's own writes never wait long
- *   (`pull.ts`): nothing is applied twice or skipped, and a change only ever touches records of
+ *   (`_pull.ts`): nothing is applied twice or skipped, and a change only ever touches records of
  *   the project it was pulled for. Retrieval stays local.
  * - **When.** A LISTEN on the change channel wakes a pull as soon as a teammate commits; the
  *   outbox is looked at every `team.pollMs`, and a pull runs at least every 30 s without a
@@ -35,7 +35,7 @@ import type { TeamApplied, TeamOutboxItem, TeamStore } from "@kiro-learn/core/st
 import type postgres from "postgres";
 import type { Logger } from "../runtime/mod.ts";
 import { connectTeam, describeTeamError, redactTeamUrl, teamUser } from "./connect.ts";
-import { pullProject } from "./pull.ts";
+import { pullProject } from "./_pull.ts";
 import { TEAM_CHANNEL, teamSchemaState } from "./schema.ts";
 
 /** How many outbox rows one step publishes. */
