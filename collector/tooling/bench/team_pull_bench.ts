@@ -218,10 +218,11 @@ function sessionLoad(b: TestDaemon, namespace: string) {
   };
 }
 
-/** p50 and p99 of one stretch. */
+/** p50 and p99 of one stretch (NaN where it saw no request: a burst can land between two). */
 function latencies(samples: Samples): Latencies {
-  const ingest = summarize(samples.ingest);
-  const retrieval = summarize(samples.retrieval);
+  const none = { p50: NaN, p99: NaN };
+  const ingest = samples.ingest.length > 0 ? summarize(samples.ingest) : none;
+  const retrieval = samples.retrieval.length > 0 ? summarize(samples.retrieval) : none;
   return {
     ingest_p50_ms: ingest.p50,
     ingest_p99_ms: ingest.p99,
@@ -373,10 +374,11 @@ export async function runPullBench(options: PullBenchOptions): Promise<PullBench
 
 /** The report as lines of figures. */
 export function formatPullReport(r: PullBenchReport): string {
+  const ms = (v: number) => Number.isNaN(v) ? "n/a (no request)" : formatMs(v);
   const l = (name: string, x: Latencies) =>
-    `team pull: ${name.padEnd(12)} ingest p50 ${formatMs(x.ingest_p50_ms)} p99 ` +
-    `${formatMs(x.ingest_p99_ms)}, retrieval p50 ${formatMs(x.retrieval_p50_ms)} p99 ` +
-    formatMs(x.retrieval_p99_ms);
+    `team pull: ${name.padEnd(12)} ingest p50 ${ms(x.ingest_p50_ms)} p99 ` +
+    `${ms(x.ingest_p99_ms)}, retrieval p50 ${ms(x.retrieval_p50_ms)} p99 ` +
+    ms(x.retrieval_p99_ms);
   return [
     `team pull: ${r.pulled} records into a store of ${r.local}, then a burst of ${r.burst}`,
     `team pull: ${r.failed_requests} of ${r.requests} requests to B failed; B logged ` +
