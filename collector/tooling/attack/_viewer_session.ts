@@ -144,7 +144,10 @@ async function openAtATerminal(daemon: TestDaemon, dir: string): Promise<string>
     ...daemon.env,
     PATH: `${bin}:${Deno.env.get("PATH")}`,
   };
-  delete env.CI;
+  // As at a developer's terminal, not in CI (where `open` launches no browser). Emptied, not
+  // deleted: a child's environment is merged with this process's, so a deleted CI=true would
+  // come back (it did, under .ci/run).
+  env.CI = "";
   const out = await new Deno.Command("script", {
     args: ["-q", "-e", "-c", cli, "/dev/null"],
     cwd: ROOT,
