@@ -32,10 +32,10 @@
  */
 import { settlesWithin } from "@kiro-learn/core/settle";
 import type { TeamApplied, TeamOutboxItem, TeamStore } from "@kiro-learn/core/storage";
-import type postgres from "postgres";
 import type { Logger } from "../runtime/mod.ts";
 import { connectTeam, describeTeamError, redactTeamUrl, teamUser } from "./connect.ts";
 import { pullProject } from "./_pull.ts";
+import { publishProject, type PublishRefusal } from "./_publish.ts";
 import { TEAM_CHANNEL, teamSchemaState } from "./schema.ts";
 
 /** How many outbox rows one step publishes. */
@@ -202,44 +202,33 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
         }
       }
       for (const [key, group] of byProject) {
-        await sql.begin(async (tx) => {
-          for (const item of group) await upsert(tx, key, item);
-        });
-        store.teamAck(group.map((i) => i.seq));
-        state.published += group.length;
+        const outcome = await publishProject(sql, group, { projectKey: key, clientId });
+        store.teamAck(outcome.done);
+        if (outcome.kept.length > 0) kept = Math.max(kept, ...outcome.kept);
+        if (outcome.refused.length > 0) refusedRows(key, outcome.refused);
+        state.published += outcome.published;
         progressed();
       }
       store.teamAck(dropped);
     }
   }
 
-  async function upsert(
-    tx: postgres.TransactionSql,
-    key: string,
-    item: TeamOutboxItem,
-  ): Promise<void> {
-    if (item.kind === "skip") return;
-    let body: Record<string, unknown> | null = null;
-    let actor = "unknown";
-    if (item.kind === "put") {
-      const { namespace, ...rest } = item.record;
-      body = rest;
-      actor = namespace.split("/")[2] ?? "unknown";
-    }
-    const stateName = item.kind === "put" ? "live" : item.kind;
-    const superseded = item.kind === "merged" ? item.superseded_by : null;
-    // Unchanged content is not written again (no new change_seq, no needless pulls).
-    await tx`
-      INSERT INTO kl_records (project_key, record_id, change_seq, state, body, superseded_by,
-        origin_actor, origin_role, origin_client, changed_by_role, changed_by_client, changed_at)
-      VALUES (${key}, ${item.record_id}, 0, ${stateName},
-        ${body === null ? null : tx.json(body as postgresJson)}, ${superseded}, ${actor},
-        current_user, ${clientId}, current_user, ${clientId}, now())
-      ON CONFLICT (project_key, record_id) DO UPDATE SET state = excluded.state,
-        body = excluded.body, superseded_by = excluded.superseded_by,
-        changed_by_client = excluded.changed_by_client
-      WHERE (kl_records.state, kl_records.body, kl_records.superseded_by)
-        IS DISTINCT FROM (excluded.state, excluded.body, excluded.superseded_by)`;
+  /** Records the team database refused, each said once (a kept one is tried every cycle). */
+  const refusedSaid = new Set<string>();
+
+  function refusedRows(key: string, refused: readonly PublishRefusal[]): void {
+    const fresh = refused.filter((r) => !refusedSaid.has(r.record_id));
+    if (fresh.length === 0) return;
+    for (const r of fresh) refusedSaid.add(r.record_id);
+    logger.warn("team: the team database refused records; the rest were published", {
+      project_id: key,
+      count: fresh.length,
+      refused: fresh.slice(0, 10).map((r) => ({
+        record_id: r.record_id,
+        reason: r.reason,
+        outcome: r.kept ? "kept, tried again each cycle" : "not published (it stays here)",
+      })),
+    });
   }
 
   /** Projects this machine has worked on (pulled records need its namespace for them). */
@@ -385,5 +374,3 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     },
   };
 }
-
-type postgresJson = Parameters<postgres.Sql["json"]>[0];

@@ -444,3 +444,34 @@ Deno.test("the first event of a shared project pulls at once, not on the 30 s ti
     { what: "B to pull once it works on the project", timeoutMs: 20_000 },
   );
 });
+
+Deno.test("a record the team database refuses does not hold up the rest of the outbox", async () => {
+  await using pg = await startTestPostgres();
+  await createTeamDatabase(pg, { members: MEMBERS });
+  // The admin caps a record's size: one of Alice's records is over it.
+  await pg.psql(
+    `ALTER TABLE kl_records ADD CONSTRAINT kl_body_size
+       CHECK (body IS NULL OR octet_length(body::text) < 2000)`,
+    { db: "team" },
+  );
+  await using a = await machine(pg, "alice");
+  await a.team!.syncNow();
+  const records = [
+    makeRecord({ namespace: ns("alice"), title: "before the big one" }),
+    makeRecord({ namespace: ns("alice"), title: "too big", summary: "x".repeat(3000) }),
+    makeRecord({ namespace: ns("alice"), title: "after the big one" }),
+  ];
+  for (const r of records) await save(a, r);
+  await until(() => a.team!.status().backlog === 0 || undefined, "A's outbox to empty");
+  const admin = connectTeam(pg.url({ db: "team", password: "" }), { password: pg.adminPassword });
+  try {
+    assert.deepEqual(
+      await keysIn(admin, PROJECT),
+      [records[0].record_id, records[2].record_id].sort(),
+    );
+  } finally {
+    await admin.end();
+  }
+  assert.equal(a.team!.status().last_error, null);
+  assert.equal(await title(a, records[1].record_id), "too big", "it stays on this machine");
+});
