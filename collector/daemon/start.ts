@@ -7,7 +7,7 @@ import { collectorBaseUrl } from "@kiro-learn/core/api/wire";
 import { drainSpool, spoolFilling, type SpoolStatus, spoolStatus } from "@kiro-learn/core/spool";
 import type { Event, MemoryRecord } from "@kiro-learn/core/schemas";
 import { ensureDataDir, type Settings, writeSecureFile } from "@kiro-learn/core/settings";
-import { openSqliteStorage, type Storage } from "@kiro-learn/core/storage";
+import { openSqliteStorage, type Storage, writeTurns } from "@kiro-learn/core/storage";
 import { readTeamPassword, startTeamSyncWorker, type TeamSyncWorker } from "./team/mod.ts";
 import { createEmbeddingService, type EmbeddingService } from "./embedding/mod.ts";
 import { createTermSpaceService, type TermSpaceService } from "./term_spaces/mod.ts";
@@ -100,7 +100,12 @@ export async function startCollector(
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
   const token = ensureToken(settings.paths.token);
-  const storage = openSqliteStorage(settings.paths.db, { home: Deno.env.get("HOME") });
+  // The collector's writes announce themselves, so the team sync's pull gives way to them.
+  const turns = writeTurns();
+  const storage = openSqliteStorage(settings.paths.db, {
+    home: Deno.env.get("HOME"),
+    writeTurns: turns,
+  });
   const bus = new EventBus();
   // Trained in the background once a namespace is big enough; searches use what is ready.
   const termSpaces = createTermSpaceService({
@@ -264,6 +269,7 @@ export async function startCollector(
     password: readTeamPassword(settings.paths.teamPassword),
     dbPath: settings.paths.db,
     store: storage,
+    writeTurns: turns,
     home: Deno.env.get("HOME"),
     logger,
     pollMs: settings.team.pollMs,

@@ -5,6 +5,7 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { WriteTurns } from "./write_turns.ts";
 
 /** The connection and what the modules share over it. */
 export class Connection {
@@ -18,11 +19,16 @@ export class Connection {
    */
   readonly dfCache: Map<string, { df: number; at: number; corpus: number }> = new Map();
   #statements = new Map<string, StatementSync>();
+  #turns?: WriteTurns;
 
-  /** Wraps an open, migrated connection. */
-  constructor(db: DatabaseSync, options: { home?: string } = {}) {
+  /**
+   * Wraps an open, migrated connection. With `turns`, every transaction announces itself there
+   * (a background writer on another connection gives way to it).
+   */
+  constructor(db: DatabaseSync, options: { home?: string; turns?: WriteTurns } = {}) {
     this.db = db;
     this.home = options.home;
+    this.#turns = options.turns;
   }
 
   /** The prepared statement for `sql` (prepared once). */
@@ -37,6 +43,10 @@ export class Connection {
 
   /** Runs `fn` in one immediate transaction; rolls back if it throws. */
   transaction<T>(fn: () => T): T {
+    return this.#turns ? this.#turns.announce(() => this.#transaction(fn)) : this.#transaction(fn);
+  }
+
+  #transaction<T>(fn: () => T): T {
     this.db.exec("BEGIN IMMEDIATE");
     try {
       const result = fn();

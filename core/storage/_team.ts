@@ -10,6 +10,7 @@ import { getRecordsSync, insertRecord, writeRecordContent } from "./_records.ts"
 import type { Connection } from "./_connection.ts";
 import type {
   TeamApplied,
+  TeamApplyBatch,
   TeamChange,
   TeamOutboxItem,
   TeamProvenance,
@@ -213,11 +214,8 @@ function projectOf(c: Connection, recordId: string): string | null | undefined {
  * Deleted records' text may linger in the full-text index and the WAL until the caller scrubs
  * them (`scrubDeleted`, once per pull rather than per batch: it rewrites the whole index).
  */
-export function teamApply(
-  c: Connection,
-  batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },
-): TeamApplied {
-  const out: TeamApplied = { saved: [], deleted: [], refused: [] };
+export function teamApply(c: Connection, batch: TeamApplyBatch): TeamApplied {
+  const out: TeamApplied = { saved: [], deleted: [], refused: [], done: 0 };
   c.transaction(() => {
     const target = {
       projectKey: batch.projectKey,
@@ -225,11 +223,19 @@ export function teamApply(
     };
     setCapture(c, false);
     try {
-      for (const change of batch.changes) applyOne(c, target, change, out);
+      let cursor = batch.lastSeq;
+      for (const change of batch.changes) {
+        applyOne(c, target, change, out);
+        out.done++;
+        if (out.done < batch.changes.length && batch.giveWay?.()) {
+          cursor = change.change_seq;
+          break;
+        }
+      }
       c.stmt(
         `INSERT INTO team_cursors (project_key, last_seq) VALUES (?, ?)
         ON CONFLICT (project_key) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)`,
-      ).run(batch.projectKey, batch.lastSeq);
+      ).run(batch.projectKey, cursor);
     } finally {
       setCapture(c, true);
     }

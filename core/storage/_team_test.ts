@@ -263,3 +263,43 @@ Deno.test("a project's local namespace: its newest record's, else its newest eve
     await projects.remove();
   }
 });
+
+Deno.test("a batch that gives way ends after that change, its cursor after it, the rest untouched", async () => {
+  const root = await Deno.makeTempDir({ prefix: "kl_team_give_way_" });
+  try {
+    const { projectId } = await gitRemoteProject(root, "pay", {
+      remote: "git@github.com:acme/pay.git",
+    });
+    await withStorage(async (s) => {
+      await s.putRecord(makeRecord({ namespace: buildNamespace("bob", projectId) }));
+      const changes = [1, 2, 3, 4, 5].map((seq) => {
+        const { namespace: _, ...body } = makeRecord({ title: `pulled ${seq}` });
+        return change({ record_id: body.record_id, body, change_seq: 10 + seq });
+      });
+      let asked = 0;
+      // A writer of the collector announces itself while the second change is applied.
+      const applied = s.teamApply({
+        projectKey: projectId,
+        changes,
+        lastSeq: 15,
+        giveWay: () => ++asked >= 2,
+      });
+      assert.equal(applied.done, 2);
+      assert.deepEqual(applied.saved.map((r) => r.title), ["pulled 1", "pulled 2"]);
+      assert.equal(s.teamCursor(projectId), 12, "the next pull starts after the second change");
+      assert.equal((await s.getRecords(changes.slice(2).map((c) => c.record_id))).length, 0);
+      // Nothing waiting: the rest goes through in one batch, and the last change never asks.
+      const rest = s.teamApply({
+        projectKey: projectId,
+        changes: changes.slice(2),
+        lastSeq: 15,
+        giveWay: () => false,
+      });
+      assert.equal(rest.done, 3);
+      assert.equal(s.teamCursor(projectId), 15);
+      assert.equal((await s.getRecords(changes.map((c) => c.record_id))).length, 5);
+    });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

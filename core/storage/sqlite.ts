@@ -31,7 +31,7 @@ import type {
   StoredTermSpace,
   StoredTermSpaceInfo,
   TeamApplied,
-  TeamChange,
+  TeamApplyBatch,
   TeamOutboxItem,
   TeamProvenance,
   TeamStatusCounts,
@@ -107,6 +107,7 @@ import {
   teamStartProject,
 } from "./_team.ts";
 import { Connection } from "./_connection.ts";
+import type { WriteTurns } from "./write_turns.ts";
 import { deriveSearchText } from "./_search_text.ts";
 
 /** Options for opening the database. */
@@ -115,6 +116,11 @@ export interface SqliteStorageOptions {
   home?: string;
   /** Busy timeout in milliseconds (other processes holding the write lock). */
   busyTimeoutMs?: number;
+  /**
+   * Announce every write transaction here, so that a background writer on another connection of
+   * this process (the team sync Worker) gives the write lock back at once (`write_turns.ts`).
+   */
+  writeTurns?: WriteTurns;
 }
 
 /** Opens (creating and migrating if needed) a SQLite database at `path`. */
@@ -155,7 +161,7 @@ export class SqliteStorage implements Storage, TeamStore {
 
   /** Wraps an open, migrated connection. Use `openSqliteStorage`. */
   constructor(db: DatabaseSync, options: SqliteStorageOptions = {}) {
-    this.#c = new Connection(db, { home: options.home });
+    this.#c = new Connection(db, { home: options.home, turns: options.writeTurns });
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(
         t, tokenize='porter unicode61 remove_diacritics 2');
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms_vocab
@@ -533,9 +539,7 @@ export class SqliteStorage implements Storage, TeamStore {
   }
 
   /** See `TeamStore.teamApply`. */
-  teamApply(
-    batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },
-  ): TeamApplied {
+  teamApply(batch: TeamApplyBatch): TeamApplied {
     return teamApply(this.#c, batch);
   }
 

@@ -623,6 +623,26 @@ export interface TeamApplied {
   deleted: string[];
   /** Ids of changes refused: they named a record of another project here. */
   refused: string[];
+  /**
+   * How many of the given changes were gone through (all of them, unless the batch gave way to
+   * another writer: the cursor then stands after the last one gone through).
+   */
+  done: number;
+}
+
+/** A batch of pulled changes of one project to apply (`TeamStore.teamApply`). */
+export interface TeamApplyBatch {
+  /** The project. */
+  projectKey: string;
+  /** The changes, in change order. */
+  changes: readonly TeamChange[];
+  /** Where the project's cursor stands once the whole batch is applied. */
+  lastSeq: number;
+  /**
+   * Asked after each change: true ends the batch there (committed with the cursor after that
+   * change), so a writer waiting for the lock gets it after one change, not after the batch.
+   */
+  giveWay?: () => boolean;
 }
 
 /** Who and which machine a pulled record came from. */
@@ -671,9 +691,7 @@ export interface TeamStore {
    * Applies pulled changes of one project and moves its cursor, in one transaction, only ever
    * inside that project's namespaces.
    */
-  teamApply(
-    batch: { projectKey: string; changes: readonly TeamChange[]; lastSeq: number },
-  ): TeamApplied;
+  teamApply(batch: TeamApplyBatch): TeamApplied;
   /** Removes what deleted records left in the full-text index and the WAL (after a pull). */
   scrubDeleted(): void;
   /** Backlog and counts. */

@@ -31,7 +31,7 @@
  * @module
  */
 import { settlesWithin } from "@kiro-learn/core/settle";
-import type { TeamApplied, TeamOutboxItem, TeamStore } from "@kiro-learn/core/storage";
+import type { TeamApplied, TeamOutboxItem, TeamStore, WriteTurns } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import { connectTeam, describeTeamError, redactTeamUrl, teamUser } from "./connect.ts";
 import { pullProject } from "./_pull.ts";
@@ -106,6 +106,8 @@ export interface TeamSyncOptions {
   pollMs: number;
   /** Told what each pull changed here (embeddings, live feed). */
   onApplied?: (applied: TeamApplied) => void;
+  /** The collector's write turns: the pull gives way to its writes (`_pull.ts`). */
+  turns?: WriteTurns;
   /** Told whenever the status may have changed (a batch published or pulled, a cycle's end). */
   onStatus?: () => void;
 }
@@ -254,6 +256,7 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     const result = await pullProject(sql, store, {
       projectKey: key,
       clientId,
+      turns: options.turns,
       onApplied: options.onApplied,
       onProgress: (n) => {
         state.pulled += n;

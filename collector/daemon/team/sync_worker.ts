@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { openSqliteStorage } from "@kiro-learn/core/storage";
+import { openSqliteStorage, writeTurns } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import { startTeamSync } from "./sync.ts";
 import type { TeamWorkerReply, TeamWorkerRequest } from "./worker.ts";
@@ -55,6 +55,7 @@ scope.onmessage = async (event) => {
       store,
       logger: workerLogger(request.debug),
       pollMs: request.pollMs,
+      turns: request.writeTurns ? writeTurns(request.writeTurns) : undefined,
       onApplied: (applied) => post({ type: "applied", applied }),
       onStatus: () => post({ type: "status", status: sync.status() }),
     });

@@ -16,7 +16,7 @@
  */
 import { postgresHostPort } from "@kiro-learn/core/settings";
 import { settlesWithin } from "@kiro-learn/core/settle";
-import type { TeamApplied, TeamStore } from "@kiro-learn/core/storage";
+import type { TeamApplied, TeamStore, WriteTurns } from "@kiro-learn/core/storage";
 import type { Logger } from "../runtime/mod.ts";
 import {
   daemonWorkerOptions,
@@ -37,6 +37,8 @@ export type TeamWorkerRequest =
     home?: string;
     pollMs: number;
     debug: boolean;
+    /** The collector's write turns' shared memory (`WriteTurns.buffer`). */
+    writeTurns?: SharedArrayBuffer;
   }
   | { type: "sync_now"; id: number }
   | { type: "close" };
@@ -78,6 +80,8 @@ export interface TeamSyncWorkerOptions {
   dbPath: string;
   /** The collector's own store (backlog and counts for status come from it). */
   store: TeamStore;
+  /** The write turns the collector's store announces its writes in (the pull gives way). */
+  writeTurns?: WriteTurns;
   /** Home directory (as the collector's store has it). */
   home?: string;
   /** Logger (the Worker's lines are written through it; never given the password). */
@@ -181,6 +185,7 @@ export function startTeamSyncWorker(options: TeamSyncWorkerOptions): TeamSyncWor
         home: options.home,
         pollMs: options.pollMs,
         debug: logger.debugEnabled,
+        writeTurns: options.writeTurns?.buffer,
       } satisfies TeamWorkerRequest,
     );
   }

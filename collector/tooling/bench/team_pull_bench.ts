@@ -42,6 +42,7 @@ import {
   type TestDaemon,
 } from "../testing/mod.ts";
 import { connectTeam } from "../../daemon/team/mod.ts";
+import { prefill, prefillInWorker } from "./team_prefill.ts";
 
 /** Tool events B's own session posts per second during the pull. */
 const EVENTS_PER_S = 20;
@@ -107,6 +108,11 @@ export interface PullBenchReport {
   burst_lag_s: number;
   /** Records of the pull and the burst that never reached B. */
   missing: number;
+  /**
+   * What applying one pulled change costs (SQLite write, ms per change, 100 to a transaction),
+   * into an empty store and into a copy of B's store with its `local` records.
+   */
+  apply_ms_per_change: { empty: number; full: number };
 }
 
 function text(seed: number, words: number): string {
@@ -117,35 +123,53 @@ function text(seed: number, words: number): string {
   }).join(" ");
 }
 
-function stringSeed(text: string): number {
-  let h = 0;
-  for (const ch of text) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
-  return h % 1_000_000_000;
-}
+/** Changes this machine pulls in the apply-cost measurement. */
+const COST_CHANGES = 2_000;
 
-/** Stores `n` records in `namespace` of the database at `path`, 1000 to a transaction. */
-async function prefill(path: string, namespace: string, n: number, from = 0): Promise<string[]> {
-  const store = openSqliteStorage(path);
-  const ids: string[] = [];
+/**
+ * Milliseconds per pulled change `teamApply` takes on the store at `path` (a copy of it: the
+ * original is not touched), for `COST_CHANGES` new records of project `key`.
+ */
+async function applyCost(path: string | null, key: string): Promise<number> {
+  const dir = await Deno.makeTempDir({ prefix: "kiro-learn-bench-cost-" });
   try {
-    for (let start = from; start < from + n; start += 1000) {
-      const records = generateRecords(Math.min(1000, from + n - start), {
-        // Ids come from the seed: each namespace and stretch gets its own (one id in two
-        // projects is a hostile pull, refused).
-        seed: stringSeed(namespace) + start,
-        namespace,
-        startIndex: start,
-      });
+    const copy = `${dir}/kiro-learn.db`;
+    if (path) await Deno.copyFile(path, copy);
+    const store = openSqliteStorage(copy);
+    try {
+      const namespace = buildNamespace("bob", key);
+      // This machine has worked on the project: the changes land in its namespace.
       await store.commitExtraction({
         consumedSeqs: [],
-        records: records.map((record) => ({ record })),
+        records: generateRecords(1, { seed: 7, namespace }).map((record) => ({ record })),
       });
-      ids.push(...records.map((r) => r.record_id));
+      const changes = generateRecords(COST_CHANGES, {
+        seed: 99_000_001,
+        namespace: buildNamespace("alice", key),
+      }).map(({ namespace: _, ...body }, i) => ({
+        record_id: body.record_id,
+        change_seq: i + 1,
+        state: "live" as const,
+        body,
+        superseded_by: null,
+        origin_actor: "alice",
+        origin_role: "alice",
+        origin_client: "m_bench",
+        changed_by_role: "alice",
+        changed_by_client: "m_bench",
+      }));
+      const started = performance.now();
+      for (let at = 0; at < changes.length; at += 100) {
+        const slice = changes.slice(at, at + 100);
+        store.teamApply({ projectKey: key, changes: slice, lastSeq: slice.at(-1)!.change_seq });
+      }
+      return (performance.now() - started) / changes.length;
+    } finally {
+      store.close();
     }
   } finally {
-    store.close();
+    await Deno.remove(dir, { recursive: true });
   }
-  return ids;
 }
 
 /** Latencies of B's own requests over one stretch of the run. */
@@ -277,13 +301,30 @@ export async function runPullBench(options: PullBenchOptions): Promise<PullBench
     };
     log(`pull: filling B with ${options.local} records and A with ${options.pulled}`);
     const mine = Math.min(100, options.local);
-    await prefill(
-      `${dirs.b}/kiro-learn.db`,
-      buildNamespace("bob", own.projectId),
-      options.local - mine,
+    await prefill({
+      path: `${dirs.b}/kiro-learn.db`,
+      namespace: buildNamespace("bob", own.projectId),
+      n: options.local - mine,
+    });
+    await prefill({
+      path: `${dirs.b}/kiro-learn.db`,
+      namespace: bNs,
+      n: mine,
+      from: options.local,
+    });
+    const pulledIds = await prefill({
+      path: `${dirs.a}/kiro-learn.db`,
+      namespace: aNs,
+      n: options.pulled,
+    });
+    const applyMs = {
+      empty: await applyCost(null, shared.projectId),
+      full: await applyCost(`${dirs.b}/kiro-learn.db`, shared.projectId),
+    };
+    log(
+      `pull: applying a pulled change costs ${applyMs.empty.toFixed(2)} ms into an empty ` +
+        `store, ${applyMs.full.toFixed(2)} ms into one of ${options.local} records`,
     );
-    await prefill(`${dirs.b}/kiro-learn.db`, bNs, mine, options.local);
-    const pulledIds = await prefill(`${dirs.a}/kiro-learn.db`, aNs, options.pulled);
 
     await using b = await startTeamDaemon(pg, BOB, { dataDir: dirs.b, settings });
     const bStore = new DatabaseSync(`${dirs.b}/kiro-learn.db`, { readOnly: true });
@@ -326,8 +367,14 @@ export async function runPullBench(options: PullBenchOptions): Promise<PullBench
         } s; B had them all after ${pullS.toFixed(1)} s`,
       );
 
-      // The burst: saved into A's store while A runs (its outbox takes them), as fast as they go.
-      const burstIds = await prefill(`${dirs.a}/kiro-learn.db`, aNs, options.burst, options.pulled);
+      // The burst: saved into A's store while A runs (its outbox takes them), as fast as they go,
+      // from a Worker (B's session goes on meanwhile on this thread).
+      const burstIds = await prefillInWorker({
+        path: `${dirs.a}/kiro-learn.db`,
+        namespace: aNs,
+        n: options.burst,
+        from: options.pulled,
+      });
       await until(() => arrived() >= options.pulled + options.burst, "the burst on B", 600_000);
       const bHasAll = Date.now();
       // A's last publish: the newest change PostgreSQL stamped on a row A wrote.
@@ -361,6 +408,7 @@ export async function runPullBench(options: PullBenchOptions): Promise<PullBench
         pull_s: pullS,
         burst_lag_s: burstLagS,
         missing,
+        apply_ms_per_change: applyMs,
       };
     } finally {
       await load.stop();
@@ -389,5 +437,7 @@ export function formatPullReport(r: PullBenchReport): string {
     `team pull: A published all in ${r.publish_s.toFixed(1)} s, B held all ` +
     `${r.pull_s.toFixed(1)} s after A came online; B held the burst ` +
     `${r.burst_lag_s.toFixed(1)} s after A's last publish; ${r.missing} records missing`,
+    `team pull: applying one pulled change takes ${r.apply_ms_per_change.empty.toFixed(2)} ms ` +
+    `into an empty store, ${r.apply_ms_per_change.full.toFixed(2)} ms into one of ${r.local}`,
   ].join("\n");
 }
