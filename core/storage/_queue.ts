@@ -65,6 +65,15 @@ export async function snapshotQueue(
   return rows.map(queueEntryFromRow);
 }
 
+/**
+ * A stored record identical to a new one (every field a reader sees), found through the
+ * (namespace, title) index: one look per record, whatever the namespace's size (migration 13).
+ */
+export const IDENTICAL_RECORD_SQL =
+  `SELECT record_id FROM memory_records WHERE namespace = ? AND observation_type = ?
+  AND title = ? AND summary = ? AND facts_json = ? AND concepts_json = ?
+  AND files_touched_json = ? LIMIT 1`;
+
 /** See `Storage.commitExtraction`. */
 export async function commitExtraction(
   c: Connection,
@@ -78,11 +87,7 @@ export async function commitExtraction(
   return c.transaction(() => {
     // Every field a reader sees, compared as stored: the same observations extracted again (the
     // heuristic extractor is deterministic) give the same record.
-    const identical = c.stmt(
-      `SELECT record_id FROM memory_records WHERE namespace = ? AND observation_type = ?
-        AND title = ? AND summary = ? AND facts_json = ? AND concepts_json = ?
-        AND files_touched_json = ? LIMIT 1`,
-    );
+    const identical = c.stmt(IDENTICAL_RECORD_SQL);
     const skipped: string[] = [];
     for (const { record, embedding } of options.records) {
       const twin = options.skipIdentical && identical.get(

@@ -406,6 +406,15 @@ CREATE INDEX memory_records_embedding_model
     sql: "-- data step only: rekeyCommitRecords (core/storage/_record_ids.ts)",
     data: (db) => void rekeyCommitRecords(db),
   },
+  {
+    version: 13,
+    name: "records_namespace_title",
+    // A heuristic extraction's commit skips a record identical to one stored in its namespace
+    // (`commitExtraction`, skipIdentical). Without this index each record scanned the whole
+    // namespace, inside the write transaction on the collector's thread: 3.3 s for a chunk of
+    // 50 at 20k records, as a team pull grows a project's namespace (4 ms with it).
+    sql: "CREATE INDEX memory_records_namespace_title ON memory_records(namespace, title);",
+  },
 ];
 
 /** The recorded history disagrees with the migrations this build knows. */

@@ -22,7 +22,13 @@
  *
  * @module
  */
-import type { TeamApplied, TeamChange, TeamStore, WriteTurns } from "@kiro-learn/core/storage";
+import {
+  isDatabaseBusy,
+  type TeamApplied,
+  type TeamChange,
+  type TeamStore,
+  type WriteTurns,
+} from "@kiro-learn/core/storage";
 import type { TeamSql } from "./connect.ts";
 
 /** How many changes one read from the team database returns. */
@@ -33,6 +39,8 @@ export const SLICE_MS = 50;
 export const BLIND_SLICE_MS = 10;
 /** The shortest pause between two slices when the collector's writers cannot be seen. */
 const MIN_PAUSE_MS = 5;
+/** The pause after a slice found the lock held past the busy timeout. */
+const BUSY_PAUSE_MS = 100;
 /** The longest wait for the collector's writers between two slices (a stuck count goes on). */
 const GIVE_WAY_MS = 1_000;
 
@@ -86,12 +94,23 @@ export async function pullProject(
         .filter((r) => r.state !== "live" || r.changed_by_client !== options.clientId);
       if (turns) await turns.settled(GIVE_WAY_MS);
       const started = performance.now();
-      const applied = store.teamApply({
-        projectKey: key,
-        changes,
-        lastSeq: Number(slice.at(-1)!.change_seq),
-        giveWay,
-      });
+      let applied: TeamApplied;
+      try {
+        applied = store.teamApply({
+          projectKey: key,
+          changes,
+          lastSeq: Number(slice.at(-1)!.change_seq),
+          giveWay,
+        });
+      } catch (error) {
+        // Another writer held the lock past the busy timeout (one the turns do not show: another
+        // process, or a long write of the collector's): nothing of the slice was applied. The
+        // pull steps back and tries a smaller slice, instead of failing the cycle.
+        if (!isDatabaseBusy(error)) throw error;
+        size = Math.max(1, Math.floor(size / 2));
+        await new Promise((resolve) => setTimeout(resolve, BUSY_PAUSE_MS));
+        continue;
+      }
       const took = performance.now() - started;
       if (applied.done < changes.length) {
         // Gave way mid-slice: go on from the first change not gone through.
