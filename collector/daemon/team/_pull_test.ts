@@ -14,7 +14,9 @@ import {
   type TestDaemon,
   waitFor,
 } from "../../tooling/testing/mod.ts";
+import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { connectTeam } from "./mod.ts";
+import { pullProject } from "./_pull.ts";
 
 const ALICE = { role: "alice", password: "alice-pw" };
 const BOB = { role: "bob", password: "bob-pw" };
@@ -108,6 +110,54 @@ Deno.test("a pulled row naming a record of a never-shared project changes nothin
     }
     const stats = await (await b.fetch("/v1/stats")).json();
     assert.equal(stats.team.last_error, null);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a pull that finds the write lock held past the busy timeout waits and goes on", async () => {
+  const root = await Deno.makeTempDir({ prefix: "kiro-learn-pull-busy-" });
+  try {
+    const shared = await gitRemoteProject(root, "pay", { remote: "https://github.com/acme/pay" });
+    await using pg = await startTestPostgres();
+    await createTeamDatabase(pg, { members: [{ ...ALICE, projects: [shared.projectId] }] });
+    const alice = connectTeam(pg.url({ user: ALICE.role, password: "", db: "team" }), {
+      password: ALICE.password,
+      max: 1,
+    });
+    const path = `${root}/kiro-learn.db`;
+    // A short busy timeout: another connection's write outlasts it many times over.
+    const store = openSqliteStorage(path, { busyTimeoutMs: 20 });
+    const holder = new DatabaseSync(path);
+    try {
+      const records = Array.from({ length: 20 }, (_, i) => makeRecord({ title: `pulled ${i}` }));
+      for (const { namespace: _, ...body } of records) {
+        await alice`INSERT INTO kl_records (project_key, record_id, change_seq, state, body,
+          origin_actor, origin_role, origin_client, changed_by_role, changed_by_client,
+          changed_at)
+        VALUES (${shared.projectId}, ${body.record_id}, 0, 'live', ${alice.json(body as never)},
+          'alice', current_user, 'm_alice', current_user, 'm_alice', now())`;
+      }
+      await store.putRecord(makeRecord({ namespace: buildNamespace("bob", shared.projectId) }));
+      // Another process (a CLI import, say) holds the write lock for a while.
+      holder.exec("BEGIN IMMEDIATE");
+      const release = setTimeout(() => holder.exec("COMMIT"), 300);
+      try {
+        const result = await pullProject(alice, store, {
+          projectKey: shared.projectId,
+          clientId: "m_bob",
+        });
+        assert.equal(result.pulled, 20);
+      } finally {
+        clearTimeout(release);
+        if (holder.isTransaction) holder.exec("COMMIT");
+      }
+      assert.equal((await store.getRecords(records.map((r) => r.record_id))).length, 20);
+    } finally {
+      holder.close();
+      store.close();
+      await alice.end();
+    }
   } finally {
     await Deno.remove(root, { recursive: true });
   }
