@@ -6,7 +6,8 @@
  */
 import { dirname, join, relative } from "node:path";
 import assert from "node:assert/strict";
-import type { InstallCommands, InstallOptions } from "./plan.ts";
+import type { InstallCommands, InstallOptions, UninstallOptions } from "./plan.ts";
+import type { RunOptions } from "./install.ts";
 import { HOOK_MARKER } from "./shell.ts";
 import { AGENTS } from "./_targets.ts";
 import {
@@ -55,6 +56,33 @@ export async function makeWorld(): Promise<World> {
     project,
     dataDir: join(home, ".kiro-learn"),
     cleanup: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+/** Install and uninstall print nothing (tests that read what they print collect it). */
+export const QUIET: RunOptions = { print: () => {} };
+
+/** Runs `fn` in a fresh world, removed afterwards whatever happens. */
+export async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
+  const world = await makeWorld();
+  try {
+    await fn(world);
+  } finally {
+    await world.cleanup();
+  }
+}
+
+/** Uninstall options for `world` (its home, project and data dir; quiet), overridable. */
+export function uninstallOptionsFor(
+  world: World,
+  extra: Partial<UninstallOptions> & RunOptions = {},
+): UninstallOptions & RunOptions {
+  return {
+    home: world.home,
+    projectDir: world.project,
+    dataDir: world.dataDir,
+    ...QUIET,
+    ...extra,
   };
 }
 
