@@ -194,7 +194,11 @@ export function trustedIn(text: string, trust: CodexTrust): boolean {
 export const CODEX: AgentInstaller = {
   name: "Codex CLI",
   alternatives: false,
-  kinds: ["codex-hooks"],
+  kinds: {
+    // `$CODEX_HOME/hooks.json`, and a project's `.codex/hooks.json` (read in a trusted project).
+    "codex-hooks": { scope: "user", files: (at) => [at.codexHooks] },
+    "codex-hooks-project": { scope: "project", files: (at) => [at.codexProjectHooks] },
+  },
   target(kind, path, { hooks }) {
     const ours = (command: unknown) => isOurCommand(command, hooks.known);
     return shared(kind, path, {
@@ -210,9 +214,13 @@ export const CODEX: AgentInstaller = {
     });
   },
   hookCommands(kind, doc, add) {
-    if (kind === "codex-hooks") groupHookCommands(doc, add);
+    if (kind === "codex-hooks" || kind === "codex-hooks-project") groupHookCommands(doc, add);
   },
   doctorSources(paths) {
-    return [["codex-hooks", paths.codexHooks, CODEX_HOOKS.map((h) => h.event)]];
+    const events = CODEX_HOOKS.map((h) => h.event);
+    return [
+      ["codex-hooks", paths.codexHooks, events],
+      ["codex-hooks-project", paths.codexProjectHooks, events],
+    ];
   },
 };

@@ -228,6 +228,7 @@ const HAS_HOOKS: readonly string[] = [
   "kiro-chat-agent",
   "kiro-ide-hook",
   "codex-hooks",
+  "codex-hooks-project",
   "gemini-settings-user",
 ];
 
@@ -240,10 +241,20 @@ export function checkAgent(
   agent: AgentInstaller,
   options: { files: readonly (readonly [TargetKind, string])[] },
 ): void {
-  for (const kind of agent.kinds) {
-    assert.deepEqual(AGENTS.filter((a) => a.kinds.includes(kind)), [agent], kind);
+  const kindsOf = (a: AgentInstaller) => Object.keys(a.kinds) as TargetKind[];
+  for (const kind of kindsOf(agent)) {
+    assert.deepEqual(AGENTS.filter((a) => kindsOf(a).includes(kind)), [agent], kind);
   }
-  assert.deepEqual([...new Set(AGENTS.flatMap((a) => a.kinds))].sort(), [...TARGET_KINDS].sort());
+  assert.deepEqual([...new Set(AGENTS.flatMap(kindsOf))].sort(), [...TARGET_KINDS].sort());
+  // Each kind's place: a user's file under the home (Codex's home is in it by default), a
+  // project's under the project.
+  for (const [kind, place] of Object.entries(agent.kinds)) {
+    const files = place!.files(installPaths("/h", "/p"));
+    assert.ok(files.length > 0, kind);
+    for (const file of files) {
+      assert.ok(file.startsWith(place!.scope === "user" ? "/h/" : "/p/"), `${kind}: ${file}`);
+    }
+  }
   for (const [kind, path] of options.files) {
     const target = agent.target(kind, path, { hooks: TEST_HOOKS });
     assert.equal(target.kind, kind);

@@ -739,3 +739,27 @@ Deno.test("a project's uninstall of a project that is the home folder leaves Gem
     assert.deepEqual(files.map((rel) => Deno.readTextFileSync(join(world.root, rel))), wired);
   });
 });
+
+Deno.test("a project's uninstall of the home folder keeps the user-level folders in the install record; a full uninstall then removes them", async () => {
+  await withWorld(async (world) => {
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world, { projectDir: world.home }), ...QUIET });
+    const recorded = (readJson(world, `home/.kiro-learn/${MANIFEST_FILE}`).dirs as string[]).sort();
+    await uninstall(uninstallOptionsFor(world, {
+      projectDir: world.home,
+      keepData: true,
+      projectOnly: true,
+    }));
+    const record = readJson(world, `home/.kiro-learn/${MANIFEST_FILE}`);
+    // Only the project's own folders left the record: .kiro/hooks and .kiro/settings.
+    const user = [".claude", ".codex", ".gemini", ".kiro", ".kiro/agents"]
+      .map((rel) => join(world.home, rel));
+    assert.deepEqual((record.dirs as string[]).sort(), user);
+    assert.deepEqual(
+      recorded,
+      [...user, join(world.home, ".kiro/hooks"), join(world.home, ".kiro/settings")].sort(),
+    );
+    await uninstall(uninstallOptionsFor(world));
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
