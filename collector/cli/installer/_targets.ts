@@ -31,9 +31,11 @@ export {
   CODEX_HOOKS,
   type CodexConfigBlock,
   codexConfigBlock,
+  codexHomeFromEnv,
   codexHookHash,
   type CodexTrust,
   codexTrust,
+  projectTrustedIn,
   trustedIn,
 } from "./_agent_codex.ts";
 export {
