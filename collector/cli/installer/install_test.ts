@@ -763,3 +763,27 @@ Deno.test("a project's uninstall of the home folder keeps the user-level folders
     assert.deepEqual(snapshot(world.root), before);
   });
 });
+
+Deno.test("CODEX_HOME: install and uninstall use it; one that does not exist leaves Codex out, said clearly", async () => {
+  await withWorld(async (world) => {
+    const codexHome = join(world.root, "codex-home");
+    await Deno.mkdir(codexHome);
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world, { codexHome }), ...QUIET });
+    assert.ok(existsAt(world, "codex-home/hooks.json"));
+    assert.ok(existsAt(world, "codex-home/config.toml"));
+    assert.ok(!existsAt(world, "home/.codex"));
+    await uninstall(uninstallOptionsFor(world, { codexHome }));
+    assert.deepEqual(snapshot(world.root), before);
+
+    const out = collect();
+    const plan = await install({
+      ...optionsFor(world, { codexHome: join(world.root, "missing") }),
+      print: out.print,
+    });
+    assert.deepEqual(plan.skipped, ["codex"]);
+    assert.match(out.lines.join("\n"), /Codex CLI skipped[^]*missing, which does not exist/);
+    assert.ok(!existsAt(world, "missing") && !existsAt(world, "home/.codex"));
+    assert.ok(existsAt(world, "home/.claude/settings.json"), "the other agents are installed");
+  });
+});
