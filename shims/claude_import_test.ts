@@ -55,7 +55,8 @@ Deno.test("unknown and broken lines are skipped and counted", () => {
 Deno.test("importing a transcript stores its events in its project and session, once", async () => {
   await using daemon = await startTestDaemon();
   const project = await makeProject();
-  const file = `${await Deno.makeTempDir()}/${SESSION}.jsonl`;
+  const transcripts = await Deno.makeTempDir({ prefix: "kiro-learn-transcripts-" });
+  const file = `${transcripts}/${SESSION}.jsonl`;
   try {
     await Deno.writeTextFile(file, fixtureText("claude_code/transcript.jsonl", project));
     const config = loadShimConfig({ env: daemon.env })!;
@@ -74,5 +75,6 @@ Deno.test("importing a transcript stores its events in its project and session, 
     assert.equal((await storedEvents(daemon, namespace)).length, 3);
   } finally {
     await Deno.remove(project, { recursive: true });
+    await Deno.remove(transcripts, { recursive: true });
   }
 });

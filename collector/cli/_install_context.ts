@@ -8,7 +8,7 @@ import { launcherFiles, launcherPath, portablePath, shellQuote } from "@kiro-lea
 import { collectorMcpUrl } from "@kiro-learn/core/api";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
-import type { InstallCommands } from "./installer/mod.ts";
+import { codexHomeFromEnv, type InstallCommands } from "./installer/mod.ts";
 import { invocationDir } from "./_command.ts";
 
 /**
@@ -53,6 +53,11 @@ export function homeDir(): string {
   const value = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
   if (!value) throw new Error("HOME is not set: cannot find the agents' config folders");
   return value;
+}
+
+/** Codex CLI's home when `CODEX_HOME` names one (undefined: `~/.codex`). */
+export function codexHomeDir(): string | undefined {
+  return codexHomeFromEnv({ CODEX_HOME: Deno.env.get("CODEX_HOME") });
 }
 
 /** The project the cwd belongs to (its root), for per-project hook files. */

@@ -98,20 +98,27 @@ const FIND_ROOT = [
   'case "$gitdir" in /|*,*) gitdir= ;; esac',
 ];
 
-// Claude Code keeps its transcripts in `$CLAUDE_CONFIG_DIR/projects` when that is set: an absolute
-// folder of this user's, canonicalised as the project root is, never the whole disk, never with a
-// comma. Under $HOME the shim may read it already.
-const CLAUDE_DIR = [
-  "claudedir=${CLAUDE_CONFIG_DIR:-}",
-  'case "$claudedir" in /*) ;; *) claudedir= ;; esac',
-  'if [ -n "$claudedir" ] && [ -O "$claudedir" ] && cd -P -- "$claudedir" 2>/dev/null; then',
-  "  claudedir=$PWD",
-  '  cd -- "$here" 2>/dev/null || exit 0',
-  "else",
-  "  claudedir=",
-  "fi",
-  'case "$claudedir" in /|*,*) claudedir= ;; esac',
-];
+// An agent's own folder named by its variable: an absolute folder of this user's, canonicalised as
+// the project root is, never the whole disk, never with a comma. Under $HOME the shim may read it
+// already.
+function agentDirLines(name: string, variable: string): string[] {
+  return [
+    `${name}=\${${variable}:-}`,
+    `case "$${name}" in /*) ;; *) ${name}= ;; esac`,
+    `if [ -n "$${name}" ] && [ -O "$${name}" ] && cd -P -- "$${name}" 2>/dev/null; then`,
+    `  ${name}=$PWD`,
+    '  cd -- "$here" 2>/dev/null || exit 0',
+    "else",
+    `  ${name}=`,
+    "fi",
+    `case "$${name}" in /|*,*) ${name}= ;; esac`,
+  ];
+}
+
+// Claude Code keeps its transcripts in `$CLAUDE_CONFIG_DIR/projects` when that is set.
+const CLAUDE_DIR = agentDirLines("claudedir", "CLAUDE_CONFIG_DIR");
+// Codex CLI keeps its rollouts in `$CODEX_HOME/sessions` when that is set.
+const CODEX_DIR = agentDirLines("codexdir", "CODEX_HOME");
 
 /**
  * The launcher of a shim surface: finds the project root, then execs the shim. Claude Code's
@@ -123,9 +130,10 @@ export function hookLauncherScript(
 ): string {
   const argv = shimCommand(surface, { ...options, args: [] });
   const claude = surface === "claude-code";
-  // Claude Code's own folder, when it is not under $HOME (which the shim may read): a turn's end
-  // reads the session's transcript there.
-  const extra = claude ? "\${claudedir:+,$claudedir}" : "";
+  const codex = surface === "codex";
+  // Claude Code's and Codex CLI's own folder, when it is not under $HOME (which the shim may
+  // read): a turn's end reads the session's transcript (rollout) there.
+  const extra = claude ? "\${claudedir:+,$claudedir}" : codex ? "\${codexdir:+,$codexdir}" : "";
   const words = argv.map((arg) =>
     arg.startsWith("--allow-read=")
       ? `${shellQuote(arg)}"\${root:+,$root}\${gitdir:+,$gitdir}${extra}"`
@@ -139,6 +147,7 @@ export function hookLauncherScript(
     ...denoEnvLines(),
     ...FIND_ROOT,
   ];
+  if (codex) return [...head, ...CODEX_DIR, `exec ${words} "$@"`, ""].join("\n");
   if (!claude) return [...head, `exec ${words} "$@"`, ""].join("\n");
   return [...head, ...CLAUDE_DIR, ...claudeFastPath(options.settings, words), ""].join("\n");
 }

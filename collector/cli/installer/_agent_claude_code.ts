@@ -160,12 +160,12 @@ export const CLAUDE_CODE: AgentInstaller = {
   name: "Claude Code",
   // Hooks at user and at project scope add up; each place is checked on its own.
   alternatives: false,
-  kinds: [
-    "claude-settings-user",
-    "claude-settings-project",
-    "claude-mcp-user",
-    "claude-mcp-project",
-  ],
+  kinds: {
+    "claude-settings-user": { scope: "user", files: (at) => [at.claudeUserSettings] },
+    "claude-settings-project": { scope: "project", files: (at) => [at.claudeProjectSettings] },
+    "claude-mcp-user": { scope: "user", files: (at) => [at.claudeUserMcp] },
+    "claude-mcp-project": { scope: "project", files: (at) => [at.claudeProjectMcp] },
+  },
   target(kind, path, { hooks }) {
     const ours = (command: unknown) => isOurCommand(command, hooks.known);
     if (kind === "claude-settings-user" || kind === "claude-settings-project") {

@@ -190,11 +190,40 @@ export function trustedIn(text: string, trust: CodexTrust): boolean {
   return false;
 }
 
+/**
+ * Codex CLI's home as its environment names it: `CODEX_HOME` when set and not empty (Codex
+ * resolves it and refuses to start when it does not exist), else undefined for `~/.codex`.
+ */
+export function codexHomeFromEnv(env: { readonly CODEX_HOME?: string }): string | undefined {
+  const value = env.CODEX_HOME;
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * Whether a `config.toml` text marks `project` trusted (`[projects."<path>"]` with
+ * `trust_level = "trusted"`, as Codex writes it): Codex reads a project's `.codex/hooks.json` only
+ * then. Line-based.
+ */
+export function projectTrustedIn(text: string, project: string): boolean {
+  const lines = text.split("\n").map((l) => l.replace(/\r$/, "").trim());
+  const at = lines.indexOf(`[${tomlKey(["projects", project])}]`);
+  if (at < 0) return false;
+  for (const line of lines.slice(at + 1)) {
+    if (line.startsWith("[")) return false;
+    if (line.replace(/\s+/g, "") === 'trust_level="trusted"') return true;
+  }
+  return false;
+}
+
 /** Codex's part of the installer (its `hooks.json`; `config.toml` is planned beside it). */
 export const CODEX: AgentInstaller = {
   name: "Codex CLI",
   alternatives: false,
-  kinds: ["codex-hooks"],
+  kinds: {
+    // `$CODEX_HOME/hooks.json`, and a project's `.codex/hooks.json` (read in a trusted project).
+    "codex-hooks": { scope: "user", files: (at) => [at.codexHooks] },
+    "codex-hooks-project": { scope: "project", files: (at) => [at.codexProjectHooks] },
+  },
   target(kind, path, { hooks }) {
     const ours = (command: unknown) => isOurCommand(command, hooks.known);
     return shared(kind, path, {
@@ -210,9 +239,13 @@ export const CODEX: AgentInstaller = {
     });
   },
   hookCommands(kind, doc, add) {
-    if (kind === "codex-hooks") groupHookCommands(doc, add);
+    if (kind === "codex-hooks" || kind === "codex-hooks-project") groupHookCommands(doc, add);
   },
   doctorSources(paths) {
-    return [["codex-hooks", paths.codexHooks, CODEX_HOOKS.map((h) => h.event)]];
+    const events = CODEX_HOOKS.map((h) => h.event);
+    return [
+      ["codex-hooks", paths.codexHooks, events],
+      ["codex-hooks-project", paths.codexProjectHooks, events],
+    ];
   },
 };

@@ -81,7 +81,7 @@ function stripGeminiHooks(doc: JsonObject, ours: (command: unknown) => boolean):
 export const GEMINI_CLI: AgentInstaller = {
   name: "Gemini CLI",
   alternatives: false,
-  kinds: ["gemini-settings-user"],
+  kinds: { "gemini-settings-user": { scope: "user", files: (at) => [at.geminiUserSettings] } },
   target(kind, path, { hooks }) {
     const ours = (command: unknown) => isOurCommand(command, hooks.known);
     return shared(kind, path, {

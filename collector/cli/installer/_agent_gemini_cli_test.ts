@@ -6,15 +6,16 @@ import { HOOK_MARKER } from "./shell.ts";
 import { ourHookCommands } from "./_targets.ts";
 import {
   checkAgent,
-  makeWorld,
   optionsFor,
+  QUIET,
   readJson,
   snapshot,
   TEST_HOOKS,
+  uninstallOptionsFor,
+  withWorld,
   type World,
 } from "./_test_support.ts";
 
-const quiet = { print: () => {} };
 const SETTINGS = "home/.gemini/settings.json";
 type Json = Record<string, unknown>;
 
@@ -40,15 +41,6 @@ const FOREIGN_GEMINI = JSON.stringify(
   null,
   4,
 );
-
-async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
-  const world = await makeWorld();
-  try {
-    await fn(world);
-  } finally {
-    await world.cleanup();
-  }
-}
 
 async function writeGemini(world: World, text: string): Promise<void> {
   await Deno.mkdir(`${world.home}/.gemini`, { recursive: true });
@@ -84,7 +76,7 @@ Deno.test("install keeps the user's Gemini hooks, servers and keys; uninstall re
   await withWorld(async (world) => {
     await writeGemini(world, FOREIGN_GEMINI);
     const before = snapshot(world.root);
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     const after = readJson(world, SETTINGS);
     const original = JSON.parse(FOREIGN_GEMINI) as Json;
     assert.deepEqual(Object.keys(after), Object.keys(original), "keys keep their order");
@@ -109,15 +101,10 @@ Deno.test("install keeps the user's Gemini hooks, servers and keys; uninstall re
 
     // A second install changes nothing.
     const once = snapshot(world.root);
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     assert.deepEqual(snapshot(world.root), once);
 
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world));
     assert.deepEqual(snapshot(world.root), before);
   });
 });
@@ -125,17 +112,12 @@ Deno.test("install keeps the user's Gemini hooks, servers and keys; uninstall re
 Deno.test("--agents gemini-cli wires Gemini CLI only; uninstall removes the file it created", async () => {
   await withWorld(async (world) => {
     const before = snapshot(world.root);
-    await install({ ...optionsFor(world, { agents: ["gemini-cli"] }), ...quiet });
+    await install({ ...optionsFor(world, { agents: ["gemini-cli"] }), ...QUIET });
     const files = Object.entries(snapshot(world.root))
       .filter(([f, content]) => content !== "<dir>" && !f.startsWith("home/.kiro-learn/"))
       .map(([f]) => f);
     assert.deepEqual(files, [SETTINGS]);
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world));
     assert.deepEqual(snapshot(world.root), before);
   });
 });

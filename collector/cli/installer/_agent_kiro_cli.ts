@@ -157,7 +157,12 @@ export const KIRO_CLI: AgentInstaller = {
   name: "Kiro CLI",
   // The 3.x hook file or the 2.x agent: whichever the installed version reads.
   alternatives: true,
-  kinds: ["kiro-hooks", "kiro-chat-agent", "kiro-mcp", "kiro-llm-agent"],
+  kinds: {
+    "kiro-llm-agent": { scope: "user", files: (at) => llmAgentPaths(at.kiroAgentsDir) },
+    "kiro-chat-agent": { scope: "user", files: (at) => [at.chatAgent] },
+    "kiro-hooks": { scope: "project", files: (at) => [at.kiroHooks] },
+    "kiro-mcp": { scope: "project", files: (at) => [at.kiroMcp] },
+  },
   target(kind, path, { hooks, seed }) {
     const ours = (command: unknown) => isOurCommand(command, hooks.known);
     switch (kind) {

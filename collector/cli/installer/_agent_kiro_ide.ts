@@ -52,7 +52,12 @@ export const KIRO_IDE: AgentInstaller = {
   name: "Kiro IDE",
   // The 1.x hook file or the 0.x hook files.
   alternatives: true,
-  kinds: ["kiro-ide-hook"],
+  kinds: {
+    "kiro-ide-hook": {
+      scope: "project",
+      files: (at) => KIRO_IDE_HOOKS.map((h) => join(at.kiroHooksDir, h.file)),
+    },
+  },
   target(kind, path, { hooks }) {
     const ours = (command: unknown) => isOurCommand(command, hooks.known);
     const spec = KIRO_IDE_HOOKS.find((h) => path.endsWith(h.file));

@@ -22,6 +22,7 @@ export type TargetKind =
   | "kiro-llm-agent"
   | "kiro-ide-hook"
   | "codex-hooks"
+  | "codex-hooks-project"
   | "gemini-settings-user";
 
 /** All target kinds. */
@@ -36,8 +37,23 @@ export const TARGET_KINDS: readonly TargetKind[] = [
   "kiro-llm-agent",
   "kiro-ide-hook",
   "codex-hooks",
+  "codex-hooks-project",
   "gemini-settings-user",
 ];
+
+/**
+ * Whose a kind of file is: the user's (one per user, whichever project install ran from), or a
+ * project's (one per project folder).
+ */
+export type TargetScope = "user" | "project";
+
+/** Where an agent keeps one kind of file, and whose it is. */
+export interface KindPlace {
+  /** Whose the files are. */
+  scope: TargetScope;
+  /** Every file of this kind install may write, at `paths`. */
+  files(paths: InstallPaths): string[];
+}
 
 /** The hook commands and MCP server a target writes, already turned into strings. */
 export interface HookSet {
@@ -106,16 +122,28 @@ export interface InstallPaths {
   claudeUserMcp: string;
   /** `<project>/.mcp.json`. */
   claudeProjectMcp: string;
-  /** `~/.codex/hooks.json` (Codex CLI's user hooks). */
+  /** Codex CLI's home: `$CODEX_HOME`, by default `~/.codex`. */
+  codexHome: string;
+  /** `<codex home>/hooks.json` (Codex CLI's user hooks). */
   codexHooks: string;
-  /** `~/.codex/config.toml` (Codex CLI's user config: our hooks' trust, the MCP server). */
+  /** `<codex home>/config.toml` (Codex CLI's user config: our hooks' trust, the MCP server). */
   codexConfig: string;
+  /** `<project>/.codex/hooks.json` (Codex CLI's project hooks, read in a trusted project). */
+  codexProjectHooks: string;
   /** `~/.gemini/settings.json` (Gemini CLI's hooks and MCP servers). */
   geminiUserSettings: string;
 }
 
-/** The paths for a home and a project root. */
-export function installPaths(home: string, projectDir: string): InstallPaths {
+/**
+ * The paths for a home and a project root; `codexHome` is Codex CLI's home when `CODEX_HOME`
+ * names one (default `<home>/.codex`).
+ */
+export function installPaths(
+  home: string,
+  projectDir: string,
+  options: { codexHome?: string } = {},
+): InstallPaths {
+  const codexHome = options.codexHome ?? join(home, ".codex");
   return {
     kiroAgentsDir: join(home, ".kiro", "agents"),
     chatAgent: join(home, ".kiro", "agents", `${CHAT_AGENT_NAME}.json`),
@@ -126,8 +154,10 @@ export function installPaths(home: string, projectDir: string): InstallPaths {
     claudeProjectSettings: join(projectDir, ".claude", "settings.json"),
     claudeUserMcp: join(home, ".claude.json"),
     claudeProjectMcp: join(projectDir, ".mcp.json"),
-    codexHooks: join(home, ".codex", "hooks.json"),
-    codexConfig: join(home, ".codex", "config.toml"),
+    codexHome,
+    codexHooks: join(codexHome, "hooks.json"),
+    codexConfig: join(codexHome, "config.toml"),
+    codexProjectHooks: join(projectDir, ".codex", "hooks.json"),
     geminiUserSettings: join(home, ".gemini", "settings.json"),
   };
 }
@@ -139,8 +169,8 @@ export type DoctorSource = [kind: TargetKind, path: string, events: string[]];
 export interface AgentInstaller {
   /** The agent, as doctor names it. */
   name: string;
-  /** The kinds of file it owns. */
-  kinds: readonly TargetKind[];
+  /** The kinds of file it owns, each with its place: the one source of where and whose. */
+  kinds: Readonly<Partial<Record<TargetKind, KindPlace>>>;
   /** The target of one of its kinds at `path` (install and uninstall both plan with it). */
   target(
     kind: TargetKind,

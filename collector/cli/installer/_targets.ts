@@ -15,7 +15,14 @@ import { KIRO_CLI } from "./_agent_kiro_cli.ts";
 import { KIRO_IDE } from "./_agent_kiro_ide.ts";
 import { CODEX } from "./_agent_codex.ts";
 import { GEMINI_CLI } from "./_agent_gemini_cli.ts";
-import type { AgentInstaller, HookSet, Target, TargetKind } from "./_target.ts";
+import type {
+  AgentInstaller,
+  HookSet,
+  InstallPaths,
+  Target,
+  TargetKind,
+  TargetScope,
+} from "./_target.ts";
 
 export { CLAUDE_HOOKS } from "./_agent_claude_code.ts";
 export { KIRO_V3_HOOKS, llmAgentPaths } from "./_agent_kiro_cli.ts";
@@ -24,9 +31,11 @@ export {
   CODEX_HOOKS,
   type CodexConfigBlock,
   codexConfigBlock,
+  codexHomeFromEnv,
   codexHookHash,
   type CodexTrust,
   codexTrust,
+  projectTrustedIn,
   trustedIn,
 } from "./_agent_codex.ts";
 export {
@@ -35,9 +44,11 @@ export {
   type HookSet,
   type InstallPaths,
   installPaths,
+  type KindPlace,
   type Target,
   TARGET_KINDS,
   type TargetKind,
+  type TargetScope,
 } from "./_target.ts";
 
 /** Every agent the installer wires, in the order doctor reports them. */
@@ -50,9 +61,28 @@ export const AGENTS: readonly AgentInstaller[] = [
 ];
 
 function agentOf(kind: TargetKind): AgentInstaller {
-  const agent = AGENTS.find((a) => a.kinds.includes(kind));
+  const agent = AGENTS.find((a) => a.kinds[kind] !== undefined);
   if (!agent) throw new Error(`no agent owns ${kind} files`);
   return agent;
+}
+
+/** Whose files of `kind` are (the user's, or a project's), as its agent says. */
+export function scopeOf(kind: TargetKind): TargetScope {
+  return agentOf(kind).kinds[kind]!.scope;
+}
+
+/** Every file of `kind` install may write at `paths`, as its agent says. */
+export function filesOf(kind: TargetKind, paths: InstallPaths): string[] {
+  return agentOf(kind).kinds[kind]!.files(paths);
+}
+
+/** Every file of every kind at `paths`, agent by agent (what an uninstall looks at). */
+export function everyFile(paths: InstallPaths): [TargetKind, string][] {
+  return AGENTS.flatMap((agent) =>
+    (Object.keys(agent.kinds) as TargetKind[]).flatMap((kind) =>
+      filesOf(kind, paths).map((path): [TargetKind, string] => [kind, path])
+    )
+  );
 }
 
 /** Builds the target of `kind` at `path`. `seed` is the agent kiro-cli made, if any (2.x). */

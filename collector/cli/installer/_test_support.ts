@@ -6,7 +6,8 @@
  */
 import { dirname, join, relative } from "node:path";
 import assert from "node:assert/strict";
-import type { InstallCommands, InstallOptions } from "./plan.ts";
+import type { InstallCommands, InstallOptions, UninstallOptions } from "./plan.ts";
+import type { RunOptions } from "./install.ts";
 import { HOOK_MARKER } from "./shell.ts";
 import { AGENTS } from "./_targets.ts";
 import {
@@ -55,6 +56,33 @@ export async function makeWorld(): Promise<World> {
     project,
     dataDir: join(home, ".kiro-learn"),
     cleanup: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+/** Install and uninstall print nothing (tests that read what they print collect it). */
+export const QUIET: RunOptions = { print: () => {} };
+
+/** Runs `fn` in a fresh world, removed afterwards whatever happens. */
+export async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
+  const world = await makeWorld();
+  try {
+    await fn(world);
+  } finally {
+    await world.cleanup();
+  }
+}
+
+/** Uninstall options for `world` (its home, project and data dir; quiet), overridable. */
+export function uninstallOptionsFor(
+  world: World,
+  extra: Partial<UninstallOptions> & RunOptions = {},
+): UninstallOptions & RunOptions {
+  return {
+    home: world.home,
+    projectDir: world.project,
+    dataDir: world.dataDir,
+    ...QUIET,
+    ...extra,
   };
 }
 
@@ -200,6 +228,7 @@ const HAS_HOOKS: readonly string[] = [
   "kiro-chat-agent",
   "kiro-ide-hook",
   "codex-hooks",
+  "codex-hooks-project",
   "gemini-settings-user",
 ];
 
@@ -212,10 +241,20 @@ export function checkAgent(
   agent: AgentInstaller,
   options: { files: readonly (readonly [TargetKind, string])[] },
 ): void {
-  for (const kind of agent.kinds) {
-    assert.deepEqual(AGENTS.filter((a) => a.kinds.includes(kind)), [agent], kind);
+  const kindsOf = (a: AgentInstaller) => Object.keys(a.kinds) as TargetKind[];
+  for (const kind of kindsOf(agent)) {
+    assert.deepEqual(AGENTS.filter((a) => kindsOf(a).includes(kind)), [agent], kind);
   }
-  assert.deepEqual([...new Set(AGENTS.flatMap((a) => a.kinds))].sort(), [...TARGET_KINDS].sort());
+  assert.deepEqual([...new Set(AGENTS.flatMap(kindsOf))].sort(), [...TARGET_KINDS].sort());
+  // Each kind's place: a user's file under the home (Codex's home is in it by default), a
+  // project's under the project.
+  for (const [kind, place] of Object.entries(agent.kinds)) {
+    const files = place!.files(installPaths("/h", "/p"));
+    assert.ok(files.length > 0, kind);
+    for (const file of files) {
+      assert.ok(file.startsWith(place!.scope === "user" ? "/h/" : "/p/"), `${kind}: ${file}`);
+    }
+  }
   for (const [kind, path] of options.files) {
     const target = agent.target(kind, path, { hooks: TEST_HOOKS });
     assert.equal(target.kind, kind);

@@ -27,11 +27,13 @@ import type { InstallCommands } from "./plan.ts";
 import { hookArgv, isOurCommand, quoteArgv, splitCommand } from "./shell.ts";
 import {
   AGENTS,
+  codexHomeFromEnv,
   codexTrust,
   type DoctorSource,
   type InstallPaths,
   installPaths,
   ourHookCommands,
+  projectTrustedIn,
   trustedIn,
 } from "./_targets.ts";
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
@@ -118,7 +120,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   );
   if (options.project !== undefined) checks.push(checkProject(options.project));
 
-  const paths = installPaths(home, options.projectDir);
+  const paths = installPaths(home, options.projectDir, { codexHome: codexHomeFromEnv(env) });
   const found = new Found(known, env.PATH ?? "", tilde, home);
   // Kiro CLI 3.x runs both the agent's embedded hooks and .kiro/hooks files; 2.x (and Kiro IDE
   // 1.x, which reads the file) only one of them: both present is a double capture only for 3.x.
@@ -150,8 +152,13 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     }
     checks.push(surface.check);
   }
-  const trust = checkCodexTrust(paths, known, tilde);
-  if (trust !== null) checks.push(trust);
+  for (const hooksFile of [paths.codexHooks, paths.codexProjectHooks]) {
+    const trust = checkCodexTrust(paths, { hooksFile, projectDir: options.projectDir }, {
+      known,
+      tilde,
+    });
+    if (trust !== null) checks.push(trust);
+  }
   checks.push(found.mcp([
     paths.kiroMcp,
     paths.chatAgent,
@@ -368,19 +375,22 @@ async function fetchHealth(
 // --- hooks and MCP ---------------------------------------------------------------------------
 
 /**
- * Whether Codex trusts our hooks in `~/.codex/hooks.json` (it skips an untrusted hook silently),
- * and has our MCP server; null when that file holds none of our hooks.
+ * Whether Codex trusts our hooks in `hooksFile` (`$CODEX_HOME/hooks.json` or the project's
+ * `.codex/hooks.json`; it skips an untrusted hook silently, and a project's file in a project the
+ * user did not trust), and has our MCP server; null when that file holds none of our hooks.
  */
 function checkCodexTrust(
   paths: InstallPaths,
-  known: readonly string[],
-  tilde: (p: string) => string,
+  where: { hooksFile: string; projectDir: string },
+  options: { known: readonly string[]; tilde: (p: string) => string },
 ): DoctorCheck | null {
-  const name = "codex hook trust";
+  const { known, tilde } = options;
+  const project = where.hooksFile === paths.codexProjectHooks;
+  const name = project ? "codex project hook trust" : "codex hook trust";
   let hooks: JsonObject | undefined;
   let config: string;
   try {
-    hooks = readJsonFile(paths.codexHooks).doc;
+    hooks = readJsonFile(where.hooksFile).doc;
     config = readTextOrNull(paths.codexConfig) ?? "";
   } catch (error) {
     return {
@@ -391,10 +401,19 @@ function checkCodexTrust(
     };
   }
   if (hooks === undefined) return null;
-  const ours = codexTrust(hooks, paths.codexHooks, (c) => isOurCommand(c, known));
+  const ours = codexTrust(hooks, where.hooksFile, (c) => isOurCommand(c, known));
   if (ours.length === 0) return null;
   const untrusted = ours.filter((t) => !trustedIn(config, t));
   const mcp = config.includes(`[mcp_servers.${MCP_SERVER_NAME}]`);
+  if (project && !projectTrustedIn(config, where.projectDir)) {
+    return {
+      name,
+      status: "warn",
+      message: `${tilde(where.hooksFile)}: Codex reads a project's hooks only in a project you ` +
+        `trusted, and ${tilde(paths.codexConfig)} does not trust ${where.projectDir}`,
+      fix: "trust the project when Codex asks (or `kiro-learn install --scope user`)",
+    };
+  }
   if (untrusted.length === 0 && mcp) {
     return {
       name,

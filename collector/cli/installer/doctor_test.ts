@@ -9,16 +9,7 @@ import { doctor, type DoctorOptions, type DoctorReport, formatCheck } from "./do
 import { install } from "./install.ts";
 import type { InstallCommands } from "./plan.ts";
 import { hookCommand } from "./shell.ts";
-import { makeWorld, optionsFor, type World, writeFiles } from "./_test_support.ts";
-
-async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
-  const world = await makeWorld();
-  try {
-    await fn(world);
-  } finally {
-    await world.cleanup();
-  }
-}
+import { optionsFor, withWorld, type World, writeFiles } from "./_test_support.ts";
 
 /** Real files for the shims, the MCP server and a fake kiro-cli on a private PATH. */
 async function realCommands(world: World): Promise<{ commands: InstallCommands; path: string }> {
@@ -394,5 +385,36 @@ Deno.test("doctor says where the project id comes from: the remote, or the path"
     assert.ok(!byRemote.message.includes("tok3n"));
     // Without an identity (older callers) there is no project line.
     assert.equal((await run(world)).checks.some((c) => c.name === "project"), false);
+  });
+});
+
+Deno.test("doctor reads Codex's files in CODEX_HOME, and says when a project's Codex hooks wait for the project's trust", async () => {
+  await withWorld(async (world) => {
+    const { commands, extra } = await healthy(world);
+    const codexHome = join(world.root, "codex-home");
+    await Deno.mkdir(codexHome);
+    await install({ ...optionsFor(world, { commands, codexHome }), print: () => {} });
+    const env = { ...extra.env, CODEX_HOME: codexHome };
+    const moved = await run(world, { ...extra, env });
+    const trust = moved.checks.find((c) => c.name === "codex hook trust")!;
+    assert.equal(trust.status, "ok", trust.message);
+    assert.match(trust.message, /codex-home\/config\.toml/);
+    assert.equal(statusOf(moved)["hooks Codex CLI"], "ok");
+
+    await install({
+      ...optionsFor(world, { commands, codexHome, scope: "project" }),
+      print: () => {},
+    });
+    const waiting = await run(world, { ...extra, env });
+    const project = waiting.checks.find((c) => c.name === "codex project hook trust")!;
+    assert.equal(project.status, "warn");
+    assert.match(project.message, /only in a project you trusted/);
+    await Deno.writeTextFile(
+      join(codexHome, "config.toml"),
+      `[projects.${JSON.stringify(world.project)}]\ntrust_level = "trusted"\n`,
+      { append: true },
+    );
+    const trusted = await run(world, { ...extra, env });
+    assert.equal(statusOf(trusted)["codex project hook trust"], "ok");
   });
 });

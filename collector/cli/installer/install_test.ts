@@ -10,25 +10,15 @@ import {
   existsAt,
   FOREIGN,
   FOREIGN_CHAT_AGENT,
-  makeWorld,
   optionsFor,
   parseToml,
+  QUIET,
   readJson,
   snapshot,
-  type World,
+  uninstallOptionsFor,
+  withWorld,
   writeFiles,
 } from "./_test_support.ts";
-
-const quiet = { print: () => {} };
-
-async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
-  const world = await makeWorld();
-  try {
-    await fn(world);
-  } finally {
-    await world.cleanup();
-  }
-}
 
 type Json = Record<string, unknown>;
 
@@ -42,7 +32,7 @@ function ourCount(value: unknown): number {
 
 Deno.test("install on a fresh home writes every piece, with quoted commands", async () => {
   await withWorld(async (world) => {
-    const plan = await install({ ...optionsFor(world), ...quiet });
+    const plan = await install({ ...optionsFor(world), ...QUIET });
     assert.equal(plan.kiroFormat?.format, "v3");
     for (
       const rel of [
@@ -110,7 +100,7 @@ Deno.test("install keeps every foreign hook, server and key, and leaves other fi
   await withWorld(async (world) => {
     await writeFiles(world, FOREIGN);
     const before = snapshot(world.root);
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     const after = snapshot(world.root);
 
     // Files install has no business with are byte-identical.
@@ -155,9 +145,9 @@ Deno.test("install keeps every foreign hook, server and key, and leaves other fi
 Deno.test("installing twice gives byte-identical files and an empty second plan", async () => {
   await withWorld(async (world) => {
     await writeFiles(world, FOREIGN);
-    await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...quiet });
+    await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...QUIET });
     const once = snapshot(world.root);
-    const second = await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...quiet });
+    const second = await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...QUIET });
     assert.deepEqual(snapshot(world.root), once);
     assert.deepEqual(second.actions, []);
     assert.ok(second.unchanged.length >= 9);
@@ -175,15 +165,10 @@ Deno.test("install then uninstall restores every original byte and removes what 
         const before = snapshot(world.root);
         await install({
           ...optionsFor(world, { kiroFormat, scope, kiroIdeLegacy: true }),
-          ...quiet,
+          ...QUIET,
         });
         assert.notDeepEqual(snapshot(world.root), before);
-        await uninstall({
-          home: world.home,
-          projectDir: world.project,
-          dataDir: world.dataDir,
-          ...quiet,
-        });
+        await uninstall(uninstallOptionsFor(world));
         assert.deepEqual(snapshot(world.root), before, `${kiroFormat} ${scope}`);
       });
     }
@@ -193,13 +178,8 @@ Deno.test("install then uninstall restores every original byte and removes what 
 Deno.test("uninstall on a home that had nothing leaves nothing behind", async () => {
   await withWorld(async (world) => {
     const before = snapshot(world.root);
-    await install({ ...optionsFor(world, { scope: "project", kiroIdeLegacy: true }), ...quiet });
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      ...quiet,
-    });
+    await install({ ...optionsFor(world, { scope: "project", kiroIdeLegacy: true }), ...QUIET });
+    await uninstall(uninstallOptionsFor(world));
     assert.deepEqual(snapshot(world.root), before);
   });
 });
@@ -207,15 +187,9 @@ Deno.test("uninstall on a home that had nothing leaves nothing behind", async ()
 Deno.test("uninstall --keep-data keeps the data dir but drops the install record", async () => {
   await withWorld(async (world) => {
     await writeFiles(world, FOREIGN);
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     await Deno.writeTextFile(join(world.dataDir, "kiro-learn.db"), "data");
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      keepData: true,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world, { keepData: true }));
     assert.ok(existsAt(world, "home/.kiro-learn/kiro-learn.db"));
     assert.ok(existsAt(world, "home/.kiro-learn/settings.json"));
     assert.ok(!existsAt(world, `home/.kiro-learn/${MANIFEST_FILE}`));
@@ -229,7 +203,7 @@ Deno.test("an unparsable config skips its agent, naming file and problem; the ot
     const broken = '{\n  "mcpServers": {\n    "x": {},\n  }\n}\n';
     await writeFiles(world, { ...FOREIGN, "home/code/app/.kiro/settings/mcp.json": broken });
     const before = snapshot(world.root);
-    const plan = await install({ ...optionsFor(world), ...quiet });
+    const plan = await install({ ...optionsFor(world), ...QUIET });
     assert.deepEqual(plan.skipped, ["kiro"]);
     const warning = plan.warnings.find((w) => w.startsWith("Kiro skipped")) ?? "";
     assert.match(warning, /\.kiro\/settings\/mcp\.json is not valid JSON/);
@@ -240,7 +214,7 @@ Deno.test("an unparsable config skips its agent, naming file and problem; the ot
     assert.deepEqual(kiroFiles(after), kiroFiles(before), "no Kiro file touched");
     assert.notDeepEqual(after, before, "Claude Code was installed");
     await assert.rejects(
-      () => uninstall({ home: world.home, projectDir: world.project, ...quiet }),
+      () => uninstall({ home: world.home, projectDir: world.project, ...QUIET }),
       InstallError,
     );
   });
@@ -257,7 +231,7 @@ Deno.test("every broken file is reported at once", async () => {
     // Only the agents whose files are broken: an agent with sound files would be installed.
     const agents = ["kiro", "claude-code", "gemini-cli"] as const;
     await assert.rejects(
-      () => install({ ...optionsFor(world), agents, ...quiet }),
+      () => install({ ...optionsFor(world), agents, ...QUIET }),
       (error: unknown) => {
         assert.ok(error instanceof InstallError);
         assert.equal(error.problems.length, 4);
@@ -272,7 +246,7 @@ Deno.test("a key of the wrong type aborts with the file and the key", async () =
     await writeFiles(world, { "home/.claude/settings.json": { hooks: "none" } });
     const before = snapshot(world.root);
     await assert.rejects(
-      () => install({ ...optionsFor(world), ...quiet }),
+      () => install({ ...optionsFor(world), ...QUIET }),
       /\.claude\/settings\.json: "hooks" should be an object but is a string/,
     );
     assert.deepEqual(snapshot(world.root), before);
@@ -290,7 +264,7 @@ Deno.test("switching v2 and v3: the hook file stays for Kiro IDE 1.x; the agent'
         ourCount(readJson(world, "home/.kiro/agents/kiro-learn.json").hooks) > 0,
       ].filter(Boolean).length;
 
-    await install({ ...optionsFor(world, { kiroFormat: "v3" }), ...quiet });
+    await install({ ...optionsFor(world, { kiroFormat: "v3" }), ...QUIET });
     assert.equal(captureConfigs(), 1);
     assert.equal(
       Deno.readTextFileSync(join(world.home, ".kiro/agents/kiro-learn.json")),
@@ -300,7 +274,7 @@ Deno.test("switching v2 and v3: the hook file stays for Kiro IDE 1.x; the agent'
     const hookFile = Deno.readTextFileSync(
       join(world.home, "code/app/.kiro/hooks/kiro-learn.json"),
     );
-    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...quiet });
+    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...QUIET });
     // Kiro CLI 2.x reads only the agent; the hook file is Kiro IDE 1.x's (and Kiro CLI 3.x's),
     // so v2 keeps it, unchanged.
     assert.equal(captureConfigs(), 2);
@@ -325,7 +299,7 @@ Deno.test("switching v2 and v3: the hook file stays for Kiro IDE 1.x; the agent'
       without(FOREIGN_CHAT_AGENT, "hooks", "mcpServers"),
     );
 
-    await install({ ...optionsFor(world, { kiroFormat: "v3" }), ...quiet });
+    await install({ ...optionsFor(world, { kiroFormat: "v3" }), ...QUIET });
     assert.equal(captureConfigs(), 1);
     assert.equal(
       Deno.readTextFileSync(join(world.home, ".kiro/agents/kiro-learn.json")),
@@ -353,7 +327,7 @@ Deno.test("v2 with kiro-cli seeds the agent, and uninstall deletes the agent it 
           return Promise.resolve({ agent: structuredClone(seed) });
         },
       }),
-      ...quiet,
+      ...QUIET,
     });
     const agent = readJson(world, "home/.kiro/agents/kiro-learn.json");
     assert.equal(agent.name, "kiro-learn");
@@ -369,16 +343,11 @@ Deno.test("v2 with kiro-cli seeds the agent, and uninstall deletes the agent it 
 
     // A reinstall merges into the file it made instead of seeding again.
     const bytes = snapshot(world.root);
-    await install({ ...optionsFor(world, { kiroCliVersion: "kiro-cli 2.4.0" }), ...quiet });
+    await install({ ...optionsFor(world, { kiroCliVersion: "kiro-cli 2.4.0" }), ...QUIET });
     assert.equal(seeded, 1);
     assert.deepEqual(snapshot(world.root), bytes);
 
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world));
     assert.ok(!existsAt(world, "home/.kiro/agents/kiro-learn.json"));
     assert.ok(!existsAt(world, "home/.kiro"));
   });
@@ -421,8 +390,8 @@ Deno.test("switching the Claude Code scope moves the hooks and the MCP server", 
   await withWorld(async (world) => {
     await writeFiles(world, FOREIGN);
     const before = snapshot(world.root);
-    await install({ ...optionsFor(world, { scope: "user" }), ...quiet });
-    await install({ ...optionsFor(world, { scope: "project" }), ...quiet });
+    await install({ ...optionsFor(world, { scope: "user" }), ...QUIET });
+    await install({ ...optionsFor(world, { scope: "project" }), ...QUIET });
     const now = snapshot(world.root);
     assert.equal(now["home/.claude/settings.json"], before["home/.claude/settings.json"]);
     assert.equal(now["home/.claude.json"], before["home/.claude.json"]);
@@ -437,7 +406,7 @@ Deno.test("switching the Claude Code scope moves the hooks and the MCP server", 
 
 Deno.test("legacy IDE hook files come with the flag and go without it", async () => {
   await withWorld(async (world) => {
-    await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...quiet });
+    await install({ ...optionsFor(world, { kiroIdeLegacy: true }), ...QUIET });
     const prompt = readJson(world, "home/code/app/.kiro/hooks/kiro-learn-prompt.kiro.hook");
     assert.deepEqual(prompt.when, { type: "promptSubmit" });
     const then = prompt.then as Json;
@@ -452,7 +421,7 @@ Deno.test("legacy IDE hook files come with the flag and go without it", async ()
     const stop = readJson(world, "home/code/app/.kiro/hooks/kiro-learn-stop.kiro.hook");
     assert.deepEqual(stop.when, { type: "agentStop" });
 
-    await install({ ...optionsFor(world, { kiroIdeLegacy: false }), ...quiet });
+    await install({ ...optionsFor(world, { kiroIdeLegacy: false }), ...QUIET });
     for (const name of ["prompt", "tool", "stop"]) {
       assert.ok(!existsAt(world, `home/code/app/.kiro/hooks/kiro-learn-${name}.kiro.hook`));
     }
@@ -476,7 +445,7 @@ Deno.test("a dry run prints the plan and writes nothing", async () => {
       out.lines.some((l) => /create\s+~\/code\/app\/\.kiro\/hooks\/kiro-learn\.json/.test(l)),
     );
 
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     const installed = snapshot(world.root);
     await uninstall({
       home: world.home,
@@ -505,7 +474,7 @@ Deno.test("a reinstall replaces old kiro-learn hooks in place, including Node-ed
         hooks: { stop: [{ command: old }, { command: "echo mine" }] },
       },
     });
-    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...quiet });
+    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...QUIET });
     const stop = (readJson(world, "home/.claude/settings.json").hooks as Json).Stop as Json[];
     assert.equal(stop.length, 2);
     assert.ok(JSON.stringify(stop[0]).includes("shims/claude-code.ts"));
@@ -532,16 +501,11 @@ Deno.test("a reinstall drops an older version's SessionEnd hook, and uninstall k
         },
       },
     });
-    await install({ ...optionsFor(world, {}), ...quiet });
+    await install({ ...optionsFor(world, {}), ...QUIET });
     const events = readJson(world, "home/.claude/settings.json").hooks as Json;
     assert.ok(!("SessionEnd" in events), "the older version's SessionEnd hook was left behind");
     assert.equal((events.Stop as Json[]).length, 1);
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world));
     assert.deepEqual(readJson(world, "home/.claude/settings.json"), {
       hooks: { Stop: [], Notification: [mine] },
     });
@@ -551,14 +515,9 @@ Deno.test("a reinstall drops an older version's SessionEnd hook, and uninstall k
 Deno.test("uninstall without the install record still removes our entries by their marker", async () => {
   await withWorld(async (world) => {
     await writeFiles(world, FOREIGN);
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     await Deno.remove(join(world.dataDir, MANIFEST_FILE));
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world));
     for (const [rel, value] of Object.entries(FOREIGN)) {
       assert.deepEqual(readJson(world, rel), value, rel);
     }
@@ -577,18 +536,13 @@ Deno.test("files in other layouts are rewritten in their own layout and restored
       "home/code/app/.kiro/settings/mcp.json": JSON.stringify({ mcpServers: {} }, null, "\t"),
     });
     const before = snapshot(world.root);
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     assert.match(
       Deno.readTextFileSync(join(world.home, ".claude/settings.json")),
       /^{\n {4}"model"/,
     );
     assert.ok(!Deno.readTextFileSync(join(world.home, ".claude.json")).includes("\n"));
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world));
     assert.deepEqual(snapshot(world.root), before);
   });
 });
@@ -602,15 +556,10 @@ Deno.test("a symlinked settings file stays a symlink", async () => {
       join(world.home, ".claude/settings.json"),
     );
     const before = snapshot(world.root);
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     assert.ok((await Deno.lstat(join(world.home, ".claude/settings.json"))).isSymlink);
     assert.equal(ourCount(readJson(world, "dotfiles/claude-settings.json")), CLAUDE_HOOKS.length);
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world));
     assert.deepEqual(snapshot(world.root), before);
   });
 });
@@ -632,7 +581,7 @@ Deno.test("uninstall refuses to delete a data dir that is the home folder", asyn
 
 Deno.test("uninstall deletes no file it did not create, whatever the install record says", async () => {
   await withWorld(async (world) => {
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     // The user's own files: outside every place install writes, and at one of them.
     const theirs: Record<string, unknown> = {
       "home/docker-config.json": { auths: { "registry.example": { auth: "c2VjcmV0" } } },
@@ -656,13 +605,7 @@ Deno.test("uninstall deletes no file it did not create, whatever the install rec
       Object.keys(theirs).map((rel) => [rel, Deno.readTextFileSync(join(world.root, rel))]),
     );
     const out = collect();
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      keepData: true,
-      print: out.print,
-    });
+    await uninstall(uninstallOptionsFor(world, { keepData: true, print: out.print }));
     for (const [rel, text] of Object.entries(before)) {
       assert.equal(Deno.readTextFileSync(join(world.root, rel)), text, `${rel} changed`);
     }
@@ -676,18 +619,12 @@ Deno.test("uninstall deletes no file it did not create, whatever the install rec
 
 Deno.test("uninstall keeps a file install created once the user changed it, taking out only ours", async () => {
   await withWorld(async (world) => {
-    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...quiet });
+    await install({ ...optionsFor(world, { kiroFormat: "v2" }), ...QUIET });
     const rel = "home/.kiro/agents/kiro-learn.json";
     const doc = readJson(world, rel) as { mcpServers: Record<string, unknown> };
     doc.mcpServers["their-server"] = { command: "their-server" };
     await writeFiles(world, { [rel]: doc });
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      keepData: true,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world, { keepData: true }));
     const left = readJson(world, rel) as { mcpServers: Record<string, unknown> };
     assert.deepEqual(left.mcpServers, { "their-server": { command: "their-server" } });
   });
@@ -709,7 +646,7 @@ Deno.test("Codex CLI: install adds our hooks, their trust and the MCP server; un
       });
       const before = snapshot(world.root);
       const original = before["home/.codex/config.toml"];
-      await install({ ...optionsFor(world), ...quiet });
+      await install({ ...optionsFor(world), ...QUIET });
       const hooksPath = join(world.home, ".codex", "hooks.json");
       const hooks = readJson(world, "home/.codex/hooks.json").hooks as Record<string, Json[]>;
       assert.deepEqual(Object.keys(hooks), ["Stop", "UserPromptSubmit"]);
@@ -739,14 +676,9 @@ Deno.test("Codex CLI: install adds our hooks, their trust and the MCP server; un
       const server = (parsed.mcp_servers as Record<string, Json>)["kiro-learn-memory"];
       assert.equal(typeof server.command, "string", JSON.stringify(server));
       assert.ok(Array.isArray(server.args), JSON.stringify(server));
-      const again = await install({ ...optionsFor(world), ...quiet });
+      const again = await install({ ...optionsFor(world), ...QUIET });
       assert.deepEqual(again.actions, [], `${sample}: a second install changes nothing`);
-      await uninstall({
-        home: world.home,
-        projectDir: world.project,
-        dataDir: world.dataDir,
-        ...quiet,
-      });
+      await uninstall(uninstallOptionsFor(world));
       assert.deepEqual(snapshot(world.root), before, sample);
     });
   }
@@ -759,12 +691,12 @@ Deno.test("Codex CLI: a config.toml whose inline table covers our names is refus
     });
     const before = snapshot(world.root);
     await assert.rejects(
-      () => install({ ...optionsFor(world), ...quiet }),
+      () => install({ ...optionsFor(world), ...QUIET }),
       /config\.toml defines hooks\.state \(kiro-learn adds .*invalid TOML.*--agents kiro,claude-code/,
     );
     assert.deepEqual(snapshot(world.root), before);
     // Without Codex, the others install.
-    await install({ ...optionsFor(world, { agents: ["kiro", "claude-code"] }), ...quiet });
+    await install({ ...optionsFor(world, { agents: ["kiro", "claude-code"] }), ...QUIET });
     assert.equal(
       Deno.readTextFileSync(join(world.home, ".codex", "config.toml")),
       before["home/.codex/config.toml"],
@@ -776,28 +708,16 @@ Deno.test("Gemini CLI: a project's uninstall leaves ~/.gemini/settings.json; uni
   await withWorld(async (world) => {
     const before = snapshot(world.root);
     const gemini = "home/.gemini/settings.json";
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     assert.ok(ourCount(readJson(world, gemini)) > 0, "install wired Gemini CLI");
     const wired = Deno.readTextFileSync(join(world.root, gemini));
     // A project's uninstall: Gemini CLI's user-level file is the user's wiring, left alone.
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      keepData: true,
-      projectOnly: true,
-      ...quiet,
-    });
+    await uninstall(uninstallOptionsFor(world, { keepData: true, projectOnly: true }));
     assert.equal(Deno.readTextFileSync(join(world.root, gemini)), wired);
     // Everything: the file and the folder install created go, with no warning that install never
     // puts a file or folder there.
     const out = collect();
-    await uninstall({
-      home: world.home,
-      projectDir: world.project,
-      dataDir: world.dataDir,
-      print: out.print,
-    });
+    await uninstall(uninstallOptionsFor(world, { print: out.print }));
     assert.doesNotMatch(out.lines.join("\n"), /not touching|not removing/);
     assert.deepEqual(snapshot(world.root), before);
   });
@@ -805,7 +725,7 @@ Deno.test("Gemini CLI: a project's uninstall leaves ~/.gemini/settings.json; uni
 
 Deno.test("a project's uninstall of a project that is the home folder leaves Gemini CLI's and Codex CLI's user files", async () => {
   await withWorld(async (world) => {
-    await install({ ...optionsFor(world), ...quiet });
+    await install({ ...optionsFor(world), ...QUIET });
     const files = ["home/.gemini/settings.json", "home/.codex/hooks.json"];
     const wired = files.map((rel) => Deno.readTextFileSync(join(world.root, rel)));
     await uninstall({
@@ -814,8 +734,56 @@ Deno.test("a project's uninstall of a project that is the home folder leaves Gem
       dataDir: world.dataDir,
       keepData: true,
       projectOnly: true,
-      ...quiet,
+      ...QUIET,
     });
     assert.deepEqual(files.map((rel) => Deno.readTextFileSync(join(world.root, rel))), wired);
+  });
+});
+
+Deno.test("a project's uninstall of the home folder keeps the user-level folders in the install record; a full uninstall then removes them", async () => {
+  await withWorld(async (world) => {
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world, { projectDir: world.home }), ...QUIET });
+    const recorded = (readJson(world, `home/.kiro-learn/${MANIFEST_FILE}`).dirs as string[]).sort();
+    await uninstall(uninstallOptionsFor(world, {
+      projectDir: world.home,
+      keepData: true,
+      projectOnly: true,
+    }));
+    const record = readJson(world, `home/.kiro-learn/${MANIFEST_FILE}`);
+    // Only the project's own folders left the record: .kiro/hooks and .kiro/settings.
+    const user = [".claude", ".codex", ".gemini", ".kiro", ".kiro/agents"]
+      .map((rel) => join(world.home, rel));
+    assert.deepEqual((record.dirs as string[]).sort(), user);
+    assert.deepEqual(
+      recorded,
+      [...user, join(world.home, ".kiro/hooks"), join(world.home, ".kiro/settings")].sort(),
+    );
+    await uninstall(uninstallOptionsFor(world));
+    assert.deepEqual(snapshot(world.root), before);
+  });
+});
+
+Deno.test("CODEX_HOME: install and uninstall use it; one that does not exist leaves Codex out, said clearly", async () => {
+  await withWorld(async (world) => {
+    const codexHome = join(world.root, "codex-home");
+    await Deno.mkdir(codexHome);
+    const before = snapshot(world.root);
+    await install({ ...optionsFor(world, { codexHome }), ...QUIET });
+    assert.ok(existsAt(world, "codex-home/hooks.json"));
+    assert.ok(existsAt(world, "codex-home/config.toml"));
+    assert.ok(!existsAt(world, "home/.codex"));
+    await uninstall(uninstallOptionsFor(world, { codexHome }));
+    assert.deepEqual(snapshot(world.root), before);
+
+    const out = collect();
+    const plan = await install({
+      ...optionsFor(world, { codexHome: join(world.root, "missing") }),
+      print: out.print,
+    });
+    assert.deepEqual(plan.skipped, ["codex"]);
+    assert.match(out.lines.join("\n"), /Codex CLI skipped[^]*missing, which does not exist/);
+    assert.ok(!existsAt(world, "missing") && !existsAt(world, "home/.codex"));
+    assert.ok(existsAt(world, "home/.claude/settings.json"), "the other agents are installed");
   });
 });

@@ -42,3 +42,4 @@ export {
 } from "./kiro_cli.ts";
 export { HOOK_MARKER, hookCommand, shellQuote, splitCommand } from "./shell.ts";
 export { MANIFEST_FILE } from "./manifest.ts";
+export { codexHomeFromEnv } from "./_targets.ts";

@@ -59,12 +59,15 @@ import {
   codexConfigBlock,
   type CodexTrust,
   codexTrust,
+  everyFile,
+  filesOf,
   type HookSet,
   type InstallPaths,
   installPaths,
   KIRO_IDE_HOOKS,
   llmAgentPaths,
   makeTarget,
+  scopeOf,
   type Target,
   type TargetKind,
 } from "./_targets.ts";
@@ -117,7 +120,10 @@ export interface InstallOptions {
   kiroFormat?: KiroFormat | "auto";
   /** `kiro-cli --version` output; null: not installed; undefined (default): run it. */
   kiroCliVersion?: string | null;
-  /** Claude Code scope: `user` (default, `~/.claude`) or `project` (`<project>/.claude`). */
+  /**
+   * Claude Code's and Codex CLI's scope: `user` (default: `~/.claude`, `$CODEX_HOME`) or `project`
+   * (`<project>/.claude`, `<project>/.codex`).
+   */
   scope?: "user" | "project";
   /** Also write the three Kiro IDE 0.x `.kiro.hook` files. */
   kiroIdeLegacy?: boolean;
@@ -131,6 +137,8 @@ export interface InstallOptions {
   agents?: readonly InstallAgent[];
   /** Where the collector the hooks post to listens (the effective settings, env included). */
   collector?: { host: string; port: number };
+  /** Codex CLI's home when `CODEX_HOME` names one (default `<home>/.codex`). */
+  codexHome?: string;
 }
 
 // The host and port a settings.json file holds, defaults (this user's port) filling what it
@@ -158,6 +166,8 @@ export interface UninstallOptions {
   dataDir?: string;
   /** Keep the data dir (database, settings, logs); only the install record goes. */
   keepData?: boolean;
+  /** Codex CLI's home when `CODEX_HOME` names one (default `<home>/.codex`). */
+  codexHome?: string;
   /** The current commands, to recognise hooks written without the marker; optional. */
   commands?: InstallCommands;
   /**
@@ -168,16 +178,6 @@ export interface UninstallOptions {
    */
   projectOnly?: boolean;
 }
-
-/** The kinds of file that are the user's, whichever project they were installed from. */
-const USER_LEVEL_KINDS: ReadonlySet<TargetKind> = new Set<TargetKind>([
-  "kiro-llm-agent",
-  "kiro-chat-agent",
-  "claude-settings-user",
-  "claude-mcp-user",
-  "codex-hooks",
-  "gemini-settings-user",
-]);
 
 /** One change to the file system. */
 export type PlanAction =
@@ -285,7 +285,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   const project = absolute(options.projectDir);
   const dataDir = absolute(options.dataDir ?? join(home, ".kiro-learn"));
   const hooks = hookSet(options.commands);
-  const paths = installPaths(home, project);
+  const paths = installPaths(home, project, { codexHome: codexHomeOf(options) });
   const warnings: string[] = [];
 
   // An explicit v3 needs nothing from kiro-cli; v2 and auto need to know whether it is there.
@@ -308,7 +308,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
 
   const record = readManifest(manifestPath(dataDir));
   if (record.warning) warnings.push(record.warning);
-  const manifest = trustedManifest(record.manifest, { home, warnings });
+  const manifest = trustedManifest(record.manifest, { paths, warnings });
 
   const chosen = chooseTargets(paths, manifest, {
     format: choice.format,
@@ -318,11 +318,21 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   // An agent whose file cannot be read or parsed is left out (said in a warning, and the exit
   // code): it must not block every other agent. No file of it is touched.
   const selected = new Set(options.agents ?? INSTALL_AGENTS);
+  const skipped: InstallAgent[] = [];
+  // Codex CLI refuses to start with a CODEX_HOME that does not exist: nothing to wire there.
+  if (selected.has("codex") && options.codexHome !== undefined && !exists(paths.codexHome)) {
+    skipped.push("codex");
+    selected.delete("codex");
+    warnings.push(
+      `Codex CLI skipped (none of its files changed; the other agents are installed): ` +
+        `CODEX_HOME is ${paths.codexHome}, which does not exist (Codex CLI does not start with ` +
+        "it either). Create that folder, or unset CODEX_HOME, then run install again.",
+    );
+  }
   const mine = (targets: [TargetKind, string][]) =>
     targets.filter(([kind]) => selected.has(agentOfTarget(kind)));
   const read = readEach([...mine(chosen.desired), ...mine(chosen.unwanted)]
     .map(([, path]) => path));
-  const skipped: InstallAgent[] = [];
   for (const agent of selected) {
     const broken = [...mine(chosen.desired), ...mine(chosen.unwanted)]
       .filter(([kind, path]) => agentOfTarget(kind) === agent && read.problems.has(path));
@@ -422,17 +432,18 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
     const action = removal(target, states.get(path)!, {
       record: manifest.files[path],
       warnings,
-      home,
+      paths,
     });
     if (action) actions.push(action);
     delete next.files[path];
   }
   if (problems.length > 0) throw new InstallError(problems);
-  const codexHooks = installed.get(paths.codexHooks);
-  if (selected.has("codex") && codexHooks !== undefined) {
+  // Codex trusts a hook by an entry in the user's config.toml, for a hooks.json at either scope.
+  const codexHooksPath = [paths.codexHooks, paths.codexProjectHooks].find((p) => installed.has(p));
+  if (selected.has("codex") && codexHooksPath !== undefined) {
     const trust = codexTrust(
-      codexHooks,
-      paths.codexHooks,
+      installed.get(codexHooksPath)!,
+      codexHooksPath,
       (command) => isOurCommand(command, hooks.known),
     );
     const action = codexConfigInstall(paths.codexConfig, { trust, mcp: hooks.mcp }, warnings);
@@ -526,30 +537,22 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   const project = absolute(options.projectDir);
   const dataDir = absolute(options.dataDir ?? join(home, ".kiro-learn"));
   const hooks = options.commands ? hookSet(options.commands) : recogniseOnly();
-  const paths = installPaths(home, project);
+  const paths = installPaths(home, project, { codexHome: codexHomeOf(options) });
   const warnings: string[] = [];
   const record = readManifest(manifestPath(dataDir));
   if (record.warning) warnings.push(record.warning);
-  const manifest = trustedManifest(record.manifest, { home, warnings });
+  const manifest = trustedManifest(record.manifest, { paths, warnings });
 
-  // A project's own: inside its folder and not a user-level kind (a project may be $HOME itself).
+  // A project's own: inside its folder and of a project kind (a project may be $HOME itself).
   const ofProject = (kind: TargetKind, path: string) =>
-    isInside(path, project) && !USER_LEVEL_KINDS.has(kind);
+    isInside(path, project) && scopeOf(kind) === "project";
+  // A folder is the project's when inside it and no user-level file lives in it (with $HOME as
+  // the project, ~/.claude and ~/.kiro hold the user's wiring too).
+  const userFiles = everyFile(paths).filter(([kind]) => scopeOf(kind) === "user");
+  const projectDirOnly = (dir: string) =>
+    isInside(dir, project) && !userFiles.some(([, path]) => isInside(path, dir));
   const all = dedupe([
-    ...llmAgentPaths(paths.kiroAgentsDir).map((p): [TargetKind, string] => ["kiro-llm-agent", p]),
-    ["kiro-chat-agent", paths.chatAgent],
-    ["kiro-hooks", paths.kiroHooks],
-    ["kiro-mcp", paths.kiroMcp],
-    ...KIRO_IDE_HOOKS.map((h): [TargetKind, string] => [
-      "kiro-ide-hook",
-      join(paths.kiroHooksDir, h.file),
-    ]),
-    ["claude-settings-user", paths.claudeUserSettings],
-    ["claude-settings-project", paths.claudeProjectSettings],
-    ["claude-mcp-user", paths.claudeUserMcp],
-    ["claude-mcp-project", paths.claudeProjectMcp],
-    ["codex-hooks", paths.codexHooks],
-    ["gemini-settings-user", paths.geminiUserSettings],
+    ...everyFile(paths),
     ...Object.entries(manifest.files).map(([path, entry]): [TargetKind, string] => [
       entry.kind,
       path,
@@ -564,7 +567,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     const action = removal(makeTarget(kind, path, { hooks }), states.get(path)!, {
       record: manifest.files[path],
       warnings,
-      home,
+      paths,
     });
     if (action) actions.push(action);
   }
@@ -575,7 +578,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   const dirs = [...new Set(manifest.dirs)].sort((a, b) => b.length - a.length);
   for (const dir of dirs) {
     if (isInside(dir, dataDir)) continue;
-    if (options.projectOnly && !isInside(dir, project)) continue;
+    if (options.projectOnly && !projectDirOnly(dir)) continue;
     // Only the agents' config folders install makes (and only when empty, below).
     if (!INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail)) || dir !== resolve(dir)) {
       warnings.push(
@@ -599,7 +602,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
         files: Object.fromEntries(
           Object.entries(manifest.files).filter(([path, entry]) => !ofProject(entry.kind, path)),
         ),
-        dirs: manifest.dirs.filter((dir) => !isInside(dir, project)),
+        dirs: manifest.dirs.filter((dir) => !projectDirOnly(dir)),
       });
       if (rest !== record.text) {
         actions.push({
@@ -768,8 +771,10 @@ function chooseTargets(
     scope === "user"
       ? ["claude-mcp-user", paths.claudeUserMcp]
       : ["claude-mcp-project", paths.claudeProjectMcp],
-    // Codex reads a project's hooks only in a project the user trusted: user scope only.
-    ["codex-hooks", paths.codexHooks],
+    // Codex reads a project's hooks only in a project the user trusted (docs/install.md).
+    scope === "user"
+      ? ["codex-hooks", paths.codexHooks]
+      : ["codex-hooks-project", paths.codexProjectHooks],
     ["gemini-settings-user", paths.geminiUserSettings],
   ];
   // Kiro CLI 3.x reads the agent's embedded hooks too, and both Claude scopes at once would
@@ -781,9 +786,11 @@ function chooseTargets(
   if (scope === "user") {
     other.push(["claude-settings-project", paths.claudeProjectSettings]);
     other.push(["claude-mcp-project", paths.claudeProjectMcp]);
+    other.push(["codex-hooks-project", paths.codexProjectHooks]);
   } else {
     other.push(["claude-settings-user", paths.claudeUserSettings]);
     other.push(["claude-mcp-user", paths.claudeUserMcp]);
+    other.push(["codex-hooks", paths.codexHooks]);
   }
   const otherKinds = new Set(other.map(([kind]) => kind));
   for (const [path, entry] of Object.entries(manifest.files)) {
@@ -923,11 +930,11 @@ function codexConfigRemoval(path: string): PlanAction | null {
  */
 function trustedManifest(
   manifest: Manifest,
-  options: { home: string; warnings: string[] },
+  options: { paths: InstallPaths; warnings: string[] },
 ): Manifest {
   const files: Manifest["files"] = {};
   for (const [path, entry] of Object.entries(manifest.files)) {
-    if (knownLocation(entry.kind, path, options.home)) files[path] = entry;
+    if (knownLocation(entry.kind, path, options.paths)) files[path] = entry;
     else {
       options.warnings.push(
         `not touching ${path}: the install record lists it as a ${entry.kind} file, but install ` +
@@ -947,36 +954,23 @@ function trustedManifest(
   return { ...manifest, files, dirs };
 }
 
+/** Codex CLI's home from the options (absolute), or undefined for the default `<home>/.codex`. */
+function codexHomeOf(options: { codexHome?: string }): string | undefined {
+  return options.codexHome === undefined ? undefined : absolute(options.codexHome);
+}
+
 /**
- * Whether `path` is where install puts a file of `kind`: a user-scope file in `home`, a project
- * file at its place under some project folder. An install record naming anything else (a record
- * the daemon could once write) is not acted on.
+ * Whether `path` is where install puts a file of `kind` (as the kind's agent says): a user-scope
+ * file exactly where `paths` (the user's home, `CODEX_HOME`) puts it, a project file at its place
+ * under some project folder. An install record naming anything else (a record the daemon could
+ * once write) is not acted on.
  */
-export function knownLocation(kind: TargetKind, path: string, home: string): boolean {
+export function knownLocation(kind: TargetKind, path: string, paths: InstallPaths): boolean {
   if (!isAbsolute(path) || path !== resolve(path)) return false;
+  if (scopeOf(kind) === "user") return filesOf(kind, paths).includes(path);
   const base = "/kiro-learn-base";
-  const at = installPaths(base, base);
-  const user: Partial<Record<TargetKind, string[]>> = {
-    "claude-settings-user": [at.claudeUserSettings],
-    "claude-mcp-user": [at.claudeUserMcp],
-    "kiro-chat-agent": [at.chatAgent],
-    "kiro-llm-agent": llmAgentPaths(at.kiroAgentsDir),
-    "codex-hooks": [at.codexHooks],
-    "gemini-settings-user": [at.geminiUserSettings],
-  };
-  const project: Partial<Record<TargetKind, string[]>> = {
-    "claude-settings-project": [at.claudeProjectSettings],
-    "claude-mcp-project": [at.claudeProjectMcp],
-    "kiro-hooks": [at.kiroHooks],
-    "kiro-mcp": [at.kiroMcp],
-    "kiro-ide-hook": KIRO_IDE_HOOKS.map((h) => join(at.kiroHooksDir, h.file)),
-  };
-  const tails = (user[kind] ?? project[kind] ?? []).map((p) => p.slice(base.length));
-  return tails.some((tail) => {
-    if (!path.endsWith(tail)) return false;
-    const root = path.slice(0, -tail.length) || "/";
-    return user[kind] ? root === resolve(home) : true;
-  });
+  const tails = filesOf(kind, installPaths(base, base)).map((p) => p.slice(base.length));
+  return tails.some((tail) => path.endsWith(tail));
 }
 
 /**
@@ -988,12 +982,12 @@ export function knownLocation(kind: TargetKind, path: string, home: string): boo
 function removal(
   target: Target,
   state: JsonFileState,
-  context: { record: ManifestRecord | undefined; warnings: string[]; home: string },
+  context: { record: ManifestRecord | undefined; warnings: string[]; paths: InstallPaths },
 ): PlanAction | null {
   const { record, warnings } = context;
   if (state.text === null || state.doc === undefined) return null;
   // `trustedManifest` left no such record; this holds whatever the caller passed.
-  if (!knownLocation(target.kind, target.path, context.home)) return null;
+  if (!knownLocation(target.kind, target.path, context.paths)) return null;
   const verified = record?.sha256 !== undefined && sha256Hex(state.text) === record.sha256;
   if (target.owned === true) {
     // Without a record (or with one whose hash no longer matches), a file at our path is

@@ -2,28 +2,19 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { InstallError } from "./errors.ts";
 import { MANIFEST_FILE } from "./manifest.ts";
-import { apply, formatPlan, planInstall, planUninstall } from "./plan.ts";
+import { apply, formatPlan, knownLocation, planInstall, planUninstall } from "./plan.ts";
+import { installPaths, TARGET_KINDS } from "./_targets.ts";
 import { HOOK_MARKER } from "./shell.ts";
 import {
   COMMANDS,
   existsAt,
   FOREIGN,
-  makeWorld,
   optionsFor,
   readJson,
   snapshot,
-  type World,
+  withWorld,
   writeFiles,
 } from "./_test_support.ts";
-
-async function withWorld(fn: (world: World) => Promise<void>): Promise<void> {
-  const world = await makeWorld();
-  try {
-    await fn(world);
-  } finally {
-    await world.cleanup();
-  }
-}
 
 Deno.test("planning reads but never writes; apply performs it in order", async () => {
   await withWorld(async (world) => {
@@ -254,4 +245,20 @@ Deno.test("install writes the port the hooks use into a new settings.json, and w
     const same = await planInstall(optionsFor(world, { collector }));
     assert.ok(!same.warnings.some((w) => /written for/.test(w)));
   });
+});
+
+Deno.test("knownLocation: a user's file only where its agent puts it (CODEX_HOME's too), a project's file at its place in any folder", () => {
+  const paths = installPaths("/home/ann", "/work/app", { codexHome: "/srv/ann-codex" });
+  for (const kind of TARGET_KINDS) {
+    assert.ok(knownLocation(kind, "/nowhere/x.json", paths) === false);
+  }
+  assert.ok(knownLocation("codex-hooks", "/srv/ann-codex/hooks.json", paths));
+  assert.ok(!knownLocation("codex-hooks", "/home/ann/.codex/hooks.json", paths), "not the default");
+  assert.ok(knownLocation("codex-hooks-project", "/elsewhere/api/.codex/hooks.json", paths));
+  assert.ok(knownLocation("claude-settings-user", "/home/ann/.claude/settings.json", paths));
+  assert.ok(!knownLocation("claude-settings-user", "/home/bob/.claude/settings.json", paths));
+  assert.ok(knownLocation("claude-settings-project", "/any/repo/.claude/settings.json", paths));
+  assert.ok(
+    !knownLocation("claude-settings-project", "/any/repo/../etc/.claude/settings.json", paths),
+  );
 });

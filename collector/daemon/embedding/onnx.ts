@@ -63,9 +63,15 @@ export async function createOnnxEmbedder(
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    // Nothing of the collector's environment leaks into native code.
+    // Nothing of the collector's environment leaks into native code. onnxruntime's telemetry
+    // is off: it reports nowhere offline, and it leaves a `/tmp/mat-debug-<pid>.log` per start.
     clearEnv: true,
-    env: { ...DENO_ENV, NO_COLOR: "1", ...(home ? { HOME: home } : {}) },
+    env: {
+      ...DENO_ENV,
+      NO_COLOR: "1",
+      ORT_DISABLE_TELEMETRY: "1",
+      ...(home ? { HOME: home } : {}),
+    },
   }).spawn();
   const stdin = child.stdin.getWriter();
   const encoder = new TextEncoder();

@@ -41,6 +41,22 @@ Deno.test("embeds through the child process: dimension, normalised vectors, batc
   }
 });
 
+Deno.test("the child turns onnxruntime's telemetry off: no mat-debug log in /tmp, where it ignores TMPDIR", async () => {
+  const dir = await Deno.makeTempDir();
+  await writeTinyModel(dir);
+  const embedder = await createOnnxEmbedder({ modelDir: dir, modelId: "x" });
+  // onnxruntime-node's telemetry SDK opens `/tmp/mat-debug-<pid>.log` when a session starts.
+  const log = `/tmp/mat-debug-${embedder.pid}.log`;
+  try {
+    assert.equal((await embedder.embed(["leap"])).length, 1);
+    assert.throws(() => Deno.statSync(log), Deno.errors.NotFound, `${log} was written`);
+  } finally {
+    await embedder.close();
+    await Deno.remove(log).catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a missing or broken model rejects with the child's reason", async () => {
   const dir = await Deno.makeTempDir();
   try {

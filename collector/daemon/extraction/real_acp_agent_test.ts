@@ -61,7 +61,12 @@ async function setUp(
   const home = await Deno.makeTempDir({ prefix: "kiro-learn-claude-home-" });
   // Every process the agent starts inherits this, so /proc tells what is left of it.
   const marker = `KIRO_LEARN_TEST_AGENT=${crypto.randomUUID()}`;
+  // Claude Code keeps runtime files in the temp dir (`claude-<uid>`, `cc-socks`): the agent's
+  // is inside its HOME, removed with it.
+  const tmp = `${home}/tmp`;
+  await Deno.mkdir(tmp);
   const daemon = await startTestDaemon({
+    disposeAfter: { [Symbol.asyncDispose]: () => Deno.remove(home, { recursive: true }) },
     settings: {
       extraction: {
         strategy: "acp",
@@ -87,6 +92,7 @@ async function setUp(
       // A loopback port nobody listens on: the model is down.
       ...(options.modelDown ? { ANTHROPIC_BASE_URL: `http://127.0.0.1:${freePort()}` } : {}),
       HOME: home,
+      TMPDIR: tmp,
       [marker.split("=")[0]]: marker.split("=")[1],
     },
     cwd: options.cwd,
@@ -99,9 +105,11 @@ async function setUp(
     agentProcesses: () =>
       processesWithEnv(...markerEntry(marker)).filter((pid) => pid !== daemon.pid()),
     async [Symbol.asyncDispose]() {
-      await daemon[Symbol.asyncDispose]();
-      await model[Symbol.asyncDispose]();
-      await Deno.remove(home, { recursive: true });
+      try {
+        await daemon[Symbol.asyncDispose](); // and HOME after it
+      } finally {
+        await model[Symbol.asyncDispose]();
+      }
     },
   };
 }

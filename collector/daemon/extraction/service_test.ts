@@ -484,7 +484,7 @@ async function spendOfLastRun(daemon: TestDaemon) {
 }
 
 Deno.test("a session refused before its prompt crossed charges the day only the handshake", async () => {
-  const agent = await scriptedAgent([{ rejectSessionNew: "no sessions today" }]);
+  await using agent = await scriptedAgent([{ rejectSessionNew: "no sessions today" }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent, { maxAttempts: 1, sizeThresholdBytes: 16_777_216 }),
     env: agent.env,
@@ -507,7 +507,7 @@ Deno.test("a session refused before its prompt crossed charges the day only the 
 });
 
 Deno.test("a session that dies mid-reply counts the prompt it sent and the reply that came back", async () => {
-  const agent = await scriptedAgent([{ crashAfterChunks: 5 }]);
+  await using agent = await scriptedAgent([{ crashAfterChunks: 5 }]);
   await using daemon = await startTestDaemon({
     settings: settingsFor(agent, { maxAttempts: 1, sizeThresholdBytes: 16_777_216 }),
     env: agent.env,

@@ -123,15 +123,8 @@ export async function claudeSandbox(
     ...box,
     claude: (prompt, { cwd, modelUrl, allowedTools, args }) =>
       runClaude(binary, prompt, { cwd, env: box.env, modelUrl, allowedTools, args }),
-    async codex(prompt, { cwd, modelUrl }) {
-      // Codex keeps runtime folders in the temp dir: the sandbox's own, removed with it.
-      await Deno.mkdir(`${box.root}/tmp`, { recursive: true });
-      return runCodex(requireCodex(), prompt, {
-        cwd,
-        env: { ...box.env, TMPDIR: `${box.root}/tmp` },
-        modelUrl,
-      });
-    },
+    codex: (prompt, { cwd, modelUrl }) =>
+      runCodex(requireCodex(), prompt, { cwd, env: box.env, modelUrl }),
     async [Symbol.asyncDispose]() {
       try {
         await box[Symbol.asyncDispose]();
@@ -154,6 +147,10 @@ export async function agentSandbox(
   const dataDir = `${home}/.kiro-learn`;
   await Deno.mkdir(dataDir, { recursive: true, mode: 0o700 });
   await Deno.chmod(dataDir, 0o700);
+  // The clients keep runtime files in the temp dir (Claude Code's `claude-<uid>` and `cc-socks`,
+  // Codex's runtime folders): the sandbox's own, removed with it, never /tmp.
+  const tmp = `${root}/tmp`;
+  await Deno.mkdir(tmp, { mode: 0o700 });
   const port = freePort();
   // The port lives in settings.json, which install keeps and writes into the hooks' permissions.
   await Deno.writeTextFile(
@@ -173,6 +170,7 @@ export async function agentSandbox(
     // The hooks run `deno run --cached-only`: a user's HOME holds Deno's cache, this one does not.
     DENO_DIR: await denoDir(),
     LANG: "C.UTF-8",
+    TMPDIR: tmp,
   };
   const kiroLearn = (args: string[], cwd: string) =>
     new Deno.Command(Deno.execPath(), {

@@ -192,9 +192,14 @@ async function launchTestDaemon(
       } catch {
         // Already gone.
       }
-      await child!.status;
-      if (!options.keepDataDir) await Deno.remove(dataDir, { recursive: true });
-      await options.disposeAfter?.[Symbol.asyncDispose]();
+      try {
+        await child!.status;
+        if (!options.keepDataDir) await Deno.remove(dataDir, { recursive: true });
+      } finally {
+        // The agent's temp dir goes too when the data dir would not (an agent's child still
+        // writing there): a failed removal must not leave a second folder behind.
+        await options.disposeAfter?.[Symbol.asyncDispose]();
+      }
     },
   };
 }

@@ -33,6 +33,7 @@ export * from "./team_docs.ts";
 export * from "./stopped_process.ts";
 export * from "./flood.ts";
 export * from "./docs_links.ts";
+export * from "./tmp_guard.ts";
 // The shims' own test helpers, for the collector's tests that run a real hook (they may import
 // shims only through here).
 export { fixtureText, makeProject, runShimProcess, spoolFiles } from "@kiro-learn/shims/testing";

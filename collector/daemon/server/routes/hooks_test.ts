@@ -191,16 +191,19 @@ Deno.test("the hook route records real Claude Code payloads as the shim would", 
 
 Deno.test("a stale socket file does not stop the daemon, and a clean stop removes the socket", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "kiro-learn-test-" });
-  // A dead collector's socket: a file of that name that nothing listens on.
-  const stale = Deno.listen({ transport: "unix", path: `${dataDir}/collector.sock` });
-  stale.close();
-  await Deno.writeTextFile(`${dataDir}/collector.sock`, "").catch(() => {});
-  {
-    await using daemon = await startTestDaemon({ dataDir, keepDataDir: true });
-    assert.equal((await Deno.stat(daemon.settings.paths.socket)).isSocket, true);
+  try {
+    // A dead collector's socket: a file of that name that nothing listens on.
+    const stale = Deno.listen({ transport: "unix", path: `${dataDir}/collector.sock` });
+    stale.close();
+    await Deno.writeTextFile(`${dataDir}/collector.sock`, "").catch(() => {});
+    {
+      await using daemon = await startTestDaemon({ dataDir, keepDataDir: true });
+      assert.equal((await Deno.stat(daemon.settings.paths.socket)).isSocket, true);
+    }
+    await assert.rejects(() => Deno.stat(`${dataDir}/collector.sock`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
   }
-  await assert.rejects(() => Deno.stat(`${dataDir}/collector.sock`), Deno.errors.NotFound);
-  await Deno.remove(dataDir, { recursive: true });
 });
 
 Deno.test("the MCP headers route answers the helper's headers for the launcher's project", async (t) => {
