@@ -11,51 +11,15 @@
  *
  * @module
  */
-import {
-  geminiCliPlan as planPayload,
-  geminiHookOutput,
-  type HookPlan,
-} from "@kiro-learn/core/hooks";
-import type { ShimEnv } from "./env.ts";
-import { parsePayload, type PlanInput, processCwd, runShim } from "./run.ts";
-import { kiroSessionId } from "./session.ts";
-import { note } from "./_stderr.ts";
-import { readStdin } from "./stdin.ts";
-import { clientId } from "./transport.ts";
-
-/** Context a Gemini CLI plan needs besides the payload. */
-export interface GeminiShimPlanOptions {
-  /** Permitted environment. */
-  env: ShimEnv;
-  /** Session id when the payload has none (it always should). */
-  fallbackSessionId?: () => string;
-  /** Working directory when the payload has none. */
-  fallbackCwd?: () => string;
-}
+import { geminiCliPlan as core, geminiHookOutput, type HookPlan } from "@kiro-learn/core/hooks";
+import { type AgentPlanOptions, planPayload, runShim, stdinPlanner } from "./run.ts";
 
 /** Turns one Gemini CLI payload into a plan, or null when there is nothing to record. */
 export function geminiCliPlan(
   payload: Record<string, unknown>,
-  options: GeminiShimPlanOptions,
+  options: AgentPlanOptions,
 ): HookPlan | null {
-  return planPayload(payload, {
-    fallbackSessionId: options.fallbackSessionId ??
-      (() => kiroSessionId({ env: options.env, hostname: clientId() })),
-    fallbackCwd: options.fallbackCwd ?? processCwd,
-    warn: note,
-  });
-}
-
-/** Reads stdin (bounded) and plans. */
-export async function planFromStdin(input: PlanInput): Promise<HookPlan | null> {
-  const stdin = await readStdin();
-  if (stdin.overflow) {
-    note("gemini hook: payload too large to read; nothing recorded");
-    return null;
-  }
-  const payload = parsePayload(stdin.text, "gemini hook");
-  if (payload === null) return null;
-  return geminiCliPlan(payload, { env: input.env });
+  return planPayload(core, payload, options);
 }
 
 /** What the hook prints: always one JSON object. */
@@ -63,4 +27,4 @@ export function geminiOutput(context: string, plan: HookPlan | null): string {
   return geminiHookOutput(plan?.hook ?? null, context);
 }
 
-if (import.meta.main) await runShim(planFromStdin, { output: geminiOutput });
+if (import.meta.main) await runShim(stdinPlanner(core, "gemini hook"), { output: geminiOutput });
