@@ -19,7 +19,7 @@ import type { HookPlan } from "./plan.ts";
 import { str } from "./plan.ts";
 
 /** Codex hooks that exist but that the plan leaves to the turn's end, or that memory does not need. */
-const CODEX_IGNORED = new Set([
+export const CODEX_IGNORED_HOOKS: readonly string[] = [
   "PreToolUse",
   "PostToolUse",
   "PermissionRequest",
@@ -28,7 +28,7 @@ const CODEX_IGNORED = new Set([
   "SubagentStart",
   "SubagentStop",
   "StopFailure",
-]);
+];
 
 /** Context a Codex plan needs besides the payload. */
 export interface CodexPlanOptions {
@@ -46,7 +46,7 @@ export function codexPlan(
   options: CodexPlanOptions,
 ): HookPlan | null {
   const hook = str(payload.hook_event_name) ?? "";
-  if (CODEX_IGNORED.has(hook)) return null;
+  if (CODEX_IGNORED_HOOKS.includes(hook)) return null;
   const warn = options.warn;
   const plan = claudeCodePlan(payload, {
     fallbackSessionId: options.fallbackSessionId,

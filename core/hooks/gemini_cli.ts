@@ -27,15 +27,15 @@ export const GEMINI_HOOK_EVENTS: readonly string[] = ["BeforeAgent", "AfterTool"
 /** Gemini CLI events whose hook prints context (`additionalContext`) for the model. */
 export const GEMINI_CONTEXT_EVENTS: readonly string[] = ["BeforeAgent", "SessionStart"];
 
-/** Events that exist but that memory does not need. */
-const IGNORED = new Set([
+/** Gemini CLI events that exist but that memory does not need. */
+export const GEMINI_IGNORED_EVENTS: readonly string[] = [
   "BeforeTool",
   "BeforeModel",
   "AfterModel",
   "BeforeToolSelection",
   "Notification",
   "PreCompress",
-]);
+];
 
 // Context another hook added at the session's start, which Gemini CLI puts ahead of the prompt.
 const LEADING_HOOK_CONTEXT = /^(?:\s*<hook_context>[^]*?<\/hook_context>)+\s*/;
@@ -124,7 +124,7 @@ export function geminiCliPlan(
       return plan(stored("note", { type: "text", content }), "fast");
     }
     default:
-      if (!IGNORED.has(hook)) {
+      if (!GEMINI_IGNORED_EVENTS.includes(hook)) {
         options.warn?.(`gemini hook: unknown hook "${hook.slice(0, 60)}"; nothing recorded`);
       }
       return null;
