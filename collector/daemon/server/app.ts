@@ -42,7 +42,9 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/feed": ["GET"],
   "/v1/ui/codes": ["POST"],
   "/v1/mcp": ["POST"],
-  ...Object.fromEntries(Object.values(HOOK_ROUTES).map((route) => [route, ["POST"]])),
+  "/v1/hooks/claude-code": ["POST"],
+  "/v1/hooks/codex": ["POST"],
+  "/v1/hooks/gemini-cli": ["POST"],
   "/v1/mcp/headers": ["POST"],
 };
 
