@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { codexPlan as core, type HookPlan } from "@kiro-learn/core/hooks";
+import { codexHookOutput, codexPlan as core, type HookPlan } from "@kiro-learn/core/hooks";
 import {
   type AgentPlanOptions,
   planPayload,
@@ -39,5 +39,8 @@ export function readTurnToolUses(
 }
 
 if (import.meta.main) {
-  await runShim(stdinPlanner(core, "codex hook"), { preceding: readTurnToolUses });
+  await runShim(stdinPlanner(core, "codex hook"), {
+    preceding: readTurnToolUses,
+    output: (context, plan) => codexHookOutput(plan?.hook ?? null, context),
+  });
 }

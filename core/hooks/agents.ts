@@ -14,7 +14,7 @@ import {
   claudeCodePlan,
   type ClaudePlanOptions,
 } from "./claude_code.ts";
-import { CODEX_IGNORED_HOOKS, codexPlan } from "./codex.ts";
+import { CODEX_IGNORED_HOOKS, codexHookOutput, codexPlan } from "./codex.ts";
 import {
   GEMINI_CONTEXT_EVENTS,
   GEMINI_IGNORED_EVENTS,
@@ -70,7 +70,7 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
   },
   codex: {
     plan: codexPlan,
-    output: plainOutput,
+    output: codexHookOutput,
     silent: "",
     retrieve: CLAUDE_RETRIEVE_HOOKS,
     quietStarts: CLAUDE_QUIET_START_SOURCES,

@@ -57,3 +57,14 @@ export function codexPlan(
   const turn = str(payload.turn_id)?.trim();
   return { ...plan, surface: "codex", ...(hook === "Stop" && turn ? { turn } : {}) };
 }
+
+/**
+ * What a Codex hook prints: its context as plain text, which Codex adds to the model's context.
+ * Codex reads a stdout that opens with `{` or `[` as the hook's JSON output, and fails the hook
+ * when it is not (Codex CLI 0.171.0: "hook returned invalid user prompt submit JSON output"), so
+ * such a context (the `[kiro-learn] …` line of a session without a collector) gets a plain line
+ * ahead of it.
+ */
+export function codexHookOutput(_hook: string | null, context: string): string {
+  return /^\s*[[{]/.test(context) ? `kiro-learn:\n${context}` : context;
+}

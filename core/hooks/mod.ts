@@ -17,7 +17,7 @@ export {
   STORE_ONLY_ARG,
   TURN_TOOLS_ARG,
 } from "./claude_code.ts";
-export { CODEX_IGNORED_HOOKS, codexPlan, type CodexPlanOptions } from "./codex.ts";
+export { CODEX_IGNORED_HOOKS, codexHookOutput, codexPlan, type CodexPlanOptions } from "./codex.ts";
 export {
   GEMINI_CONTEXT_EVENTS,
   GEMINI_HOOK_EVENTS,

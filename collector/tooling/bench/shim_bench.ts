@@ -146,7 +146,9 @@ export async function benchShims(): Promise<Record<string, unknown>> {
         }),
     );
     console.log(`shim: ${claudePrompt.with_context}/${RUNS} Claude Code prompts got context`);
+    const agents = await benchAgents(daemon, { project, queries });
     return {
+      ...agents,
       startup_floor: startup,
       tool_use_hook: tool,
       tool_use_hook_installed: installed,
@@ -161,6 +163,62 @@ export async function benchShims(): Promise<Record<string, unknown>> {
   } finally {
     await Deno.remove(project, { recursive: true });
   }
+}
+
+/**
+ * Codex CLI's and Gemini CLI's hooks, each through its installed launcher (the fast path) and as
+ * a `deno run` of its shim (what every firing cost before): the prompt hook (retrieval) of each,
+ * and Gemini CLI's tool hook (store only: the launcher delivers it in the background).
+ */
+async function benchAgents(
+  daemon: Awaited<ReturnType<typeof startTestDaemon>>,
+  options: { project: string; queries: { text: string }[] },
+): Promise<Record<string, unknown>> {
+  const { project, queries } = options;
+  const env = { ...daemon.env, USER: ACTOR };
+  const prompt = (i: number) => queries[(i + queries.length) % queries.length].text;
+  const rows: [string, "codex" | "gemini-cli", (i: number) => string][] = [
+    ["Codex prompt hook", "codex", (i) =>
+      JSON.stringify({
+        ...JSON.parse(fixtureText("codex/user_prompt_submit.json", project)),
+        prompt: prompt(i),
+      })],
+    ["Gemini CLI prompt hook", "gemini-cli", (i) =>
+      JSON.stringify({
+        ...JSON.parse(fixtureText("gemini_cli/before_agent.json", project)),
+        prompt: prompt(i),
+      })],
+    [
+      "Gemini CLI tool hook",
+      "gemini-cli",
+      () => fixtureText("gemini_cli/after_tool_failed_shell.json", project),
+    ],
+  ];
+  const figures: Record<string, unknown> = {};
+  for (const [label, surface, payload] of rows) {
+    const launcher = `${daemon.dataDir}/hook-${surface}`;
+    await Deno.writeTextFile(
+      launcher,
+      hookLauncherScript(surface, { settings: daemon.settings, preferCompiled: false }),
+      { mode: 0o700 },
+    );
+    const key = label.toLowerCase().replaceAll(" ", "_");
+    figures[`${key}_fast_path`] = await measure(
+      `${label}, fast path`,
+      (i) => runLauncher(launcher, { cwd: project, env, toolUse: payload(i) }),
+    );
+    figures[`${key}_deno_run`] = await measure(
+      `${label}, deno run`,
+      (i) =>
+        runShimProcess(surface, {
+          settings: daemon.settings,
+          env,
+          cwd: project,
+          stdin: payload(i),
+        }),
+    );
+  }
+  return figures;
 }
 
 // Runs an installed launcher as an agent does: payload on stdin, whole process timed.
