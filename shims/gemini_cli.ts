@@ -11,8 +11,20 @@
  *
  * @module
  */
-import { geminiCliPlan as core, geminiHookOutput, type HookPlan } from "@kiro-learn/core/hooks";
-import { type AgentPlanOptions, planPayload, runShim, stdinPlanner } from "./run.ts";
+import {
+  geminiCliPlan as core,
+  geminiHookOutput,
+  type HookPlan,
+  TURN_TOOLS_ARG,
+} from "@kiro-learn/core/hooks";
+import {
+  type AgentPlanOptions,
+  planPayload,
+  type PrecedingEvents,
+  type PrecedingReader,
+  runShim,
+  stdinPlanner,
+} from "./run.ts";
 
 /** Turns one Gemini CLI payload into a plan, or null when there is nothing to record. */
 export function geminiCliPlan(
@@ -27,4 +39,27 @@ export function geminiOutput(context: string, plan: HookPlan | null): string {
   return geminiHookOutput(plan?.hook ?? null, context);
 }
 
-if (import.meta.main) await runShim(stdinPlanner(core, "gemini hook"), { output: geminiOutput });
+/**
+ * A turn's tool uses, read from the session's chat file at the turn's end when the launcher asks
+ * ({@linkcode TURN_TOOLS_ARG}: an older install's AfterTool hooks, which fire until it runs
+ * again, run the shim without it, so no tool use is recorded twice).
+ */
+export function readTurnToolUses(
+  plan: HookPlan,
+  context: Parameters<PrecedingReader>[1],
+): Promise<PrecedingEvents | null> {
+  if (!context.args.includes(TURN_TOOLS_ARG) || plan.hook !== "AfterAgent") {
+    return Promise.resolve(null);
+  }
+  // Loaded only at a turn's end: a prompt hook's shim never needs the chat file reader.
+  return import("./_gemini_transcript.ts").then(({ geminiTurnToolUses }) =>
+    geminiTurnToolUses(plan, context.config)
+  );
+}
+
+if (import.meta.main) {
+  await runShim(stdinPlanner(core, "gemini hook"), {
+    preceding: readTurnToolUses,
+    output: geminiOutput,
+  });
+}

@@ -86,11 +86,12 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
     silent: "{}\n",
     retrieve: GEMINI_CONTEXT_EVENTS,
     quietStarts: ["startup"],
-    ignored: GEMINI_IGNORED_EVENTS,
-    // Each tool use comes from its AfterTool hook, delivered in the background (one sh and curl
-    // per tool call, which Gemini CLI does not wait for). Gemini CLI 0.61 also appends its tool
-    // calls to the session's chat file (`transcript_path`, JSONL); reading them from there at
-    // AfterAgent, as Codex's rollout is read, is not done yet.
-    store: ["AfterTool", "AfterAgent", "SessionEnd"],
+    // The turn's tool calls are in the session's chat file by then (Gemini CLI records each
+    // before its result goes back to the model): one firing per turn, not one per tool call.
+    turnEnd: "AfterAgent",
+    // An older install's AfterTool hook fires until it runs again: the turn's end reads those
+    // tool uses, so storing them here too would record each twice.
+    ignored: ["AfterTool", ...GEMINI_IGNORED_EVENTS],
+    store: ["SessionEnd"],
   },
 });

@@ -51,15 +51,12 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
         /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} \$tools "\$@" \|\| printf '%s' "\$silent"; \}\n/,
       );
       // A turn's end goes to the shim (it reads the transcript), and over the socket when the
-      // shim cannot start; Gemini CLI's turn has no file to read its tools from.
+      // shim cannot start.
       assert.match(
         file.content,
         /\n {6}printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run .* \$tools "\$@" && exit 0\n/,
       );
-      assert.equal(
-        /\) store=1 tools=--turn-tools ;;\n/.test(file.content),
-        !file.path.endsWith("gemini-cli"),
-      );
+      assert.match(file.content, /\) store=1 tools=--turn-tools ;;\n/);
       assert.match(
         file.content,
         file.path.endsWith("gemini-cli") ? /\nsilent='\{\}\n'\n/ : /\nsilent=''\n/,

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { TURN_TOOLS_ARG } from "@kiro-learn/core/hooks";
 import { hookLauncherScript } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
@@ -167,8 +168,9 @@ export async function benchShims(): Promise<Record<string, unknown>> {
 
 /**
  * Codex CLI's and Gemini CLI's hooks, each through its installed launcher (the fast path) and as
- * a `deno run` of its shim (what every firing cost before): the prompt hook (retrieval) of each,
- * and Gemini CLI's tool hook (store only: the launcher delivers it in the background).
+ * a `deno run` of its shim (what every firing cost before): the prompt hook (retrieval) and the
+ * turn's end (which reads the turn's tool uses from the agent's own file: the launcher hands it
+ * to the shim in the background, so its figure is what the agent waits).
  */
 async function benchAgents(
   daemon: Awaited<ReturnType<typeof startTestDaemon>>,
@@ -177,21 +179,32 @@ async function benchAgents(
   const { project, queries } = options;
   const env = { ...daemon.env, USER: ACTOR };
   const prompt = (i: number) => queries[(i + queries.length) % queries.length].text;
+  // The agents' own files, where their turn ends name them (under the project: the shim may read
+  // it, as it may read $HOME where the agents keep them).
+  const rollout = `${project}/.home/.codex/sessions/2026/11/29`;
+  await Deno.mkdir(rollout, { recursive: true });
+  await Deno.writeTextFile(`${rollout}/rollout.jsonl`, fixtureText("codex/rollout.jsonl", project));
+  const chat = `${project}/.home/.gemini/tmp/app/chats/session.jsonl`;
+  await Deno.mkdir(`${project}/.home/.gemini/tmp/app/chats`, { recursive: true });
+  await Deno.writeTextFile(chat, fixtureText("gemini_cli/chat.jsonl", project));
+  const fixture = (name: string, fields: Record<string, unknown>) =>
+    JSON.stringify({ ...JSON.parse(fixtureText(name, project)), ...fields });
   const rows: [string, "codex" | "gemini-cli", (i: number) => string][] = [
-    ["Codex prompt hook", "codex", (i) =>
-      JSON.stringify({
-        ...JSON.parse(fixtureText("codex/user_prompt_submit.json", project)),
-        prompt: prompt(i),
-      })],
-    ["Gemini CLI prompt hook", "gemini-cli", (i) =>
-      JSON.stringify({
-        ...JSON.parse(fixtureText("gemini_cli/before_agent.json", project)),
-        prompt: prompt(i),
-      })],
     [
-      "Gemini CLI tool hook",
+      "Codex prompt hook",
+      "codex",
+      (i) => fixture("codex/user_prompt_submit.json", { prompt: prompt(i) }),
+    ],
+    ["Codex turn-end hook", "codex", () => fixture("codex/stop.json", {})],
+    [
+      "Gemini CLI prompt hook",
       "gemini-cli",
-      () => fixtureText("gemini_cli/after_tool_failed_shell.json", project),
+      (i) => fixture("gemini_cli/before_agent.json", { prompt: prompt(i) }),
+    ],
+    [
+      "Gemini CLI turn-end hook",
+      "gemini-cli",
+      () => fixture("gemini_cli/after_agent.json", { transcript_path: chat }),
     ],
   ];
   const figures: Record<string, unknown> = {};
@@ -202,7 +215,7 @@ async function benchAgents(
       hookLauncherScript(surface, { settings: daemon.settings, preferCompiled: false }),
       { mode: 0o700 },
     );
-    const key = label.toLowerCase().replaceAll(" ", "_");
+    const key = label.toLowerCase().replaceAll(" ", "_").replaceAll("-", "_");
     figures[`${key}_fast_path`] = await measure(
       `${label}, fast path`,
       (i) => runLauncher(launcher, { cwd: project, env, toolUse: payload(i) }),
@@ -215,6 +228,8 @@ async function benchAgents(
           env,
           cwd: project,
           stdin: payload(i),
+          // What the launcher's shim is asked at a turn's end: read the agent's file.
+          args: [TURN_TOOLS_ARG],
         }),
     );
   }

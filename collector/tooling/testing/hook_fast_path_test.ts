@@ -546,25 +546,43 @@ Deno.test("the Codex CLI and Gemini CLI launchers' fast paths and their fallback
   }
 
   await t.step(
-    "gemini-cli: its tool and turn-end hooks store in the background, once",
+    "gemini-cli: the turn's end stores the chat file's failing call, once; AfterTool stores nothing",
     async () => {
-      const noDeno = await installLaunchers(daemon, {
-        home,
-        denoPath: "/nonexistent/deno",
-        launcher: "gemini-cli",
+      // An older install's AfterTool hook answers at once and stores nothing: the turn's end
+      // reads the turn's tool uses from the session's chat file, where Gemini CLI keeps it.
+      const launcher = await installLaunchers(daemon, { home, launcher: "gemini-cli" });
+      const before = (await storedEvents(daemon)).length;
+      const tool = await runLauncher(launcher, {
+        cwd: project,
+        stdin: text("gemini_cli/after_tool_failed_shell.json"),
+        env,
       });
-      for (const name of ["after_tool_failed_shell.json", "after_agent.json"]) {
-        const run = await runLauncher(noDeno, {
-          cwd: project,
-          stdin: text(`gemini_cli/${name}`),
-          env,
-        });
-        assert.deepEqual([run.code, run.stdout, run.stderr], [0, "{}\n", ""], name);
+      assert.deepEqual([tool.code, tool.stdout, tool.stderr], [0, "{}\n", ""]);
+      assert.equal((await storedEvents(daemon)).length, before);
+      const chat = `${home}/.gemini/tmp/app/chats/session-2026-11-29T04-49-4980ce21.jsonl`;
+      await Deno.mkdir(`${home}/.gemini/tmp/app/chats`, { recursive: true });
+      await Deno.writeTextFile(chat, text("gemini_cli/chat.jsonl"));
+      const end = JSON.stringify({
+        ...JSON.parse(text("gemini_cli/after_agent.json")),
+        transcript_path: chat,
+      });
+      // Twice (two turn ends read the same turn): each turn end is stored, the tool use once.
+      for (let i = 0; i < 2; i++) {
+        const run = await runLauncher(launcher, { cwd: project, stdin: end, env });
+        assert.deepEqual([run.code, run.stdout, run.stderr], [0, "{}\n", ""]);
       }
       const turn = await ofSession(cases[1].session);
-      assert.deepEqual(turn.map((e) => e.kind), ["session_summary", "tool_use", "prompt"]);
-      const tool = turn[1].body.type === "json" ? turn[1].body.data as { failed?: boolean } : {};
-      assert.equal(tool.failed, true, "`false` exits 1");
+      assert.deepEqual(turn.map((e) => e.kind).sort(), [
+        "prompt",
+        "session_summary",
+        "session_summary",
+        "tool_use",
+      ]);
+      const used = turn.find((e) => e.kind === "tool_use")!;
+      const data = used.body.type === "json"
+        ? used.body.data as { failed?: boolean; tool_name?: string }
+        : {};
+      assert.deepEqual([data.tool_name, data.failed], ["run_shell_command", true]);
       for (const event of turn) assert.equal(event.namespace, namespace);
     },
   );
