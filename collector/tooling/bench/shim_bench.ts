@@ -29,7 +29,7 @@ import {
   type TimingFigure,
   timingFigure,
 } from "@kiro-learn/core/testing";
-import { startTestDaemon } from "../testing/mod.ts";
+import { processesWithEnv, startTestDaemon, waitFor } from "../testing/mod.ts";
 import { fixtureText, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
 
 const quick = Deno.args.includes("--quick");
@@ -216,12 +216,9 @@ async function benchAgents(
       { mode: 0o700 },
     );
     const key = label.toLowerCase().replaceAll(" ", "_").replaceAll("-", "_");
-    figures[`${key}_fast_path`] = await measure(
-      `${label}, fast path`,
-      (i) => runLauncher(launcher, { cwd: project, env, toolUse: payload(i) }),
-    );
-    figures[`${key}_deno_run`] = await measure(
-      `${label}, deno run`,
+    // Taking turns, so that a swing of the machine's load hits both alike.
+    const [fast, deno] = await measurePair([`${label}, fast path`, `${label}, deno run`], [
+      (i) => runLauncher(launcher, { cwd: project, env, toolUse: payload(i), settle: true }),
       (i) =>
         runShimProcess(surface, {
           settings: daemon.settings,
@@ -231,20 +228,61 @@ async function benchAgents(
           // What the launcher's shim is asked at a turn's end: read the agent's file.
           args: [TURN_TOOLS_ARG],
         }),
-    );
+    ]);
+    figures[`${key}_fast_path`] = fast;
+    figures[`${key}_deno_run`] = deno;
   }
   return figures;
+}
+
+type Run = (i: number) => Promise<{ code: number; ms: number; stdout: string }>;
+
+/** {@linkcode measure} for two ways of doing one thing, run in turns (a, b, a, b, …). */
+async function measurePair(
+  labels: [string, string],
+  runs: [Run, Run],
+): Promise<(TimingFigure & { with_context: number })[]> {
+  const times: number[][] = [[], []];
+  const withContext = [0, 0];
+  for (let i = -WARMUP; i < RUNS; i++) {
+    for (const k of [0, 1]) {
+      const result = await runs[k](i);
+      if (result.code !== 0) throw new Error(`${labels[k]}: exited ${result.code}`);
+      if (i < 0) continue;
+      if (result.stdout.trim() !== "") withContext[k]++;
+      times[k].push(result.ms);
+    }
+  }
+  return [0, 1].map((k) => {
+    const f = timingFigure(times[k]);
+    console.log(
+      `shim: ${labels[k].padEnd(34)} median ${formatMs(f.median_ms).padStart(6)}  p95 ${
+        formatMs(f.p95_ms).padStart(6)
+      }  (min ${formatMs(f.min_ms)}, max ${formatMs(f.max_ms)}, ${RUNS} runs, interleaved)`,
+    );
+    return { ...f, with_context: withContext[k] };
+  });
 }
 
 // Runs an installed launcher as an agent does: payload on stdin, whole process timed.
 async function runLauncher(
   launcher: string,
-  options: { cwd: string; env: Record<string, string>; toolUse: string },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    toolUse: string;
+    /**
+     * Wait (untimed) for what the launcher left in the background (a turn end's shim): the next
+     * run must not share the machine with it.
+     */
+    settle?: boolean;
+  },
 ): Promise<{ code: number; ms: number; stdout: string }> {
+  const mark = crypto.randomUUID();
   const started = performance.now();
   const child = new Deno.Command(launcher, {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [RUN_MARK]: mark },
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
@@ -253,12 +291,18 @@ async function runLauncher(
   await writer.write(new TextEncoder().encode(options.toolUse));
   await writer.close();
   const output = await child.output();
-  return {
-    code: output.code,
-    ms: Math.round(performance.now() - started),
-    stdout: new TextDecoder().decode(output.stdout),
-  };
+  const ms = Math.round(performance.now() - started);
+  if (options.settle) {
+    await waitFor(
+      () => Promise.resolve(processesWithEnv(RUN_MARK, mark).length === 0 ? true : undefined),
+      { timeoutMs: 60_000, what: `the background delivery of ${launcher} to end` },
+    );
+  }
+  return { code: output.code, ms, stdout: new TextDecoder().decode(output.stdout) };
 }
+
+/** Marks the processes of one launcher run, so the benchmark can wait for its background. */
+const RUN_MARK = "KIRO_LEARN_BENCH_LAUNCHER_RUN";
 
 if (import.meta.main) {
   const results = await benchShims();
