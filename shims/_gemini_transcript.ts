@@ -17,9 +17,8 @@
  * @module
  */
 import { geminiToolError, type HookPlan, isOwnTool } from "@kiro-learn/core/hooks";
-import { note } from "./_stderr.ts";
-import { readLines } from "./_turn_tools.ts";
-import { transcriptEvents, type TranscriptPayload } from "./claude_import.ts";
+import { fileTurnToolUses } from "./_turn_tools.ts";
+import type { TranscriptPayload } from "./claude_import.ts";
 import type { PrecedingEvents } from "./run.ts";
 import type { ShimConfig } from "./transport.ts";
 
@@ -138,37 +137,14 @@ export function lastTurnPayloads(
  * null when there is none or the file cannot be read (said on stderr; the turn's end is still
  * stored).
  */
-export async function geminiTurnToolUses(
+export function geminiTurnToolUses(
   plan: HookPlan,
   config: Pick<ShimConfig, "maxBodyBytes">,
 ): Promise<PrecedingEvents | null> {
-  const file = plan.transcript;
-  if (file === undefined) return null;
-  if (!file.startsWith("/") || !/\.jsonl?$/.test(file)) {
-    note(
-      `gemini hook: chat file ${
-        JSON.stringify(file.slice(0, 200))
-      } is not an absolute path to a .jsonl file; the turn's tool uses are not recorded`,
-    );
-    return null;
-  }
-  let lines: string[];
-  try {
-    lines = (await readLines(file, 0)).lines;
-  } catch (error) {
-    note(
-      `gemini hook: cannot read the chat file ${file} (${
-        error instanceof Error ? error.message : String(error)
-      }); the turn's tool uses are not recorded`,
-    );
-    return null;
-  }
-  const payloads = lastTurnPayloads(lines, { sessionId: plan.sessionId, cwd: plan.cwd });
-  if (payloads.length === 0) return null;
-  const events = await transcriptEvents({ payloads, skipped: {} }, {
-    sessionId: plan.sessionId,
-    maxBodyBytes: config.maxBodyBytes,
+  return fileTurnToolUses(plan, config, {
+    label: "gemini hook",
+    file: "chat file",
     surface: "gemini-cli",
+    payloads: (lines) => lastTurnPayloads(lines, { sessionId: plan.sessionId, cwd: plan.cwd }),
   });
-  return { deliveries: events.map((event) => ({ event, query: "" })), delivered() {} };
 }

@@ -249,7 +249,7 @@ export function hookFastPath(
     // fails, and the turn's end still goes over the socket. Not at a lower priority: a collector
     // the shim starts would inherit it for good.
     '    if [ -n "$tools" ]; then',
-    `      ${shim("$tools")} && exit 0`,
+    `      ${shim("$tools")} && { recheck; exit 0; }`,
     "    fi",
     `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
@@ -268,6 +268,15 @@ export function hookFastPath(
     `    nowait=; if [ "$code" = 28 ]; then : >"$unanswered"; nowait=${NO_WAIT_ARG}; fi`,
     // A shim that cannot start prints nothing: the agent still gets what it accepts.
     `    ${shim("$nowait")} || printf '%s' "$silent"`,
+    "  }",
+    // The marker is cleared by the next call answered over the socket; a turn's end goes to the
+    // shim instead, so, in the background where no one waits, it asks the collector whether it
+    // answers again. Without it, an agent whose only other hook is the prompt's (Codex, Gemini
+    // CLI) would spool every prompt without its memory until the collector restarts.
+    "  recheck() {",
+    '    [ -e "$unanswered" ] || return 0',
+    `    curl --silent --fail --max-time ${budget.retrieve} --noproxy '*' --unix-socket "$sock" \\`,
+    `      -o /dev/null ${q(socketUrl(settings, ROUTES.health))} && rm -f "$unanswered"`,
     "  }",
     "else",
     `  deliver() { ${shim("$tools")} || printf '%s' "$silent"; }`,

@@ -54,7 +54,7 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
       // shim cannot start.
       assert.match(
         file.content,
-        /\n {6}printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run .* \$tools "\$@" && exit 0\n/,
+        /\n {6}printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run .* \$tools "\$@" && \{ recheck; exit 0; \}\n/,
       );
       assert.match(file.content, /\) store=1 tools=--turn-tools ;;\n/);
       assert.match(

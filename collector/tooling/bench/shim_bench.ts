@@ -30,7 +30,7 @@ import {
   timingFigure,
 } from "@kiro-learn/core/testing";
 import { processesWithEnv, startTestDaemon, waitFor } from "../testing/mod.ts";
-import { fixtureText, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
+import { fixtureText, makeProject, runShimProcess, spoolFiles } from "@kiro-learn/shims/testing";
 
 const quick = Deno.args.includes("--quick");
 const out = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ??
@@ -217,6 +217,7 @@ async function benchAgents(
     );
     const key = label.toLowerCase().replaceAll(" ", "_").replaceAll("-", "_");
     // Taking turns, so that a swing of the machine's load hits both alike.
+    const spooled = spoolFiles(daemon.settings.paths.spool).length;
     const [fast, deno] = await measurePair([`${label}, fast path`, `${label}, deno run`], [
       (i) => runLauncher(launcher, { cwd: project, env, toolUse: payload(i), settle: true }),
       (i) =>
@@ -229,8 +230,13 @@ async function benchAgents(
           args: [TURN_TOOLS_ARG],
         }),
     ]);
+    // A firing the collector did not answer within the launcher's budget is spooled (by either
+    // way): what the figures cost includes those.
+    const unanswered = spoolFiles(daemon.settings.paths.spool).length - spooled;
+    console.log(`shim: ${label}: ${unanswered} firing(s) spooled, not answered in time`);
     figures[`${key}_fast_path`] = fast;
     figures[`${key}_deno_run`] = deno;
+    figures[`${key}_spooled`] = unanswered;
   }
   return figures;
 }

@@ -653,6 +653,26 @@ Deno.test("the Codex CLI and Gemini CLI launchers' fast paths and their fallback
   );
 
   await t.step(
+    "a turn's end clears a hung collector's marker once it answers again: prompts wait again",
+    async () => {
+      // Codex and Gemini CLI fire no hook but the prompt's and the turn end's, which goes to the
+      // shim: without the turn end's check, every prompt would spool without its memory until
+      // the collector restarts.
+      for (
+        const [agent, end] of [
+          [cases[0], text("codex/stop.json")],
+          [cases[1], text("gemini_cli/after_agent.json")],
+        ] as const
+      ) {
+        await Deno.writeTextFile(daemon.settings.paths.unanswered, "");
+        const run = await runLauncher(launchers[agent.surface], { cwd: project, stdin: end, env });
+        assert.deepEqual([run.code, run.stdout, run.stderr], [0, agent.silent, ""]);
+        assert.equal(await exists(daemon.settings.paths.unanswered), false, agent.surface);
+      }
+    },
+  );
+
+  await t.step(
     "collector killed: the shim spools, and the restart delivers each once",
     async () => {
       const spool = daemon.settings.paths.spool;
