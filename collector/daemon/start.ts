@@ -105,6 +105,10 @@ export async function startCollector(
   const storage = openSqliteStorage(settings.paths.db, {
     home: Deno.env.get("HOME"),
     writeTurns: turns,
+    // With a team, the sync Worker checkpoints the WAL (after each cycle, and as its pulls
+    // commit): a checkpoint syncs the files, which on a busy disk held up the request thread's
+    // commit that happened to cross the threshold while a pull filled the WAL.
+    walAutoCheckpoint: settings.team.url === "" ? undefined : 0,
   });
   const bus = new EventBus();
   // Trained in the background once a namespace is big enough; searches use what is ready.

@@ -117,6 +117,11 @@ export interface SqliteStorageOptions {
   /** Busy timeout in milliseconds (other processes holding the write lock). */
   busyTimeoutMs?: number;
   /**
+   * Pages of WAL after which a commit of this connection copies the WAL into the database
+   * (SQLite's `wal_autocheckpoint`, default 1000; 0: never, another connection does it).
+   */
+  walAutoCheckpoint?: number;
+  /**
    * Announce every write transaction here, so that a background writer on another connection of
    * this process (the team sync Worker) gives the write lock back at once (`write_turns.ts`).
    */
@@ -133,7 +138,8 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)};
       PRAGMA foreign_keys = ON;
       PRAGMA temp_store = MEMORY;
-      PRAGMA secure_delete = ON;`);
+      PRAGMA secure_delete = ON;
+      PRAGMA wal_autocheckpoint = ${Math.trunc(options.walAutoCheckpoint ?? 1000)};`);
     migrate(db);
     deriveSearchText(db);
   } catch (error) {
@@ -546,6 +552,11 @@ export class SqliteStorage implements Storage, TeamStore {
   /** See `TeamStore.scrubDeleted`. */
   scrubDeleted(): void {
     scrubDeleted(this.#c);
+  }
+
+  /** See `TeamStore.checkpointWal`. */
+  checkpointWal(): void {
+    this.#c.db.exec("PRAGMA wal_checkpoint(PASSIVE)");
   }
 
   /** See `TeamStore.teamCounts`. */

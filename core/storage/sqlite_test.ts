@@ -690,3 +690,40 @@ Deno.test("a small project stays findable next to a large one sharing its words"
     assert.equal(bigHits.length, 10);
   });
 });
+
+Deno.test("a connection without WAL autocheckpoint leaves the WAL to checkpointWal (the team sync's)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kl_wal_" });
+  const path = `${dir}/kiro-learn.db`;
+  const collector = openSqliteStorage(path, { walAutoCheckpoint: 0 });
+  const sync = openSqliteStorage(path);
+  try {
+    const walSize = () => Deno.statSync(`${path}-wal`).size;
+    // Well past SQLite's default threshold of 1000 pages (about 4 MB).
+    for (let i = 0; i < 6; i++) {
+      await collector.commitExtraction({
+        consumedSeqs: [],
+        records: Array.from({ length: 500 }, () => ({
+          record: makeRecord({ summary: "x".repeat(3000) }),
+        })),
+      });
+    }
+    const frames = () =>
+      collector.db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() as {
+        log: number;
+        checkpointed: number;
+      };
+    // No commit copied the log back and started it again (with the default, each commit past
+    // the threshold does, and the file stays near 4 MB plus one transaction).
+    assert.ok(walSize() > 12_000_000, `the WAL grew: ${walSize()} bytes`);
+    sync.checkpointWal();
+    const after = frames();
+    assert.equal(after.checkpointed, after.log, "checkpointWal copied every frame");
+    // The next commit starts the log again from its beginning.
+    await collector.putRecord(makeRecord());
+    assert.ok(frames().log < 100, "the WAL restarted");
+  } finally {
+    collector.close();
+    sync.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

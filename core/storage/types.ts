@@ -694,6 +694,11 @@ export interface TeamStore {
   teamApply(batch: TeamApplyBatch): TeamApplied;
   /** Removes what deleted records left in the full-text index and the WAL (after a pull). */
   scrubDeleted(): void;
+  /**
+   * Copies the WAL into the database as far as no reader needs it (a passive checkpoint: it
+   * never waits for the write lock). The collector's own connection leaves this to the sync.
+   */
+  checkpointWal(): void;
   /** Backlog and counts. */
   teamCounts(): TeamStatusCounts;
   /** Provenance of pulled records. */

@@ -295,6 +295,14 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
     state.notified = true; // pull everything missed once it is back
   }
 
+  function checkpoint(): void {
+    try {
+      store.checkpointWal();
+    } catch (error) {
+      logger.debug("team: WAL checkpoint failed", { error: String(error) });
+    }
+  }
+
   function runCycle(): Promise<void> {
     running ??= (async () => {
       try {
@@ -307,6 +315,8 @@ export function startTeamSync(options: TeamSyncOptions): TeamSync {
       } catch (error) {
         fail(error);
       } finally {
+        // The collector's connection leaves checkpoints to this one, database up or down.
+        checkpoint();
         running = null;
         options.onStatus?.();
       }
