@@ -42,7 +42,7 @@ import {
   type TestDaemon,
 } from "../testing/mod.ts";
 import { connectTeam } from "../../daemon/team/mod.ts";
-import { prefill, prefillInWorker } from "./team_prefill.ts";
+import { prefill, prefillInWorker } from "./_team_prefill.ts";
 
 /** Tool events B's own session posts per second during the pull. */
 const EVENTS_PER_S = 20;

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
 import { buildNamespace } from "@kiro-learn/core/project";
 import { gitRemoteProject } from "@kiro-learn/core/testing";
-import { prefill, prefillInWorker } from "./team_prefill.ts";
+import { prefill, prefillInWorker } from "./_team_prefill.ts";
 
 Deno.test("a fill in a Worker stores its records while this thread goes on", async () => {
   const dir = await Deno.makeTempDir({ prefix: "kiro-learn-prefill-" });
