@@ -13,8 +13,20 @@
  * @module
  */
 
-/** Prefix of the private temp dir the suite runs with (made in the caller's temp dir). */
-export const SUITE_TMP_PREFIX = "kiro-learn-suite-tmp-";
+/**
+ * Prefix of the private temp dir the suite runs with (made in the caller's temp dir). Short on
+ * purpose: the tests' data dirs live below it, and a Unix socket's path may hold at most 107
+ * bytes; a longer prefix pushed the sandboxes' `collector.sock` past it, so the collector served
+ * no socket and the hooks' fast path silently fell back to the shim.
+ */
+export const SUITE_TMP_PREFIX = "kl-";
+
+/**
+ * Mode of that folder: others may pass through it but not list it. Tests run parts as other
+ * users (PostgreSQL as `nobody`, the attack suite's second user), each in a folder of its own
+ * below it.
+ */
+export const SUITE_TMP_MODE = 0o711;
 
 /** The outcome of {@linkcode runWithPrivateTmp}. */
 export interface GuardedRun {
@@ -37,7 +49,7 @@ export async function runWithPrivateTmp(
   options: { parentDir?: string; env?: Record<string, string> } = {},
 ): Promise<GuardedRun> {
   const tmp = await Deno.makeTempDir({ dir: options.parentDir, prefix: SUITE_TMP_PREFIX });
-  await Deno.chmod(tmp, 0o700);
+  await Deno.chmod(tmp, SUITE_TMP_MODE);
   // Ctrl-C reaches the suite too: wait for it to exit and still clean up.
   const ignore = () => {};
   Deno.addSignalListener("SIGINT", ignore);
@@ -45,7 +57,10 @@ export async function runWithPrivateTmp(
     const program = argv[0] === "deno" ? Deno.execPath() : argv[0];
     const status = await new Deno.Command(program, {
       args: argv.slice(1),
-      env: { ...options.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
+      // onnxruntime's telemetry writes `mat-debug-<pid>.log` into the temp dir of every process
+      // that loads it; the collector's own child turns it off (embedding/onnx.ts, tested there),
+      // and so does the suite for the tests that load the runtime in-process.
+      env: { ...options.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp, ORT_DISABLE_TELEMETRY: "1" },
       stdin: "inherit",
       stdout: "inherit",
       stderr: "inherit",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { leftReport, runWithPrivateTmp, SUITE_TMP_PREFIX } from "./tmp_guard.ts";
+import { leftReport, runWithPrivateTmp, SUITE_TMP_MODE, SUITE_TMP_PREFIX } from "./tmp_guard.ts";
 
 const GUARD = new URL("./tmp_guard.ts", import.meta.url).pathname;
 
@@ -68,4 +68,23 @@ Deno.test("run as the test command does, the guard prints what was left and exit
   } finally {
     await Deno.remove(parent, { recursive: true });
   }
+});
+
+Deno.test("the guard's temp dir leaves a test's data dir room for its Unix socket, and lets other users through", async () => {
+  // What a sandboxed test makes below it (agentSandbox: <prefix><16 hex>/home/.kiro-learn/…),
+  // bound as the collector binds its sockets: a Unix socket path holds at most 107 bytes.
+  const run = await runWithPrivateTmp(
+    denoEval(
+      `const tmp = Deno.env.get("TMPDIR");` +
+        `const mode = Deno.statSync(tmp).mode & 0o777;` +
+        `if (mode !== ${SUITE_TMP_MODE}) { console.error("mode", mode.toString(8)); Deno.exit(4); }` +
+        `if (Deno.env.get("ORT_DISABLE_TELEMETRY") !== "1") Deno.exit(5);` +
+        `const root = Deno.makeTempDirSync({ prefix: "kiro-learn-gemini-cli-e2e-" });` +
+        `const dir = root + "/home/.kiro-learn"; Deno.mkdirSync(dir, { recursive: true });` +
+        `Deno.listen({ transport: "unix", path: dir + "/collector-tcp.sock" }).close();` +
+        `Deno.removeSync(root, { recursive: true });`,
+    ),
+    { parentDir: "/tmp" },
+  );
+  assert.deepEqual(run, { code: 0, left: [] });
 });
