@@ -56,6 +56,15 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   assert.equal(installed.code, 0, outputText(installed));
   assert.match(outputText(installed), /add Codex CLI hooks \(UserPromptSubmit, Stop\)/);
   assert.match(outputText(installed), /config\.toml: add Codex CLI MCP server and hook trust/);
+  // The MCP entry is the collector's route over HTTP, its token from the headers helper: no
+  // server process per session, and no token in the file.
+  const config = await Deno.readTextFile(`${box.home}/.codex/config.toml`);
+  assert.ok(
+    config.includes(`url = "http://127.0.0.1:${box.port}${ROUTES.mcp}"`) &&
+      /http_headers_helper = "cd \/ && exec .*mcp-headers/.test(config) &&
+      !config.includes("mcp-server"),
+    config,
+  );
   const started = await box.kiroLearn(["start"], alpha);
   assert.equal(started.code, 0, outputText(started));
   const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
@@ -80,6 +89,7 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   assert.match(first.stderr, /hook: UserPromptSubmit Completed/);
   assert.match(first.stderr, /hook: Stop Completed/);
   assert.match(first.stderr, /mcp: kiro-learn-memory\/save_observation \(completed\)/);
+  assert.ok(!config.includes(token), "the token stays out of config.toml");
   const events = await waitFor(async () => {
     const ours = await eventsOf(alphaNs);
     return ours.some((e) => e.kind === "session_summary") ? ours : undefined;
