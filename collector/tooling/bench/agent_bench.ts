@@ -10,13 +10,7 @@
  * @module
  */
 import { formatMs, summarize, type TimingFigure, timingFigure } from "@kiro-learn/core/testing";
-import {
-  type AgentSandbox,
-  isCollectorProcess,
-  outputText,
-  processesWithEnv,
-  waitFor,
-} from "../testing/mod.ts";
+import { type AgentSandbox, waitFor } from "../testing/mod.ts";
 
 /** The options every agent-session benchmark takes. */
 export interface AgentBenchOptions {
@@ -136,29 +130,13 @@ export interface AgentSetup<Box extends AgentSandbox = AgentSandbox> {
   times: number[];
 }
 
-/** Runs `kiro-learn install <args>` then `start` in the sandbox; throws with their output on failure. */
-export async function installKiroLearn(
-  box: AgentSandbox,
-  cwd: string,
-  install: readonly string[],
-): Promise<void> {
-  for (const args of [[...install], ["start"]]) {
-    const done = await box.kiroLearn(args, cwd);
-    if (done.code !== 0) {
-      throw new Error(
-        `kiro-learn ${args.join(" ")} failed in the benchmark's sandbox: ${outputText(done)}`,
-      );
-    }
-  }
-}
-
 /** What a setup is: kiro-learn installed how, and what of it is then taken out. */
 export interface SetupSpec<Box extends AgentSandbox> {
   /** Key in the JSON figures. */
   key: string;
   /** Label on stdout. */
   label: string;
-  /** `kiro-learn install` arguments, or null for no kiro-learn. */
+  /** Arguments after `kiro-learn install`, or null for no kiro-learn. */
   install: string[] | null;
   /** Whether the hooks stay installed. */
   hooks: boolean;
@@ -178,7 +156,7 @@ export async function makeSetup<Box extends AgentSandbox>(
 ): Promise<AgentSetup<Box>> {
   try {
     const cwd = await box.project("app");
-    if (spec.install !== null) await installKiroLearn(box, cwd, spec.install);
+    if (spec.install !== null) await box.installAndStart(cwd, spec.install);
     await spec.adjust?.(box);
     return {
       key: spec.key,
@@ -215,9 +193,7 @@ export async function makeSetups<S extends AgentSetup>(
  * setup's, and slow that one instead.
  */
 export async function backgroundDone(setup: AgentSetup): Promise<void> {
-  const left = () =>
-    processesWithEnv("HOME", setup.box.home).filter((pid) => !isCollectorProcess(pid));
-  await waitFor(() => Promise.resolve(left().length === 0 ? true : undefined), {
+  await waitFor(() => Promise.resolve(setup.box.strays().length === 0 ? true : undefined), {
     timeoutMs: 30_000,
     intervalMs: 5,
     what: `the background work of a ${setup.label} session to end`,

@@ -176,7 +176,7 @@ export async function benchClaudeCode(
       setUp({
         key: "with_kiro_learn",
         label: mcpOnly ? "HTTP MCP only" : "kiro-learn (HTTP MCP)",
-        install: ["install"],
+        install: [],
         hooks,
         mcp: true,
       }, mcpOnly),
@@ -184,7 +184,7 @@ export async function benchClaudeCode(
       setUp({
         key: "with_kiro_learn_stdio_mcp",
         label: mcpOnly ? "stdio MCP only" : "kiro-learn (stdio MCP)",
-        install: ["install", "--mcp", "stdio"],
+        install: ["--mcp", "stdio"],
         hooks,
         mcp: true,
       }, mcpOnly),
@@ -193,7 +193,7 @@ export async function benchClaudeCode(
         setUp({
           key: "hooks_only",
           label: "hooks only (no MCP)",
-          install: ["install"],
+          install: [],
           hooks,
           mcp: false,
         }, mcpOnly),
@@ -201,7 +201,7 @@ export async function benchClaudeCode(
         setUp({
           key: "hooks_shim_only",
           label: "hooks, shim only (no MCP)",
-          install: ["install"],
+          install: [],
           hooks,
           mcp: false,
           shimOnly: true,

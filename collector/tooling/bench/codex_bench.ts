@@ -78,21 +78,21 @@ export const CODEX_SETUPS: readonly SetupSpec<ClaudeSandbox>[] = [
   {
     key: "with_kiro_learn",
     label: "kiro-learn (HTTP MCP)",
-    install: ["install"],
+    install: [],
     hooks: true,
     mcp: true,
   },
   {
     key: "with_kiro_learn_stdio_mcp",
     label: "kiro-learn (stdio MCP)",
-    install: ["install", "--mcp", "stdio"],
+    install: ["--mcp", "stdio"],
     hooks: true,
     mcp: true,
   },
   {
     key: "hooks_only",
     label: "hooks only (no MCP)",
-    install: ["install"],
+    install: [],
     hooks: true,
     mcp: false,
     adjust: removeMcpEntry,
@@ -100,7 +100,7 @@ export const CODEX_SETUPS: readonly SetupSpec<ClaudeSandbox>[] = [
   {
     key: "mcp_only",
     label: "HTTP MCP only (no hooks)",
-    install: ["install"],
+    install: [],
     hooks: false,
     mcp: true,
     adjust: removeHooks,

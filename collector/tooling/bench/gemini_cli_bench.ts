@@ -84,14 +84,14 @@ export const GEMINI_SETUPS: readonly SetupSpec<GeminiSandbox>[] = [
   {
     key: "with_kiro_learn",
     label: "kiro-learn (stdio MCP)",
-    install: ["install"],
+    install: [],
     hooks: true,
     mcp: true,
   },
   {
     key: "hooks_only",
     label: "hooks only (no MCP)",
-    install: ["install"],
+    install: [],
     hooks: true,
     mcp: false,
     adjust: removeMcpEntry,
@@ -99,7 +99,7 @@ export const GEMINI_SETUPS: readonly SetupSpec<GeminiSandbox>[] = [
   {
     key: "mcp_only",
     label: "stdio MCP only (no hooks)",
-    install: ["install"],
+    install: [],
     hooks: false,
     mcp: true,
     adjust: removeHooks,
