@@ -10,7 +10,7 @@
  * @module
  */
 import { formatMs, summarize, type TimingFigure, timingFigure } from "@kiro-learn/core/testing";
-import { type AgentSandbox, waitFor } from "../testing/mod.ts";
+import { type AgentSandbox, type ModelRequest, waitFor } from "../testing/mod.ts";
 
 /** The options every agent-session benchmark takes. */
 export interface AgentBenchOptions {
@@ -400,4 +400,91 @@ export async function inPrivateTmp<T>(
     else Deno.env.set("TMPDIR", previous);
     await Deno.remove(tmp, { recursive: true });
   }
+}
+
+/** A client's benchmark (Codex CLI, Gemini CLI): its setups and how one session runs. */
+export interface ClientBench<Box extends AgentSandbox> {
+  /** The prefix of its lines on stdout. */
+  prefix: string;
+  /** Its setups, the one without kiro-learn first. */
+  specs: readonly SetupSpec<Box>[];
+  /** Makes a fresh sandbox for the client. */
+  sandbox: () => Promise<Box>;
+  /** The scripted model's recorded requests (to see which sessions were offered our tools). */
+  requests: readonly ModelRequest[];
+  /** Runs one session; returns null when it went as scripted, else what it printed. */
+  run: (setup: AgentSetup<Box>) => Promise<string | null>;
+  /** What the figures are of (session, client version), added to them. */
+  about: Record<string, unknown>;
+}
+
+/**
+ * Runs a client's benchmark: its setups in interleaved rounds, each session timed whole and
+ * checked (it answered as scripted; the model was offered kiro-learn's memory tools exactly in
+ * the setups with the MCP entry). Returns the figures.
+ */
+export async function benchClient<Box extends AgentSandbox>(
+  bench: ClientBench<Box>,
+  options: AgentBenchOptions,
+): Promise<Record<string, unknown>> {
+  const setups = await makeSetups<AgentSetup<Box>>(
+    bench.specs.map((spec) => async () => makeSetup(await bench.sandbox(), spec)),
+  );
+  const session = async (setup: AgentSetup<Box>): Promise<number> => {
+    const seen = bench.requests.length;
+    const started = performance.now();
+    const failed = await bench.run(setup);
+    const ms = performance.now() - started;
+    if (failed !== null) {
+      throw new Error(`a ${bench.prefix} session of "${setup.label}" failed: ${failed}`);
+    }
+    const offered = bench.requests.slice(seen).some((r) =>
+      JSON.stringify(r.body?.tools ?? []).includes("search_memory")
+    );
+    if (offered !== setup.mcp) {
+      throw new Error(
+        `a "${setup.label}" session was ${offered ? "" : "not "}offered kiro-learn's memory ` +
+          "tools, so the figures would not measure the setup; check `kiro-learn doctor`",
+      );
+    }
+    return ms;
+  };
+  const { figures, ...rest } = await measureSetups(bench.prefix, setups, { ...options, session });
+  return {
+    ...figures,
+    ...rest,
+    ...bench.about,
+    deno: Deno.version.deno,
+    quick: options.quick,
+    at: new Date().toISOString(),
+  };
+}
+
+/**
+ * What is wrong with a benchmark's figures of `runs` rounds of `specs` (for its smoke test): a
+ * setup without its runs, an overhead missing or extra, a hooked setup whose sessions did not all
+ * reach its collector.
+ */
+export function figureProblems(
+  figures: Record<string, unknown>,
+  specs: readonly Pick<SetupSpec<AgentSandbox>, "key" | "hooks">[],
+  sessions: number,
+): string[] {
+  const problems: string[] = [];
+  for (const spec of specs) {
+    const runs = (figures[spec.key] as TimingFigure | undefined)?.runs;
+    if (runs !== sessions) problems.push(`${spec.key}: ${runs} runs`);
+  }
+  const overheads = Object.keys((figures.overhead ?? {}) as object).sort().join(",");
+  const others = specs.slice(1).map((s) => s.key).sort().join(",");
+  if (overheads !== others) problems.push(`overheads of ${overheads}, not of ${others}`);
+  const collectors = (figures.collectors ?? {}) as Record<string, CollectorFigure>;
+  const hooked = specs.filter((s) => s.hooks).map((s) => s.key).sort().join(",");
+  if (Object.keys(collectors).sort().join(",") !== hooked) {
+    problems.push(`collector figures of ${Object.keys(collectors)}, not of ${hooked}`);
+  }
+  for (const [key, c] of Object.entries(collectors)) {
+    if (c.prompts !== sessions) problems.push(`${key}: ${c.prompts} prompts recorded`);
+  }
+  return problems;
 }

@@ -26,7 +26,7 @@ Deno.test("agent bench: options from the command line, bad values refused with t
 });
 
 Deno.test("agent bench: rounds rotate which setup goes first; the paired summary pairs each round", async () => {
-  const box = { home: `/nonexistent-${crypto.randomUUID()}` };
+  const box = { strays: () => [] };
   const setups = ["a", "b", "c"].map((key) => ({
     key,
     label: key,

@@ -34,11 +34,8 @@ import {
 import {
   type AgentBenchOptions,
   agentBenchOptions,
-  type AgentSetup,
+  benchClient,
   figuresPath,
-  makeSetup,
-  makeSetups,
-  measureSetups,
   type SetupSpec,
   writeFigures,
 } from "./agent_bench.ts";
@@ -112,47 +109,25 @@ export async function benchCodex(options: AgentBenchOptions): Promise<Record<str
   await using model = startScriptedResponsesModel(
     callsThenText([{ type: "call", name: "exec_command", arguments: { cmd: "echo hi" } }], ANSWER),
   );
-  const setups = await makeSetups<AgentSetup<ClaudeSandbox>>(
-    CODEX_SETUPS.map((spec) => async () => makeSetup(await claudeSandbox(), spec)),
-  );
-  const session = async (setup: AgentSetup<ClaudeSandbox>): Promise<number> => {
-    const seen = model.requests.length;
-    const started = performance.now();
-    const run = await setup.box.codex("Run echo hi and tell me what it printed", {
-      cwd: setup.cwd,
-      modelUrl: model.url,
-    });
-    const ms = performance.now() - started;
-    if (run.code !== 0 || run.stdout.trim() !== ANSWER) {
-      throw new Error(
-        `a codex exec session of "${setup.label}" failed (exit ${run.code}): ${run.stdout}` +
-          run.stderr.slice(-3000),
-      );
-    }
-    // The MCP entry connected exactly where it is installed: the model was offered its tools.
-    const offered = model.requests.slice(seen).some((r) =>
-      JSON.stringify(r.body?.tools ?? []).includes("search_memory")
-    );
-    if (offered !== setup.mcp) {
-      throw new Error(
-        `a "${setup.label}" session was ${offered ? "" : "not "}offered kiro-learn's memory ` +
-          "tools, so the figures would not measure the setup; check `kiro-learn doctor`: " +
-          run.stderr.slice(-3000),
-      );
-    }
-    return ms;
-  };
-  const summary = await measureSetups(PREFIX, setups, { ...options, session });
-  const { figures, ...rest } = summary;
-  return {
-    ...figures,
-    ...rest,
-    session: "codex exec, one prompt, one shell call (echo hi), one answer; scripted model",
-    codex: CODEX_VERSION,
-    deno: Deno.version.deno,
-    quick: options.quick,
-    at: new Date().toISOString(),
-  };
+  return await benchClient({
+    prefix: PREFIX,
+    specs: CODEX_SETUPS,
+    sandbox: () => claudeSandbox(),
+    requests: model.requests,
+    async run(setup) {
+      const run = await setup.box.codex("Run echo hi and tell me what it printed", {
+        cwd: setup.cwd,
+        modelUrl: model.url,
+      });
+      return run.code === 0 && run.stdout.trim() === ANSWER
+        ? null
+        : `exit ${run.code}: ${run.stdout}${run.stderr.slice(-3000)}`;
+    },
+    about: {
+      session: "codex exec, one prompt, one shell call (echo hi), one answer; scripted model",
+      codex: CODEX_VERSION,
+    },
+  }, options);
 }
 
 if (import.meta.main) {

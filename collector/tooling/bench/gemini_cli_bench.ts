@@ -32,11 +32,8 @@ import {
 import {
   type AgentBenchOptions,
   agentBenchOptions,
-  type AgentSetup,
+  benchClient,
   figuresPath,
-  makeSetup,
-  makeSetups,
-  measureSetups,
   type SetupSpec,
   writeFigures,
 } from "./agent_bench.ts";
@@ -113,48 +110,26 @@ export async function benchGeminiCli(
   await using model = startScriptedGeminiModel(
     geminiToolsThenText([{ name: "run_shell_command", args: { command: "echo hi" } }], ANSWER),
   );
-  const setups = await makeSetups<AgentSetup<GeminiSandbox>>(
-    GEMINI_SETUPS.map((spec) => async () => makeSetup(await geminiSandbox(), spec)),
-  );
-  const session = async (setup: AgentSetup<GeminiSandbox>): Promise<number> => {
-    const seen = model.requests.length;
-    const started = performance.now();
-    const run = await setup.box.gemini("Run echo hi and tell me what it printed", {
-      cwd: setup.cwd,
-      modelUrl: model.url,
-      apiKey: API_KEY,
-    });
-    const ms = performance.now() - started;
-    if (run.code !== 0 || run.response !== ANSWER) {
-      throw new Error(
-        `a gemini -p session of "${setup.label}" failed (exit ${run.code}): ${run.stdout}` +
-          run.stderr.slice(-3000),
-      );
-    }
-    // The MCP entry connected exactly where it is installed: the model was offered its tools.
-    const offered = model.requests.slice(seen).some((r) =>
-      JSON.stringify(r.body?.tools ?? []).includes("search_memory")
-    );
-    if (offered !== setup.mcp) {
-      throw new Error(
-        `a "${setup.label}" session was ${offered ? "" : "not "}offered kiro-learn's memory ` +
-          "tools, so the figures would not measure the setup; check `kiro-learn doctor`: " +
-          run.stderr.slice(-3000),
-      );
-    }
-    return ms;
-  };
-  const summary = await measureSetups(PREFIX, setups, { ...options, session });
-  const { figures, ...rest } = summary;
-  return {
-    ...figures,
-    ...rest,
-    session: "gemini -p, one prompt, one shell call (echo hi), one answer; scripted model",
-    gemini_cli: GEMINI_CLI_VERSION,
-    deno: Deno.version.deno,
-    quick: options.quick,
-    at: new Date().toISOString(),
-  };
+  return await benchClient({
+    prefix: PREFIX,
+    specs: GEMINI_SETUPS,
+    sandbox: () => geminiSandbox(),
+    requests: model.requests,
+    async run(setup) {
+      const run = await setup.box.gemini("Run echo hi and tell me what it printed", {
+        cwd: setup.cwd,
+        modelUrl: model.url,
+        apiKey: API_KEY,
+      });
+      return run.code === 0 && run.response === ANSWER
+        ? null
+        : `exit ${run.code}: ${run.stdout}${run.stderr.slice(-3000)}`;
+    },
+    about: {
+      session: "gemini -p, one prompt, one shell call (echo hi), one answer; scripted model",
+      gemini_cli: GEMINI_CLI_VERSION,
+    },
+  }, options);
 }
 
 if (import.meta.main) {
