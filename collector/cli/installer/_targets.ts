@@ -33,6 +33,7 @@ export {
   codexConfigBlock,
   codexHomeFromEnv,
   codexHookHash,
+  type CodexMcpEntry,
   type CodexTrust,
   codexTrust,
   projectTrustedIn,

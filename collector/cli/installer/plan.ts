@@ -57,6 +57,7 @@ import { assertArgv, hookCommand, isOurCommand, quoteArgv } from "./shell.ts";
 import { withoutTomlBlock, withTomlBlock } from "./_toml_block.ts";
 import {
   codexConfigBlock,
+  type CodexMcpEntry,
   type CodexTrust,
   codexTrust,
   everyFile,
@@ -446,7 +447,11 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       codexHooksPath,
       (command) => isOurCommand(command, hooks.known),
     );
-    const action = codexConfigInstall(paths.codexConfig, { trust, mcp: hooks.mcp }, warnings);
+    const action = codexConfigInstall(
+      paths.codexConfig,
+      { trust, mcp: hooks.mcpHttp ?? hooks.mcp },
+      warnings,
+    );
     if (action === null) unchanged.push(paths.codexConfig);
     else actions.push(action);
   }
@@ -863,7 +868,7 @@ function recogniseOnly(): HookSet {
  */
 function codexConfigInstall(
   path: string,
-  parts: { trust: readonly CodexTrust[]; mcp: { command: string; args: string[] } },
+  parts: { trust: readonly CodexTrust[]; mcp: CodexMcpEntry },
   warnings: string[],
 ): PlanAction | null {
   const current = readTextOrNull(path);
