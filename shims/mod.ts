@@ -20,6 +20,7 @@ export {
   transcriptPayloads,
 } from "./claude_import.ts";
 export { codexPlan, type CodexShimPlanOptions } from "./codex.ts";
+export { copilotCliPlan, copilotOutput, type CopilotShimPlanOptions } from "./copilot_cli.ts";
 export { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 export { geminiCliPlan, geminiOutput, type GeminiShimPlanOptions } from "./gemini_cli.ts";
 export { httpPost, type HttpPostOptions, type HttpResponse, HttpTimeoutError } from "./http.ts";

@@ -18,6 +18,15 @@ export {
 } from "./claude_code.ts";
 export { codexPlan, type CodexPlanOptions } from "./codex.ts";
 export {
+  COPILOT_CONTEXT_EVENTS,
+  COPILOT_HOOK_EVENTS,
+  copilotCliPlan,
+  copilotHookOutput,
+  copilotLastAnswer,
+  type CopilotPlanOptions,
+  copilotToolError,
+} from "./copilot_cli.ts";
+export {
   GEMINI_CONTEXT_EVENTS,
   GEMINI_HOOK_EVENTS,
   geminiCliPlan,

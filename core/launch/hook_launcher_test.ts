@@ -37,6 +37,7 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
     "hook-claude-code",
     "hook-codex",
     "hook-gemini-cli",
+    "hook-copilot-cli",
     "mcp-server",
     "mcp-headers",
   ]);

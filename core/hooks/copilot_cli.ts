@@ -1,0 +1,200 @@
+/**
+ * The GitHub Copilot CLI hooks (`~/.copilot/hooks/*.json`, `{"version": 1, "hooks": {…}}`,
+ * Copilot CLI 1.0.102) as plans. A hook configured under a camelCase event name gets a camelCase
+ * JSON payload on stdin (`sessionId`, `timestamp` in ms, `cwd`, plus the event's own fields) and
+ * may print one JSON object; Copilot CLI reads its top-level `additionalContext` (not Claude
+ * Code's `hookSpecificOutput`).
+ *
+ * - `userPromptSubmitted` (`prompt`): the session-start block and the prompt's retrieval go back
+ *   as `additionalContext`, which Copilot CLI appends to the prompt inside `<system_reminder>`
+ *   (when several hooks answer, the last one's wins).
+ * - `postToolUse` (`toolName`, `toolArgs`, `toolResult: {resultType, textResultForLlm}`): a shell
+ *   command that exits non-zero still comes here as `resultType: "success"`; its text ends with
+ *   `<shellId: N completed with exit code C>`.
+ * - `postToolUseFailure` (`toolName`, `toolArgs`, `error`): a tool that failed (a missing file).
+ * - `agentStop` (`transcriptPath`, `stopReason`): the turn's end. The payload carries no answer:
+ *   the shim reads the turn's last assistant message from the transcript (`events.jsonl`).
+ * - `sessionStart` (`source`, `initialPrompt`) and `sessionEnd` (`reason`): planned for a
+ *   hand-written hook, not installed (the first prompt carries the start block).
+ *
+ * @module
+ */
+import type { HookPlan, PlannedEvent } from "./plan.ts";
+import { str, validSessionId } from "./plan.ts";
+import { firstErrorLine, isOwnTool, toolUseBody } from "./tool_use.ts";
+
+/** The Copilot CLI events the installer hooks. */
+export const COPILOT_HOOK_EVENTS: readonly string[] = [
+  "userPromptSubmitted",
+  "postToolUse",
+  "postToolUseFailure",
+  "agentStop",
+];
+
+/** Copilot CLI events whose hook prints context (`additionalContext`) for the model. */
+export const COPILOT_CONTEXT_EVENTS: readonly string[] = ["userPromptSubmitted", "sessionStart"];
+
+/** Events that exist but that memory does not need. */
+const IGNORED = new Set([
+  "preToolUse",
+  "permissionRequest",
+  "notification",
+  "preCompact",
+  "subagentStart",
+  "subagentStop",
+  "errorOccurred",
+]);
+
+// The bash tool's result ends with this line (Copilot CLI 1.0.102).
+const SHELL_EXIT = /<shellId: [^>\n]* completed with exit code (-?\d+)>\s*$/;
+
+/** Context a Copilot CLI plan needs besides the payload. */
+export interface CopilotPlanOptions {
+  /** The event the hook was configured for (the payload does not name it). */
+  event: string | undefined;
+  /** Session id when the payload has none (it always should). */
+  fallbackSessionId: () => string;
+  /** Working directory when the payload has none. */
+  fallbackCwd: () => string;
+  /** Where to say why nothing is recorded (a shim's stderr). */
+  warn?: (message: string) => void;
+}
+
+/**
+ * Turns one Copilot CLI payload into a plan, or null when there is nothing to record. Copilot's
+ * camelCase payloads do not name their event, so the hook command names it (its first argument).
+ */
+export function copilotCliPlan(
+  payload: Record<string, unknown>,
+  options: CopilotPlanOptions,
+): HookPlan | null {
+  const hook = options.event?.trim();
+  if (hook === undefined || hook === "") {
+    options.warn?.("copilot hook: no event named on the command line; nothing recorded");
+    return null;
+  }
+  const sessionId = validSessionId(payload.sessionId) ?? options.fallbackSessionId();
+  const cwd = str(payload.cwd)?.trim() || options.fallbackCwd();
+  const plan = (event: PlannedEvent, timeout: HookPlan["timeout"]): HookPlan => ({
+    surface: "copilot-cli",
+    hook,
+    sessionId,
+    cwd,
+    events: [event],
+    timeout,
+  });
+  const stored = (kind: PlannedEvent["kind"], body: PlannedEvent["body"]): PlannedEvent => ({
+    kind,
+    body,
+    query: "",
+    print: false,
+  });
+  switch (hook) {
+    case "sessionStart": {
+      // A new session's first prompt carries the start block; after a resume, print it.
+      const quiet = (str(payload.source) ?? "new") !== "resume";
+      return plan({
+        kind: "note",
+        body: { type: "text", content: "session started" },
+        query: quiet ? "" : "resume",
+        print: !quiet,
+      }, quiet ? "store" : "retrieve");
+    }
+    case "userPromptSubmitted": {
+      const prompt = str(payload.prompt);
+      if (prompt === undefined || prompt.trim() === "") return null;
+      return plan({
+        kind: "prompt",
+        body: { type: "text", content: prompt },
+        query: "retrieve-start",
+        print: true,
+      }, "retrieve");
+    }
+    case "postToolUse":
+    case "postToolUseFailure": {
+      const toolName = str(payload.toolName)?.trim() || "unknown";
+      if (isOwnTool(toolName)) return null;
+      const error = hook === "postToolUseFailure"
+        ? str(payload.error)?.trim() || "tool failed"
+        : copilotToolError(payload.toolResult);
+      return plan(
+        stored(
+          "tool_use",
+          toolUseBody({
+            tool_name: toolName,
+            tool_input: payload.toolArgs,
+            tool_response: payload.toolResult ?? {},
+            error,
+          }),
+        ),
+        "store",
+      );
+    }
+    case "agentStop": {
+      const transcript = str(payload.transcriptPath)?.trim();
+      return {
+        ...plan(stored("session_summary", { type: "text", content: "" }), "store"),
+        ...(transcript ? { transcript } : {}),
+      };
+    }
+    case "sessionEnd": {
+      const reason = str(payload.reason)?.trim();
+      const content = reason ? `session ended (${reason.slice(0, 100)})` : "session ended";
+      return plan(stored("note", { type: "text", content }), "fast");
+    }
+    default:
+      if (!IGNORED.has(hook)) {
+        options.warn?.(`copilot hook: unknown hook "${hook.slice(0, 60)}"; nothing recorded`);
+      }
+      return null;
+  }
+}
+
+/**
+ * Why a Copilot CLI tool call that `postToolUse` reports failed, or undefined when it did not: a
+ * `resultType` other than `success`, else the shell's non-zero `exit code` line at the end of the
+ * text the model got (only a shell result ends with that line, so a file that merely mentions an
+ * exit code is no failure).
+ */
+export function copilotToolError(result: unknown): string | undefined {
+  if (result === null || typeof result !== "object") return undefined;
+  const record = result as Record<string, unknown>;
+  const text = str(record.textResultForLlm) ?? "";
+  const type = str(record.resultType) ?? "success";
+  if (type !== "success") return firstErrorLine(text) || `tool ${type.slice(0, 40)}`;
+  const exit = SHELL_EXIT.exec(text);
+  if (exit === null || exit[1] === "0") return undefined;
+  return firstErrorLine(text.slice(0, exit.index)) || `exit code ${exit[1]}`;
+}
+
+/**
+ * The text of the last assistant message in a Copilot CLI transcript (`events.jsonl`, one event
+ * a line; `assistant.message` events carry `data.content`), or "" when there is none. A line that
+ * is not JSON (a partial last line) is skipped.
+ */
+export function copilotLastAnswer(transcript: string): string {
+  const lines = transcript.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i].trim();
+    if (!line.includes('"assistant.message"')) continue;
+    try {
+      const event = JSON.parse(line) as { type?: unknown; data?: { content?: unknown } };
+      if (event.type !== "assistant.message") continue;
+      const content = str(event.data?.content)?.trim();
+      if (content) return content;
+    } catch {
+      continue;
+    }
+  }
+  return "";
+}
+
+/**
+ * What a Copilot CLI hook prints: one JSON object, the context in `additionalContext` for the
+ * events that add context, `{}` for everything else.
+ */
+export function copilotHookOutput(hook: string | null, context: string): string {
+  const text = context.trim();
+  if (text === "" || hook === null || !COPILOT_CONTEXT_EVENTS.includes(hook)) return "{}\n";
+  return JSON.stringify({ additionalContext: text }) + "\n";
+}

@@ -1,0 +1,99 @@
+/**
+ * GitHub Copilot CLI hook shim (stdin JSON): the plan is core's `copilotCliPlan`; this entry reads
+ * the payload and the event the hook command names (Copilot's camelCase payloads do not name it),
+ * supplies the session id and working directory a payload lacks, and runs the plan. At a turn's
+ * end (`agentStop`) the turn's answer is read from the end of the session's transcript, since the
+ * payload carries none. It prints one JSON object on every path (core's `copilotHookOutput`):
+ * `userPromptSubmitted`'s context as `additionalContext`, `{}` otherwise.
+ *
+ * Copilot CLI keeps its provider variables (`COPILOT_PROVIDER_*`) out of a hook's environment,
+ * and the shim reads only what core's launch module permits anyway.
+ *
+ * @module
+ */
+import {
+  copilotCliPlan as planPayload,
+  copilotHookOutput,
+  copilotLastAnswer,
+  type HookPlan,
+} from "@kiro-learn/core/hooks";
+import type { ShimEnv } from "./env.ts";
+import { parsePayload, type PlanInput, processCwd, runShim } from "./run.ts";
+import { kiroSessionId } from "./session.ts";
+import { note } from "./_stderr.ts";
+import { readStdin } from "./stdin.ts";
+import { clientId } from "./transport.ts";
+
+/** The most of a transcript's end read for the turn's answer. */
+export const MAX_ANSWER_TAIL_BYTES = 512 * 1024;
+
+/** Context a Copilot CLI plan needs besides the payload. */
+export interface CopilotShimPlanOptions {
+  /** Permitted environment. */
+  env: ShimEnv;
+  /** The hook's command-line arguments (the first that is not a flag names the event). */
+  args: readonly string[];
+  /** Working directory when the payload has none. */
+  fallbackCwd?: () => string;
+}
+
+/** Turns one Copilot CLI payload into a plan, or null when there is nothing to record. */
+export function copilotCliPlan(
+  payload: Record<string, unknown>,
+  options: CopilotShimPlanOptions,
+): HookPlan | null {
+  return planPayload(payload, {
+    event: options.args.find((arg) => !arg.startsWith("--")),
+    fallbackSessionId: () => kiroSessionId({ env: options.env, hostname: clientId() }),
+    fallbackCwd: options.fallbackCwd ?? processCwd,
+    warn: note,
+  });
+}
+
+/** The last `maxBytes` of a file as text (a cut first line is the reader's to skip), or "". */
+export async function readTail(path: string, maxBytes = MAX_ANSWER_TAIL_BYTES): Promise<string> {
+  try {
+    using file = await Deno.open(path, { read: true });
+    const size = (await file.stat()).size;
+    const start = Math.max(0, size - maxBytes);
+    await file.seek(start, Deno.SeekMode.Start);
+    const buffer = new Uint8Array(size - start);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = await file.read(buffer.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    return new TextDecoder().decode(buffer.subarray(0, read));
+  } catch (error) {
+    note(
+      `copilot hook: transcript unreadable (${
+        (error as Error).name
+      }); turn recorded without answer`,
+    );
+    return "";
+  }
+}
+
+/** Reads stdin (bounded) and plans; a turn's end gets its answer from the transcript. */
+export async function planFromStdin(input: PlanInput): Promise<HookPlan | null> {
+  const stdin = await readStdin();
+  if (stdin.overflow) {
+    note("copilot hook: payload too large to read; nothing recorded");
+    return null;
+  }
+  const payload = parsePayload(stdin.text, "copilot hook");
+  if (payload === null) return null;
+  const plan = copilotCliPlan(payload, { env: input.env, args: input.args });
+  if (plan === null || plan.transcript === undefined || plan.hook !== "agentStop") return plan;
+  const answer = copilotLastAnswer(await readTail(plan.transcript));
+  const [event] = plan.events;
+  return { ...plan, events: [{ ...event, body: { type: "text", content: answer } }] };
+}
+
+/** What the hook prints: always one JSON object. */
+export function copilotOutput(context: string, plan: HookPlan | null): string {
+  return copilotHookOutput(plan?.hook ?? null, context);
+}
+
+if (import.meta.main) await runShim(planFromStdin, { output: copilotOutput });
