@@ -66,9 +66,9 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
 export const installCommand: Command = {
   name: "install",
   usage:
-    "kiro-learn install [--dry-run] [--agents kiro,claude-code,codex,gemini-cli] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
+    "kiro-learn install [--dry-run] [--agents kiro,claude-code,codex,gemini-cli,copilot-cli] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
   summary:
-    "register the hooks and the MCP server for Kiro CLI, Kiro IDE, Claude Code, Codex CLI and Gemini CLI",
+    "register the hooks and the MCP server for Kiro CLI, Kiro IDE, Claude Code, Codex CLI, Gemini CLI and Copilot CLI",
   options: {
     "dry-run": { type: "boolean" },
     "kiro-format": { type: "string" },

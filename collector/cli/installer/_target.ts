@@ -22,7 +22,9 @@ export type TargetKind =
   | "kiro-llm-agent"
   | "kiro-ide-hook"
   | "codex-hooks"
-  | "gemini-settings-user";
+  | "gemini-settings-user"
+  | "copilot-hooks"
+  | "copilot-mcp-user";
 
 /** All target kinds. */
 export const TARGET_KINDS: readonly TargetKind[] = [
@@ -37,6 +39,8 @@ export const TARGET_KINDS: readonly TargetKind[] = [
   "kiro-ide-hook",
   "codex-hooks",
   "gemini-settings-user",
+  "copilot-hooks",
+  "copilot-mcp-user",
 ];
 
 /** The hook commands and MCP server a target writes, already turned into strings. */
@@ -51,6 +55,8 @@ export interface HookSet {
   codex: string;
   /** Command of the Gemini CLI hooks. */
   geminiCli: string;
+  /** Command of a Copilot CLI hook, by its event (its payloads do not name it). */
+  copilotCli: (event: string) => string;
   /** Command of a legacy Kiro IDE hook, by its `when.type`. */
   kiroIde: (event: string) => string;
   /** The MCP server to register. */
@@ -112,6 +118,10 @@ export interface InstallPaths {
   codexConfig: string;
   /** `~/.gemini/settings.json` (Gemini CLI's hooks and MCP servers). */
   geminiUserSettings: string;
+  /** `~/.copilot/hooks/kiro-learn.json` (Copilot CLI's user hooks, all ours). */
+  copilotHooks: string;
+  /** `~/.copilot/mcp-config.json` (Copilot CLI's MCP servers). */
+  copilotMcp: string;
 }
 
 /** The paths for a home and a project root. */
@@ -129,6 +139,8 @@ export function installPaths(home: string, projectDir: string): InstallPaths {
     codexHooks: join(home, ".codex", "hooks.json"),
     codexConfig: join(home, ".codex", "config.toml"),
     geminiUserSettings: join(home, ".gemini", "settings.json"),
+    copilotHooks: join(home, ".copilot", "hooks", "kiro-learn.json"),
+    copilotMcp: join(home, ".copilot", "mcp-config.json"),
   };
 }
 

@@ -188,6 +188,7 @@ export const TEST_HOOKS: HookSet = {
   claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
   codex: `/s/codex || true ${HOOK_MARKER}`,
   geminiCli: `/s/gemini || true ${HOOK_MARKER}`,
+  copilotCli: (event) => `/s/copilot ${event} || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],
@@ -201,6 +202,7 @@ const HAS_HOOKS: readonly string[] = [
   "kiro-ide-hook",
   "codex-hooks",
   "gemini-settings-user",
+  "copilot-hooks",
 ];
 
 /**

@@ -158,6 +158,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     paths.claudeUserMcp,
     paths.claudeProjectMcp,
     paths.geminiUserSettings,
+    paths.copilotMcp,
   ], { url: collectorMcpUrl(settings.collector.host, settings.collector.port) }));
   checks.push(checkExtractor(settings, env.PATH ?? ""));
   checks.push(checkAcpAgents(settings, env.PATH ?? "", join(home, ".kiro", "agents"), tilde));
@@ -761,6 +762,7 @@ function knownCommands(commands: InstallCommands): string[] {
       quoteArgv(commands.shim("claude-code")),
       quoteArgv(commands.shim("kiro-ide")),
       quoteArgv(commands.shim("gemini-cli")),
+      quoteArgv(commands.shim("copilot-cli")),
     ];
   } catch {
     return [];

@@ -71,7 +71,13 @@ import {
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
 /** The agent surfaces kiro-learn captures. */
-export type Surface = "kiro-cli" | "kiro-ide" | "claude-code" | "codex" | "gemini-cli";
+export type Surface =
+  | "kiro-cli"
+  | "kiro-ide"
+  | "claude-code"
+  | "codex"
+  | "gemini-cli"
+  | "copilot-cli";
 
 /** Where the shims and the MCP server are; the caller decides (compiled binaries or `deno run`). */
 export interface InstallCommands {
@@ -103,6 +109,8 @@ const INSTALL_DIR_TAILS = [
   "/.claude",
   "/.codex",
   "/.gemini",
+  "/.copilot",
+  "/.copilot/hooks",
 ];
 
 /** Options of {@linkcode planInstall}. */
@@ -177,6 +185,8 @@ const USER_LEVEL_KINDS: ReadonlySet<TargetKind> = new Set<TargetKind>([
   "claude-mcp-user",
   "codex-hooks",
   "gemini-settings-user",
+  "copilot-hooks",
+  "copilot-mcp-user",
 ]);
 
 /** One change to the file system. */
@@ -247,7 +257,13 @@ export interface Plan {
  * The agents `install --agents` chooses from: Kiro (CLI and IDE), Claude Code, Codex CLI and
  * Gemini CLI.
  */
-export const INSTALL_AGENTS = ["kiro", "claude-code", "codex", "gemini-cli"] as const;
+export const INSTALL_AGENTS = [
+  "kiro",
+  "claude-code",
+  "codex",
+  "gemini-cli",
+  "copilot-cli",
+] as const;
 
 /** One of {@linkcode INSTALL_AGENTS}. */
 export type InstallAgent = typeof INSTALL_AGENTS[number];
@@ -256,6 +272,7 @@ export type InstallAgent = typeof INSTALL_AGENTS[number];
 export function agentOfTarget(kind: TargetKind): InstallAgent {
   if (kind.startsWith("codex-")) return "codex";
   if (kind.startsWith("gemini-")) return "gemini-cli";
+  if (kind.startsWith("copilot-")) return "copilot-cli";
   return kind.startsWith("claude-") ? "claude-code" : "kiro";
 }
 
@@ -265,6 +282,7 @@ export const INSTALL_AGENT_NAMES: Readonly<Record<InstallAgent, string>> = {
   "claude-code": "Claude Code",
   codex: "Codex CLI",
   "gemini-cli": "Gemini CLI",
+  "copilot-cli": "Copilot CLI",
 };
 
 /** What {@linkcode apply} did. */
@@ -550,6 +568,8 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     ["claude-mcp-project", paths.claudeProjectMcp],
     ["codex-hooks", paths.codexHooks],
     ["gemini-settings-user", paths.geminiUserSettings],
+    ["copilot-hooks", paths.copilotHooks],
+    ["copilot-mcp-user", paths.copilotMcp],
     ...Object.entries(manifest.files).map(([path, entry]): [TargetKind, string] => [
       entry.kind,
       path,
@@ -771,6 +791,9 @@ function chooseTargets(
     // Codex reads a project's hooks only in a project the user trusted: user scope only.
     ["codex-hooks", paths.codexHooks],
     ["gemini-settings-user", paths.geminiUserSettings],
+    // Copilot CLI runs a repository's .github/hooks for everyone who clones it: user scope only.
+    ["copilot-hooks", paths.copilotHooks],
+    ["copilot-mcp-user", paths.copilotMcp],
   ];
   // Kiro CLI 3.x reads the agent's embedded hooks too, and both Claude scopes at once would
   // capture every event twice: the ones not chosen are removed, in this project and wherever the
@@ -804,8 +827,9 @@ function hookSet(commands: InstallCommands): HookSet {
     const codex = commands.shim("codex");
     const ideBase = commands.shim("kiro-ide");
     const gemini = commands.shim("gemini-cli");
+    const copilot = commands.shim("copilot-cli");
     const mcp = commands.mcp();
-    for (const argv of [kiro, claude, codex, ideBase, gemini, mcp]) assertArgv(argv);
+    for (const argv of [kiro, claude, codex, ideBase, gemini, copilot, mcp]) assertArgv(argv);
     const ide = new Map(
       KIRO_IDE_HOOKS.map((
         h,
@@ -817,6 +841,7 @@ function hookSet(commands: InstallCommands): HookSet {
       claudeCodeStore: hookCommand([...claude, STORE_ONLY_ARG], { exec: true }),
       codex: hookCommand(codex, { exec: true }),
       geminiCli: hookCommand(gemini, { exec: true }),
+      copilotCli: (event) => hookCommand(commands.shim("copilot-cli", [event]), { exec: true }),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
       mcpHttp: commands.mcpHttp?.() ?? null,
@@ -826,6 +851,7 @@ function hookSet(commands: InstallCommands): HookSet {
         quoteArgv(codex),
         quoteArgv(ideBase),
         quoteArgv(gemini),
+        quoteArgv(copilot),
       ],
     };
   } catch (error) {
@@ -842,6 +868,7 @@ function recogniseOnly(): HookSet {
     claudeCodeStore: "",
     codex: "",
     geminiCli: "",
+    copilotCli: () => "",
     kiroIde: () => "",
     mcp: { command: "", args: [] },
     mcpHttp: null,
@@ -963,6 +990,8 @@ export function knownLocation(kind: TargetKind, path: string, home: string): boo
     "kiro-llm-agent": llmAgentPaths(at.kiroAgentsDir),
     "codex-hooks": [at.codexHooks],
     "gemini-settings-user": [at.geminiUserSettings],
+    "copilot-hooks": [at.copilotHooks],
+    "copilot-mcp-user": [at.copilotMcp],
   };
   const project: Partial<Record<TargetKind, string[]>> = {
     "claude-settings-project": [at.claudeProjectSettings],
