@@ -14,7 +14,7 @@
 import {
   copilotCliPlan as planPayload,
   copilotHookOutput,
-  copilotLastAnswer,
+  copilotTurnAnswer,
   type HookPlan,
 } from "@kiro-learn/core/hooks";
 import type { ShimEnv } from "./env.ts";
@@ -26,6 +26,16 @@ import { clientId } from "./transport.ts";
 
 /** The most of a transcript's end read for the turn's answer. */
 export const MAX_ANSWER_TAIL_BYTES = 512 * 1024;
+
+/**
+ * How long a turn's end waits for Copilot CLI to write the turn into its transcript (it writes
+ * behind the hook's start: a few milliseconds, longer on a loaded machine). Past this, the
+ * answer is the last one there.
+ */
+export const ANSWER_WAIT_MS = 1500;
+
+/** How often the transcript is read again while waiting. */
+const ANSWER_POLL_MS = 25;
 
 /** Context a Copilot CLI plan needs besides the payload. */
 export interface CopilotShimPlanOptions {
@@ -50,8 +60,11 @@ export function copilotCliPlan(
   });
 }
 
-/** The last `maxBytes` of a file as text (a cut first line is the reader's to skip), or "". */
-export async function readTail(path: string, maxBytes = MAX_ANSWER_TAIL_BYTES): Promise<string> {
+/** The last `maxBytes` of a file as text (a cut first line is the reader's to skip), or null. */
+export async function readTail(
+  path: string,
+  maxBytes = MAX_ANSWER_TAIL_BYTES,
+): Promise<string | null> {
   try {
     using file = await Deno.open(path, { read: true });
     const size = (await file.stat()).size;
@@ -65,13 +78,30 @@ export async function readTail(path: string, maxBytes = MAX_ANSWER_TAIL_BYTES): 
       read += n;
     }
     return new TextDecoder().decode(buffer.subarray(0, read));
-  } catch (error) {
-    note(
-      `copilot hook: transcript unreadable (${
-        (error as Error).name
-      }); turn recorded without answer`,
-    );
-    return "";
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The answer of the turn that ended at `stopTimestamp`, read from the end of `transcript` until it
+ * holds the turn ({@linkcode ANSWER_WAIT_MS} at most).
+ */
+export async function turnAnswer(
+  transcript: string,
+  stopTimestamp: number | undefined,
+  options: { waitMs?: number } = {},
+): Promise<string> {
+  const deadline = Date.now() + (options.waitMs ?? ANSWER_WAIT_MS);
+  for (;;) {
+    const text = await readTail(transcript);
+    if (text === null) {
+      note("copilot hook: transcript unreadable; the turn's end is recorded without its answer");
+      return "";
+    }
+    const { answer, complete } = copilotTurnAnswer(text, stopTimestamp);
+    if (complete || Date.now() >= deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, ANSWER_POLL_MS));
   }
 }
 
@@ -86,7 +116,8 @@ export async function planFromStdin(input: PlanInput): Promise<HookPlan | null> 
   if (payload === null) return null;
   const plan = copilotCliPlan(payload, { env: input.env, args: input.args });
   if (plan === null || plan.transcript === undefined || plan.hook !== "agentStop") return plan;
-  const answer = copilotLastAnswer(await readTail(plan.transcript));
+  const stamp = typeof payload.timestamp === "number" ? payload.timestamp : undefined;
+  const answer = await turnAnswer(plan.transcript, stamp);
   const [event] = plan.events;
   return { ...plan, events: [{ ...event, body: { type: "text", content: answer } }] };
 }

@@ -63,7 +63,7 @@ Deno.test("readTail: the end of a file only, and '' for a file that is not there
     const file = join(dir, "events.jsonl");
     await Deno.writeTextFile(file, "a".repeat(100) + "\nlast line\n");
     assert.equal(await readTail(file, 10), "last line\n");
-    assert.equal(await readTail(join(dir, "missing.jsonl")), "");
+    assert.equal(await readTail(join(dir, "missing.jsonl")), null);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -131,12 +131,36 @@ Deno.test("copilot_cli shim as a process against a real collector", async (t) =>
       assert.equal(textOf(latest.body), "The check failed: ls exits 2 on a missing path.");
     });
 
+    await t.step(
+      "agentStop before Copilot wrote the turn: the hook waits for it, the answer is this turn's",
+      async () => {
+        const full = await Deno.readTextFile(transcript);
+        const lines = full.trimEnd().split("\n");
+        // What the file held when the hook started: its start, but not yet the turn's answer
+        // (Copilot writes the transcript behind, not always in order).
+        const cut = lines.findLastIndex((l) => l.includes('"assistant.message"'));
+        const without = lines.filter((_, i) => i !== cut);
+        await Deno.writeTextFile(transcript, without.join("\n") + "\n");
+        const late = (async () => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await Deno.writeTextFile(transcript, lines[cut] + "\n", { append: true });
+        })();
+        const result = await run("agent_stop.json", "agentStop");
+        await late;
+        assert.equal(result.code, 0, result.stderr);
+        const [latest] = await storedEvents(daemon, namespace);
+        assert.equal(latest.kind, "session_summary");
+        assert.equal(textOf(latest.body), "The check failed: ls exits 2 on a missing path.");
+      },
+    );
+
     await t.step("each firing is recorded once", async () => {
       const events = await storedEvents(daemon, namespace);
       assert.deepEqual(events.map((e) => e.kind).reverse(), [
         "prompt",
         "tool_use",
         "tool_use",
+        "session_summary",
         "session_summary",
       ]);
     });

@@ -13,7 +13,8 @@
  *   `<shellId: N completed with exit code C>`.
  * - `postToolUseFailure` (`toolName`, `toolArgs`, `error`): a tool that failed (a missing file).
  * - `agentStop` (`transcriptPath`, `stopReason`): the turn's end. The payload carries no answer:
- *   the shim reads the turn's last assistant message from the transcript (`events.jsonl`).
+ *   the shim reads the turn's last assistant message from the transcript (`events.jsonl`,
+ *   {@linkcode copilotTurnAnswer}).
  * - `sessionStart` (`source`, `initialPrompt`) and `sessionEnd` (`reason`): planned for a
  *   hand-written hook, not installed (the first prompt carries the start block).
  *
@@ -167,26 +168,57 @@ export function copilotToolError(result: unknown): string | undefined {
   return firstErrorLine(text.slice(0, exit.index)) || `exit code ${exit[1]}`;
 }
 
+/** A turn's answer as read from a Copilot CLI transcript. */
+export interface CopilotTurnAnswer {
+  /** The text of the turn's last assistant message, or "" when there is none (yet). */
+  answer: string;
+  /** The transcript holds this turn's `agentStop` hook start and its final answer. */
+  complete: boolean;
+}
+
 /**
- * The text of the last assistant message in a Copilot CLI transcript (`events.jsonl`, one event
- * a line; `assistant.message` events carry `data.content`), or "" when there is none. A line that
- * is not JSON (a partial last line) is skipped.
+ * The answer of the turn whose `agentStop` hook fired at `stopTimestamp` (the payload's
+ * `timestamp`), from a Copilot CLI transcript (`events.jsonl`, one event a line;
+ * `assistant.message` carries `data.content` and the tool calls it asks for in
+ * `data.toolRequests`). Copilot writes the transcript behind the hook's start, its lines not
+ * always in order: the turn runs from the previous `agentStop` hook start to the next prompt
+ * (`user.message`) after this one's, and it is `complete` once the file holds this hook's start
+ * (its `data.input.timestamp` is the payload's) and the turn's final message (one that asks for no
+ * tool). Until then the answer is the last text there is. A line that is not JSON (the cut first
+ * line of a tail, a partial last line) is skipped.
  */
-export function copilotLastAnswer(transcript: string): string {
-  const lines = transcript.split("\n");
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i].trim();
-    if (!line.includes('"assistant.message"')) continue;
+export function copilotTurnAnswer(
+  transcript: string,
+  stopTimestamp: number | undefined,
+): CopilotTurnAnswer {
+  let answer = "";
+  let final = false;
+  let stopped = false;
+  for (const line of transcript.split("\n")) {
+    const isStop = line.includes('"agentStop"') && line.includes('"hook.start"');
+    const isPrompt = line.includes('"user.message"');
+    if (!isStop && !isPrompt && !line.includes('"assistant.message"')) continue;
+    let event: { type?: unknown; data?: Record<string, unknown> };
     try {
-      const event = JSON.parse(line) as { type?: unknown; data?: { content?: unknown } };
-      if (event.type !== "assistant.message") continue;
-      const content = str(event.data?.content)?.trim();
-      if (content) return content;
+      event = JSON.parse(line);
     } catch {
       continue;
     }
+    const data = event.data ?? {};
+    if (event.type === "hook.start" && data.hookType === "agentStop") {
+      const input = data.input as Record<string, unknown> | undefined;
+      if (stopTimestamp !== undefined && input?.timestamp === stopTimestamp) stopped = true;
+      else if (!stopped) [answer, final] = ["", false];
+    } else if (event.type === "user.message") {
+      if (stopped) break;
+    } else if (event.type === "assistant.message") {
+      const content = str(data.content)?.trim();
+      const asks = Array.isArray(data.toolRequests) && data.toolRequests.length > 0;
+      if (content) answer = content;
+      if (!asks) final = true;
+    }
   }
-  return "";
+  return { answer, complete: stopped && final };
 }
 
 /**

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import {
   copilotCliPlan,
   copilotHookOutput,
-  copilotLastAnswer,
   copilotToolError,
+  copilotTurnAnswer,
 } from "./copilot_cli.ts";
 
 const BASE = {
@@ -129,16 +129,48 @@ Deno.test("a payload without session or cwd gets the fallbacks", () => {
   assert.equal(p.cwd, "/fallback");
 });
 
-Deno.test("copilotLastAnswer: the last assistant message with text, partial lines skipped", () => {
+Deno.test("copilotTurnAnswer: this turn's final answer, written before or after its agentStop hook started", () => {
+  const stop = (timestamp: number) =>
+    JSON.stringify({ type: "hook.start", data: { hookType: "agentStop", input: { timestamp } } });
+  const said = (content: string) =>
+    JSON.stringify({ type: "assistant.message", data: { content, toolRequests: [] } });
+  const prompt = JSON.stringify({ type: "user.message", data: { content: "next" } });
+  const toolCall = JSON.stringify({
+    type: "assistant.message",
+    data: { content: "Next step.", toolRequests: [{ name: "bash" }] },
+  });
   const lines = [
-    JSON.stringify({ type: "assistant.message", data: { content: "first" } }),
-    JSON.stringify({ type: "assistant.message", data: { content: "the answer" } }),
-    JSON.stringify({ type: "assistant.message", data: { content: "", toolRequests: [{}] } }),
+    '"data":{"content":"cut first line of a tail"}}',
+    said("first turn's answer"),
+    stop(1000),
+    toolCall,
+    said("the answer"),
     JSON.stringify({ type: "assistant.turn_end", data: {} }),
-    '{"type":"assistant.message","data":{"content":"cut of',
+    stop(2000),
+    prompt,
+    said("a later turn"),
   ];
-  assert.equal(copilotLastAnswer(lines.join("\n")), "the answer");
-  assert.equal(copilotLastAnswer(""), "");
+  assert.deepEqual(copilotTurnAnswer(lines.join("\n"), 2000), {
+    answer: "the answer",
+    complete: true,
+  });
+  // The hook's start written, the final answer not yet: the text so far, not complete.
+  const early = [...lines.slice(0, 4), stop(2000)];
+  assert.deepEqual(copilotTurnAnswer(early.join("\n"), 2000), {
+    answer: "Next step.",
+    complete: false,
+  });
+  // The final answer written after the hook's start.
+  assert.deepEqual(copilotTurnAnswer([...early, said("late")].join("\n"), 2000), {
+    answer: "late",
+    complete: true,
+  });
+  // Nothing of the hook yet: the last answer there is, not complete.
+  assert.deepEqual(copilotTurnAnswer(lines.slice(0, 5).join("\n"), 2000), {
+    answer: "the answer",
+    complete: false,
+  });
+  assert.deepEqual(copilotTurnAnswer("", undefined), { answer: "", complete: false });
 });
 
 Deno.test("output: additionalContext for the prompt, {} for everything else", () => {

@@ -22,9 +22,10 @@ export {
   COPILOT_HOOK_EVENTS,
   copilotCliPlan,
   copilotHookOutput,
-  copilotLastAnswer,
   type CopilotPlanOptions,
   copilotToolError,
+  type CopilotTurnAnswer,
+  copilotTurnAnswer,
 } from "./copilot_cli.ts";
 export {
   GEMINI_CONTEXT_EVENTS,
