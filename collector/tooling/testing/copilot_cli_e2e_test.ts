@@ -6,17 +6,16 @@ import { ROUTES } from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import {
-  commandLine,
   copilotSandbox,
-  isCollectorProcess,
+  gitRepository,
   offersTools,
   outputText,
-  processesWithEnv,
   requestText,
   type ScriptedBlock,
   secretsOnDisk,
   startScriptedModel,
   waitFor,
+  waitForOnlyCollector,
 } from "./mod.ts";
 
 const SAVED_TITLE = "Listing the fixtures folder fails by design";
@@ -30,24 +29,6 @@ interface StoredEvent {
   session_id: string;
   body: { content?: string; data?: Record<string, unknown> };
   source: { surface: string; project_path?: string };
-}
-
-/** A project folder that is a real git repository with a remote (the remote decides its id). */
-async function gitProject(root: string, name: string): Promise<string> {
-  const dir = `${root}/work/${name}`;
-  await Deno.mkdir(dir, { recursive: true });
-  for (
-    const args of [["init", "-q"], [
-      "remote",
-      "add",
-      "origin",
-      `git@git.example.com:team/${name}.git`,
-    ]]
-  ) {
-    const done = await new Deno.Command("git", { args, cwd: dir, stdin: "null" }).output();
-    assert.equal(done.code, 0, outputText(done));
-  }
-  return dir;
 }
 
 /** The name Copilot offers one of our MCP tools under. */
@@ -99,8 +80,8 @@ Deno.test("Copilot CLI (real client): a session is recorded once, memory saved i
     }
     return [{ type: "text", text: ANSWER }];
   });
-  const alpha = await gitProject(box.root, "alpha");
-  const beta = await gitProject(box.root, "beta");
+  const alpha = await gitRepository(box.root, "alpha");
+  const beta = await gitRepository(box.root, "beta");
 
   // The user's own MCP server, as `copilot mcp add` writes it (disabled: it is not started).
   const mcpConfig = `${box.home}/.copilot/mcp-config.json`;
@@ -240,15 +221,7 @@ Deno.test("Copilot CLI (real client): a session is recorded once, memory saved i
   );
 
   // Nothing outlives the sessions but the collector.
-  const strays = () =>
-    processesWithEnv("HOME", box.home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
-      .filter((c) => c !== "");
-  await waitFor(
-    () => Promise.resolve(strays().length === 0 ? true : undefined),
-    { timeoutMs: 30_000, what: "hooks, MCP servers and clients to exit" },
-  ).catch((error) => {
-    throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
-  });
+  await waitForOnlyCollector(box.home);
 
   // Uninstall (--all: the hook file and mcp-config.json are user-level wiring) takes our hook file
   // away and gives the user's mcp-config.json back, byte for byte.

@@ -13,7 +13,7 @@
  * @module
  */
 import { COPILOT_CLI, npmToolBin } from "./prepare.ts";
-import { type AgentSandbox, agentSandbox } from "./claude_client.ts";
+import { type AgentSandbox, agentSandbox, type GuardedRun, runGuarded } from "./claude_client.ts";
 
 /** The Copilot CLI version these helpers run (pinned in prepare.ts). */
 export const COPILOT_CLI_VERSION: string = COPILOT_CLI.version;
@@ -42,15 +42,8 @@ export function requireCopilotCli(): string {
   );
 }
 
-/** What one `copilot -p` run did. */
-export interface CopilotRun {
-  /** Exit code. */
-  code: number;
-  /** Standard output (the answer, `--silent`). */
-  stdout: string;
-  /** Standard error. */
-  stderr: string;
-}
+/** What one `copilot -p` run did (its stdout is the answer, `--silent`). */
+export type CopilotRun = GuardedRun;
 
 /** An {@linkcode AgentSandbox} that runs the real Copilot CLI. */
 export interface CopilotSandbox extends AgentSandbox {
@@ -78,46 +71,31 @@ export async function copilotSandbox(
  * question to the user, no update) against the model at `modelUrl`. Killed and reported after
  * {@linkcode COPILOT_RUN_LIMIT_MS} (a hang guard).
  */
-export async function runCopilot(
+export function runCopilot(
   binary: string,
   prompt: string,
   options: { cwd: string; env: Record<string, string>; modelUrl: string; apiKey: string },
 ): Promise<CopilotRun> {
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), COPILOT_RUN_LIMIT_MS);
-  try {
-    const output = await new Deno.Command(binary, {
-      args: [
-        "-p",
-        prompt,
-        "--allow-all",
-        "--silent",
-        "--no-ask-user",
-        "--no-auto-update",
-        "--disable-client-telemetry",
-      ],
-      cwd: options.cwd,
-      env: {
-        ...options.env,
-        COPILOT_OFFLINE: "true",
-        COPILOT_PROVIDER_TYPE: "anthropic",
-        COPILOT_PROVIDER_BASE_URL: options.modelUrl,
-        COPILOT_PROVIDER_API_KEY: options.apiKey,
-        COPILOT_MODEL: COPILOT_TEST_MODEL,
-      },
-      clearEnv: true,
-      stdin: "null",
-      signal: abort.signal,
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    if (abort.signal.aborted) {
-      throw new Error(
-        `copilot -p ${JSON.stringify(prompt)} hung: killed after ${COPILOT_RUN_LIMIT_MS} ms ` +
-          `(in ${options.cwd}); its stderr: ${stderr}`,
-      );
-    }
-    return { code: output.code, stdout: new TextDecoder().decode(output.stdout), stderr };
-  } finally {
-    clearTimeout(timer);
-  }
+  const args = [
+    "-p",
+    prompt,
+    "--allow-all",
+    "--silent",
+    "--no-ask-user",
+    "--no-auto-update",
+    "--disable-client-telemetry",
+  ];
+  return runGuarded(binary, args, {
+    cwd: options.cwd,
+    env: {
+      ...options.env,
+      COPILOT_OFFLINE: "true",
+      COPILOT_PROVIDER_TYPE: "anthropic",
+      COPILOT_PROVIDER_BASE_URL: options.modelUrl,
+      COPILOT_PROVIDER_API_KEY: options.apiKey,
+      COPILOT_MODEL: COPILOT_TEST_MODEL,
+    },
+    limitMs: COPILOT_RUN_LIMIT_MS,
+    what: `copilot -p ${JSON.stringify(prompt)}`,
+  });
 }

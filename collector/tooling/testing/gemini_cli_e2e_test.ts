@@ -6,17 +6,16 @@ import { ROUTES } from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import {
-  commandLine,
   declaresTools,
   type GeminiPart,
   geminiRequestText,
   geminiSandbox,
-  isCollectorProcess,
+  gitRepository,
   outputText,
-  processesWithEnv,
   secretsOnDisk,
   startScriptedGeminiModel,
   waitFor,
+  waitForOnlyCollector,
 } from "./mod.ts";
 
 const SAVED_TITLE = "Check script exits 1 by design";
@@ -29,24 +28,6 @@ interface StoredEvent {
   session_id: string;
   body: { content?: string; data?: Record<string, unknown> };
   source: { surface: string; project_path?: string };
-}
-
-/** A project folder that is a real git repository with a remote (the remote decides its id). */
-async function gitProject(root: string, name: string): Promise<string> {
-  const dir = `${root}/work/${name}`;
-  await Deno.mkdir(dir, { recursive: true });
-  for (
-    const args of [["init", "-q"], [
-      "remote",
-      "add",
-      "origin",
-      `git@git.example.com:team/${name}.git`,
-    ]]
-  ) {
-    const done = await new Deno.Command("git", { args, cwd: dir, stdin: "null" }).output();
-    assert.equal(done.code, 0, outputText(done));
-  }
-  return dir;
 }
 
 /** The name Gemini CLI declares an MCP tool of ours under (`mcp_<server>_<tool>`). */
@@ -99,8 +80,8 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
     }
     return [{ text: ANSWER }];
   });
-  const alpha = await gitProject(box.root, "alpha");
-  const beta = await gitProject(box.root, "beta");
+  const alpha = await gitRepository(box.root, "alpha");
+  const beta = await gitRepository(box.root, "beta");
 
   const userSettings = `${box.home}/.gemini/settings.json`;
   const before = await Deno.readTextFile(userSettings);
@@ -224,15 +205,7 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
   );
 
   // Nothing outlives the sessions but the collector.
-  const strays = () =>
-    processesWithEnv("HOME", box.home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
-      .filter((c) => c !== "");
-  await waitFor(
-    () => Promise.resolve(strays().length === 0 ? true : undefined),
-    { timeoutMs: 30_000, what: "hooks, MCP servers and clients to exit" },
-  ).catch((error) => {
-    throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
-  });
+  await waitForOnlyCollector(box.home);
 
   // Uninstall (--all: settings.json is user-level wiring) gives the user's settings.json back, byte
   // for byte.
