@@ -20,8 +20,8 @@
  *
  * @module
  */
-import type { HookPlan, PlannedEvent } from "./plan.ts";
-import { str, validSessionId } from "./plan.ts";
+import type { HookPlan } from "./plan.ts";
+import { oneEventPlans, sessionEndText, str, validSessionId } from "./plan.ts";
 import { firstErrorLine, isOwnTool, toolUseBody } from "./tool_use.ts";
 
 /** The Copilot CLI events the installer hooks. */
@@ -76,20 +76,7 @@ export function copilotCliPlan(
   }
   const sessionId = validSessionId(payload.sessionId) ?? options.fallbackSessionId();
   const cwd = str(payload.cwd)?.trim() || options.fallbackCwd();
-  const plan = (event: PlannedEvent, timeout: HookPlan["timeout"]): HookPlan => ({
-    surface: "copilot-cli",
-    hook,
-    sessionId,
-    cwd,
-    events: [event],
-    timeout,
-  });
-  const stored = (kind: PlannedEvent["kind"], body: PlannedEvent["body"]): PlannedEvent => ({
-    kind,
-    body,
-    query: "",
-    print: false,
-  });
+  const { plan, stored } = oneEventPlans({ surface: "copilot-cli", hook, sessionId, cwd });
   switch (hook) {
     case "sessionStart": {
       // A new session's first prompt carries the start block; after a resume, print it.
@@ -139,8 +126,7 @@ export function copilotCliPlan(
       };
     }
     case "sessionEnd": {
-      const reason = str(payload.reason)?.trim();
-      const content = reason ? `session ended (${reason.slice(0, 100)})` : "session ended";
+      const content = sessionEndText(payload.reason);
       return plan(stored("note", { type: "text", content }), "fast");
     }
     default:
