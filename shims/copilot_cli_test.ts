@@ -11,6 +11,7 @@ import {
   dataOf,
   fixture,
   fixtureText,
+  jsonObjectOutput,
   makeDataDir,
   makeProject,
   runShimProcess,
@@ -21,13 +22,6 @@ import {
 } from "./testing.ts";
 
 const SESSION = "3474568a-3e76-4627-8796-504897f5662c";
-
-/** A hook's stdout must be exactly one JSON object. */
-function parsedOutput(stdout: string): Record<string, unknown> {
-  const value = JSON.parse(stdout);
-  assert.ok(value !== null && typeof value === "object" && !Array.isArray(value), stdout);
-  return value;
-}
 
 Deno.test("the shim's plan on recorded payloads: the event comes from the command line", () => {
   const plan = (name: string, event: string) =>
@@ -93,7 +87,7 @@ Deno.test("copilot_cli shim as a process against a real collector", async (t) =>
       async () => {
         const result = await run("user_prompt_submitted.json", "userPromptSubmitted");
         assert.equal(result.code, 0, result.stderr);
-        const output = parsedOutput(result.stdout) as { additionalContext: string };
+        const output = jsonObjectOutput(result.stdout) as { additionalContext: string };
         assert.match(output.additionalContext, new RegExp(LEAP_YEAR_TITLE));
         const [latest] = await storedEvents(daemon, namespace);
         assert.equal(latest.kind, "prompt");
@@ -109,7 +103,7 @@ Deno.test("copilot_cli shim as a process against a real collector", async (t) =>
       async () => {
         const result = await run("post_tool_use_failed_shell.json", "postToolUse");
         assert.equal(result.code, 0, result.stderr);
-        assert.deepEqual(parsedOutput(result.stdout), {});
+        assert.deepEqual(jsonObjectOutput(result.stdout), {});
         const [latest] = await storedEvents(daemon, namespace);
         assert.equal(latest.kind, "tool_use");
         assert.equal(dataOf(latest.body).tool_name, "bash");
@@ -125,7 +119,7 @@ Deno.test("copilot_cli shim as a process against a real collector", async (t) =>
 
     await t.step("agentStop: the turn's answer, read from the transcript", async () => {
       const result = await run("agent_stop.json", "agentStop");
-      assert.deepEqual(parsedOutput(result.stdout), {});
+      assert.deepEqual(jsonObjectOutput(result.stdout), {});
       const [latest] = await storedEvents(daemon, namespace);
       assert.equal(latest.kind, "session_summary");
       assert.equal(textOf(latest.body), "The check failed: ls exits 2 on a missing path.");
@@ -169,7 +163,7 @@ Deno.test("copilot_cli shim as a process against a real collector", async (t) =>
       const before = (await storedEvents(daemon)).length;
       const result = await run("user_prompt_submitted.json", "--no-such-flag");
       assert.equal(result.code, 0);
-      assert.deepEqual(parsedOutput(result.stdout), {});
+      assert.deepEqual(jsonObjectOutput(result.stdout), {});
       assert.equal((await storedEvents(daemon)).length, before);
     });
   } finally {
@@ -211,7 +205,7 @@ Deno.test("collector down: the prompt is spooled, and the hook prints valid JSON
     });
     assert.ok(!result.killed, "the hook hung until the test killed it");
     assert.equal(result.code, 0, result.stderr);
-    parsedOutput(result.stdout);
+    jsonObjectOutput(result.stdout);
     assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
   } finally {
     await Deno.remove(data.dir, { recursive: true });
