@@ -14,9 +14,8 @@
  * @module
  */
 import type { HookPlan } from "@kiro-learn/core/hooks";
-import { note } from "./_stderr.ts";
-import { readLines } from "./_turn_tools.ts";
-import { transcriptEvents, type TranscriptPayload } from "./claude_import.ts";
+import { fileTurnToolUses } from "./_turn_tools.ts";
+import type { TranscriptPayload } from "./claude_import.ts";
 import type { PrecedingEvents } from "./run.ts";
 import type { ShimConfig } from "./transport.ts";
 
@@ -125,41 +124,16 @@ export function turnPayloads(
  * it names; null when there is none or it cannot be read (said on stderr; the turn's end is
  * still stored).
  */
-export async function codexTurnToolUses(
+export function codexTurnToolUses(
   plan: HookPlan,
   config: Pick<ShimConfig, "maxBodyBytes">,
 ): Promise<PrecedingEvents | null> {
-  const file = plan.transcript;
-  if (file === undefined || plan.turn === undefined) return null;
-  if (!file.startsWith("/") || !file.endsWith(".jsonl")) {
-    note(
-      `codex hook: rollout path ${
-        JSON.stringify(file.slice(0, 200))
-      } is not an absolute path to a .jsonl file; the turn's tool uses are not recorded`,
-    );
-    return null;
-  }
-  let lines: string[];
-  try {
-    lines = (await readLines(file, 0)).lines;
-  } catch (error) {
-    note(
-      `codex hook: cannot read the rollout ${file} (${
-        error instanceof Error ? error.message : String(error)
-      }); the turn's tool uses are not recorded`,
-    );
-    return null;
-  }
-  const payloads = turnPayloads(lines, {
-    sessionId: plan.sessionId,
-    cwd: plan.cwd,
-    turn: plan.turn,
-  });
-  if (payloads.length === 0) return null;
-  const events = await transcriptEvents({ payloads, skipped: {} }, {
-    sessionId: plan.sessionId,
-    maxBodyBytes: config.maxBodyBytes,
+  const turn = plan.turn;
+  if (turn === undefined) return Promise.resolve(null);
+  return fileTurnToolUses(plan, config, {
+    label: "codex hook",
+    file: "rollout",
     surface: "codex",
+    payloads: (lines) => turnPayloads(lines, { sessionId: plan.sessionId, cwd: plan.cwd, turn }),
   });
-  return { deliveries: events.map((event) => ({ event, query: "" })), delivered() {} };
 }

@@ -248,3 +248,51 @@ export async function turnToolUses(
     },
   };
 }
+
+/**
+ * The tool uses of the turn that `plan` ends, from the agent's own file it names
+ * (`plan.transcript`: Codex's rollout, Gemini CLI's chat file), read whole up to
+ * {@linkcode MAX_TURN_BYTES} from its end and turned into payloads by `payloads`; null when there
+ * is none or the file cannot be read (said on stderr as `label`'s, naming the file as `file`; the
+ * turn's end is still stored).
+ */
+export async function fileTurnToolUses(
+  plan: HookPlan,
+  config: Pick<ShimConfig, "maxBodyBytes">,
+  options: {
+    label: string;
+    file: string;
+    surface: "codex" | "gemini-cli";
+    payloads: (lines: string[]) => TranscriptPayload[];
+  },
+): Promise<PrecedingEvents | null> {
+  const path = plan.transcript;
+  if (path === undefined) return null;
+  if (!path.startsWith("/") || !/\.jsonl$/.test(path)) {
+    note(
+      `${options.label}: ${options.file} path ${
+        JSON.stringify(path.slice(0, 200))
+      } is not an absolute path to a .jsonl file; the turn's tool uses are not recorded`,
+    );
+    return null;
+  }
+  let lines: string[];
+  try {
+    lines = (await readLines(path, 0)).lines;
+  } catch (error) {
+    note(
+      `${options.label}: cannot read the ${options.file} ${path} (${
+        reason(error)
+      }); the turn's tool uses are not recorded`,
+    );
+    return null;
+  }
+  const payloads = options.payloads(lines);
+  if (payloads.length === 0) return null;
+  const events = await transcriptEvents({ payloads, skipped: {} }, {
+    sessionId: plan.sessionId,
+    maxBodyBytes: config.maxBodyBytes,
+    surface: options.surface,
+  });
+  return { deliveries: events.map((event) => ({ event, query: "" })), delivered() {} };
+}

@@ -8,58 +8,22 @@
  *
  * @module
  */
+import { claudeCodePlan as core, type HookPlan, TURN_TOOLS_ARG } from "@kiro-learn/core/hooks";
 import {
-  claudeCodePlan as planPayload,
-  type HookPlan,
-  TURN_TOOLS_ARG,
-} from "@kiro-learn/core/hooks";
-import type { ShimEnv } from "./env.ts";
-import {
-  parsePayload,
-  type PlanInput,
+  type AgentPlanOptions,
+  planPayload,
   type PrecedingEvents,
   type PrecedingReader,
-  processCwd,
   runShim,
+  stdinPlanner,
 } from "./run.ts";
-import { kiroSessionId } from "./session.ts";
-import { note } from "./_stderr.ts";
-import { readStdin } from "./stdin.ts";
-import { clientId } from "./transport.ts";
-
-/** Context a Claude Code plan needs besides the payload. */
-export interface ClaudePlanOptions {
-  /** Permitted environment. */
-  env: ShimEnv;
-  /** Session id when the payload has none (it always should). */
-  fallbackSessionId?: () => string;
-  /** Working directory when the payload has none. */
-  fallbackCwd?: () => string;
-}
 
 /** Turns one Claude Code payload into a plan, or null when there is nothing to record. */
 export function claudeCodePlan(
   payload: Record<string, unknown>,
-  options: ClaudePlanOptions,
+  options: AgentPlanOptions,
 ): HookPlan | null {
-  return planPayload(payload, {
-    fallbackSessionId: options.fallbackSessionId ??
-      (() => kiroSessionId({ env: options.env, hostname: clientId() })),
-    fallbackCwd: options.fallbackCwd ?? processCwd,
-    warn: note,
-  });
-}
-
-/** Reads stdin (bounded) and plans. */
-export async function planFromStdin(input: PlanInput): Promise<HookPlan | null> {
-  const stdin = await readStdin();
-  if (stdin.overflow) {
-    note("claude hook: payload too large to read; nothing recorded");
-    return null;
-  }
-  const payload = parsePayload(stdin.text, "claude hook");
-  if (payload === null) return null;
-  return claudeCodePlan(payload, { env: input.env });
+  return planPayload(core, payload, options);
 }
 
 /** A turn's tool uses, when the launcher asks for them at the turn's end. */
@@ -72,4 +36,6 @@ export function readTurnToolUses(
   return import("./_turn_tools.ts").then(({ turnToolUses }) => turnToolUses(plan, context.config));
 }
 
-if (import.meta.main) await runShim(planFromStdin, { preceding: readTurnToolUses });
+if (import.meta.main) {
+  await runShim(stdinPlanner(core, "claude hook"), { preceding: readTurnToolUses });
+}

@@ -106,8 +106,13 @@ Deno.test("codex shim with the collector down: exits 0 quickly with valid output
       });
       assert.ok(!result.killed, `${name}: the hook hung until the test killed it`);
       assert.equal(result.code, 0, result.stderr);
-      // Codex adds plain stdout to the context: at most the one line saying memory is off.
-      assert.ok(result.stdout === "" || /^\[kiro-learn\] no project memory/.test(result.stdout));
+      // Codex adds plain stdout to the context: at most the one line saying memory is off, never
+      // opening with `[` (Codex would read it as invalid JSON output and fail the hook).
+      assert.ok(
+        result.stdout === "" ||
+          /^kiro-learn:\n\[kiro-learn\] no project memory/.test(result.stdout),
+        result.stdout,
+      );
     }
     // The prompt, then the turn's tool use and its end: nothing lost.
     assert.equal(spoolFiles(data.settings.paths.spool).length, 3);

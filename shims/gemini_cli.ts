@@ -12,50 +12,26 @@
  * @module
  */
 import {
-  geminiCliPlan as planPayload,
+  geminiCliPlan as core,
   geminiHookOutput,
   type HookPlan,
+  TURN_TOOLS_ARG,
 } from "@kiro-learn/core/hooks";
-import type { ShimEnv } from "./env.ts";
-import { parsePayload, type PlanInput, processCwd, runShim } from "./run.ts";
-import { kiroSessionId } from "./session.ts";
-import { note } from "./_stderr.ts";
-import { readStdin } from "./stdin.ts";
-import { clientId } from "./transport.ts";
-
-/** Context a Gemini CLI plan needs besides the payload. */
-export interface GeminiShimPlanOptions {
-  /** Permitted environment. */
-  env: ShimEnv;
-  /** Session id when the payload has none (it always should). */
-  fallbackSessionId?: () => string;
-  /** Working directory when the payload has none. */
-  fallbackCwd?: () => string;
-}
+import {
+  type AgentPlanOptions,
+  planPayload,
+  type PrecedingEvents,
+  type PrecedingReader,
+  runShim,
+  stdinPlanner,
+} from "./run.ts";
 
 /** Turns one Gemini CLI payload into a plan, or null when there is nothing to record. */
 export function geminiCliPlan(
   payload: Record<string, unknown>,
-  options: GeminiShimPlanOptions,
+  options: AgentPlanOptions,
 ): HookPlan | null {
-  return planPayload(payload, {
-    fallbackSessionId: options.fallbackSessionId ??
-      (() => kiroSessionId({ env: options.env, hostname: clientId() })),
-    fallbackCwd: options.fallbackCwd ?? processCwd,
-    warn: note,
-  });
-}
-
-/** Reads stdin (bounded) and plans. */
-export async function planFromStdin(input: PlanInput): Promise<HookPlan | null> {
-  const stdin = await readStdin();
-  if (stdin.overflow) {
-    note("gemini hook: payload too large to read; nothing recorded");
-    return null;
-  }
-  const payload = parsePayload(stdin.text, "gemini hook");
-  if (payload === null) return null;
-  return geminiCliPlan(payload, { env: input.env });
+  return planPayload(core, payload, options);
 }
 
 /** What the hook prints: always one JSON object. */
@@ -63,4 +39,27 @@ export function geminiOutput(context: string, plan: HookPlan | null): string {
   return geminiHookOutput(plan?.hook ?? null, context);
 }
 
-if (import.meta.main) await runShim(planFromStdin, { output: geminiOutput });
+/**
+ * A turn's tool uses, read from the session's chat file at the turn's end when the launcher asks
+ * ({@linkcode TURN_TOOLS_ARG}: an older install's AfterTool hooks, which fire until it runs
+ * again, run the shim without it, so no tool use is recorded twice).
+ */
+export function readTurnToolUses(
+  plan: HookPlan,
+  context: Parameters<PrecedingReader>[1],
+): Promise<PrecedingEvents | null> {
+  if (!context.args.includes(TURN_TOOLS_ARG) || plan.hook !== "AfterAgent") {
+    return Promise.resolve(null);
+  }
+  // Loaded only at a turn's end: a prompt hook's shim never needs the chat file reader.
+  return import("./_gemini_transcript.ts").then(({ geminiTurnToolUses }) =>
+    geminiTurnToolUses(plan, context.config)
+  );
+}
+
+if (import.meta.main) {
+  await runShim(stdinPlanner(core, "gemini hook"), {
+    preceding: readTurnToolUses,
+    output: geminiOutput,
+  });
+}

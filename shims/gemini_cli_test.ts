@@ -5,6 +5,7 @@ import {
   saveLeapYearMemory,
   startTestDaemon,
 } from "@kiro-learn/collector/testing";
+import { TURN_TOOLS_ARG } from "@kiro-learn/core/hooks";
 import { geminiCliPlan, geminiOutput } from "./gemini_cli.ts";
 import {
   dataOf,
@@ -104,6 +105,47 @@ Deno.test("gemini_cli shim as a process against a real collector", async (t) => 
       assert.deepEqual(jsonObjectOutput(result.stdout), {});
       assert.equal((await storedEvents(daemon)).length, before);
     });
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("AfterAgent reads the turn's tool uses from the chat file, only when the launcher asks", async () => {
+  await using daemon = await startTestDaemon();
+  const project = await makeProject();
+  try {
+    const { namespace } = resolveProject(project, { actor: TEST_ACTOR });
+    // The real chat file, where the payload names it (under the project: the shim may read it).
+    const chat = `${project}/.home/.gemini/tmp/app/chats/session.jsonl`;
+    await Deno.mkdir(`${project}/.home/.gemini/tmp/app/chats`, { recursive: true });
+    await Deno.writeTextFile(chat, fixtureText("gemini_cli/chat.jsonl", project));
+    const stdin = JSON.stringify({
+      ...JSON.parse(fixtureText("gemini_cli/after_agent.json", project)),
+      transcript_path: chat,
+    });
+    const run = (args: string[]) =>
+      runShimProcess("gemini-cli", {
+        settings: daemon.settings,
+        env: daemon.env,
+        cwd: project,
+        stdin,
+        args,
+      });
+    // Without the launcher's word (an older install, whose AfterTool hooks still fire): the
+    // turn's end alone.
+    const plain = await run([]);
+    assert.deepEqual([plain.code, parsedOutput(plain.stdout)], [0, {}]);
+    assert.deepEqual((await storedEvents(daemon, namespace)).map((e) => e.kind), [
+      "session_summary",
+    ]);
+    const asked = await run([TURN_TOOLS_ARG]);
+    assert.deepEqual([asked.code, parsedOutput(asked.stdout)], [0, {}]);
+    const events = await storedEvents(daemon, namespace);
+    const tools = events.filter((e) => e.kind === "tool_use");
+    assert.equal(tools.length, 1, "the shell call; kiro-learn's own MCP tool is not recorded");
+    assert.equal(dataOf(tools[0].body).tool_name, "run_shell_command");
+    assert.equal(dataOf(tools[0].body).failed, true);
+    assert.equal(tools[0].source.surface, "gemini-cli");
   } finally {
     await Deno.remove(project, { recursive: true });
   }

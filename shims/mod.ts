@@ -10,7 +10,7 @@
  *
  * @module
  */
-export { claudeCodePlan, type ClaudePlanOptions } from "./claude_code.ts";
+export { claudeCodePlan } from "./claude_code.ts";
 export {
   importTranscript,
   transcriptEvents,
@@ -19,10 +19,10 @@ export {
   type TranscriptPayloads,
   transcriptPayloads,
 } from "./claude_import.ts";
-export { codexPlan, type CodexShimPlanOptions } from "./codex.ts";
+export { codexPlan } from "./codex.ts";
 export { copilotCliPlan, copilotOutput, type CopilotShimPlanOptions } from "./copilot_cli.ts";
 export { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
-export { geminiCliPlan, geminiOutput, type GeminiShimPlanOptions } from "./gemini_cli.ts";
+export { geminiCliPlan, geminiOutput } from "./gemini_cli.ts";
 export { httpPost, type HttpPostOptions, type HttpResponse, HttpTimeoutError } from "./http.ts";
 export { kiroCliPlan, type KiroPlanOptions } from "./kiro_cli.ts";
 export { agentCwdArg, mcpHeaders, proves } from "./mcp_headers.ts";
@@ -35,11 +35,15 @@ export {
   type ReplayResult,
 } from "./replay.ts";
 export {
+  type AgentPlanOptions,
   executePlan,
   type HookPlan,
+  type PayloadPlanner,
   type PlannedEvent,
   type PlanOutcome,
+  planPayload,
   runShim,
+  stdinPlanner,
   type TimeoutClass,
 } from "./run.ts";
 export {

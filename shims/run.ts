@@ -20,7 +20,8 @@ import { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 import { note, writeAllSync } from "./_stderr.ts";
 import { type AutoStartOutcome, startCollectorDetached } from "./_autostart.ts";
 import { firstDownNotice } from "./_down_notice.ts";
-import { STDIN_TIMEOUT_MS } from "./stdin.ts";
+import { kiroSessionId } from "./session.ts";
+import { readStdin, STDIN_TIMEOUT_MS } from "./stdin.ts";
 import {
   clientId,
   deliver,
@@ -201,6 +202,67 @@ export async function runShim(
     note(`internal error: ${error instanceof Error ? error.message : String(error)}`);
   }
   return finish("");
+}
+
+/**
+ * Core's plan of one JSON hook payload (Claude Code's, Codex's, Gemini CLI's): the payload and
+ * what to use where it lacks a session id or a working directory.
+ */
+export type PayloadPlanner = (
+  payload: Record<string, unknown>,
+  options: {
+    fallbackSessionId: () => string;
+    fallbackCwd: () => string;
+    warn?: (message: string) => void;
+  },
+) => HookPlan | null;
+
+/** Context a JSON-payload agent's plan needs besides the payload. */
+export interface AgentPlanOptions {
+  /** Permitted environment. */
+  env: ShimEnv;
+  /** Session id when the payload has none (it always should). */
+  fallbackSessionId?: () => string;
+  /** Working directory when the payload has none. */
+  fallbackCwd?: () => string;
+}
+
+/**
+ * Runs core's `planner` on one payload as a shim does: a payload without a session id gets this
+ * process's (Kiro's per-agent-process id), one without a folder the process's own, and why
+ * nothing is recorded goes to stderr.
+ */
+export function planPayload(
+  planner: PayloadPlanner,
+  payload: Record<string, unknown>,
+  options: AgentPlanOptions,
+): HookPlan | null {
+  return planner(payload, {
+    fallbackSessionId: options.fallbackSessionId ??
+      (() => kiroSessionId({ env: options.env, hostname: clientId() })),
+    fallbackCwd: options.fallbackCwd ?? processCwd,
+    warn: note,
+  });
+}
+
+/**
+ * An entry's planner for a JSON payload on stdin: reads it (bounded), parses it and plans it with
+ * `planner`; `label` (`"codex hook"`) names the hook in what goes to stderr.
+ */
+export function stdinPlanner(
+  planner: PayloadPlanner,
+  label: string,
+): (input: PlanInput) => Promise<HookPlan | null> {
+  return async (input) => {
+    const stdin = await readStdin();
+    if (stdin.overflow) {
+      note(`${label}: payload too large to read; nothing recorded`);
+      return null;
+    }
+    const payload = parsePayload(stdin.text, label);
+    if (payload === null) return null;
+    return planPayload(planner, payload, { env: input.env });
+  };
 }
 
 /** A JSON object, or null (with a note) for anything else. */

@@ -43,6 +43,13 @@ export const ROUTES = {
    * socket): the collector runs the shim's plan and answers with exactly what the hook prints.
    */
   claudeCodeHook: "/v1/hooks/claude-code",
+  /** A Codex CLI hook's raw payload, as {@linkcode ROUTES.claudeCodeHook} (plain stdout). */
+  codexHook: "/v1/hooks/codex",
+  /**
+   * A Gemini CLI hook's raw payload, as {@linkcode ROUTES.claudeCodeHook}; answers the one JSON
+   * object the hook prints (`hookSpecificOutput.additionalContext`, else `{}`).
+   */
+  geminiCliHook: "/v1/hooks/gemini-cli",
   /**
    * POST, empty body, the hook launcher's project headers and git config: the headers Claude
    * Code's MCP connection sends (`{namespace, Authorization}`, as the headers helper prints
@@ -50,6 +57,13 @@ export const ROUTES = {
    * session never gets the token).
    */
   mcpHeaders: "/v1/mcp/headers",
+} as const;
+
+/** The hook route of each agent whose hook launcher takes the fast path. */
+export const HOOK_ROUTES = {
+  "claude-code": ROUTES.claudeCodeHook,
+  codex: ROUTES.codexHook,
+  "gemini-cli": ROUTES.geminiCliHook,
 } as const;
 
 /**

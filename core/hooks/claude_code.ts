@@ -31,7 +31,7 @@ export const CLAUDE_RETRIEVE_HOOKS: readonly string[] = ["SessionStart", "UserPr
 
 /**
  * Claude Code hooks that only store (nothing they print matters): the hook launcher delivers
- * them in the background and returns at once (`claudeFastPath` in core/launch).
+ * them in the background and returns at once (`hookFastPath` in core/launch).
  */
 export const CLAUDE_STORE_HOOKS: readonly string[] = [
   // An older install's tool hooks keep firing until it runs again: they too return at once.

@@ -19,7 +19,7 @@ import type { HookPlan } from "./plan.ts";
 import { str } from "./plan.ts";
 
 /** Codex hooks that exist but that the plan leaves to the turn's end, or that memory does not need. */
-const CODEX_IGNORED = new Set([
+export const CODEX_IGNORED_HOOKS: readonly string[] = [
   "PreToolUse",
   "PostToolUse",
   "PermissionRequest",
@@ -28,7 +28,7 @@ const CODEX_IGNORED = new Set([
   "SubagentStart",
   "SubagentStop",
   "StopFailure",
-]);
+];
 
 /** Context a Codex plan needs besides the payload. */
 export interface CodexPlanOptions {
@@ -46,7 +46,7 @@ export function codexPlan(
   options: CodexPlanOptions,
 ): HookPlan | null {
   const hook = str(payload.hook_event_name) ?? "";
-  if (CODEX_IGNORED.has(hook)) return null;
+  if (CODEX_IGNORED_HOOKS.includes(hook)) return null;
   const warn = options.warn;
   const plan = claudeCodePlan(payload, {
     fallbackSessionId: options.fallbackSessionId,
@@ -56,4 +56,15 @@ export function codexPlan(
   if (plan === null) return null;
   const turn = str(payload.turn_id)?.trim();
   return { ...plan, surface: "codex", ...(hook === "Stop" && turn ? { turn } : {}) };
+}
+
+/**
+ * What a Codex hook prints: its context as plain text, which Codex adds to the model's context.
+ * Codex reads a stdout that opens with `{` or `[` as the hook's JSON output, and fails the hook
+ * when it is not (Codex CLI 0.171.0: "hook returned invalid user prompt submit JSON output"), so
+ * such a context (the `[kiro-learn] …` line of a session without a collector) gets a plain line
+ * ahead of it.
+ */
+export function codexHookOutput(_hook: string | null, context: string): string {
+  return /^\s*[[{]/.test(context) ? `kiro-learn:\n${context}` : context;
 }

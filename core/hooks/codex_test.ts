@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { codexPlan } from "./codex.ts";
+import { codexHookOutput, codexPlan } from "./codex.ts";
 
 const SESSION = "01a22530-efd8-78c0-b93d-ca2583dd324e";
 const TURN = "01a22530-f043-74a3-80f7-969cf3985fba";
@@ -72,4 +72,14 @@ Deno.test("codexPlan: a payload without session or cwd takes the fallbacks; with
   assert.equal(plan.cwd, "/fallback");
   assert.equal(codexPlan({ prompt: "hi" }, options), null);
   assert.equal(codexPlan({ hook_event_name: "UserPromptSubmit", prompt: "  " }, options), null);
+});
+
+Deno.test("codexHookOutput: plain context as is; one Codex would read as JSON gets a line ahead", () => {
+  assert.equal(codexHookOutput("UserPromptSubmit", "## Memory\n- x\n"), "## Memory\n- x\n");
+  assert.equal(codexHookOutput("UserPromptSubmit", ""), "");
+  for (const context of ["[kiro-learn] no project memory this session\n", ' {"a":1}\n']) {
+    const printed = codexHookOutput("UserPromptSubmit", context);
+    assert.doesNotMatch(printed, /^\s*[[{]/);
+    assert.ok(printed.endsWith(context));
+  }
 });

@@ -10,7 +10,9 @@
  * - `AfterTool` (`tool_name`, `tool_input`, `tool_response: {llmContent, returnDisplay,
  *   error?}`): a failed tool sets `error`; a shell command that exits non-zero does not, its
  *   `llmContent` says `Exit Code: N`.
- * - `AfterAgent` (`prompt`, `prompt_response`): the turn's end, with the turn's answer.
+ * - `AfterAgent` (`prompt`, `prompt_response`): the turn's end, with the turn's answer; its
+ *   `transcript_path` names the session's chat file, where the launcher's shim reads the turn's
+ *   tool uses (`AfterTool` is planned for a hand-written or older hook, not installed).
  * - `SessionStart` (`source`: startup, resume, clear) and `SessionEnd` (`reason`): planned for a
  *   hand-written hook, not installed (a lifecycle note is never memory, and the first prompt
  *   carries the start block).
@@ -21,21 +23,25 @@ import type { HookPlan } from "./plan.ts";
 import { oneEventPlans, sessionEndText, str, validSessionId } from "./plan.ts";
 import { firstErrorLine, isOwnTool, toolUseBody } from "./tool_use.ts";
 
-/** The Gemini CLI events the installer hooks, with what each hook does. */
-export const GEMINI_HOOK_EVENTS: readonly string[] = ["BeforeAgent", "AfterTool", "AfterAgent"];
+/**
+ * The Gemini CLI events the installer hooks: the prompt, and the turn's end, whose shim reads the
+ * turn's tool uses from the session's chat file (`shims/_gemini_transcript.ts`) instead of one
+ * `AfterTool` firing per tool call.
+ */
+export const GEMINI_HOOK_EVENTS: readonly string[] = ["BeforeAgent", "AfterAgent"];
 
 /** Gemini CLI events whose hook prints context (`additionalContext`) for the model. */
 export const GEMINI_CONTEXT_EVENTS: readonly string[] = ["BeforeAgent", "SessionStart"];
 
-/** Events that exist but that memory does not need. */
-const IGNORED = new Set([
+/** Gemini CLI events that exist but that memory does not need. */
+export const GEMINI_IGNORED_EVENTS: readonly string[] = [
   "BeforeTool",
   "BeforeModel",
   "AfterModel",
   "BeforeToolSelection",
   "Notification",
   "PreCompress",
-]);
+];
 
 // Context another hook added at the session's start, which Gemini CLI puts ahead of the prompt.
 const LEADING_HOOK_CONTEXT = /^(?:\s*<hook_context>[^]*?<\/hook_context>)+\s*/;
@@ -100,17 +106,20 @@ export function geminiCliPlan(
         "store",
       );
     }
-    case "AfterAgent":
-      return plan(
+    case "AfterAgent": {
+      const end = plan(
         stored("session_summary", { type: "text", content: str(payload.prompt_response) ?? "" }),
         "store",
       );
+      const transcript = str(payload.transcript_path)?.trim();
+      return transcript ? { ...end, transcript } : end;
+    }
     case "SessionEnd": {
       const content = sessionEndText(payload.reason);
       return plan(stored("note", { type: "text", content }), "fast");
     }
     default:
-      if (!IGNORED.has(hook)) {
+      if (!GEMINI_IGNORED_EVENTS.includes(hook)) {
         options.warn?.(`gemini hook: unknown hook "${hook.slice(0, 60)}"; nothing recorded`);
       }
       return null;

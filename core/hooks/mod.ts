@@ -5,6 +5,7 @@
  *
  * @module
  */
+export { type FastPathSurface, HOOK_AGENTS, type HookAgent } from "./agents.ts";
 export {
   CLAUDE_QUIET_START_SOURCES,
   CLAUDE_RETRIEVE_HOOKS,
@@ -16,7 +17,7 @@ export {
   STORE_ONLY_ARG,
   TURN_TOOLS_ARG,
 } from "./claude_code.ts";
-export { codexPlan, type CodexPlanOptions } from "./codex.ts";
+export { CODEX_IGNORED_HOOKS, codexHookOutput, codexPlan, type CodexPlanOptions } from "./codex.ts";
 export {
   COPILOT_CONTEXT_EVENTS,
   COPILOT_HOOK_EVENTS,
@@ -30,6 +31,7 @@ export {
 export {
   GEMINI_CONTEXT_EVENTS,
   GEMINI_HOOK_EVENTS,
+  GEMINI_IGNORED_EVENTS,
   geminiCliPlan,
   geminiHookOutput,
   type GeminiPlanOptions,

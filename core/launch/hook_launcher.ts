@@ -19,15 +19,14 @@ import {
   HOOK_FAST_PATH_BUDGET_S,
   HOOK_GIT_CONFIG_QUERY,
   HOOK_HEADERS,
+  HOOK_ROUTES,
   MCP_HEADERS_FAST_PATH_BUDGET_S,
   ROUTES,
 } from "../api/wire.ts";
 import {
-  CLAUDE_QUIET_START_SOURCES,
-  CLAUDE_RETRIEVE_HOOKS,
-  CLAUDE_STORE_HOOKS,
-  CLAUDE_TOOL_HOOKS,
+  type FastPathSurface,
   FIRING_ARG,
+  HOOK_AGENTS,
   NO_WAIT_ARG,
   STORE_ONLY_ARG,
   TURN_TOOLS_ARG,
@@ -114,8 +113,9 @@ const CLAUDE_DIR = [
 ];
 
 /**
- * The launcher of a shim surface: finds the project root, then execs the shim. Claude Code's
- * launcher first tries the fast path ({@linkcode claudeFastPath}).
+ * The launcher of a shim surface: finds the project root, then execs the shim. The launchers of
+ * the agents that hand their hooks one JSON payload ({@linkcode HOOK_AGENTS}: Claude Code, Codex
+ * CLI, Gemini CLI) first try the fast path ({@linkcode hookFastPath}).
  */
 export function hookLauncherScript(
   surface: ShimSurface,
@@ -139,40 +139,51 @@ export function hookLauncherScript(
     ...denoEnvLines(),
     ...FIND_ROOT,
   ];
-  if (!claude) return [...head, `exec ${words} "$@"`, ""].join("\n");
-  return [...head, ...CLAUDE_DIR, ...claudeFastPath(options.settings, words), ""].join("\n");
+  if (!isFastPathSurface(surface)) return [...head, `exec ${words} "$@"`, ""].join("\n");
+  const fast = hookFastPath(surface, { settings: options.settings, shimWords: words });
+  return [...head, ...(claude ? CLAUDE_DIR : []), ...fast, ""].join("\n");
+}
+
+/** Whether a surface's hooks take the fast path (its agent hands each hook one JSON payload). */
+function isFastPathSurface(surface: ShimSurface): surface is FastPathSurface {
+  return Object.hasOwn(HOOK_AGENTS, surface);
 }
 
 /**
- * Claude Code's fast path, in plain POSIX sh: when curl is there and the collector's Unix socket
- * exists, the payload (read into a variable, never written to disk) is posted raw to the
- * collector, which runs the shim's own plan and answers with what the hook prints. Taken only
- * when the project is unambiguous without Deno (a `.git` folder above the physical working
+ * An agent's fast path ({@linkcode HOOK_AGENTS}), in plain POSIX sh: when curl is there and the
+ * collector's Unix socket exists, the payload (read into a variable, never written to disk) is
+ * posted raw to the agent's hook route ({@linkcode HOOK_ROUTES}), where the collector runs the
+ * shim's own plan and answers with what the hook prints, in the agent's format. Taken only when
+ * the project is unambiguous without Deno (a `.git` folder above the physical working
  * directory, below `$HOME`'s own level; the collector's sandbox cannot read the project). Any
  * failure (no answer within the hook's budget, a refused connection, a 4xx/5xx) hands the same
  * payload to the shim, which delivers or spools it under the same event id (derived from the
  * firing key, `<ns>-<pid>`). A timeout leaves a marker, and every hook after it waits only the
- * short `unanswered` budget and spools without waiting again, until a call is answered.
+ * short `unanswered` budget and spools without waiting again, until a call is answered. Whatever
+ * fails, the hook prints what the agent accepts (Gemini CLI: one JSON object, `{}` when it has
+ * nothing to say) and exits 0.
  *
  * The repository's config file goes along (curl reads and URL-encodes it: `--url-query`, curl
  * 7.87 or later; an older curl fails the call and the shim takes over), so the collector derives
  * the project id from the remote exactly as `resolveProject` does.
  *
- * A hook that only stores ({@linkcode CLAUDE_STORE_HOOKS}, and `SessionStart` at the sources of
- * {@linkcode CLAUDE_QUIET_START_SOURCES}) keeps Claude Code waiting no longer than it takes to
- * take the firing key and, unless the installer named it a store hook ({@linkcode STORE_ONLY_ARG}:
- * the background then reads the payload), to read the payload: the same delivery (curl, else the
- * shim, which delivers or spools; the shim alone off the fast path; for a turn's end, `Stop`, the
- * shim first, which reads the turn's tool uses from the transcript, then curl if it cannot start)
- * then goes on in a background subshell, and the launcher exits. An older install's tool hooks
- * ({@linkcode CLAUDE_TOOL_HOOKS}) store nothing: the turn's end reads their tool uses.
- * Claude Code's own `"async": true` is no substitute: in a `claude -p` session it kills a
+ * A hook that only stores (the agent's `store` hooks, and `SessionStart` at its `quietStarts`
+ * sources) keeps the agent waiting no longer than it takes to take the firing key and, unless the
+ * installer named it a store hook ({@linkcode STORE_ONLY_ARG}: the background then reads the
+ * payload), to read the payload: the same delivery (curl, else the shim, which delivers or
+ * spools; the shim alone off the fast path; for a turn's end, the agent's `turnEnd`, the shim
+ * first, which reads the turn's tool uses from the agent's own files, then curl if it cannot
+ * start) then goes on in a background subshell, and the launcher exits. A hook that records
+ * nothing (the agent's `ignored` hooks: tool hooks whose uses the turn's end reads) returns at
+ * once. Claude Code's own `"async": true` is no substitute: in a `claude -p` session it kills a
  * background hook's process group when the turn ends, a Stop hook's delivery with it.
  */
-export function claudeFastPath(
-  settings: Pick<Settings, "paths" | "collector">,
-  shimWords: string,
+export function hookFastPath(
+  surface: FastPathSurface,
+  options: { settings: Pick<Settings, "paths" | "collector">; shimWords: string },
 ): string[] {
+  const { settings, shimWords } = options;
+  const agent = HOOK_AGENTS[surface];
   const q = shellQuote;
   const budget = HOOK_FAST_PATH_BUDGET_S;
   const named = (hooks: readonly string[]) =>
@@ -180,18 +191,39 @@ export function claudeFastPath(
       `*'"hook_event_name":"${hook}"'*`,
       `*'"hook_event_name": "${hook}"'*`,
     ]).join("|");
+  const shim = (tail: string) =>
+    `printf '%s\\n' "$payload" | ${shimWords} \${firing:+"${FIRING_ARG}$firing"} ${tail} "$@"`;
+  const cases = [
+    // A quiet start is delivered in the background, but on the budget of a hook that retrieves:
+    // a collector slow to answer at a session's start would otherwise leave the `unanswered`
+    // marker, and the session's first prompt, which now carries the start block, would spool.
+    ...(agent.quietStarts.length === 0
+      ? []
+      : [`    ${quietStarts(agent.quietStarts)}) store=1 budget=${budget.retrieve} ;;`]),
+    `    ${named(agent.retrieve)}) budget=${budget.retrieve} ;;`,
+    // A turn's end goes to the shim, which reads the turn's tool uses from the agent's files (the
+    // collector may not read them) and delivers them before the turn's end.
+    ...(agent.turnEnd === undefined
+      ? []
+      : [`    ${named([agent.turnEnd])}) store=1 tools=${TURN_TOOLS_ARG} ;;`]),
+    `    ${named(agent.ignored)}) printf '%s' "$silent"; exit 0 ;;`,
+    `    ${named(agent.store)}) store=1 ;;`,
+  ];
   return [
+    `silent=${q(agent.silent)}`,
     "# The memory system's own agents are never recorded (the shim would exit at once too).",
-    'case "${KIRO_LEARN_INTERNAL:-0}" in 0) ;; *) exit 0 ;; esac',
+    `case "\${KIRO_LEARN_INTERNAL:-0}" in 0) ;; *) printf '%s' "$silent"; exit 0 ;; esac`,
     ...socketVariables(settings),
     `unanswered=${q(settings.paths.unanswered)}`,
     "fast=",
     'if [ -S "$sock" ] && [ -r "$auth" ] && command -v curl >/dev/null 2>&1; then',
     "  cwd=$PWD",
     // The shim fallback runs in the hook's folder: a folder that vanished has nothing to record.
-    ...gitProjectLines({ start: ".", lost: "exit 0" }).map((l) => `  ${l}`),
+    ...gitProjectLines({ start: ".", lost: `{ printf '%s' "$silent"; exit 0; }` }).map((l) =>
+      `  ${l}`
+    ),
     "fi",
-    // The firing's clock is read here, before the hook returns, so in the order Claude Code fires
+    // The firing's clock is read here, before the hook returns, so in the order the agent fires
     // its hooks: a background delivery's event id comes from it, so events keep that order
     // whenever they are stored.
     "firing=$(date +%s%N 2>/dev/null)",
@@ -199,18 +231,7 @@ export function claudeFastPath(
     `budget=${budget.store} store= took= tools=`,
     "classify() {",
     '  case "$payload" in',
-    // A quiet start is delivered in the background, but on the budget of a hook that retrieves:
-    // a collector slow to answer at a session's start would otherwise leave the `unanswered`
-    // marker, and the session's first prompt, which now carries the start block, would spool.
-    `    ${quietStarts()}) store=1 budget=${budget.retrieve} ;;`,
-    `    ${named(CLAUDE_RETRIEVE_HOOKS)}) budget=${budget.retrieve} ;;`,
-    // A turn's end goes to the shim, which reads the turn's tool uses from the transcript (the
-    // collector may not read it) and delivers them before the turn's end.
-    `    ${named(["Stop"])}) store=1 tools=${TURN_TOOLS_ARG} ;;`,
-    // An older install's tool hooks still fire until it runs again: the turn's end reads those
-    // tool uses, so storing them here too would record each twice.
-    `    ${named(CLAUDE_TOOL_HOOKS)}) exit 0 ;;`,
-    `    ${named(CLAUDE_STORE_HOOKS)}) store=1 ;;`,
+    ...cases,
     "  esac",
     "}",
     // The installer marks the hooks that only store: their payload is read in the background.
@@ -223,19 +244,19 @@ export function claudeFastPath(
     "fi",
     'if [ -n "$fast" ]; then',
     "  deliver() {",
-    // A turn's end: the shim reads the transcript (in the background: no one waits for it, so it
-    // tries the collector even after an unanswered call). A shim that cannot start (no Deno)
+    // A turn's end: the shim reads the agent's files (in the background: no one waits for it, so
+    // it tries the collector even after an unanswered call). A shim that cannot start (no Deno)
     // fails, and the turn's end still goes over the socket. Not at a lower priority: a collector
     // the shim starts would inherit it for good.
     '    if [ -n "$tools" ]; then',
-    `      printf '%s\\n' "$payload" | ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $tools "$@" && exit 0`,
+    `      ${shim("$tools")} && { recheck; exit 0; }`,
     "    fi",
     `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
     `    out=$(printf '%s' "$payload" | curl --silent --fail --max-time "$budget" \\`,
     `      ${projectCurlArgs()} \\`,
     `      -H 'Content-Type: application/json' -H "${HOOK_HEADERS.client}: $host" \\`,
     `      -H "${HOOK_HEADERS.firing}: $firing" --data-binary @- \\`,
-    `      ${q(socketUrl(settings, ROUTES.claudeCodeHook))}; printf '/%s' "$?")`,
+    `      ${q(socketUrl(settings, HOOK_ROUTES[surface]))}; printf '/%s' "$?")`,
     "    code=${out##*/}",
     "    out=${out%/*}",
     '    if [ "$code" = 0 ]; then',
@@ -245,19 +266,30 @@ export function claudeFastPath(
     "    fi",
     "    # Not answered in time: the shim spools without waiting on the collector again.",
     `    nowait=; if [ "$code" = 28 ]; then : >"$unanswered"; nowait=${NO_WAIT_ARG}; fi`,
-    `    printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $nowait "$@"`,
+    // A shim that cannot start prints nothing: the agent still gets what it accepts.
+    `    ${shim("$nowait")} || printf '%s' "$silent"`,
+    "  }",
+    // The marker is cleared by the next call answered over the socket; a turn's end goes to the
+    // shim instead, so, in the background where no one waits, it asks the collector whether it
+    // answers again. Without it, an agent whose only other hook is the prompt's (Codex, Gemini
+    // CLI) would spool every prompt without its memory until the collector restarts.
+    "  recheck() {",
+    '    [ -e "$unanswered" ] || return 0',
+    `    curl --silent --fail --max-time ${budget.retrieve} --noproxy '*' --unix-socket "$sock" \\`,
+    `      -o /dev/null ${q(socketUrl(settings, ROUTES.health))} && rm -f "$unanswered"`,
     "  }",
     "else",
-    `  deliver() { printf '%s\\n' "$payload" | exec ${shimWords} \${firing:+"${FIRING_ARG}$firing"} $tools "$@"; }`,
+    `  deliver() { ${shim("$tools")} || printf '%s' "$silent"; }`,
     "fi",
-    "# A hook that only stores: Claude Code waits for the hook's pipes to close, so the delivery",
+    "# A hook that only stores: the agent waits for the hook's pipes to close, so the delivery",
     "# goes on in a background subshell off them (deaf to a terminal's hangup), and the hook is",
     "# done. It ends within its own budget: curl's, then the shim's, once it has the payload.",
     'if [ -n "$store" ]; then',
+    "  printf '%s' \"$silent\"",
     '  if [ -n "$took" ]; then',
     "    (trap '' HUP; deliver \"$@\") </dev/null >/dev/null 2>&1 &",
     "  else",
-    "    # The payload is not read yet: the background reads it (to the end Claude Code closes).",
+    "    # The payload is not read yet: the background reads it (to the end the agent closes).",
     "    # An asynchronous list's stdin is /dev/null, so the hook's goes along as fd 3.",
     "    exec 3<&0",
     "    (trap '' HUP; exec 0<&3 3<&-; payload=$(cat); classify; deliver \"$@\") >/dev/null 2>&1 &",
@@ -275,8 +307,8 @@ export function claudeFastPath(
  * fields in either order, with or without a space after the colon. Quotes inside JSON strings
  * are escaped, so no prompt or path can imitate them.
  */
-function quietStarts(): string {
-  return CLAUDE_QUIET_START_SOURCES.flatMap((source) =>
+function quietStarts(sources: readonly string[]): string {
+  return sources.flatMap((source) =>
     [":", ": "].flatMap((colon) => {
       const hook = `"hook_event_name"${colon}"SessionStart"`;
       const from = `"source"${colon}"${source}"`;

@@ -43,18 +43,24 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
   ]);
   for (const file of files) {
     assert.ok(file.content.startsWith("#!/bin/sh\n"));
-    if (file.path.endsWith("hook-claude-code")) {
-      // Claude Code's launcher reads the payload first, then hands it to the shim through a pipe,
-      // with the firing's clock read in the foreground (event ids keep the order of firing).
+    if (/hook-(claude-code|codex|gemini-cli)$/.test(file.path)) {
+      // The fast-path launchers read the payload first, then hand it to the shim through a pipe,
+      // with the firing's clock read in the foreground (event ids keep the order of firing); a
+      // shim that cannot start leaves the agent what it accepts.
       assert.match(
         file.content,
-        /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} \$tools "\$@"; \}\n/,
+        /\n {2}deliver\(\) \{ printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run .* \$\{firing:\+"--firing=\$firing"\} \$tools "\$@" \|\| printf '%s' "\$silent"; \}\n/,
       );
       // A turn's end goes to the shim (it reads the transcript), and over the socket when the
       // shim cannot start.
       assert.match(
         file.content,
-        /\n {6}printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run .* \$tools "\$@" && exit 0\n/,
+        /\n {6}printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run .* \$tools "\$@" && \{ recheck; exit 0; \}\n/,
+      );
+      assert.match(file.content, /\) store=1 tools=--turn-tools ;;\n/);
+      assert.match(
+        file.content,
+        file.path.endsWith("gemini-cli") ? /\nsilent='\{\}\n'\n/ : /\nsilent=''\n/,
       );
       // Its hook command execs it: it exits 0 whatever the shim's end.
       assert.match(file.content, /\ndeliver "\$@"\nexit 0\n$/);
@@ -205,12 +211,16 @@ Deno.test("the MCP headers launcher hands over the folder of the agent that runs
   }
 });
 
-Deno.test("only Claude Code's launchers have the socket fast path, and sh parses it", async () => {
+Deno.test("the JSON-payload agents' launchers have the socket fast path, and sh parses it", async () => {
   const settings = loadSettings({ env: { KIRO_LEARN_HOME: "/home/ada/.kiro-learn" } });
   const files = launcherFiles(settings, { home: "/home/ada", denoPath: "/opt/deno" });
   for (const file of files) {
     const fast = file.content.includes("--unix-socket");
-    assert.equal(fast, /\/(hook-claude-code|mcp-headers)$/.test(file.path), file.path);
+    assert.equal(
+      fast,
+      /\/(hook-claude-code|hook-codex|hook-gemini-cli|mcp-headers)$/.test(file.path),
+      file.path,
+    );
     const parsed = await new Deno.Command("/bin/sh", { args: ["-n", "-c", file.content] }).output();
     assert.equal(parsed.code, 0, new TextDecoder().decode(parsed.stderr));
   }
@@ -219,7 +229,13 @@ Deno.test("only Claude Code's launchers have the socket fast path, and sh parses
   assert.match(claude, /-H @"\$auth"/);
   assert.match(claude, /http:\/\/127\.0\.0\.1:21100\/v1\/hooks\/claude-code/);
   // The payload reaches the shim through a pipe, never a file.
-  assert.match(claude, /printf '%s\\n' "\$payload" \| exec '?\/opt\/deno'? run /);
+  assert.match(claude, /printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run /);
+  // Each agent's launcher posts to its own route.
+  for (const agent of ["codex", "gemini-cli"]) {
+    const content = files.find((f) => f.path.endsWith(`hook-${agent}`))!.content;
+    assert.match(content, new RegExp(`http://127\\.0\\.0\\.1:21100/v1/hooks/${agent};`));
+    assert.doesNotMatch(content, /\/v1\/hooks\/claude-code/);
+  }
   assert.doesNotMatch(claude, /payload" *>/);
   // The headers helper asks its own route over the same socket, with the same header file.
   const headers = files.find((f) => f.path.endsWith("mcp-headers"))!.content;

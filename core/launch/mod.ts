@@ -25,8 +25,8 @@ export {
 export { CLI_RUN_FLAGS, cliArgv, cliLauncherScript } from "./cli.ts";
 export {
   AGENT_CWD_ARG,
-  claudeFastPath,
   HOME_DATA_DIR,
+  hookFastPath,
   hookLauncherScript,
   launcherFiles,
   launcherPath,

@@ -80,6 +80,21 @@ Deno.test("a fresh settings.json gets one group per hooked event and the stdio M
   assert.deepEqual([...found.keys()], [...GEMINI_HOOK_EVENTS]);
 });
 
+Deno.test("an older install's AfterTool hook is taken out: the turn's end reads the tool uses", () => {
+  const ours = {
+    hooks: [{ type: "command", name: GEMINI_HOOK_NAME, command: TEST_HOOKS.geminiCli }],
+  };
+  const theirs = { hooks: [{ type: "command", command: "my-audit-hook" }] };
+  const doc = GEMINI_CLI.target("gemini-settings-user", "/h/.gemini/settings.json", {
+    hooks: TEST_HOOKS,
+  }).install({ hooks: { AfterTool: [theirs, ours], AfterAgent: [ours] } });
+  const hooks = doc.hooks as Record<string, Json[]>;
+  assert.deepEqual(hooks.AfterTool, [theirs]);
+  assert.equal(hooks.AfterAgent.length, 1);
+  const found = ourHookCommands("gemini-settings-user", doc, TEST_HOOKS.known);
+  assert.deepEqual([...found.keys()].sort(), ["AfterAgent", "BeforeAgent"]);
+});
+
 Deno.test("install keeps the user's Gemini hooks, servers and keys; uninstall restores every byte", async () => {
   await withWorld(async (world) => {
     await writeGemini(world, FOREIGN_GEMINI);
@@ -98,8 +113,8 @@ Deno.test("install keeps the user's Gemini hooks, servers and keys; uninstall re
     assert.deepEqual(hooks.BeforeTool, foreign.BeforeTool);
     assert.equal(JSON.stringify(hooks).split(HOOK_MARKER).length - 1, GEMINI_HOOK_EVENTS.length);
     assert.ok(
-      (hooks.AfterTool[0].hooks as Json[])[0].command as string,
-      "AfterTool hooked",
+      (hooks.AfterAgent[0].hooks as Json[])[0].command as string,
+      "AfterAgent hooked",
     );
     assert.deepEqual(Object.keys(after.mcpServers as Json), ["github", "kiro-learn-memory"]);
     // The file keeps its layout: 4-space indentation, no final newline.

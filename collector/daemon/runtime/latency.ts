@@ -77,7 +77,7 @@ export interface Latencies {
   ingest: LatencyRecorder;
   /** `POST /v1/events?retrieve=true` (or `context=resume`): what the prompt hook waits for. */
   retrieval: LatencyRecorder;
-  /** `POST /v1/hooks/claude-code`: a whole hook firing on the launcher's fast path. */
+  /** `POST /v1/hooks/<agent>`: a whole hook firing on a launcher's fast path. */
   hook: LatencyRecorder;
 }
 

@@ -9,6 +9,7 @@ import {
   eventQueryOf,
   HELLO_NONCE_PARAM,
   HELLO_NONCE_PATTERN,
+  HOOK_ROUTES,
   ROUTES,
 } from "@kiro-learn/core/api/wire";
 import { type CollectorClient, createCollectorClient } from "@kiro-learn/core/api";
@@ -42,8 +43,13 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/ui/codes": ["POST"],
   "/v1/mcp": ["POST"],
   "/v1/hooks/claude-code": ["POST"],
+  "/v1/hooks/codex": ["POST"],
+  "/v1/hooks/gemini-cli": ["POST"],
   "/v1/mcp/headers": ["POST"],
 };
+
+/** The agents' hook routes (the launchers' fast path), whose firings the hook latency counts. */
+const HOOK_ROUTE_PATHS: ReadonlySet<string> = new Set(Object.values(HOOK_ROUTES));
 
 /** Hooks the rest of the collector attaches to API actions. */
 export interface AppHooks {
@@ -82,7 +88,7 @@ export function createApp(ctx: CollectorContext, hooks: AppHooks = {}): Hono {
         const asked = ingestOptions(eventQueryOf({ get: (name) => c.req.query(name) ?? null }));
         const retrieval = asked.retrieve || asked.resume;
         (retrieval ? latency.retrieval : latency.ingest).record(performance.now() - started);
-      } else if (c.req.path === ROUTES.claudeCodeHook && c.res.status === 200) {
+      } else if (HOOK_ROUTE_PATHS.has(c.req.path) && c.res.status === 200) {
         latency.hook.record(performance.now() - started);
       }
     }

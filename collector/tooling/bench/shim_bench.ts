@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { TURN_TOOLS_ARG } from "@kiro-learn/core/hooks";
 import { hookLauncherScript } from "@kiro-learn/core/launch";
 import { resolveProject } from "@kiro-learn/core/project";
 import { openSqliteStorage } from "@kiro-learn/core/storage";
@@ -28,8 +29,8 @@ import {
   type TimingFigure,
   timingFigure,
 } from "@kiro-learn/core/testing";
-import { startTestDaemon } from "../testing/mod.ts";
-import { fixtureText, makeProject, runShimProcess } from "@kiro-learn/shims/testing";
+import { processesWithEnv, startTestDaemon, waitFor } from "../testing/mod.ts";
+import { fixtureText, makeProject, runShimProcess, spoolFiles } from "@kiro-learn/shims/testing";
 
 const quick = Deno.args.includes("--quick");
 const out = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ??
@@ -146,7 +147,9 @@ export async function benchShims(): Promise<Record<string, unknown>> {
         }),
     );
     console.log(`shim: ${claudePrompt.with_context}/${RUNS} Claude Code prompts got context`);
+    const agents = await benchAgents(daemon, { project, queries });
     return {
+      ...agents,
       startup_floor: startup,
       tool_use_hook: tool,
       tool_use_hook_installed: installed,
@@ -163,15 +166,129 @@ export async function benchShims(): Promise<Record<string, unknown>> {
   }
 }
 
+/**
+ * Codex CLI's and Gemini CLI's hooks, each through its installed launcher (the fast path) and as
+ * a `deno run` of its shim (what every firing cost before): the prompt hook (retrieval) and the
+ * turn's end (which reads the turn's tool uses from the agent's own file: the launcher hands it
+ * to the shim in the background, so its figure is what the agent waits).
+ */
+async function benchAgents(
+  daemon: Awaited<ReturnType<typeof startTestDaemon>>,
+  options: { project: string; queries: { text: string }[] },
+): Promise<Record<string, unknown>> {
+  const { project, queries } = options;
+  const env = { ...daemon.env, USER: ACTOR };
+  const prompt = (i: number) => queries[(i + queries.length) % queries.length].text;
+  // The agents' own files, where their turn ends name them (under the project: the shim may read
+  // it, as it may read $HOME where the agents keep them).
+  const rollout = `${project}/.home/.codex/sessions/2026/11/29`;
+  await Deno.mkdir(rollout, { recursive: true });
+  await Deno.writeTextFile(`${rollout}/rollout.jsonl`, fixtureText("codex/rollout.jsonl", project));
+  const chat = `${project}/.home/.gemini/tmp/app/chats/session.jsonl`;
+  await Deno.mkdir(`${project}/.home/.gemini/tmp/app/chats`, { recursive: true });
+  await Deno.writeTextFile(chat, fixtureText("gemini_cli/chat.jsonl", project));
+  const fixture = (name: string, fields: Record<string, unknown>) =>
+    JSON.stringify({ ...JSON.parse(fixtureText(name, project)), ...fields });
+  const rows: [string, "codex" | "gemini-cli", (i: number) => string][] = [
+    [
+      "Codex prompt hook",
+      "codex",
+      (i) => fixture("codex/user_prompt_submit.json", { prompt: prompt(i) }),
+    ],
+    ["Codex turn-end hook", "codex", () => fixture("codex/stop.json", {})],
+    [
+      "Gemini CLI prompt hook",
+      "gemini-cli",
+      (i) => fixture("gemini_cli/before_agent.json", { prompt: prompt(i) }),
+    ],
+    [
+      "Gemini CLI turn-end hook",
+      "gemini-cli",
+      () => fixture("gemini_cli/after_agent.json", { transcript_path: chat }),
+    ],
+  ];
+  const figures: Record<string, unknown> = {};
+  for (const [label, surface, payload] of rows) {
+    const launcher = `${daemon.dataDir}/hook-${surface}`;
+    await Deno.writeTextFile(
+      launcher,
+      hookLauncherScript(surface, { settings: daemon.settings, preferCompiled: false }),
+      { mode: 0o700 },
+    );
+    const key = label.toLowerCase().replaceAll(" ", "_").replaceAll("-", "_");
+    // Taking turns, so that a swing of the machine's load hits both alike.
+    const spooled = spoolFiles(daemon.settings.paths.spool).length;
+    const [fast, deno] = await measurePair([`${label}, fast path`, `${label}, deno run`], [
+      (i) => runLauncher(launcher, { cwd: project, env, toolUse: payload(i), settle: true }),
+      (i) =>
+        runShimProcess(surface, {
+          settings: daemon.settings,
+          env,
+          cwd: project,
+          stdin: payload(i),
+          // What the launcher's shim is asked at a turn's end: read the agent's file.
+          args: [TURN_TOOLS_ARG],
+        }),
+    ]);
+    // A firing the collector did not answer within the launcher's budget is spooled (by either
+    // way): what the figures cost includes those.
+    const unanswered = spoolFiles(daemon.settings.paths.spool).length - spooled;
+    console.log(`shim: ${label}: ${unanswered} firing(s) spooled, not answered in time`);
+    figures[`${key}_fast_path`] = fast;
+    figures[`${key}_deno_run`] = deno;
+    figures[`${key}_spooled`] = unanswered;
+  }
+  return figures;
+}
+
+type Run = (i: number) => Promise<{ code: number; ms: number; stdout: string }>;
+
+/** {@linkcode measure} for two ways of doing one thing, run in turns (a, b, a, b, …). */
+async function measurePair(
+  labels: [string, string],
+  runs: [Run, Run],
+): Promise<(TimingFigure & { with_context: number })[]> {
+  const times: number[][] = [[], []];
+  const withContext = [0, 0];
+  for (let i = -WARMUP; i < RUNS; i++) {
+    for (const k of [0, 1]) {
+      const result = await runs[k](i);
+      if (result.code !== 0) throw new Error(`${labels[k]}: exited ${result.code}`);
+      if (i < 0) continue;
+      if (result.stdout.trim() !== "") withContext[k]++;
+      times[k].push(result.ms);
+    }
+  }
+  return [0, 1].map((k) => {
+    const f = timingFigure(times[k]);
+    console.log(
+      `shim: ${labels[k].padEnd(34)} median ${formatMs(f.median_ms).padStart(6)}  p95 ${
+        formatMs(f.p95_ms).padStart(6)
+      }  (min ${formatMs(f.min_ms)}, max ${formatMs(f.max_ms)}, ${RUNS} runs, interleaved)`,
+    );
+    return { ...f, with_context: withContext[k] };
+  });
+}
+
 // Runs an installed launcher as an agent does: payload on stdin, whole process timed.
 async function runLauncher(
   launcher: string,
-  options: { cwd: string; env: Record<string, string>; toolUse: string },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    toolUse: string;
+    /**
+     * Wait (untimed) for what the launcher left in the background (a turn end's shim): the next
+     * run must not share the machine with it.
+     */
+    settle?: boolean;
+  },
 ): Promise<{ code: number; ms: number; stdout: string }> {
+  const mark = crypto.randomUUID();
   const started = performance.now();
   const child = new Deno.Command(launcher, {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [RUN_MARK]: mark },
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
@@ -180,12 +297,18 @@ async function runLauncher(
   await writer.write(new TextEncoder().encode(options.toolUse));
   await writer.close();
   const output = await child.output();
-  return {
-    code: output.code,
-    ms: Math.round(performance.now() - started),
-    stdout: new TextDecoder().decode(output.stdout),
-  };
+  const ms = Math.round(performance.now() - started);
+  if (options.settle) {
+    await waitFor(
+      () => Promise.resolve(processesWithEnv(RUN_MARK, mark).length === 0 ? true : undefined),
+      { timeoutMs: 60_000, what: `the background delivery of ${launcher} to end` },
+    );
+  }
+  return { code: output.code, ms, stdout: new TextDecoder().decode(output.stdout) };
 }
+
+/** Marks the processes of one launcher run, so the benchmark can wait for its background. */
+const RUN_MARK = "KIRO_LEARN_BENCH_LAUNCHER_RUN";
 
 if (import.meta.main) {
   const results = await benchShims();

@@ -22,6 +22,15 @@ Deno.test("the shim benchmark runs end to end with --quick", async () => {
       figures.claude_code_prompt_hook_fast_path.with_context,
       figures.prompt_hook.with_context,
     );
+    // Codex CLI and Gemini CLI: each hook through its launcher's fast path and as `deno run`.
+    assert.match(stdout, /shim: Codex prompt hook, fast path\s+median/);
+    assert.match(stdout, /shim: Gemini CLI turn-end hook, deno run\s+median/);
+    assert.equal(
+      figures.codex_prompt_hook_fast_path.with_context,
+      figures.codex_prompt_hook_deno_run.with_context,
+    );
+    assert.ok(figures.codex_prompt_hook_fast_path.with_context > 0);
+    assert.equal(figures.gemini_cli_turn_end_hook_fast_path.runs, 8);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -100,6 +100,10 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   assert.deepEqual(tool.tool_input, { command: "false" });
   assert.equal(tool.failed, true, "`false` exits 1: the rollout's exit code must flag it");
   assert.equal(events.find((e) => e.kind === "session_summary")!.body.content, ANSWER);
+  // The prompt hook took the fast path: Codex's route answered it (no Deno shim, which posts to
+  // the events route), once; the turn's end went to the shim, which read the rollout.
+  const stats = await (await api(ROUTES.stats)).json();
+  assert.equal(stats.latency.hook.count, 1, `fast-path hooks: ${JSON.stringify(stats.latency)}`);
 
   // Session 2 in alpha: the memory session 1 saved reaches the model, once.
   const question = "Why does the date parser check fail on leap years?";
@@ -162,6 +166,37 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
       "alpha's memory in beta",
     );
   }
+
+  // The collector down (stopped, and nothing to start it again): the session runs as ever, its
+  // prompt and turn end are spooled, and the next collector stores each once.
+  assert.equal((await box.kiroLearn(["stop"], alpha)).code, 0);
+  const starter = `${box.dataDir}/bin/start-collector`;
+  await Deno.rename(starter, `${starter}.away`);
+  const downPrompt = "What does the check script do while the collector is down?";
+  model.setScript(callsThenText([], "It runs false."));
+  const spooled = () =>
+    [...Deno.readDirSync(`${box.dataDir}/spool`)].filter((e) => e.name.endsWith(".json")).length;
+  try {
+    const down = await box.codex(downPrompt, { cwd: alpha, modelUrl: model.url });
+    assert.equal(down.code, 0, down.stdout + down.stderr);
+    assert.equal(down.stdout.trim(), "It runs false.");
+    assert.match(down.stderr, /hook: UserPromptSubmit Completed/);
+    // The turn's end is delivered in the background: the starter stays away until it spooled.
+    await waitFor(() => Promise.resolve(spooled() === 2 ? true : undefined), {
+      timeoutMs: 60_000,
+      what: "the prompt and the turn's end in the spool",
+    });
+  } finally {
+    await Deno.rename(`${starter}.away`, starter);
+  }
+  assert.equal((await box.kiroLearn(["start"], alpha)).code, 0);
+  const delivered = await waitFor(async () => {
+    const ours = await eventsOf(alphaNs);
+    const prompt = ours.find((e) => e.kind === "prompt" && e.body.content === downPrompt);
+    if (prompt === undefined || spooled() !== 0) return undefined;
+    return ours.filter((e) => e.session_id === prompt.session_id);
+  }, { timeoutMs: 60_000, what: "the spooled session delivered" });
+  assert.deepEqual(delivered.map((e) => e.kind).sort(), ["prompt", "session_summary"]);
 
   // Nothing outlives the sessions but the collector; after stop, nothing at all.
   const strays = () =>

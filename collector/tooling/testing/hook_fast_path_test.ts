@@ -454,3 +454,245 @@ Deno.test("the Claude Code launcher's fast path and its fallbacks", async (t) =>
 function exists(path: string): Promise<boolean> {
   return Deno.lstat(path).then(() => true, () => false);
 }
+
+/** One JSON-payload agent besides Claude Code, as its launcher test drives it. */
+interface AgentCase {
+  surface: "codex" | "gemini-cli";
+  session: string;
+  /** Its prompt hook's payload (it retrieves). */
+  prompt: string;
+  /** What its hook prints when it has nothing to say. */
+  silent: string;
+  /** A hook the launcher must answer at once, recording nothing. */
+  ignored: string;
+}
+
+Deno.test("the Codex CLI and Gemini CLI launchers' fast paths and their fallbacks", async (t) => {
+  await using daemon = await startTestDaemon();
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+  const project = await gitProject(home, "app");
+  const env = { ...daemon.env, HOME: home };
+  const { namespace } = resolveProject(project, { actor: TEST_ACTOR, home });
+  await saveLeapYearMemory(daemon, namespace);
+  const text = (name: string) => fixtureText(name, project);
+  const cases: AgentCase[] = [
+    {
+      surface: "codex",
+      session: "01a22530-efd8-78c0-b93d-ca2583dd324e",
+      prompt: text("codex/user_prompt_submit.json"),
+      silent: "",
+      ignored: text("codex/post_tool_use.json"),
+    },
+    {
+      surface: "gemini-cli",
+      session: "825e0459-10db-4700-92ac-5e950123b5cd",
+      prompt: text("gemini_cli/before_agent.json"),
+      silent: "{}\n",
+      ignored: JSON.stringify({
+        ...JSON.parse(text("gemini_cli/before_agent.json")),
+        hook_event_name: "BeforeTool",
+        tool_name: "run_shell_command",
+      }),
+    },
+  ];
+  const ofSession = async (session: string) =>
+    (await storedEvents(daemon)).filter((e) => e.session_id === session);
+  const hookCount = async () =>
+    (await (await daemon.fetch("/v1/stats")).json()).latency.hook.count as number;
+
+  for (const agent of cases) {
+    await t.step(
+      `${agent.surface}: the prompt's answer comes over the socket, no Deno`,
+      async () => {
+        const noDeno = await installLaunchers(daemon, {
+          home,
+          denoPath: "/nonexistent/deno",
+          launcher: agent.surface,
+        });
+        const hooks = await hookCount();
+        const fast = await runLauncher(noDeno, { cwd: project, stdin: agent.prompt, env });
+        assert.deepEqual([fast.code, fast.stderr], [0, ""]);
+        assert.ok(fast.stdout.includes(LEAP_YEAR_TITLE), fast.stdout);
+        assert.equal(await hookCount(), hooks + 1, "the agent's route answered");
+        // Exactly what the shim prints for the same prompt in a session of its own.
+        const other = `${agent.session}-shim`;
+        const shim = await runShimProcess(agent.surface, {
+          settings: daemon.settings,
+          env,
+          cwd: project,
+          stdin: agent.prompt.replace(agent.session, other),
+        });
+        assert.equal(shim.code, 0, shim.stderr);
+        assert.equal(fast.stdout, shim.stdout);
+        if (agent.surface === "gemini-cli") {
+          const printed = JSON.parse(fast.stdout);
+          assert.equal(printed.hookSpecificOutput.hookEventName, "BeforeAgent");
+          assert.ok(printed.hookSpecificOutput.additionalContext.includes(LEAP_YEAR_TITLE));
+        }
+        const [viaSocket] = (await ofSession(agent.session)).filter((e) => e.kind === "prompt");
+        const [viaShim] = (await ofSession(other)).filter((e) => e.kind === "prompt");
+        for (const key of ["namespace", "actor_id", "kind", "body"] as const) {
+          assert.deepEqual(viaSocket[key], viaShim[key], key);
+        }
+        assert.equal(viaSocket.source.surface, agent.surface);
+        // A hook that records nothing answers at once, what the agent accepts, and stores nothing.
+        const before = (await storedEvents(daemon)).length;
+        const ignored = await runLauncher(noDeno, { cwd: project, stdin: agent.ignored, env });
+        assert.deepEqual([ignored.code, ignored.stdout, ignored.stderr], [0, agent.silent, ""]);
+        assert.equal((await storedEvents(daemon)).length, before);
+        assert.equal(await hookCount(), hooks + 1, "an ignored hook never reaches the collector");
+      },
+    );
+  }
+
+  await t.step(
+    "gemini-cli: the turn's end stores the chat file's failing call, once; AfterTool stores nothing",
+    async () => {
+      // An older install's AfterTool hook answers at once and stores nothing: the turn's end
+      // reads the turn's tool uses from the session's chat file, where Gemini CLI keeps it.
+      const launcher = await installLaunchers(daemon, { home, launcher: "gemini-cli" });
+      const before = (await storedEvents(daemon)).length;
+      const tool = await runLauncher(launcher, {
+        cwd: project,
+        stdin: text("gemini_cli/after_tool_failed_shell.json"),
+        env,
+      });
+      assert.deepEqual([tool.code, tool.stdout, tool.stderr], [0, "{}\n", ""]);
+      assert.equal((await storedEvents(daemon)).length, before);
+      const chat = `${home}/.gemini/tmp/app/chats/session-2026-11-29T04-49-4980ce21.jsonl`;
+      await Deno.mkdir(`${home}/.gemini/tmp/app/chats`, { recursive: true });
+      await Deno.writeTextFile(chat, text("gemini_cli/chat.jsonl"));
+      const end = JSON.stringify({
+        ...JSON.parse(text("gemini_cli/after_agent.json")),
+        transcript_path: chat,
+      });
+      // Twice (two turn ends read the same turn): each turn end is stored, the tool use once.
+      for (let i = 0; i < 2; i++) {
+        const run = await runLauncher(launcher, { cwd: project, stdin: end, env });
+        assert.deepEqual([run.code, run.stdout, run.stderr], [0, "{}\n", ""]);
+      }
+      const turn = await ofSession(cases[1].session);
+      assert.deepEqual(turn.map((e) => e.kind).sort(), [
+        "prompt",
+        "session_summary",
+        "session_summary",
+        "tool_use",
+      ]);
+      const used = turn.find((e) => e.kind === "tool_use")!;
+      const data = used.body.type === "json"
+        ? used.body.data as { failed?: boolean; tool_name?: string }
+        : {};
+      assert.deepEqual([data.tool_name, data.failed], ["run_shell_command", true]);
+      for (const event of turn) assert.equal(event.namespace, namespace);
+    },
+  );
+
+  await t.step(
+    "codex: the turn's end stores the rollout's failing call, then the answer",
+    async () => {
+      const dir = `${project}/.home/.codex/sessions/2026/11/29`;
+      await Deno.mkdir(dir, { recursive: true });
+      await Deno.writeTextFile(`${dir}/rollout.jsonl`, text("codex/rollout.jsonl"));
+      const launcher = await installLaunchers(daemon, { home, launcher: "codex" });
+      const run = await runLauncher(launcher, {
+        cwd: project,
+        stdin: text("codex/stop.json"),
+        env,
+      });
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, "", ""]);
+      const turn = await ofSession(cases[0].session);
+      // The rollout's own clock dates the tool use: compare the kinds, not their order.
+      assert.deepEqual(turn.map((e) => e.kind).sort(), ["prompt", "session_summary", "tool_use"]);
+      const used = turn.find((e) => e.kind === "tool_use")!;
+      const tool = used.body.type === "json" ? used.body.data as { failed?: boolean } : {};
+      assert.equal(tool.failed, true, "the rollout's exit code flags `false`");
+      for (const event of turn) assert.equal(event.namespace, namespace);
+    },
+  );
+
+  const launchers = {
+    codex: await installLaunchers(daemon, { home, launcher: "codex" }),
+    "gemini-cli": await installLaunchers(daemon, { home, launcher: "gemini-cli" }),
+  };
+  const prompts = async () =>
+    (await storedEvents(daemon)).filter((e) => e.kind === "prompt" && e.body.type === "text")
+      .length;
+
+  await t.step(
+    "collector hung: the prompt hook waits its budget, spools, nothing doubles",
+    async () => {
+      const spool = daemon.settings.paths.spool;
+      const before = await prompts();
+      Deno.kill(daemon.pid(), "SIGSTOP");
+      const runs: LauncherRun[] = [];
+      try {
+        for (const agent of cases) {
+          runs.push(
+            await runLauncher(launchers[agent.surface], {
+              cwd: project,
+              stdin: agent.prompt.replace(agent.session, `${agent.session}-hung`),
+              env,
+            }),
+          );
+        }
+      } finally {
+        Deno.kill(daemon.pid(), "SIGCONT");
+      }
+      for (const [i, run] of runs.entries()) {
+        assert.equal(run.code, 0, run.stderr);
+        // Gemini CLI still gets one JSON object; both are told nothing, in their own format.
+        assert.equal(run.stdout, cases[i].silent);
+      }
+      assert.ok(await exists(daemon.settings.paths.unanswered), "the next hook is told");
+      assert.equal(spoolFiles(spool).length, 2);
+      await daemon.kill();
+      await daemon.restart();
+      assert.equal(spoolFiles(spool).length, 0);
+      assert.equal(await prompts(), before + 2, "each prompt stored once");
+    },
+  );
+
+  await t.step(
+    "a turn's end clears a hung collector's marker once it answers again: prompts wait again",
+    async () => {
+      // Codex and Gemini CLI fire no hook but the prompt's and the turn end's, which goes to the
+      // shim: without the turn end's check, every prompt would spool without its memory until
+      // the collector restarts.
+      for (
+        const [agent, end] of [
+          [cases[0], text("codex/stop.json")],
+          [cases[1], text("gemini_cli/after_agent.json")],
+        ] as const
+      ) {
+        await Deno.writeTextFile(daemon.settings.paths.unanswered, "");
+        const run = await runLauncher(launchers[agent.surface], { cwd: project, stdin: end, env });
+        assert.deepEqual([run.code, run.stdout, run.stderr], [0, agent.silent, ""]);
+        assert.equal(await exists(daemon.settings.paths.unanswered), false, agent.surface);
+      }
+    },
+  );
+
+  await t.step(
+    "collector killed: the shim spools, and the restart delivers each once",
+    async () => {
+      const spool = daemon.settings.paths.spool;
+      const before = await prompts();
+      await daemon.kill();
+      for (const agent of cases) {
+        const run = await runLauncher(launchers[agent.surface], {
+          cwd: project,
+          stdin: agent.prompt.replace(agent.session, `${agent.session}-down`),
+          env,
+        });
+        assert.equal(run.code, 0, run.stderr);
+        if (agent.surface === "gemini-cli") JSON.parse(run.stdout);
+      }
+      assert.equal(spoolFiles(spool).length, 2);
+      await daemon.restart();
+      assert.equal(spoolFiles(spool).length, 0);
+      assert.equal(await prompts(), before + 2);
+    },
+  );
+
+  await Deno.remove(home, { recursive: true });
+});

@@ -66,15 +66,19 @@ export const V1_ROUTES: V1Route[] = [
   },
   { method: "GET", route: "/v1/feed", path: () => "/v1/feed" },
   { method: "POST", route: "/v1/ui/codes", path: () => "/v1/ui/codes" },
-  {
+  ...([
+    ["/v1/hooks/claude-code", "Stop", { last_assistant_message: "Done." }],
+    ["/v1/hooks/codex", "Stop", { last_assistant_message: "Done.", turn_id: "t-1" }],
+    ["/v1/hooks/gemini-cli", "AfterAgent", { prompt: "Go", prompt_response: "Done." }],
+  ] as [string, string, Record<string, string>][]).map(([route, hook, fields]): V1Route => ({
     method: "POST",
-    route: "/v1/hooks/claude-code",
-    path: () => `/v1/hooks/claude-code?${HOOK_GIT_CONFIG_QUERY}=`,
+    route,
+    path: () => `${route}?${HOOK_GIT_CONFIG_QUERY}=`,
     body: () => ({
-      hook_event_name: "Stop",
+      hook_event_name: hook,
       session_id: "0b7f6f7e-3c1a-4f7e-9c55-0c6a3e2b9f10",
       cwd: "/srv/app",
-      last_assistant_message: "Done.",
+      ...fields,
     }),
     headers: {
       [HOOK_HEADERS.cwd]: "/srv/app",
@@ -82,7 +86,7 @@ export const V1_ROUTES: V1Route[] = [
       [HOOK_HEADERS.actor]: "tester",
       [HOOK_HEADERS.client]: "test-host",
     },
-  },
+  })),
   {
     method: "POST",
     route: "/v1/mcp/headers",

@@ -1,9 +1,10 @@
 /**
- * `POST /v1/hooks/claude-code`: a Claude Code hook's raw payload, posted by the hook launcher
- * over the collector's Unix socket (its fast path: no Deno process per hook). The collector runs
- * the shim's own plan (`@kiro-learn/core/hooks`), ingests its events through the same pipeline
- * (scrubbed before anything is stored) and answers `text/plain` with exactly what the shim would
- * have printed. Event ids derive from the launcher's firing key, so if this answer comes too late
+ * `POST /v1/hooks/<agent>` (`claude-code`, `codex`, `gemini-cli`: `HOOK_ROUTES`): an agent hook's
+ * raw payload, posted by the hook launcher over the collector's Unix socket (its fast path: no
+ * Deno process per hook). The collector runs that agent's shim plan (`HOOK_AGENTS` in
+ * `@kiro-learn/core/hooks`), ingests its events through the same pipeline (scrubbed before
+ * anything is stored) and answers with exactly what the shim would have printed, in the agent's
+ * format (Gemini CLI: one JSON object). Event ids derive from the launcher's firing key, so if this answer comes too late
  * and the launcher hands the payload to the shim, the shim's copy is the same event.
  *
  * What the shim would have read from its own process and disk comes in headers
@@ -22,13 +23,16 @@ import { z } from "zod";
 import {
   HOOK_GIT_CONFIG_QUERY,
   HOOK_HEADERS,
+  HOOK_ROUTES,
   MCP_NAMESPACE_HEADER,
   readRetrievalContext,
   ROUTES,
 } from "@kiro-learn/core/api/wire";
 import {
-  claudeCodePlan,
   clientIdFrom,
+  type FastPathSurface,
+  HOOK_AGENTS,
+  type HookAgent,
   hookBodyCap,
   hookStdout,
   parseFiring,
@@ -46,7 +50,7 @@ import type { CollectorContext } from "../mod.ts";
 const PathHeader = z.string().min(1).max(4096).startsWith("/").regex(/^[^\r\n\0]*$/);
 
 /** What a caller that posted something other than a hook payload should post. */
-const PAYLOAD_DETAILS = "post the JSON object Claude Code hands the hook on stdin";
+const PAYLOAD_DETAILS = "post the JSON object the agent hands the hook on stdin";
 
 /** The launcher's headers, as the route reads them. */
 const HookHeadersSchema = z.object({
@@ -98,63 +102,13 @@ function readHookHeaders(
 /** Hook routes. */
 export function hookRoutes(ctx: CollectorContext): Hono {
   const app = new Hono();
-  app.post(ROUTES.claudeCodeHook.slice("/v1".length), async (c) => {
-    const headers = readHookHeaders(c.req.raw.headers);
-    if (!headers.ok) {
-      return errorResponse(400, "bad hook headers", { details: headers.details });
-    }
-    const body = await readJsonBody(c.req.raw, { maxBytes: MAX_REQUEST_BYTES });
-    if (!body.ok) return body.response;
-    const payload = body.value;
-    if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
-      return errorResponse(400, "hook payload is not a JSON object", {
-        details: PAYLOAD_DETAILS,
-      });
-    }
-    const fields = payload as Record<string, unknown>;
-    if (typeof fields.hook_event_name !== "string" || fields.hook_event_name.trim() === "") {
-      return errorResponse(400, "hook payload has no hook_event_name", {
-        details: PAYLOAD_DETAILS,
-      });
-    }
-    if (validSessionId(fields.session_id) === null) {
-      return errorResponse(400, "hook payload has no usable session_id", {
-        details: "the shim derives one from its process; run the hook through the shim",
-      });
-    }
-    const { cwd, root, client, firing } = headers.value;
-    const plan = claudeCodePlan(fields, {
-      fallbackSessionId: () => "",
-      fallbackCwd: () => cwd,
-    });
-    if (plan === null) return c.text("");
-    // The launcher found the root from the physical working directory; a path through a symlink
-    // (or a payload about another folder) is left to the shim, which resolves it itself.
-    if (plan.cwd !== cwd || !isInside(cwd, root)) {
-      return errorResponse(409, "the hook's project is not the one the launcher found", {
-        details: "the payload's cwd must be the launcher's working directory, inside the root; " +
-          "run the hook through the shim",
-      });
-    }
-    const project = launcherProject(headers.value, c.req.query(HOOK_GIT_CONFIG_QUERY));
-    if (!project.ok) return project.response;
-    const deliveries = await planEvents(plan, {
-      project: () => ({ root, namespace: project.namespace }),
-      actor: project.actor,
-      clientId: clientIdFrom(client),
-      maxBodyBytes: hookBodyCap(ctx.settings.shim.maxBodyBytes),
-      firing: parseFiring(firing),
-    });
-    const contexts: string[] = [];
-    for (const [i, delivery] of deliveries.entries()) {
-      const outcome = await ctx.pipeline.ingest(delivery.event, ingestOptions(delivery.query));
-      if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
-      if (plan.events[i].print) {
-        contexts.push(readRetrievalContext({ retrieval: outcome.retrieval }) ?? "");
-      }
-    }
-    return c.text(hookStdout(contexts));
-  });
+  for (const [surface, route] of Object.entries(HOOK_ROUTES) as [FastPathSurface, string][]) {
+    app.post(route.slice("/v1".length), (c) =>
+      hookFiring(ctx, c.req.raw, {
+        agent: HOOK_AGENTS[surface],
+        gitConfig: c.req.query(HOOK_GIT_CONFIG_QUERY),
+      }));
+  }
   app.post(ROUTES.mcpHeaders.slice("/v1".length), (c) => {
     // The /v1 guard also lets the viewer's session cookie through; the token is only ever handed
     // to a caller that already holds it (the launcher, with the data dir's header file).
@@ -202,4 +156,78 @@ function launcherProject(
   const actor = sanitizeActor(headers.actor);
   const namespace = buildNamespace(actor, projectIdFromGitConfig(gitConfig, headers.root));
   return { ok: true, actor, namespace };
+}
+
+/**
+ * One hook firing on the fast path: the agent's own plan of the raw payload, its events ingested
+ * through the pipeline, and what the agent's hook prints as the answer.
+ */
+async function hookFiring(
+  ctx: CollectorContext,
+  request: Request,
+  options: { agent: HookAgent; gitConfig: string | undefined },
+): Promise<Response> {
+  const agent = options.agent;
+  const headers = readHookHeaders(request.headers);
+  if (!headers.ok) {
+    return errorResponse(400, "bad hook headers", { details: headers.details });
+  }
+  const body = await readJsonBody(request, { maxBytes: MAX_REQUEST_BYTES });
+  if (!body.ok) return body.response;
+  const payload = body.value;
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
+    return errorResponse(400, "hook payload is not a JSON object", {
+      details: PAYLOAD_DETAILS,
+    });
+  }
+  const fields = payload as Record<string, unknown>;
+  if (typeof fields.hook_event_name !== "string" || fields.hook_event_name.trim() === "") {
+    return errorResponse(400, "hook payload has no hook_event_name", {
+      details: PAYLOAD_DETAILS,
+    });
+  }
+  if (validSessionId(fields.session_id) === null) {
+    return errorResponse(400, "hook payload has no usable session_id", {
+      details: "the shim derives one from its process; run the hook through the shim",
+    });
+  }
+  const { cwd, root, client, firing } = headers.value;
+  const plan = agent.plan(fields, {
+    fallbackSessionId: () => "",
+    fallbackCwd: () => cwd,
+  });
+  if (plan === null) return answer(agent, null, "");
+  // The launcher found the root from the physical working directory; a path through a symlink
+  // (or a payload about another folder) is left to the shim, which resolves it itself.
+  if (plan.cwd !== cwd || !isInside(cwd, root)) {
+    return errorResponse(409, "the hook's project is not the one the launcher found", {
+      details: "the payload's cwd must be the launcher's working directory, inside the root; " +
+        "run the hook through the shim",
+    });
+  }
+  const project = launcherProject(headers.value, options.gitConfig);
+  if (!project.ok) return project.response;
+  const deliveries = await planEvents(plan, {
+    project: () => ({ root, namespace: project.namespace }),
+    actor: project.actor,
+    clientId: clientIdFrom(client),
+    maxBodyBytes: hookBodyCap(ctx.settings.shim.maxBodyBytes),
+    firing: parseFiring(firing),
+  });
+  const contexts: string[] = [];
+  for (const [i, delivery] of deliveries.entries()) {
+    const outcome = await ctx.pipeline.ingest(delivery.event, ingestOptions(delivery.query));
+    if (!outcome.ok) return errorResponse(400, outcome.error, { details: outcome.details });
+    if (plan.events[i].print) {
+      contexts.push(readRetrievalContext({ retrieval: outcome.retrieval }) ?? "");
+    }
+  }
+  return answer(agent, plan.hook, hookStdout(contexts));
+}
+
+/** What the launcher prints, as the agent's hook would print it. */
+function answer(agent: HookAgent, hook: string | null, context: string): Response {
+  return new Response(agent.output(hook, context), {
+    headers: { "content-type": "text/plain; charset=utf-8" },
+  });
 }
