@@ -134,12 +134,12 @@ Deno.test("AfterAgent reads the turn's tool uses from the chat file, only when t
     // Without the launcher's word (an older install, whose AfterTool hooks still fire): the
     // turn's end alone.
     const plain = await run([]);
-    assert.deepEqual([plain.code, parsedOutput(plain.stdout)], [0, {}]);
+    assert.deepEqual([plain.code, jsonObjectOutput(plain.stdout)], [0, {}]);
     assert.deepEqual((await storedEvents(daemon, namespace)).map((e) => e.kind), [
       "session_summary",
     ]);
     const asked = await run([TURN_TOOLS_ARG]);
-    assert.deepEqual([asked.code, parsedOutput(asked.stdout)], [0, {}]);
+    assert.deepEqual([asked.code, jsonObjectOutput(asked.stdout)], [0, {}]);
     const events = await storedEvents(daemon, namespace);
     const tools = events.filter((e) => e.kind === "tool_use");
     assert.equal(tools.length, 1, "the shell call; kiro-learn's own MCP tool is not recorded");
