@@ -12,17 +12,19 @@
  * @module
  */
 import {
-  copilotCliPlan as planPayload,
+  copilotCliPlan as core,
   copilotHookOutput,
   copilotTurnAnswer,
   type HookPlan,
 } from "@kiro-learn/core/hooks";
-import type { ShimEnv } from "./env.ts";
-import { parsePayload, type PlanInput, processCwd, runShim } from "./run.ts";
-import { kiroSessionId } from "./session.ts";
+import {
+  type AgentPlanOptions,
+  type PlanInput,
+  planPayload,
+  runShim,
+  stdinPlanner,
+} from "./run.ts";
 import { note } from "./_stderr.ts";
-import { readStdin } from "./stdin.ts";
-import { clientId } from "./transport.ts";
 
 /** The most of a transcript's end read for the turn's answer. */
 export const MAX_ANSWER_TAIL_BYTES = 512 * 1024;
@@ -37,27 +39,15 @@ export const ANSWER_WAIT_MS = 1500;
 /** How often the transcript is read again while waiting. */
 const ANSWER_POLL_MS = 25;
 
-/** Context a Copilot CLI plan needs besides the payload. */
-export interface CopilotShimPlanOptions {
-  /** Permitted environment. */
-  env: ShimEnv;
-  /** The hook's command-line arguments (the first that is not a flag names the event). */
-  args: readonly string[];
-  /** Working directory when the payload has none. */
-  fallbackCwd?: () => string;
-}
-
-/** Turns one Copilot CLI payload into a plan, or null when there is nothing to record. */
+/**
+ * Turns one Copilot CLI payload into a plan, or null when there is nothing to record; the event
+ * is the first of `options.args` that is not a flag.
+ */
 export function copilotCliPlan(
   payload: Record<string, unknown>,
-  options: CopilotShimPlanOptions,
+  options: AgentPlanOptions,
 ): HookPlan | null {
-  return planPayload(payload, {
-    event: options.args.find((arg) => !arg.startsWith("--")),
-    fallbackSessionId: () => kiroSessionId({ env: options.env, hostname: clientId() }),
-    fallbackCwd: options.fallbackCwd ?? processCwd,
-    warn: note,
-  });
+  return planPayload(core, payload, options);
 }
 
 /** The last `maxBytes` of a file as text (a cut first line is the reader's to skip), or null. */
@@ -105,20 +95,15 @@ export async function turnAnswer(
   }
 }
 
+const stdinPlan = stdinPlanner(core, "copilot hook");
+
 /** Reads stdin (bounded) and plans; a turn's end gets its answer from the transcript. */
 export async function planFromStdin(input: PlanInput): Promise<HookPlan | null> {
-  const stdin = await readStdin();
-  if (stdin.overflow) {
-    note("copilot hook: payload too large to read; nothing recorded");
-    return null;
-  }
-  const payload = parsePayload(stdin.text, "copilot hook");
-  if (payload === null) return null;
-  const plan = copilotCliPlan(payload, { env: input.env, args: input.args });
+  const plan = await stdinPlan(input);
   if (plan === null || plan.transcript === undefined || plan.hook !== "agentStop") return plan;
-  const stamp = typeof payload.timestamp === "number" ? payload.timestamp : undefined;
-  const answer = await turnAnswer(plan.transcript, stamp);
   const [event] = plan.events;
+  const stamp = plan.turn === undefined ? undefined : Number(plan.turn);
+  const answer = await turnAnswer(plan.transcript, stamp);
   return { ...plan, events: [{ ...event, body: { type: "text", content: answer } }] };
 }
 

@@ -35,8 +35,8 @@ export const COPILOT_HOOK_EVENTS: readonly string[] = [
 /** Copilot CLI events whose hook prints context (`additionalContext`) for the model. */
 export const COPILOT_CONTEXT_EVENTS: readonly string[] = ["userPromptSubmitted", "sessionStart"];
 
-/** Events that exist but that memory does not need. */
-const IGNORED = new Set([
+/** Copilot CLI events that exist but that memory does not need. */
+export const COPILOT_IGNORED_EVENTS: readonly string[] = [
   "preToolUse",
   "permissionRequest",
   "notification",
@@ -44,7 +44,16 @@ const IGNORED = new Set([
   "subagentStart",
   "subagentStop",
   "errorOccurred",
-]);
+];
+
+/** Copilot CLI events that only store: the agent waits for none of their delivery. */
+export const COPILOT_STORE_EVENTS: readonly string[] = [
+  "postToolUse",
+  "postToolUseFailure",
+  "sessionEnd",
+];
+
+const IGNORED = new Set(COPILOT_IGNORED_EVENTS);
 
 // The bash tool's result ends with this line (Copilot CLI 1.0.102).
 const SHELL_EXIT = /<shellId: [^>\n]* completed with exit code (-?\d+)>\s*$/;
@@ -52,7 +61,7 @@ const SHELL_EXIT = /<shellId: [^>\n]* completed with exit code (-?\d+)>\s*$/;
 /** Context a Copilot CLI plan needs besides the payload. */
 export interface CopilotPlanOptions {
   /** The event the hook was configured for (the payload does not name it). */
-  event: string | undefined;
+  event?: string;
   /** Session id when the payload has none (it always should). */
   fallbackSessionId: () => string;
   /** Working directory when the payload has none. */
@@ -120,9 +129,12 @@ export function copilotCliPlan(
     }
     case "agentStop": {
       const transcript = str(payload.transcriptPath)?.trim();
+      // The turn is the one whose agentStop hook started at the payload's timestamp.
+      const stamp = typeof payload.timestamp === "number" ? String(payload.timestamp) : undefined;
       return {
         ...plan(stored("session_summary", { type: "text", content: "" }), "store"),
         ...(transcript ? { transcript } : {}),
+        ...(stamp ? { turn: stamp } : {}),
       };
     }
     case "sessionEnd": {

@@ -21,6 +21,8 @@ export { CODEX_IGNORED_HOOKS, codexHookOutput, codexPlan, type CodexPlanOptions 
 export {
   COPILOT_CONTEXT_EVENTS,
   COPILOT_HOOK_EVENTS,
+  COPILOT_IGNORED_EVENTS,
+  COPILOT_STORE_EVENTS,
   copilotCliPlan,
   copilotHookOutput,
   type CopilotPlanOptions,

@@ -48,7 +48,8 @@ export interface HookPlan {
   transcript?: string;
   /**
    * The turn a turn's end closes (Codex's `turn_id`, at `Stop`): the shim reads that turn's tool
-   * uses from the rollout file named by {@linkcode HookPlan.transcript}.
+   * uses from the rollout file named by {@linkcode HookPlan.transcript}. Copilot CLI's
+   * `agentStop`: its payload's `timestamp`, which finds the turn's answer in the transcript.
    */
   turn?: string;
 }

@@ -115,7 +115,7 @@ const CLAUDE_DIR = [
 /**
  * The launcher of a shim surface: finds the project root, then execs the shim. The launchers of
  * the agents that hand their hooks one JSON payload ({@linkcode HOOK_AGENTS}: Claude Code, Codex
- * CLI, Gemini CLI) first try the fast path ({@linkcode hookFastPath}).
+ * CLI, Gemini CLI, Copilot CLI) first try the fast path ({@linkcode hookFastPath}).
  */
 export function hookLauncherScript(
   surface: ShimSurface,
@@ -186,8 +186,11 @@ export function hookFastPath(
   const agent = HOOK_AGENTS[surface];
   const q = shellQuote;
   const budget = HOOK_FAST_PATH_BUDGET_S;
+  // Copilot CLI's hook command names the event (its first argument): the launcher classifies a
+  // firing before it reads the payload, and a store hook's payload is read in the background.
+  const byArgument = agent.eventFrom === "argument";
   const named = (hooks: readonly string[]) =>
-    hooks.flatMap((hook) => [
+    byArgument ? hooks.join("|") : hooks.flatMap((hook) => [
       `*'"hook_event_name":"${hook}"'*`,
       `*'"hook_event_name": "${hook}"'*`,
     ]).join("|");
@@ -226,22 +229,31 @@ export function hookFastPath(
     // The firing's clock is read here, before the hook returns, so in the order the agent fires
     // its hooks: a background delivery's event id comes from it, so events keep that order
     // whenever they are stored.
+    ...(byArgument
+      ? [
+        "event=${1:-}",
+        // A header value: one printable line, else the shim (which names the event itself).
+        'case "$event" in ""|*[![:print:]]*) fast= ;; esac',
+      ]
+      : []),
     "firing=$(date +%s%N 2>/dev/null)",
     'case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
     `budget=${budget.store} store= took= tools=`,
     "classify() {",
-    '  case "$payload" in',
+    `  case ${byArgument ? '"$event"' : '"$payload"'} in`,
     ...cases,
     "  esac",
     "}",
     // The installer marks the hooks that only store: their payload is read in the background.
-    `if [ "$1" = ${STORE_ONLY_ARG} ]; then`,
-    "  store=1",
-    "  shift",
-    "else",
-    "  payload=$(cat) took=1",
-    "  classify",
-    "fi",
+    ...(byArgument ? ["classify", '[ -n "$store" ] || { payload=$(cat) took=1; }'] : [
+      `if [ "$1" = ${STORE_ONLY_ARG} ]; then`,
+      "  store=1",
+      "  shift",
+      "else",
+      "  payload=$(cat) took=1",
+      "  classify",
+      "fi",
+    ]),
     'if [ -n "$fast" ]; then',
     "  deliver() {",
     // A turn's end: the shim reads the agent's files (in the background: no one waits for it, so
@@ -256,6 +268,7 @@ export function hookFastPath(
     `      ${projectCurlArgs()} \\`,
     `      -H 'Content-Type: application/json' -H "${HOOK_HEADERS.client}: $host" \\`,
     `      -H "${HOOK_HEADERS.firing}: $firing" --data-binary @- \\`,
+    ...(byArgument ? [`      -H "${HOOK_HEADERS.event}: $event" \\`] : []),
     `      ${q(socketUrl(settings, HOOK_ROUTES[surface]))}; printf '/%s' "$?")`,
     "    code=${out##*/}",
     "    out=${out%/*}",
