@@ -8,7 +8,7 @@ import { launcherFiles, launcherPath, portablePath, shellQuote } from "@kiro-lea
 import { collectorMcpUrl } from "@kiro-learn/core/api";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
-import type { InstallCommands } from "./installer/mod.ts";
+import { copilotHome, type InstallCommands } from "./installer/mod.ts";
 import { invocationDir } from "./_command.ts";
 
 /**
@@ -53,6 +53,11 @@ export function homeDir(): string {
   const value = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
   if (!value) throw new Error("HOME is not set: cannot find the agents' config folders");
   return value;
+}
+
+/** Copilot CLI's config folder, as Copilot CLI finds it (`COPILOT_HOME`, else `~/.copilot`). */
+export function copilotConfigDir(): string {
+  return copilotHome(homeDir(), { COPILOT_HOME: Deno.env.get("COPILOT_HOME") });
 }
 
 /** The project the cwd belongs to (its root), for per-project hook files. */

@@ -7,7 +7,12 @@
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { install, INSTALL_AGENTS, type InstallAgent } from "./installer/mod.ts";
 import { choiceOption, type Command, type CommandArgs, flag, UsageError } from "./_command.ts";
-import { currentProjectDir, homeDir, installCommands } from "./_install_context.ts";
+import {
+  copilotConfigDir,
+  currentProjectDir,
+  homeDir,
+  installCommands,
+} from "./_install_context.ts";
 
 /** Options of {@linkcode runInstall}. */
 export interface RunInstallOptions {
@@ -45,6 +50,7 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
   const projectDir = currentProjectDir();
   const plan = await install({
     home: homeDir(),
+    copilotHome: copilotConfigDir(),
     projectDir,
     dataDir: settings.dataDir,
     kiroFormat: options.kiroFormat ?? "auto",

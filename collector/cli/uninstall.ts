@@ -10,7 +10,12 @@ import { resolve } from "node:path";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { uninstall } from "./installer/mod.ts";
 import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
-import { currentProjectDir, homeDir, installCommands } from "./_install_context.ts";
+import {
+  copilotConfigDir,
+  currentProjectDir,
+  homeDir,
+  installCommands,
+} from "./_install_context.ts";
 import { stop } from "./stop.ts";
 
 /** Options of {@linkcode runUninstall}. */
@@ -52,6 +57,7 @@ export async function runUninstall(
   }
   await uninstall({
     home: homeDir(),
+    copilotHome: copilotConfigDir(),
     projectDir: currentProjectDir(),
     dataDir: settings.dataDir,
     // Memory is the user's: only an explicit --purge deletes it.
@@ -86,6 +92,7 @@ async function uninstallProject(
   const projectDir = currentProjectDir(folder);
   const plan = await uninstall({
     home: homeDir(),
+    copilotHome: copilotConfigDir(),
     projectDir,
     dataDir: settings.dataDir,
     keepData: true,

@@ -97,20 +97,29 @@ const FIND_ROOT = [
   'case "$gitdir" in /|*,*) gitdir= ;; esac',
 ];
 
-// Claude Code keeps its transcripts in `$CLAUDE_CONFIG_DIR/projects` when that is set: an absolute
-// folder of this user's, canonicalised as the project root is, never the whole disk, never with a
-// comma. Under $HOME the shim may read it already.
-const CLAUDE_DIR = [
-  "claudedir=${CLAUDE_CONFIG_DIR:-}",
-  'case "$claudedir" in /*) ;; *) claudedir= ;; esac',
-  'if [ -n "$claudedir" ] && [ -O "$claudedir" ] && cd -P -- "$claudedir" 2>/dev/null; then',
-  "  claudedir=$PWD",
-  '  cd -- "$here" 2>/dev/null || exit 0',
-  "else",
-  "  claudedir=",
-  "fi",
-  'case "$claudedir" in /|*,*) claudedir= ;; esac',
-];
+// The agent's own folder, named by a variable of its own (Claude Code keeps its transcripts in
+// `$CLAUDE_CONFIG_DIR/projects`, Copilot CLI its session state in `$COPILOT_HOME/session-state`)
+// when that is set: an absolute folder of this user's, canonicalised as the project root is,
+// never the whole disk, never with a comma. Under $HOME the shim may read it already.
+const AGENT_DIRS: Partial<Record<ShimSurface, string>> = {
+  "claude-code": "CLAUDE_CONFIG_DIR",
+  "copilot-cli": "COPILOT_HOME",
+};
+
+/** sh lines setting `agentdir` to the agent's own folder ({@linkcode AGENT_DIRS}), or nothing. */
+function agentDirLines(variable: string): string[] {
+  return [
+    `agentdir=\${${variable}:-}`,
+    'case "$agentdir" in /*) ;; *) agentdir= ;; esac',
+    'if [ -n "$agentdir" ] && [ -O "$agentdir" ] && cd -P -- "$agentdir" 2>/dev/null; then',
+    "  agentdir=$PWD",
+    '  cd -- "$here" 2>/dev/null || exit 0',
+    "else",
+    "  agentdir=",
+    "fi",
+    'case "$agentdir" in /|*,*) agentdir= ;; esac',
+  ];
+}
 
 /**
  * The launcher of a shim surface: finds the project root, then execs the shim. The launchers of
@@ -122,10 +131,10 @@ export function hookLauncherScript(
   options: Omit<ShimCommandOptions, "args" | "projectRoots">,
 ): string {
   const argv = shimCommand(surface, { ...options, args: [] });
-  const claude = surface === "claude-code";
-  // Claude Code's own folder, when it is not under $HOME (which the shim may read): a turn's end
+  const dirVariable = AGENT_DIRS[surface];
+  // The agent's own folder, when it is not under $HOME (which the shim may read): a turn's end
   // reads the session's transcript there.
-  const extra = claude ? "\${claudedir:+,$claudedir}" : "";
+  const extra = dirVariable ? "\${agentdir:+,$agentdir}" : "";
   const words = argv.map((arg) =>
     arg.startsWith("--allow-read=")
       ? `${shellQuote(arg)}"\${root:+,$root}\${gitdir:+,$gitdir}${extra}"`
@@ -141,7 +150,7 @@ export function hookLauncherScript(
   ];
   if (!isFastPathSurface(surface)) return [...head, `exec ${words} "$@"`, ""].join("\n");
   const fast = hookFastPath(surface, { settings: options.settings, shimWords: words });
-  return [...head, ...(claude ? CLAUDE_DIR : []), ...fast, ""].join("\n");
+  return [...head, ...(dirVariable ? agentDirLines(dirVariable) : []), ...fast, ""].join("\n");
 }
 
 /** Whether a surface's hooks take the fast path (its agent hands each hook one JSON payload). */

@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import { COPILOT_HOOK_EVENTS } from "@kiro-learn/core/hooks";
 import { COPILOT_CLI, COPILOT_HOOK_TIMEOUT_SEC } from "./_agent_copilot_cli.ts";
 import { install, uninstall } from "./install.ts";
-import { ourHookCommands } from "./_targets.ts";
+import { copilotHome, ourHookCommands } from "./_targets.ts";
+import { doctor } from "./doctor.ts";
 import {
   checkAgent,
+  COMMANDS,
   makeWorld,
   optionsFor,
   readJson,
@@ -138,5 +140,57 @@ Deno.test("a broken mcp-config.json is left alone, said clearly; the others inst
     assert.deepEqual(plan.skipped, ["copilot-cli"]);
     assert.match(lines.join("\n"), /Copilot CLI skipped/);
     assert.equal(await Deno.readTextFile(`${world.root}/${MCP}`), "{ oops");
+  });
+});
+
+Deno.test("COPILOT_HOME: Copilot CLI's folder when set and absolute, else ~/.copilot", () => {
+  assert.equal(copilotHome("/h", {}), "/h/.copilot");
+  assert.equal(copilotHome("/h", { COPILOT_HOME: "" }), "/h/.copilot");
+  // Copilot CLI refuses a relative COPILOT_HOME: nothing of ours goes there either.
+  assert.equal(copilotHome("/h", { COPILOT_HOME: "cfg" }), "/h/.copilot");
+  assert.equal(copilotHome("/h", { COPILOT_HOME: "/srv/cfg/../copilot/" }), "/srv/copilot");
+});
+
+Deno.test("install, doctor and uninstall follow COPILOT_HOME; nothing goes to ~/.copilot", async () => {
+  await withWorld(async (world) => {
+    // Outside HOME, as a user who keeps Copilot's state elsewhere would set it.
+    const dir = `${world.root}/copilot-home`;
+    const before = snapshot(world.root);
+    await install({
+      ...optionsFor(world, { agents: ["copilot-cli"], copilotHome: dir }),
+      ...quiet,
+    });
+    assert.deepEqual(
+      Object.keys(readJson(world, "copilot-home/hooks/kiro-learn.json").hooks as Json),
+      [...COPILOT_HOOK_EVENTS],
+    );
+    assert.ok(
+      (readJson(world, "copilot-home/mcp-config.json").mcpServers as Json)["kiro-learn-memory"],
+    );
+    await assert.rejects(() => Deno.stat(`${world.home}/.copilot`));
+    const report = await doctor({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      env: { PATH: "", COPILOT_HOME: dir },
+      commands: COMMANDS,
+      probeHealth: () => Promise.resolve(null),
+      print: () => {},
+    });
+    // Doctor reads the hook file in COPILOT_HOME (these test commands name no real files).
+    const hooks = report.checks.find((c) => c.name === "hooks Copilot CLI")!;
+    assert.ok(
+      hooks.message.includes(`${dir}/hooks/kiro-learn.json run missing files`),
+      hooks.message,
+    );
+    // Uninstall with the same COPILOT_HOME takes our files and the folders install made.
+    await uninstall({
+      home: world.home,
+      projectDir: world.project,
+      dataDir: world.dataDir,
+      copilotHome: dir,
+      ...quiet,
+    });
+    assert.deepEqual(snapshot(world.root), before);
   });
 });

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { CHAT_AGENT_NAME, MCP_SERVER_NAME } from "@kiro-learn/agents";
 import { InstallError } from "./errors.ts";
 import { cloneJson, isHollow, isPlainObject, type JsonObject } from "./_json_file.ts";
@@ -124,8 +124,23 @@ export interface InstallPaths {
   copilotMcp: string;
 }
 
-/** The paths for a home and a project root. */
-export function installPaths(home: string, projectDir: string): InstallPaths {
+/**
+ * Copilot CLI's config folder: `COPILOT_HOME` when it is set, nonempty and absolute (Copilot CLI
+ * 1.0.102 then keeps its hooks, `mcp-config.json` and session state there instead of in
+ * `~/.copilot`, and refuses a relative one), else `~/.copilot`.
+ */
+export function copilotHome(home: string, env: { COPILOT_HOME?: string } = {}): string {
+  const dir = env.COPILOT_HOME?.trim();
+  return dir && isAbsolute(dir) ? resolve(dir) : join(home, ".copilot");
+}
+
+/** The paths for a home and a project root (Copilot CLI's under `options.copilotHome`). */
+export function installPaths(
+  home: string,
+  projectDir: string,
+  options: { copilotHome?: string } = {},
+): InstallPaths {
+  const copilot = options.copilotHome ?? join(home, ".copilot");
   return {
     kiroAgentsDir: join(home, ".kiro", "agents"),
     chatAgent: join(home, ".kiro", "agents", `${CHAT_AGENT_NAME}.json`),
@@ -139,8 +154,8 @@ export function installPaths(home: string, projectDir: string): InstallPaths {
     codexHooks: join(home, ".codex", "hooks.json"),
     codexConfig: join(home, ".codex", "config.toml"),
     geminiUserSettings: join(home, ".gemini", "settings.json"),
-    copilotHooks: join(home, ".copilot", "hooks", "kiro-learn.json"),
-    copilotMcp: join(home, ".copilot", "mcp-config.json"),
+    copilotHooks: join(copilot, "hooks", "kiro-learn.json"),
+    copilotMcp: join(copilot, "mcp-config.json"),
   };
 }
 

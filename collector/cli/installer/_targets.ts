@@ -32,6 +32,7 @@ export {
 } from "./_agent_codex.ts";
 export {
   type AgentInstaller,
+  copilotHome,
   type DoctorSource,
   type HookSet,
   type InstallPaths,

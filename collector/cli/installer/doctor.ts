@@ -28,6 +28,7 @@ import { hookArgv, isOurCommand, quoteArgv, splitCommand } from "./shell.ts";
 import {
   AGENTS,
   codexTrust,
+  copilotHome,
   type DoctorSource,
   type InstallPaths,
   installPaths,
@@ -118,7 +119,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   );
   if (options.project !== undefined) checks.push(checkProject(options.project));
 
-  const paths = installPaths(home, options.projectDir);
+  const paths = installPaths(home, options.projectDir, { copilotHome: copilotHome(home, env) });
   const found = new Found(known, env.PATH ?? "", tilde, home);
   // Kiro CLI 3.x runs both the agent's embedded hooks and .kiro/hooks files; 2.x (and Kiro IDE
   // 1.x, which reads the file) only one of them: both present is a double capture only for 3.x.

@@ -113,10 +113,24 @@ const INSTALL_DIR_TAILS = [
   "/.copilot/hooks",
 ];
 
+/**
+ * Whether install makes folder `dir`: an agents' config folder (by its tail), or Copilot CLI's
+ * config folder and its hooks folder where `COPILOT_HOME` puts them.
+ */
+function knownDir(dir: string, copilotHome: string | undefined): boolean {
+  if (dir !== resolve(dir)) return false;
+  if (copilotHome !== undefined && [copilotHome, join(copilotHome, "hooks")].includes(dir)) {
+    return true;
+  }
+  return INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail));
+}
+
 /** Options of {@linkcode planInstall}. */
 export interface InstallOptions {
   /** The user's home folder. */
   home: string;
+  /** Copilot CLI's config folder (`COPILOT_HOME`, see `copilotHome`); default `~/.copilot`. */
+  copilotHome?: string;
   /** The project root (already resolved, e.g. by `resolveProject`). */
   projectDir: string;
   /** The data dir; defaults to `<home>/.kiro-learn`. */
@@ -160,6 +174,8 @@ function savedCollector(text: string, dataDir: string): { host: string; port: nu
 export interface UninstallOptions {
   /** The user's home folder. */
   home: string;
+  /** Copilot CLI's config folder (`COPILOT_HOME`, see `copilotHome`); default `~/.copilot`. */
+  copilotHome?: string;
   /** The project root to clean (entries recorded for other projects are cleaned too). */
   projectDir: string;
   /** The data dir; defaults to `<home>/.kiro-learn`. */
@@ -303,7 +319,8 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   const project = absolute(options.projectDir);
   const dataDir = absolute(options.dataDir ?? join(home, ".kiro-learn"));
   const hooks = hookSet(options.commands);
-  const paths = installPaths(home, project);
+  const copilot = options.copilotHome;
+  const paths = installPaths(home, project, { copilotHome: copilot });
   const warnings: string[] = [];
 
   // An explicit v3 needs nothing from kiro-cli; v2 and auto need to know whether it is there.
@@ -326,7 +343,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
 
   const record = readManifest(manifestPath(dataDir));
   if (record.warning) warnings.push(record.warning);
-  const manifest = trustedManifest(record.manifest, { home, warnings });
+  const manifest = trustedManifest(record.manifest, { home, warnings, copilotHome: copilot });
 
   const chosen = chooseTargets(paths, manifest, {
     format: choice.format,
@@ -441,6 +458,7 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       record: manifest.files[path],
       warnings,
       home,
+      copilotHome: copilot,
     });
     if (action) actions.push(action);
     delete next.files[path];
@@ -544,11 +562,12 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   const project = absolute(options.projectDir);
   const dataDir = absolute(options.dataDir ?? join(home, ".kiro-learn"));
   const hooks = options.commands ? hookSet(options.commands) : recogniseOnly();
-  const paths = installPaths(home, project);
+  const copilot = options.copilotHome;
+  const paths = installPaths(home, project, { copilotHome: copilot });
   const warnings: string[] = [];
   const record = readManifest(manifestPath(dataDir));
   if (record.warning) warnings.push(record.warning);
-  const manifest = trustedManifest(record.manifest, { home, warnings });
+  const manifest = trustedManifest(record.manifest, { home, warnings, copilotHome: copilot });
 
   // A project's own: inside its folder and not a user-level kind (a project may be $HOME itself).
   const ofProject = (kind: TargetKind, path: string) =>
@@ -585,6 +604,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
       record: manifest.files[path],
       warnings,
       home,
+      copilotHome: copilot,
     });
     if (action) actions.push(action);
   }
@@ -597,7 +617,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     if (isInside(dir, dataDir)) continue;
     if (options.projectOnly && !isInside(dir, project)) continue;
     // Only the agents' config folders install makes (and only when empty, below).
-    if (!INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail)) || dir !== resolve(dir)) {
+    if (!knownDir(dir, copilot)) {
       warnings.push(
         `not removing ${dir}: the install record names it, but install makes no such folder`,
       );
@@ -950,11 +970,11 @@ function codexConfigRemoval(path: string): PlanAction | null {
  */
 function trustedManifest(
   manifest: Manifest,
-  options: { home: string; warnings: string[] },
+  options: { home: string; warnings: string[]; copilotHome?: string },
 ): Manifest {
   const files: Manifest["files"] = {};
   for (const [path, entry] of Object.entries(manifest.files)) {
-    if (knownLocation(entry.kind, path, options.home)) files[path] = entry;
+    if (knownLocation(entry.kind, path, options.home, options)) files[path] = entry;
     else {
       options.warnings.push(
         `not touching ${path}: the install record lists it as a ${entry.kind} file, but install ` +
@@ -963,7 +983,7 @@ function trustedManifest(
     }
   }
   const dirs = manifest.dirs.filter((dir) => {
-    const known = dir === resolve(dir) && INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail));
+    const known = knownDir(dir, options.copilotHome);
     if (!known) {
       options.warnings.push(
         `not removing ${dir}: the install record names it, but install makes no such folder`,
@@ -979,8 +999,19 @@ function trustedManifest(
  * file at its place under some project folder. An install record naming anything else (a record
  * the daemon could once write) is not acted on.
  */
-export function knownLocation(kind: TargetKind, path: string, home: string): boolean {
+export function knownLocation(
+  kind: TargetKind,
+  path: string,
+  home: string,
+  options: { copilotHome?: string } = {},
+): boolean {
   if (!isAbsolute(path) || path !== resolve(path)) return false;
+  // Copilot CLI's files are where COPILOT_HOME says, when it is set.
+  if (options.copilotHome !== undefined) {
+    const own = installPaths(home, home, { copilotHome: options.copilotHome });
+    if (kind === "copilot-hooks" && path === own.copilotHooks) return true;
+    if (kind === "copilot-mcp-user" && path === own.copilotMcp) return true;
+  }
   const base = "/kiro-learn-base";
   const at = installPaths(base, base);
   const user: Partial<Record<TargetKind, string[]>> = {
@@ -1017,12 +1048,17 @@ export function knownLocation(kind: TargetKind, path: string, home: string): boo
 function removal(
   target: Target,
   state: JsonFileState,
-  context: { record: ManifestRecord | undefined; warnings: string[]; home: string },
+  context: {
+    record: ManifestRecord | undefined;
+    warnings: string[];
+    home: string;
+    copilotHome?: string;
+  },
 ): PlanAction | null {
   const { record, warnings } = context;
   if (state.text === null || state.doc === undefined) return null;
   // `trustedManifest` left no such record; this holds whatever the caller passed.
-  if (!knownLocation(target.kind, target.path, context.home)) return null;
+  if (!knownLocation(target.kind, target.path, context.home, context)) return null;
   const verified = record?.sha256 !== undefined && sha256Hex(state.text) === record.sha256;
   if (target.owned === true) {
     // Without a record (or with one whose hash no longer matches), a file at our path is

@@ -268,3 +268,57 @@ Deno.test("Copilot CLI (real client): a session is recorded once, memory saved i
   assert.equal(await Deno.readTextFile(mcpConfig), userMcp);
   await assert.rejects(() => Deno.stat(`${box.home}/.copilot/hooks/kiro-learn.json`));
 });
+
+Deno.test("Copilot CLI (real client): with COPILOT_HOME set, install, the hooks, doctor and uninstall use that folder", async () => {
+  await using box = await copilotSandbox();
+  const apiKey = `sk-ant-${crypto.randomUUID().replaceAll("-", "")}`;
+  await using model = startScriptedModel((): ScriptedBlock[] => [{ type: "text", text: ANSWER }]);
+  const alpha = await gitRepository(box.root, "alpha");
+  // Outside HOME: the turn's end reads the session's transcript there, which the launcher lets
+  // the shim read.
+  const copilotHome = `${box.root}/copilot-home`;
+  box.env.COPILOT_HOME = copilotHome;
+  const installed = await box.kiroLearn(["install", "--agents", "copilot-cli"], alpha);
+  assert.equal(installed.code, 0, outputText(installed));
+  await Deno.stat(`${copilotHome}/hooks/kiro-learn.json`);
+  await assert.rejects(() => Deno.stat(`${box.home}/.copilot/hooks`));
+  assert.equal((await box.kiroLearn(["start"], alpha)).code, 0);
+
+  const run = await box.copilot("Why does the listing fail?", {
+    cwd: alpha,
+    modelUrl: model.url,
+    apiKey,
+  });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  await Deno.stat(`${copilotHome}/session-state`);
+  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+  const namespace = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
+  const events = await waitFor(async () => {
+    const res = await fetch(`http://127.0.0.1:${box.port}${ROUTES.events}?limit=50`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const ours = ((await res.json()).items as StoredEvent[]).filter((e) =>
+      e.namespace === namespace
+    );
+    return ours.some((e) => e.kind === "session_summary") ? ours : undefined;
+  }, { timeoutMs: 60_000, what: "the session's turn end in the collector" });
+  assert.deepEqual(events.map((e) => e.kind).sort(), ["prompt", "session_summary"]);
+  assert.equal(events.find((e) => e.kind === "session_summary")!.body.content, ANSWER);
+
+  const doctor = await box.kiroLearn(["doctor"], alpha);
+  assert.match(outputText(doctor), /Copilot CLI/);
+  assert.doesNotMatch(
+    outputText(doctor).split("\n").filter((l) => l.includes("Copilot CLI")).join("\n"),
+    /fail|✗|missing/i,
+    outputText(doctor),
+  );
+  await waitForOnlyCollector(box.home);
+  assert.equal((await box.kiroLearn(["stop"], alpha)).code, 0);
+  const removed = await box.kiroLearn(["uninstall", "--all"], alpha);
+  assert.equal(removed.code, 0, outputText(removed));
+  await assert.rejects(() => Deno.stat(`${copilotHome}/hooks/kiro-learn.json`));
+  const mcp = JSON.parse(
+    await Deno.readTextFile(`${copilotHome}/mcp-config.json`).catch(() => "{}"),
+  );
+  assert.equal(mcp.mcpServers?.["kiro-learn-memory"], undefined);
+});
