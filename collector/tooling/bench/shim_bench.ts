@@ -26,6 +26,7 @@ import {
   formatMs,
   generateQueries,
   generateRecords,
+  runGit,
   type TimingFigure,
   timingFigure,
 } from "@kiro-learn/core/testing";
@@ -73,6 +74,10 @@ export async function benchShims(): Promise<Record<string, unknown>> {
   });
   const project = await makeProject();
   try {
+    // A real repository with a remote: the hooks' fast path sends its git config, whose remote
+    // decides the project id (without a config file, curl fails and the shim takes over).
+    await runGit(project, "init", "-q");
+    await runGit(project, "remote", "add", "origin", "git@git.example.com:team/bench.git");
     const { namespace } = resolveProject(project, { actor: ACTOR });
     const storage = openSqliteStorage(`${daemon.dataDir}/kiro-learn.db`);
     const records = generateRecords(RECORDS, { seed: 1, namespace });
@@ -114,8 +119,6 @@ export async function benchShims(): Promise<Record<string, unknown>> {
         })),
     );
     console.log(`shim: ${prompt.with_context}/${RUNS} prompts got context`);
-    // Claude Code's launcher takes its fast path where a .git folder decides the project.
-    await Deno.mkdir(`${project}/.git`);
     const claude = `${daemon.dataDir}/hook-claude-code`;
     await Deno.writeTextFile(
       claude,
@@ -218,6 +221,7 @@ async function benchAgents(
     const key = label.toLowerCase().replaceAll(" ", "_").replaceAll("-", "_");
     // Taking turns, so that a swing of the machine's load hits both alike.
     const spooled = spoolFiles(daemon.settings.paths.spool).length;
+    const routed = await routeFirings(daemon);
     const [fast, deno] = await measurePair([`${label}, fast path`, `${label}, deno run`], [
       (i) => runLauncher(launcher, { cwd: project, env, toolUse: payload(i), settle: true }),
       (i) =>
@@ -234,11 +238,23 @@ async function benchAgents(
     // way): what the figures cost includes those.
     const unanswered = spoolFiles(daemon.settings.paths.spool).length - spooled;
     console.log(`shim: ${label}: ${unanswered} firing(s) spooled, not answered in time`);
+    // A fast path that fell back to the shim on every firing would measure the shim: the
+    // collector counts the firings its hook route answered.
+    const answered = await routeFirings(daemon) - routed;
+    const expected = label.includes("prompt") ? RUNS + WARMUP - unanswered : 0;
+    if (answered < expected) {
+      throw new Error(`${label}: the hook route answered ${answered} firings, not ${expected}`);
+    }
     figures[`${key}_fast_path`] = fast;
     figures[`${key}_deno_run`] = deno;
     figures[`${key}_spooled`] = unanswered;
   }
   return figures;
+}
+
+/** How many hook firings the collector's hook routes answered so far. */
+async function routeFirings(daemon: Awaited<ReturnType<typeof startTestDaemon>>): Promise<number> {
+  return (await (await daemon.fetch("/v1/stats")).json()).latency.hook.count;
 }
 
 type Run = (i: number) => Promise<{ code: number; ms: number; stdout: string }>;
