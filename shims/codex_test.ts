@@ -5,9 +5,11 @@ import { codexPlan } from "./codex.ts";
 import {
   dataOf,
   fixtureText,
+  hungCollector,
   makeDataDir,
   makeProject,
   runShimProcess,
+  shimSandbox,
   spoolFiles,
   storedEvents,
   TEST_ACTOR,
@@ -123,55 +125,37 @@ Deno.test("codex shim with the collector down: exits 0 quickly with valid output
 });
 
 Deno.test("codex shim: invalid input exits 0 with nothing on stdout and a note on stderr", async () => {
-  const data = await makeDataDir({ collector: { host: "127.0.0.1", port: 9 } });
-  const project = await makeProject();
-  try {
-    for (const stdin of ["not json", "[1,2]", ""]) {
-      const result = await runShimProcess("codex", {
-        settings: data.settings,
-        env: data.env,
-        cwd: project,
-        stdin,
-      });
-      assert.equal(result.code, 0);
-      assert.equal(result.stdout, "");
-      assert.match(result.stderr, /codex hook: .*nothing recorded/);
-    }
-    assert.equal(spoolFiles(data.settings.paths.spool).length, 0);
-  } finally {
-    await Deno.remove(data.dir, { recursive: true });
-    await Deno.remove(project, { recursive: true });
-  }
-});
-
-Deno.test("codex shim with a hung collector: the prompt hook gives up within its budget, exits 0, and spools", async () => {
-  // A listener that takes connections and never answers.
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })();
-  const data = await makeDataDir({
-    collector: { host: "127.0.0.1", port: (listener.addr as Deno.NetAddr).port },
-  });
-  const project = await makeProject();
-  try {
+  await using box = await shimSandbox({ collector: { host: "127.0.0.1", port: 9 } });
+  const { data, project } = box;
+  for (const stdin of ["not json", "[1,2]", ""]) {
     const result = await runShimProcess("codex", {
       settings: data.settings,
       env: data.env,
       cwd: project,
-      stdin: fixtureText("codex/user_prompt_submit.json", project),
-      killAfterMs: 60_000,
+      stdin,
     });
-    assert.ok(!result.killed, "the prompt hook hung until the test killed it");
-    assert.equal(result.code, 0, result.stderr);
-    assert.ok(result.stdout === "" || /^\[kiro-learn\] no project memory/.test(result.stdout));
-    assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
-  } finally {
-    listener.close();
-    await accepting.catch(() => {});
-    for (const conn of held) conn.close();
-    await Deno.remove(data.dir, { recursive: true });
-    await Deno.remove(project, { recursive: true });
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, "");
+    assert.match(result.stderr, /codex hook: .*nothing recorded/);
   }
+  assert.equal(spoolFiles(data.settings.paths.spool).length, 0);
+});
+
+Deno.test("codex shim with a hung collector: the prompt hook gives up within its budget, exits 0, and spools", async () => {
+  await using hung = hungCollector();
+  await using box = await shimSandbox({
+    collector: { host: "127.0.0.1", port: hung.port },
+  });
+  const { data, project } = box;
+  const result = await runShimProcess("codex", {
+    settings: data.settings,
+    env: data.env,
+    cwd: project,
+    stdin: fixtureText("codex/user_prompt_submit.json", project),
+    killAfterMs: 60_000,
+  });
+  assert.ok(!result.killed, "the prompt hook hung until the test killed it");
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(result.stdout === "" || /^\[kiro-learn\] no project memory/.test(result.stdout));
+  assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
 });

@@ -14,9 +14,11 @@ import {
 import { DROPPED_LOG, spoolStatus } from "@kiro-learn/core/spool";
 import {
   fixtureText,
+  hungCollector,
   makeDataDir,
   makeProject,
   runShimProcess,
+  shimSandbox,
   spoolFiles,
   storedEvents,
 } from "./testing.ts";
@@ -76,38 +78,26 @@ Deno.test("collector down: events are spooled, then drained into the collector e
 });
 
 Deno.test("collector slow (never answers): the shim gives up within its timeout and spools", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })();
-  const port = (listener.addr as Deno.NetAddr).port;
-  const data = await makeDataDir({
+  await using hung = hungCollector();
+  const port = hung.port;
+  await using box = await shimSandbox({
     collector: { host: "127.0.0.1", port },
     shim: { timeoutMs: 400 },
   });
-  const project = await makeProject();
-  try {
-    const result = await runShimProcess("kiro-cli", {
-      settings: data.settings,
-      env: data.env,
-      cwd: project,
-      stdin: fixtureText("kiro_cli/user_prompt_submit.json", project),
-    });
-    // It gave up by its own 400 ms timeout, not by being killed ("hangs until the agent kills it").
-    assert.ok(!result.killed, "the shim hung until the test killed it");
-    assert.equal(result.code, 0);
-    assert.equal(result.stdout, "");
-    assert.match(result.stderr, /did not answer within 400 ms/);
-    assert.ok(held.length >= 1, "the shim did connect");
-    assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
-  } finally {
-    listener.close();
-    for (const conn of held) conn.close();
-    await accepting.catch(() => {});
-    await Deno.remove(data.dir, { recursive: true });
-    await Deno.remove(project, { recursive: true });
-  }
+  const { data, project } = box;
+  const result = await runShimProcess("kiro-cli", {
+    settings: data.settings,
+    env: data.env,
+    cwd: project,
+    stdin: fixtureText("kiro_cli/user_prompt_submit.json", project),
+  });
+  // It gave up by its own 400 ms timeout, not by being killed ("hangs until the agent kills it").
+  assert.ok(!result.killed, "the shim hung until the test killed it");
+  assert.equal(result.code, 0);
+  assert.equal(result.stdout, "");
+  assert.match(result.stderr, /did not answer within 400 ms/);
+  assert.ok(hung.held.length >= 1, "the shim did connect");
+  assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
 });
 
 Deno.test("spool full: nothing written, a dropped.log line and a stderr warning", async () => {

@@ -10,10 +10,11 @@ import { geminiCliPlan, geminiOutput } from "./gemini_cli.ts";
 import {
   dataOf,
   fixtureText,
+  hungCollector,
   jsonObjectOutput,
-  makeDataDir,
   makeProject,
   runShimProcess,
+  shimSandbox,
   spoolFiles,
   storedEvents,
   TEST_ACTOR,
@@ -172,57 +173,40 @@ Deno.test("bad input (not JSON, not an object, empty): exit 0 and {} on stdout, 
 });
 
 Deno.test("collector down: the prompt is spooled, and the hook prints valid JSON", async () => {
-  const data = await makeDataDir({ collector: { host: "127.0.0.1", port: 9 } });
-  const project = await makeProject();
-  try {
-    const result = await runShimProcess("gemini-cli", {
-      settings: data.settings,
-      env: data.env,
-      cwd: project,
-      stdin: fixtureText("gemini_cli/before_agent.json", project),
-    });
-    assert.ok(!result.killed, "the hook hung until the test killed it");
-    assert.equal(result.code, 0, result.stderr);
-    // Valid JSON whatever it says (the down notice, when the collector cannot be started).
-    jsonObjectOutput(result.stdout);
-    assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
-  } finally {
-    await Deno.remove(data.dir, { recursive: true });
-    await Deno.remove(project, { recursive: true });
-  }
+  await using box = await shimSandbox({ collector: { host: "127.0.0.1", port: 9 } });
+  const { data, project } = box;
+  const result = await runShimProcess("gemini-cli", {
+    settings: data.settings,
+    env: data.env,
+    cwd: project,
+    stdin: fixtureText("gemini_cli/before_agent.json", project),
+  });
+  assert.ok(!result.killed, "the hook hung until the test killed it");
+  assert.equal(result.code, 0, result.stderr);
+  // Valid JSON whatever it says (the down notice, when the collector cannot be started).
+  jsonObjectOutput(result.stdout);
+  assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
 });
 
 Deno.test("collector hung (never answers): the hook gives up within its timeout, prints {} and spools", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })();
-  const port = (listener.addr as Deno.NetAddr).port;
-  const data = await makeDataDir({
+  await using hung = hungCollector();
+  const port = hung.port;
+  await using box = await shimSandbox({
     collector: { host: "127.0.0.1", port },
     shim: { timeoutMs: 400 },
   });
-  const project = await makeProject();
-  try {
-    const result = await runShimProcess("gemini-cli", {
-      settings: data.settings,
-      env: data.env,
-      cwd: project,
-      stdin: fixtureText("gemini_cli/after_tool_failed_shell.json", project),
-    });
-    assert.ok(!result.killed, "the hook hung until the test killed it");
-    assert.equal(result.code, 0);
-    assert.deepEqual(jsonObjectOutput(result.stdout), {});
-    assert.ok(held.length >= 1, "the shim did connect");
-    assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
-  } finally {
-    listener.close();
-    for (const conn of held) conn.close();
-    await accepting.catch(() => {});
-    await Deno.remove(data.dir, { recursive: true });
-    await Deno.remove(project, { recursive: true });
-  }
+  const { data, project } = box;
+  const result = await runShimProcess("gemini-cli", {
+    settings: data.settings,
+    env: data.env,
+    cwd: project,
+    stdin: fixtureText("gemini_cli/after_tool_failed_shell.json", project),
+  });
+  assert.ok(!result.killed, "the hook hung until the test killed it");
+  assert.equal(result.code, 0);
+  assert.deepEqual(jsonObjectOutput(result.stdout), {});
+  assert.ok(hung.held.length >= 1, "the shim did connect");
+  assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
 });
 
 Deno.test("stdin never closed: the hook gives up reading it, still with {} on stdout", async () => {

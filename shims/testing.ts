@@ -61,6 +61,54 @@ export async function makeDataDir(
   return { dir, settings: loadSettings({ env }), env };
 }
 
+/** A data dir ({@linkcode makeDataDir}) and a project folder, both removed when disposed. */
+export interface ShimSandbox extends AsyncDisposable {
+  /** The data dir, its settings and the environment naming it. */
+  data: Awaited<ReturnType<typeof makeDataDir>>;
+  /** The project folder ({@linkcode makeProject}). */
+  project: string;
+}
+
+/** Makes a {@linkcode ShimSandbox} with `settings` (no collector runs for it). */
+export async function shimSandbox(settings: Record<string, unknown>): Promise<ShimSandbox> {
+  const data = await makeDataDir(settings);
+  const project = await makeProject();
+  return {
+    data,
+    project,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(data.dir, { recursive: true });
+      await Deno.remove(project, { recursive: true });
+    },
+  };
+}
+
+/** A collector that takes connections and never answers, on a loopback port. */
+export interface HungCollector extends AsyncDisposable {
+  /** Its port. */
+  port: number;
+  /** The connections it took (and holds open until disposed). */
+  held: Deno.Conn[];
+}
+
+/** Starts a {@linkcode HungCollector}; disposing closes it and every connection it took. */
+export function hungCollector(): HungCollector {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    held,
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      for (const conn of held) conn.close();
+      await accepting.catch(() => {});
+    },
+  };
+}
+
 /** How a shim run ended. */
 export interface ShimRun {
   /** Exit code. */

@@ -113,6 +113,35 @@ export function codexTrust(
   return trust;
 }
 
+/**
+ * Codex's entry for our MCP server: the stdio server it starts per session, or the collector's
+ * MCP route over HTTP with the headers helper (the command Claude Code's `headersHelper` runs).
+ */
+export type CodexMcpEntry =
+  | { command: string; args: string[] }
+  | { url: string; headersHelper: string };
+
+/**
+ * The lines of our `[mcp_servers.…]` table. Over HTTP, Codex 0.171 runs `http_headers_helper`
+ * through `sh -c` once per session (codex-rs/rmcp-client, `run_helper`) and sends the JSON object
+ * it prints as headers: the token goes from the 0700 data dir to the request, never into argv,
+ * the environment or this file. Codex runs the helper in the session's folder, its own; the
+ * launcher takes the nearest ancestor whose folder differs from the helper's as the agent's, so
+ * the helper starts from `/`.
+ */
+export function codexMcpLines(mcp: CodexMcpEntry): string[] {
+  if ("url" in mcp) {
+    return [
+      `url = ${tomlString(mcp.url)}`,
+      `http_headers_helper = ${tomlString(`cd / && ${mcp.headersHelper}`)}`,
+    ];
+  }
+  return [
+    `command = ${tomlString(mcp.command)}`,
+    `args = [${mcp.args.map(tomlString).join(", ")}]`,
+  ];
+}
+
 /** What our block in `config.toml` should hold, and what the user should know. */
 export interface CodexConfigBlock {
   /** TOML lines (empty: no block). */
@@ -132,7 +161,7 @@ export interface CodexConfigBlock {
 export function codexConfigBlock(
   text: string,
   path: string,
-  parts: { trust: readonly CodexTrust[]; mcp: { command: string; args: string[] } },
+  parts: { trust: readonly CodexTrust[]; mcp: CodexMcpEntry },
 ): CodexConfigBlock {
   const names = tomlNames(text, path);
   const warnings: string[] = [];
@@ -154,10 +183,7 @@ export function codexConfigBlock(
     }
     sections.push([`[${tomlKey(name)}]`, ...lines].join("\n") + "\n");
   };
-  add(["mcp_servers", MCP_SERVER_NAME], [
-    `command = ${tomlString(parts.mcp.command)}`,
-    `args = [${parts.mcp.args.map(tomlString).join(", ")}]`,
-  ], () =>
+  add(["mcp_servers", MCP_SERVER_NAME], codexMcpLines(parts.mcp), () =>
     warnings.push(
       `${path} already has [mcp_servers.${MCP_SERVER_NAME}]: kiro-learn leaves it as it is`,
     ));

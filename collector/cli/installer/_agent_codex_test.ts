@@ -62,6 +62,21 @@ Deno.test("codexConfigBlock: our MCP server and trust as tables a TOML parser re
   });
 });
 
+Deno.test("codexConfigBlock: over HTTP, the collector's MCP route and the headers helper, run from / (the launcher takes the nearest folder that differs as the session's)", async () => {
+  const helper = `exec "$HOME"'/.kiro-learn/bin/mcp-headers'`;
+  const mcp = { url: "http://127.0.0.1:7777/mcp", headersHelper: helper };
+  const block = codexConfigBlock("", "/h/.codex/config.toml", { trust: [], mcp });
+  const parsed = await parseToml(withTomlBlock("", block.body, "c"));
+  assert.deepEqual(parsed, {
+    mcp_servers: {
+      "kiro-learn-memory": {
+        url: "http://127.0.0.1:7777/mcp",
+        http_headers_helper: `cd / && ${helper}`,
+      },
+    },
+  });
+});
+
 Deno.test("codexConfigBlock: Codex's own trust entry for our hook is kept; a stale one is said", () => {
   const trust = [{ key: "/h/.codex/hooks.json:stop:0:0", hash: "sha256:ab" }];
   const own = (hash: string) =>

@@ -25,6 +25,7 @@ export {
   CODEX_HOOKS,
   type CodexConfigBlock,
   codexConfigBlock,
+  type CodexMcpEntry,
   codexHookHash,
   type CodexTrust,
   codexTrust,

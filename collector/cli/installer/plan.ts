@@ -57,6 +57,7 @@ import { assertArgv, hookCommand, isOurCommand, quoteArgv } from "./shell.ts";
 import { withoutTomlBlock, withTomlBlock } from "./_toml_block.ts";
 import {
   codexConfigBlock,
+  type CodexMcpEntry,
   type CodexTrust,
   codexTrust,
   type HookSet,
@@ -471,7 +472,11 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
       paths.codexHooks,
       (command) => isOurCommand(command, hooks.known),
     );
-    const action = codexConfigInstall(paths.codexConfig, { trust, mcp: hooks.mcp }, warnings);
+    const action = codexConfigInstall(
+      paths.codexConfig,
+      { trust, mcp: hooks.mcpHttp ?? hooks.mcp },
+      warnings,
+    );
     if (action === null) unchanged.push(paths.codexConfig);
     else actions.push(action);
   }
@@ -903,7 +908,7 @@ function recogniseOnly(): HookSet {
  */
 function codexConfigInstall(
   path: string,
-  parts: { trust: readonly CodexTrust[]; mcp: { command: string; args: string[] } },
+  parts: { trust: readonly CodexTrust[]; mcp: CodexMcpEntry },
   warnings: string[],
 ): PlanAction | null {
   const current = readTextOrNull(path);

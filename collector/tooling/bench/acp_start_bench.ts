@@ -24,6 +24,7 @@ import { dataPaths } from "@kiro-learn/core/settings";
 import { extractionPrompt } from "../../daemon/extraction/mod.ts";
 import { prepareAgentWorkdir, runAcpPrompt } from "../../daemon/llm/mod.ts";
 import { CLAUDE_CODE_ACP, npmToolBin, scriptedExtractionModel } from "../testing/mod.ts";
+import { startHogs } from "./agent_bench.ts";
 
 /** What the benchmark measured. */
 export interface AcpStartFigures {
@@ -52,7 +53,7 @@ export async function measureAcpStart(options: AcpStartOptions): Promise<AcpStar
   const agent = npmToolBin(CLAUDE_CODE_ACP);
   const model = scriptedExtractionModel([{ text: "<skip/>" }]);
   const root = await Deno.makeTempDir({ prefix: "kiro-learn-acp-start-" });
-  const hogs = startHogs(options.hogs);
+  await using _hogs = startHogs(options.hogs);
   const fresh: number[] = [];
   const same: number[] = [];
   const load = { before: Deno.loadavg()[0], after: 0 };
@@ -79,7 +80,6 @@ export async function measureAcpStart(options: AcpStartOptions): Promise<AcpStar
     }
   } finally {
     load.after = Deno.loadavg()[0];
-    await stopHogs(hogs);
     await model[Symbol.asyncDispose]();
     await Deno.remove(root, { recursive: true });
   }
@@ -90,28 +90,6 @@ export async function measureAcpStart(options: AcpStartOptions): Promise<AcpStar
     fresh_home: timingFigure(fresh),
     same_home: timingFigure(same),
   };
-}
-
-/** Processes that keep one core busy each. */
-function startHogs(count: number): Deno.ChildProcess[] {
-  return Array.from({ length: count }, () =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["eval", "for (;;) {}"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn());
-}
-
-async function stopHogs(hogs: Deno.ChildProcess[]): Promise<void> {
-  for (const hog of hogs) {
-    try {
-      hog.kill("SIGKILL");
-    } catch {
-      // Already gone.
-    }
-    await hog.status;
-  }
 }
 
 function line(what: string, figure: TimingFigure): string {

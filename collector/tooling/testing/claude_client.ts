@@ -7,8 +7,11 @@
  *
  * @module
  */
+import { ROUTES } from "@kiro-learn/core/api/wire";
+import { resolveProject } from "@kiro-learn/core/project";
 import { CLAUDE_CODE_VERSION, claudeCodeBinary } from "./prepare.ts";
 import { freePort } from "./daemon.ts";
+import { waitFor } from "./scripted_agent.ts";
 import { type CodexRun, requireCodex, runCodex } from "./codex_client.ts";
 import { waitFor } from "./scripted_agent.ts";
 
@@ -50,6 +53,20 @@ export interface ClaudeRun {
   result: string | null;
 }
 
+/** An event as the collector's `GET /v1/events` lists it (the fields the tests read). */
+export interface StoredEvent {
+  /** `prompt`, `tool_use`, `session_summary`, … */
+  kind: string;
+  /** The project's namespace. */
+  namespace: string;
+  /** The agent's session. */
+  session_id: string;
+  /** What was recorded. */
+  body: { content?: string; data?: Record<string, unknown> };
+  /** Which agent, in which folder. */
+  source: { surface: string; project_path?: string };
+}
+
 /** A temporary HOME with kiro-learn's data dir in it, and helpers to act in it. */
 export interface AgentSandbox {
   /** The temporary folder holding everything. */
@@ -64,10 +81,30 @@ export interface AgentSandbox {
   actor: string;
   /** Environment for every process run in the sandbox (the client, the CLI, hence the hooks). */
   env: Record<string, string>;
-  /** Creates a project folder (a git repository root) named `name`; returns its path. */
-  project(name: string): Promise<string>;
+  /**
+   * Creates a project folder named `name` whose remote decides its id; returns its path. A
+   * `.git/config` alone, or with `git: true` a repository `git init` made.
+   */
+  project(name: string, options?: { git?: boolean }): Promise<string>;
   /** Runs `deno task kiro-learn <args>` from `cwd`. */
   kiroLearn(args: string[], cwd: string): Promise<Deno.CommandOutput>;
+  /**
+   * Runs `kiro-learn install <args>` then `start` from `cwd`; throws with their output when one
+   * fails. Returns install's output.
+   */
+  installAndStart(cwd: string, args?: string[]): Promise<string>;
+  /** A request to the sandbox's collector, with its token (once started) and a JSON body type. */
+  api(path: string, init?: RequestInit): Promise<Response>;
+  /** The events the collector holds in `namespace` (the latest 200). */
+  eventsIn(namespace: string): Promise<StoredEvent[]>;
+  /** The namespace the hooks file a session in `cwd` under (the sandbox's actor and HOME). */
+  namespaceOf(cwd: string): string;
+  /** Command lines of the sandbox's live processes but the collector. */
+  strays(): string[];
+  /** Waits until nothing but the collector runs in the sandbox; throws naming what is left. */
+  settled(what: string): Promise<void>;
+  /** Runs `stop` from `cwd`, then waits until no process of the sandbox is left. */
+  stopAll(cwd: string): Promise<void>;
   /** Stops the collector if it runs and removes the sandbox. */
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -183,6 +220,16 @@ export async function agentSandbox(
       clearEnv: true,
       stdin: "null",
     }).output();
+  const api = async (path: string, init: RequestInit = {}) => {
+    const token = (await Deno.readTextFile(`${dataDir}/token`)).trim();
+    return fetch(`http://127.0.0.1:${port}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    });
+  };
+  const strays = () =>
+    processesWithEnv("HOME", home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
+      .filter((c) => c !== "");
   return {
     root,
     home,
@@ -190,17 +237,58 @@ export async function agentSandbox(
     port,
     actor,
     env,
-    async project(name) {
+    async project(name, projectOptions = {}) {
       const dir = `${root}/work/${name}`;
+      const remote = `git@git.example.com:team/${name}.git`;
+      if (projectOptions.git) {
+        await Deno.mkdir(dir, { recursive: true });
+        for (const args of [["init", "-q"], ["remote", "add", "origin", remote]]) {
+          const done = await new Deno.Command("git", { args, cwd: dir, stdin: "null" }).output();
+          if (done.code !== 0) throw new Error(`git ${args[0]} failed: ${outputText(done)}`);
+        }
+        return dir;
+      }
       await Deno.mkdir(`${dir}/.git`, { recursive: true });
       // Like a real clone: a remote decides the project id.
-      await Deno.writeTextFile(
-        `${dir}/.git/config`,
-        `[remote "origin"]\n\turl = git@git.example.com:team/${name}.git\n`,
-      );
+      await Deno.writeTextFile(`${dir}/.git/config`, `[remote "origin"]\n\turl = ${remote}\n`);
       return dir;
     },
     kiroLearn,
+    async installAndStart(cwd, args = []) {
+      let installed = "";
+      for (const command of [["install", ...args], ["start"]]) {
+        const done = await kiroLearn(command, cwd);
+        if (done.code !== 0) {
+          throw new Error(`kiro-learn ${command.join(" ")} failed: ${outputText(done)}`);
+        }
+        if (command[0] === "install") installed = outputText(done);
+      }
+      return installed;
+    },
+    api,
+    async eventsIn(namespace) {
+      const res = await api(`${ROUTES.events}?limit=200`);
+      if (!res.ok) throw new Error(`GET ${ROUTES.events}: ${res.status} ${await res.text()}`);
+      return ((await res.json()).items as StoredEvent[]).filter((e) => e.namespace === namespace);
+    },
+    namespaceOf: (cwd) => resolveProject(cwd, { actor, home }).namespace,
+    strays,
+    async settled(what) {
+      await waitFor(
+        () => Promise.resolve(strays().length === 0 ? true : undefined),
+        { timeoutMs: 30_000, what },
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
+      });
+    },
+    async stopAll(cwd) {
+      const stopped = await kiroLearn(["stop"], cwd);
+      if (stopped.code !== 0) throw new Error(`kiro-learn stop failed: ${outputText(stopped)}`);
+      await waitFor(
+        () => Promise.resolve(processesWithEnv("HOME", home).length === 0 ? true : undefined),
+        { timeoutMs: 30_000, what: "the collector to exit after stop" },
+      );
+    },
     async [Symbol.asyncDispose]() {
       try {
         await kiroLearn(["stop"], root);

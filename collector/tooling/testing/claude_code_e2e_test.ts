@@ -2,16 +2,14 @@
 // own installer and a real collector: what the hooks record, and what memory reaches the model.
 import assert from "node:assert/strict";
 import { ROUTES } from "@kiro-learn/core/api/wire";
-import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import {
   claudeSandbox,
-  commandLine,
   isCollectorProcess,
-  outputText,
   processesWithEnv,
   requestText,
   startScriptedModel,
+  type StoredEvent,
   toolsThenText,
   toolThenText,
   waitFor,
@@ -19,14 +17,6 @@ import {
 
 const MEMORY_TITLE = "Leap-year date parser fix";
 const REPEATED_TITLE = "It printed hi.";
-
-interface StoredEvent {
-  kind: string;
-  namespace: string;
-  session_id: string;
-  body: { content?: string; data?: Record<string, unknown> };
-  source: { surface: string; project_path?: string };
-}
 
 Deno.test("Claude Code (real client): a session is recorded, and project memory reaches the model only in its project", async () => {
   await using box = await claudeSandbox();
@@ -39,17 +29,8 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   const alpha = await box.project("alpha");
   const beta = await box.project("beta");
 
-  const installed = await box.kiroLearn(["install"], alpha);
-  assert.equal(installed.code, 0, outputText(installed));
-  assert.match(outputText(installed), /add Claude Code hooks/);
-  const started = await box.kiroLearn(["start"], alpha);
-  assert.equal(started.code, 0, outputText(started));
-  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`http://127.0.0.1:${box.port}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    });
+  const installed = await box.installAndStart(alpha);
+  assert.match(installed, /add Claude Code hooks/);
 
   // Session 1 in alpha: a prompt, a failing Bash call, an answer.
   const first = await box.claude("Run the check script and tell me why it fails", {
@@ -58,7 +39,7 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   });
   assert.equal(first.code, 0, first.stdout + first.stderr);
   assert.equal(first.result, "The check failed: false always exits 1.");
-  const alphaNs = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
+  const alphaNs = box.namespaceOf(alpha);
   // One event per prompt, tool use and turn's end. No session-start hook fires at startup (the
   // first prompt carries the start block), none at the session's end (it would only note that the
   // session ended), and none per tool call: the turn's end (Stop) reads the turn's tool uses from
@@ -72,9 +53,7 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
     SessionEnd: events.filter((e) => e.body.content?.startsWith("session ended")).length,
   });
   const events = await waitFor(async () => {
-    const res = await api(`${ROUTES.events}?limit=100`);
-    const items = (await res.json()).items as StoredEvent[];
-    const ours = items.filter((e) => e.namespace === alphaNs);
+    const ours = await box.eventsIn(alphaNs);
     const { SessionStart: _none, SessionEnd: _noEnd, ...hooked } = perHook(ours);
     return Object.values(hooked).every((n) => n > 0) ? ours : undefined;
   }, { timeoutMs: 60_000, what: "session 1's prompt, tool use and turn's end in the collector" });
@@ -102,7 +81,7 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   assert.equal(new Set(events.map((e) => e.session_id)).size, 1, "one session id");
   // The prompt hook took the fast path (the collector's Unix socket, no Deno process); the turn's
   // end goes to the shim, which reads the transcript.
-  const stats = await (await api(ROUTES.stats)).json();
+  const stats = await (await box.api(ROUTES.stats)).json();
   assert.ok(stats.latency.hook.count >= 1, `fast-path hooks: ${JSON.stringify(stats.latency)}`);
 
   // What three short sessions that each printed "hi" leave behind: the same summary three times.
@@ -114,7 +93,7 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
       summary: `Asked to print hi; it printed hi. (${session})`,
       observation_type: "session_summary",
     });
-    const res = await api(ROUTES.memories, { method: "POST", body: JSON.stringify(repeated) });
+    const res = await box.api(ROUTES.memories, { method: "POST", body: JSON.stringify(repeated) });
     assert.ok(res.ok, await res.text());
   }
   // A memory of alpha's, then session 2 in alpha: the model must see it.
@@ -124,7 +103,7 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
     summary: "The date parser check fails on leap years because February has 29 days.",
     concepts: ["date parser", "leap year"],
   });
-  const saved = await api(ROUTES.memories, { method: "POST", body: JSON.stringify(record) });
+  const saved = await box.api(ROUTES.memories, { method: "POST", body: JSON.stringify(record) });
   assert.ok(saved.ok, await saved.text());
 
   const question = "Why does the date parser check fail on leap years?";
@@ -167,26 +146,13 @@ Deno.test("Claude Code (real client): a session is recorded, and project memory 
   }
 
   // Nothing outlives the sessions but the collector; after stop, nothing at all.
-  const strays = () =>
-    processesWithEnv("HOME", box.home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
-      .filter((c) => c !== "");
-  await waitFor(
-    () => Promise.resolve(strays().length === 0 ? true : undefined),
-    { timeoutMs: 30_000, what: "hooks and clients to exit (left: see strays)" },
-  ).catch((error) => {
-    throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
-  });
+  await box.settled("hooks and clients to exit (left: see strays)");
   assert.equal(
     processesWithEnv("HOME", box.home).filter(isCollectorProcess).length,
     1,
     "one collector",
   );
-  const stopped = await box.kiroLearn(["stop"], alpha);
-  assert.equal(stopped.code, 0, outputText(stopped));
-  await waitFor(
-    () => Promise.resolve(processesWithEnv("HOME", box.home).length === 0 ? true : undefined),
-    { timeoutMs: 30_000, what: "the collector to exit after stop" },
-  );
+  await box.stopAll(alpha);
 });
 
 Deno.test("Claude Code (real client): every tool call of a turn is recorded once, in order, from the transcript", async () => {
@@ -200,12 +166,8 @@ Deno.test("Claude Code (real client): every tool call of a turn is recorded once
     ], "Wrote the notes; the check fails."),
   );
   const project = await box.project("gamma");
-  for (const args of [["install"], ["start"]]) {
-    const done = await box.kiroLearn(args, project);
-    assert.equal(done.code, 0, outputText(done));
-  }
-  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
-  const namespace = resolveProject(project, { actor: box.actor, home: box.home }).namespace;
+  await box.installAndStart(project);
+  const namespace = box.namespaceOf(project);
   const run = await box.claude("Write the notes, run the check, read them back", {
     cwd: project,
     modelUrl: model.url,
@@ -213,12 +175,7 @@ Deno.test("Claude Code (real client): every tool call of a turn is recorded once
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.equal(run.result, "Wrote the notes; the check fails.");
   const tools = await waitFor(async () => {
-    const res = await fetch(`http://127.0.0.1:${box.port}${ROUTES.events}?limit=100`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    const items = ((await res.json()).items as StoredEvent[]).filter((e) =>
-      e.namespace === namespace
-    );
+    const items = await box.eventsIn(namespace);
     const ended = items.some((e) => e.kind === "session_summary");
     return ended ? items.filter((e) => e.kind === "tool_use").reverse() : undefined;
   }, { timeoutMs: 60_000, what: "the turn's end and its tool uses in the collector" });

@@ -4,7 +4,6 @@
 // the collector down and not startable, the session still runs without an error.
 import assert from "node:assert/strict";
 import { memoryPath, ROUTES } from "@kiro-learn/core/api/wire";
-import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import {
   claudeSandbox,
@@ -57,28 +56,20 @@ Deno.test("Claude Code (real client): the collector's MCP tools are offered and 
   await using box = await claudeSandbox();
   await using model = startScriptedModel(searchAndSave);
   const alpha = await box.project("alpha");
-  for (const args of [["install"], ["start"]]) {
-    const done = await box.kiroLearn(args, alpha);
-    assert.equal(done.code, 0, outputText(done));
-  }
+  await box.installAndStart(alpha);
   const entry = JSON.parse(await Deno.readTextFile(`${box.home}/.claude.json`))
     .mcpServers["kiro-learn-memory"];
   assert.equal(entry.type, "http");
   assert.equal(entry.url, `http://127.0.0.1:${box.port}${ROUTES.mcp}`);
 
-  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
-  const namespace = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
+  const namespace = box.namespaceOf(alpha);
   const record = makeRecord({
     namespace,
     title: MEMORY_TITLE,
     summary: "Invoice totals use banker's rounding (round half to even), never half up.",
     concepts: ["invoice", "rounding"],
   });
-  const saved = await fetch(`http://127.0.0.1:${box.port}${ROUTES.memories}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(record),
-  });
+  const saved = await box.api(ROUTES.memories, { method: "POST", body: JSON.stringify(record) });
   assert.ok(saved.ok, await saved.text());
 
   // Run from a subfolder: the project is still alpha's.
@@ -128,9 +119,7 @@ Deno.test("Claude Code (real client): the collector's MCP tools are offered and 
   const savedId = [...last.matchAll(/mr_[0-9A-Z]{26}/g)].map((m) => m[0])
     .find((id) => id !== record.record_id);
   assert.ok(savedId, `the save's tool result has no record id: ${last.slice(-3000)}`);
-  const stored = await fetch(`http://127.0.0.1:${box.port}${memoryPath(savedId)}`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
+  const stored = await box.api(memoryPath(savedId));
   const body = await stored.json();
   assert.equal(stored.status, 200, JSON.stringify(body));
   assert.equal(body.record.namespace, namespace);

@@ -3,15 +3,11 @@
 // that a project's memory is one, whichever agent wrote it (the real Claude Code in the same HOME).
 import assert from "node:assert/strict";
 import { ROUTES } from "@kiro-learn/core/api/wire";
-import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import {
   callsThenText,
   claudeSandbox,
-  commandLine,
-  isCollectorProcess,
   outputText,
-  processesWithEnv,
   responsesRequestText,
   startScriptedModel,
   startScriptedResponsesModel,
@@ -22,14 +18,6 @@ import {
 const SAVED_TITLE = "Leap-year date parser fix";
 const CLAUDE_TITLE = "Invoice totals round half to even";
 const ANSWER = "The check failed: false always exits 1.";
-
-interface StoredEvent {
-  kind: string;
-  namespace: string;
-  session_id: string;
-  body: { content?: string; data?: Record<string, unknown> };
-  source: { surface: string; project_path?: string };
-}
 
 Deno.test("Codex CLI (real client): a session is recorded once, its saved memory reaches the next session, and a project's memory is shared with Claude Code", async () => {
   await using box = await claudeSandbox();
@@ -52,23 +40,20 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   const alpha = await box.project("alpha");
   const beta = await box.project("beta");
 
-  const installed = await box.kiroLearn(["install"], alpha);
-  assert.equal(installed.code, 0, outputText(installed));
-  assert.match(outputText(installed), /add Codex CLI hooks \(UserPromptSubmit, Stop\)/);
-  assert.match(outputText(installed), /config\.toml: add Codex CLI MCP server and hook trust/);
-  const started = await box.kiroLearn(["start"], alpha);
-  assert.equal(started.code, 0, outputText(started));
+  const installed = await box.installAndStart(alpha);
+  assert.match(installed, /add Codex CLI hooks \(UserPromptSubmit, Stop\)/);
+  assert.match(installed, /config\.toml: add Codex CLI MCP server and hook trust/);
+  // The MCP entry is the collector's route over HTTP, its token from the headers helper: no
+  // server process per session, and no token in the file.
+  const config = await Deno.readTextFile(`${box.home}/.codex/config.toml`);
+  assert.ok(
+    config.includes(`url = "http://127.0.0.1:${box.port}${ROUTES.mcp}"`) &&
+      /http_headers_helper = "cd \/ && exec .*mcp-headers/.test(config) &&
+      !config.includes("mcp-server"),
+    config,
+  );
   const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`http://127.0.0.1:${box.port}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    });
-  const eventsOf = async (namespace: string) => {
-    const res = await api(`${ROUTES.events}?limit=200`);
-    return ((await res.json()).items as StoredEvent[]).filter((e) => e.namespace === namespace);
-  };
-  const alphaNs = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
+  const alphaNs = box.namespaceOf(alpha);
 
   const first = await box.codex("Run the check script and tell me why it fails", {
     cwd: alpha,
@@ -80,8 +65,9 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   assert.match(first.stderr, /hook: UserPromptSubmit Completed/);
   assert.match(first.stderr, /hook: Stop Completed/);
   assert.match(first.stderr, /mcp: kiro-learn-memory\/save_observation \(completed\)/);
+  assert.ok(!config.includes(token), "the token stays out of config.toml");
   const events = await waitFor(async () => {
-    const ours = await eventsOf(alphaNs);
+    const ours = await box.eventsIn(alphaNs);
     return ours.some((e) => e.kind === "session_summary") ? ours : undefined;
   }, { timeoutMs: 60_000, what: "session 1's turn end in the collector" });
   const kinds = events.map((e) => e.kind).sort();
@@ -102,7 +88,7 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   assert.equal(events.find((e) => e.kind === "session_summary")!.body.content, ANSWER);
   // The prompt hook took the fast path: Codex's route answered it (no Deno shim, which posts to
   // the events route), once; the turn's end went to the shim, which read the rollout.
-  const stats = await (await api(ROUTES.stats)).json();
+  const stats = await (await box.api(ROUTES.stats)).json();
   assert.equal(stats.latency.hook.count, 1, `fast-path hooks: ${JSON.stringify(stats.latency)}`);
 
   // Session 2 in alpha: the memory session 1 saved reaches the model, once.
@@ -130,7 +116,7 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   const claude = await box.claude("Check the invoices", { cwd: alpha, modelUrl: claudeModel.url });
   assert.equal(claude.code, 0, claude.stdout + claude.stderr);
   await waitFor(async () => {
-    const ours = await eventsOf(alphaNs);
+    const ours = await box.eventsIn(alphaNs);
     return ours.some((e) => e.source.surface === "claude-code" && e.kind === "session_summary")
       ? true
       : undefined;
@@ -141,7 +127,7 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
     summary: "Invoice totals use banker's rounding (round half to even), never half up.",
     concepts: ["invoice", "rounding"],
   });
-  const saved = await api(ROUTES.memories, { method: "POST", body: JSON.stringify(record) });
+  const saved = await box.api(ROUTES.memories, { method: "POST", body: JSON.stringify(record) });
   assert.ok(saved.ok, await saved.text());
   const seenClaude = model.requests.length;
   const third = await box.codex("How are invoice totals rounded?", {
@@ -191,7 +177,7 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   }
   assert.equal((await box.kiroLearn(["start"], alpha)).code, 0);
   const delivered = await waitFor(async () => {
-    const ours = await eventsOf(alphaNs);
+    const ours = await box.eventsIn(alphaNs);
     const prompt = ours.find((e) => e.kind === "prompt" && e.body.content === downPrompt);
     if (prompt === undefined || spooled() !== 0) return undefined;
     return ours.filter((e) => e.session_id === prompt.session_id);
@@ -199,21 +185,8 @@ Deno.test("Codex CLI (real client): a session is recorded once, its saved memory
   assert.deepEqual(delivered.map((e) => e.kind).sort(), ["prompt", "session_summary"]);
 
   // Nothing outlives the sessions but the collector; after stop, nothing at all.
-  const strays = () =>
-    processesWithEnv("HOME", box.home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
-      .filter((c) => c !== "");
-  await waitFor(
-    () => Promise.resolve(strays().length === 0 ? true : undefined),
-    { timeoutMs: 30_000, what: "hooks and clients to exit (left: see strays)" },
-  ).catch((error) => {
-    throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
-  });
-  const stopped = await box.kiroLearn(["stop"], alpha);
-  assert.equal(stopped.code, 0, outputText(stopped));
-  await waitFor(
-    () => Promise.resolve(processesWithEnv("HOME", box.home).length === 0 ? true : undefined),
-    { timeoutMs: 30_000, what: "the collector to exit after stop" },
-  );
+  await box.settled("hooks and clients to exit (left: see strays)");
+  await box.stopAll(alpha);
 });
 
 Deno.test("Codex CLI (real client): uninstall leaves its config.toml byte for byte as the user had it", async () => {

@@ -3,32 +3,21 @@
 // the API key Gemini CLI hands every hook never reaches kiro-learn's data dir.
 import assert from "node:assert/strict";
 import { ROUTES } from "@kiro-learn/core/api/wire";
-import { resolveProject } from "@kiro-learn/core/project";
 import { makeRecord } from "@kiro-learn/core/testing";
 import {
   declaresTools,
   type GeminiPart,
   geminiRequestText,
   geminiSandbox,
-  gitRepository,
   outputText,
   secretsOnDisk,
   startScriptedGeminiModel,
   waitFor,
-  waitForOnlyCollector,
 } from "./mod.ts";
 
 const SAVED_TITLE = "Check script exits 1 by design";
 const SHARED_TITLE = "Leap-year date parser fix";
 const ANSWER = "The check failed: false always exits 1.";
-
-interface StoredEvent {
-  kind: string;
-  namespace: string;
-  session_id: string;
-  body: { content?: string; data?: Record<string, unknown> };
-  source: { surface: string; project_path?: string };
-}
 
 /** The name Gemini CLI declares an MCP tool of ours under (`mcp_<server>_<tool>`). */
 function declaredTool(body: Record<string, unknown>, suffix: string): string | undefined {
@@ -80,26 +69,13 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
     }
     return [{ text: ANSWER }];
   });
-  const alpha = await gitRepository(box.root, "alpha");
-  const beta = await gitRepository(box.root, "beta");
+  const alpha = await box.project("alpha", { git: true });
+  const beta = await box.project("beta", { git: true });
 
   const userSettings = `${box.home}/.gemini/settings.json`;
   const before = await Deno.readTextFile(userSettings);
-  const installed = await box.kiroLearn(["install"], alpha);
-  assert.equal(installed.code, 0, outputText(installed));
-  assert.match(outputText(installed), /Gemini CLI hooks \(BeforeAgent, AfterAgent\)/);
-  const started = await box.kiroLearn(["start"], alpha);
-  assert.equal(started.code, 0, outputText(started));
-  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`http://127.0.0.1:${box.port}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    });
-  const eventsOf = async (namespace: string) => {
-    const res = await api(`${ROUTES.events}?limit=200`);
-    return ((await res.json()).items as StoredEvent[]).filter((e) => e.namespace === namespace);
-  };
+  const installed = await box.installAndStart(alpha);
+  assert.match(installed, /Gemini CLI hooks \(BeforeAgent, AfterAgent\)/);
 
   // Session 1 in alpha.
   const first = await box.gemini("Run the check script and tell me why it fails", {
@@ -111,9 +87,9 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
   assert.equal(first.response, ANSWER);
   // Gemini CLI says so on stderr when a hook fails, times out or prints something it cannot use.
   assert.doesNotMatch(first.stderr, /hook/i, "Gemini CLI complained about a hook");
-  const alphaNs = resolveProject(alpha, { actor: box.actor, home: box.home }).namespace;
+  const alphaNs = box.namespaceOf(alpha);
   const events = await waitFor(async () => {
-    const ours = await eventsOf(alphaNs);
+    const ours = await box.eventsIn(alphaNs);
     return ours.some((e) => e.kind === "session_summary") ? ours : undefined;
   }, { timeoutMs: 60_000, what: "session 1's turn end in the collector" });
   const kinds = events.map((e) => e.kind).sort();
@@ -139,14 +115,14 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
   // The prompt hook took the fast path: Gemini CLI's route answered it (a Deno shim posts to the
   // events route instead), once; no hook fired per tool call, and the turn's end went to the
   // shim, which read the turn's tool uses from the session's chat file.
-  const stats = await (await api(ROUTES.stats)).json();
+  const stats = await (await box.api(ROUTES.stats)).json();
   assert.equal(stats.latency.hook.count, 1, `fast-path hooks: ${JSON.stringify(stats.latency)}`);
   // The MCP tool was offered and called: its memory is in alpha.
   assert.ok(
     model.requests.some((r) => r.body !== null && declaredTool(r.body, "save_observation")),
     "Gemini CLI offered the kiro-learn MCP tools",
   );
-  const search = await api(
+  const search = await box.api(
     `${ROUTES.memories}?namespace=${encodeURIComponent(alphaNs)}&limit=50`,
   );
   assert.ok(search.ok, await search.clone().text());
@@ -159,7 +135,7 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
     summary: "The date parser check fails on leap years because February has 29 days.",
     concepts: ["date parser", "leap year", "check script"],
   });
-  const saved = await api(ROUTES.memories, { method: "POST", body: JSON.stringify(shared) });
+  const saved = await box.api(ROUTES.memories, { method: "POST", body: JSON.stringify(shared) });
   assert.ok(saved.ok, await saved.text());
 
   // Session 2 in alpha: both memories reach the model's first request.
@@ -197,9 +173,9 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
       "alpha's memory in beta",
     );
   }
-  const betaNs = resolveProject(beta, { actor: box.actor, home: box.home }).namespace;
+  const betaNs = box.namespaceOf(beta);
   await waitFor(async () => {
-    const ours = await eventsOf(betaNs);
+    const ours = await box.eventsIn(betaNs);
     return ours.some((e) => e.kind === "session_summary") ? true : undefined;
   }, { timeoutMs: 60_000, what: "session 3's turn end in beta" });
 
@@ -232,7 +208,7 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
   }
   assert.equal((await box.kiroLearn(["start"], alpha)).code, 0);
   const delivered = await waitFor(async () => {
-    const ours = await eventsOf(alphaNs);
+    const ours = await box.eventsIn(alphaNs);
     const prompt = ours.find((e) => e.kind === "prompt" && e.body.content === downPrompt);
     if (prompt === undefined || spooled() !== 0) return undefined;
     return ours.filter((e) => e.session_id === prompt.session_id);
@@ -240,7 +216,7 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
   assert.deepEqual(delivered.map((e) => e.kind).sort(), ["prompt", "session_summary"]);
 
   // Nothing outlives the sessions but the collector.
-  await waitForOnlyCollector(box.home);
+  await box.settled("hooks, MCP servers and clients to exit");
 
   // Uninstall (--all: settings.json is user-level wiring) gives the user's settings.json back, byte
   // for byte.

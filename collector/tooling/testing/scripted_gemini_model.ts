@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { type ModelRequest, startScriptedServer } from "./scripted_server.ts";
 
 /** A tool call the scripted model asks for (a Gemini `functionCall` part). */
 export interface GeminiToolCall {
@@ -21,14 +22,7 @@ export interface GeminiToolCall {
 export type GeminiPart = { text: string } | { functionCall: GeminiToolCall };
 
 /** A request as the server received it. */
-export interface GeminiRequest {
-  /** HTTP method. */
-  method: string;
-  /** Path and query. */
-  path: string;
-  /** Parsed JSON body, or null when there was none. */
-  body: Record<string, unknown> | null;
-}
+export type GeminiRequest = ModelRequest;
 
 /** Picks the reply to a `generateContent` body. */
 export type GeminiScript = (body: Record<string, unknown>) => GeminiPart[];
@@ -108,22 +102,10 @@ export function geminiResponse(
   };
 }
 
-async function handle(
-  req: Request,
-  script: GeminiScript,
-  requests: GeminiRequest[],
-): Promise<Response> {
-  const url = new URL(req.url);
-  const text = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
-  let body: Record<string, unknown> | null = null;
-  try {
-    body = text === "" ? null : JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  requests.push({ method: req.method, path: url.pathname + url.search, body });
-  const call = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):([A-Za-z]+)$/.exec(url.pathname);
-  if (req.method === "POST" && call !== null) {
+function answer(request: ModelRequest & { pathname: string }, script: GeminiScript): Response {
+  const { method: verb, pathname, body } = request;
+  const call = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):([A-Za-z]+)$/.exec(pathname);
+  if (verb === "POST" && call !== null) {
     const [, model, method] = call;
     if (method === "countTokens") return Response.json({ totalTokens: roughTokens(body) });
     if ((method === "generateContent" || method === "streamGenerateContent") && body !== null) {
@@ -135,23 +117,13 @@ async function handle(
     }
   }
   return Response.json(
-    { error: { code: 404, message: `no ${url.pathname} here`, status: "NOT_FOUND" } },
+    { error: { code: 404, message: `no ${pathname} here`, status: "NOT_FOUND" } },
     { status: 404 },
   );
 }
 
 /** Starts the scripted Gemini model on `127.0.0.1` and a free port. */
 export function startScriptedGeminiModel(script: GeminiScript): ScriptedGeminiModel {
-  const requests: GeminiRequest[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (req) => handle(req, script, requests),
-  );
-  return {
-    url: `http://127.0.0.1:${server.addr.port}`,
-    requests,
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-    },
-  };
+  const { origin, setScript: _fixed, ...server } = startScriptedServer(script, answer);
+  return { url: origin, ...server };
 }

@@ -8,21 +8,14 @@
  *
  * @module
  */
+import { type ModelRequest, startScriptedServer } from "./scripted_server.ts";
 
 /** One content block the scripted model answers with. */
 export type ScriptedBlock =
   | { type: "text"; text: string }
   | { type: "tool_use"; name: string; input: Record<string, unknown> };
 
-/** A request as the server received it. */
-export interface ModelRequest {
-  /** HTTP method. */
-  method: string;
-  /** Path and query. */
-  path: string;
-  /** Parsed JSON body, or null when there was none. */
-  body: Record<string, unknown> | null;
-}
+export type { ModelRequest };
 
 /** Picks the reply to a `POST /v1/messages` body. */
 export type ModelScript = (body: Record<string, unknown>) => ScriptedBlock[];
@@ -191,25 +184,13 @@ export function messageEvents(
   return events;
 }
 
-async function handle(
-  req: Request,
-  script: () => ModelScript,
-  requests: ModelRequest[],
-): Promise<Response> {
-  const url = new URL(req.url);
-  const text = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
-  let body: Record<string, unknown> | null = null;
-  try {
-    body = text === "" ? null : JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  requests.push({ method: req.method, path: url.pathname + url.search, body });
-  if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
+function answer(request: ModelRequest & { pathname: string }, script: ModelScript): Response {
+  const { method, pathname, body } = request;
+  if (method === "POST" && pathname === "/v1/messages/count_tokens") {
     return Response.json({ input_tokens: roughTokens(body) });
   }
-  if (req.method === "POST" && url.pathname === "/v1/messages" && body !== null) {
-    const blocks = script()(body);
+  if (method === "POST" && pathname === "/v1/messages" && body !== null) {
+    const blocks = script(body);
     const model = typeof body.model === "string" ? body.model : "claude-scripted";
     if (body.stream !== true) {
       const content = contentOf(blocks);
@@ -230,31 +211,17 @@ async function handle(
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
     });
   }
-  if (req.method === "HEAD" || (req.method === "GET" && url.pathname === "/")) {
+  if (method === "HEAD" || (method === "GET" && pathname === "/")) {
     return new Response(null, { status: 200 });
   }
   return Response.json(
-    { type: "error", error: { type: "not_found_error", message: `no ${url.pathname} here` } },
+    { type: "error", error: { type: "not_found_error", message: `no ${pathname} here` } },
     { status: 404 },
   );
 }
 
 /** Starts the scripted model on `127.0.0.1` and a free port. */
 export function startScriptedModel(script: ModelScript): ScriptedModel {
-  let current = script;
-  const requests: ModelRequest[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (req) => handle(req, () => current, requests),
-  );
-  return {
-    url: `http://127.0.0.1:${server.addr.port}`,
-    requests,
-    setScript(next) {
-      current = next;
-    },
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-    },
-  };
+  const { origin, ...server } = startScriptedServer(script, answer);
+  return { url: origin, ...server };
 }

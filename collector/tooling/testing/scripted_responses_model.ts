@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ModelRequest } from "./scripted_model.ts";
+import { type ModelRequest, startScriptedServer } from "./scripted_server.ts";
 
 /** One output item the scripted model answers with. */
 export type ResponsesItem =
@@ -102,44 +102,18 @@ export function responseEvents(items: ResponsesItem[]): string {
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 }
 
-async function handle(
-  req: Request,
-  script: () => ResponsesScript,
-  requests: ModelRequest[],
-): Promise<Response> {
-  const url = new URL(req.url);
-  const text = await req.text();
-  let body: Record<string, unknown> | null = null;
-  try {
-    body = text === "" ? null : JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  requests.push({ method: req.method, path: url.pathname + url.search, body });
-  if (req.method === "POST" && url.pathname.endsWith("/responses") && body !== null) {
-    return new Response(responseEvents(script()(body)), {
+function answer(request: ModelRequest & { pathname: string }, script: ResponsesScript): Response {
+  const { method, pathname, body } = request;
+  if (method === "POST" && pathname.endsWith("/responses") && body !== null) {
+    return new Response(responseEvents(script(body)), {
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
     });
   }
-  return Response.json({ error: { message: `no ${url.pathname} here` } }, { status: 404 });
+  return Response.json({ error: { message: `no ${pathname} here` } }, { status: 404 });
 }
 
 /** Starts the scripted Responses model on `127.0.0.1` and a free port. */
 export function startScriptedResponsesModel(script: ResponsesScript): ScriptedResponsesModel {
-  let current = script;
-  const requests: ModelRequest[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (req) => handle(req, () => current, requests),
-  );
-  return {
-    url: `http://127.0.0.1:${server.addr.port}/v1`,
-    requests,
-    setScript(next) {
-      current = next;
-    },
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-    },
-  };
+  const { origin, ...server } = startScriptedServer(script, answer);
+  return { url: `${origin}/v1`, ...server };
 }

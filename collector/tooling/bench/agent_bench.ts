@@ -1,0 +1,490 @@
+/**
+ * What the agent-session benchmarks share (`claude_code_bench.ts`, `codex_bench.ts`,
+ * `gemini_cli_bench.ts`): their command-line options, busy-looping processes for a loaded machine
+ * (`--hogs=N`, also used by `acp_start_bench.ts`), kiro-learn installed in a sandbox by its own
+ * CLI, setups run in rotating interleaved rounds (drift on a shared machine hits all alike), the
+ * check that every hooked session reached the collector, and the paired summary: per setup its
+ * timing and its overhead over the setup without kiro-learn (the difference of the medians, and
+ * the median of the per-round differences, which a load swing hits alike within a round).
+ *
+ * @module
+ */
+import { formatMs, summarize, type TimingFigure, timingFigure } from "@kiro-learn/core/testing";
+import { type AgentSandbox, type ModelRequest, waitFor } from "../testing/mod.ts";
+
+/** The options every agent-session benchmark takes. */
+export interface AgentBenchOptions {
+  /** Measured rounds (each runs every setup once). */
+  runs: number;
+  /** Unmeasured rounds first (the client's and the collector's first start). */
+  warmup: number;
+  /** Busy-looping processes running throughout the measurement. */
+  hogs: number;
+  /** `--quick`: the small default run count. */
+  quick: boolean;
+}
+
+/** An integer option `--<name>=N` of `args`, or `fallback`; throws on anything but N ≥ `min`. */
+export function intOption(
+  args: readonly string[],
+  name: string,
+  fallback: number,
+  min = 0,
+): number {
+  const raw = args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(
+      `--${name} must be an integer of at least ${min}, got ${raw}: pass e.g. --${name}=2`,
+    );
+  }
+  return value;
+}
+
+/** `--quick`, `--runs=N` (default 20, 5 with `--quick`) and `--hogs=N` (default 0) of `args`. */
+export function agentBenchOptions(args: readonly string[]): AgentBenchOptions {
+  const quick = args.includes("--quick");
+  return {
+    runs: intOption(args, "runs", quick ? 5 : 20, 1),
+    warmup: 1,
+    hogs: intOption(args, "hogs", 0),
+    quick,
+  };
+}
+
+/**
+ * Where a benchmark's figures go: `--out=<path>`, else `.bench/<name><suffixes>.json` with
+ * `-hogs<N>` under load and `-quick` for a quick run.
+ */
+export function figuresPath(
+  args: readonly string[],
+  name: string,
+  options: AgentBenchOptions,
+): string {
+  const given = args.find((a) => a.startsWith("--out="))?.slice(6);
+  if (given !== undefined) return given;
+  const suffix = `${options.hogs > 0 ? `-hogs${options.hogs}` : ""}${
+    options.quick ? "-quick" : ""
+  }`;
+  return new URL(`../../../.bench/${name}${suffix}.json`, import.meta.url).pathname;
+}
+
+/** Writes a benchmark's figures as JSON to `path`, making its folder. */
+export async function writeFigures(path: string, figures: unknown): Promise<void> {
+  await Deno.mkdir(new URL(".", `file://${path}`).pathname, { recursive: true });
+  await Deno.writeTextFile(path, JSON.stringify(figures, null, 2) + "\n");
+}
+
+/** Busy-looping processes, one core each, as a loaded machine has. */
+export interface Hogs extends AsyncDisposable {
+  /** How many run. */
+  count: number;
+}
+
+/** Starts `count` processes that keep one core busy each; disposing ends them. */
+export function startHogs(count: number): Hogs {
+  const children = Array.from({ length: count }, () =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["eval", "for (;;) {}"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn());
+  return {
+    count,
+    async [Symbol.asyncDispose]() {
+      for (const child of children) {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // Already gone.
+        }
+        await child.status;
+      }
+    },
+  };
+}
+
+/** The machine's one-minute load average before and after a measurement. */
+export interface LoadFigure {
+  /** Before the first round. */
+  before: number;
+  /** After the last. */
+  after: number;
+}
+
+/** One setup an agent-session benchmark times, in a sandbox of its own. */
+export interface AgentSetup<Box extends AgentSandbox = AgentSandbox> {
+  /** Key in the JSON figures. */
+  key: string;
+  /** Label on stdout. */
+  label: string;
+  box: Box;
+  /** The project folder sessions run in. */
+  cwd: string;
+  /** Whether kiro-learn's hooks are installed (every session's prompt must reach the collector). */
+  hooks: boolean;
+  /** Whether the client connects to kiro-learn's MCP server. */
+  mcp: boolean;
+  /** Measured session times, in ms, one per round. */
+  times: number[];
+}
+
+/** What a setup is: kiro-learn installed how, and what of it is then taken out. */
+export interface SetupSpec<Box extends AgentSandbox> {
+  /** Key in the JSON figures. */
+  key: string;
+  /** Label on stdout. */
+  label: string;
+  /** Arguments after `kiro-learn install`, or null for no kiro-learn. */
+  install: string[] | null;
+  /** Whether the hooks stay installed. */
+  hooks: boolean;
+  /** Whether the MCP entry stays installed. */
+  mcp: boolean;
+  /** Takes out what the setup leaves out (the MCP entry, the hooks) after the install. */
+  adjust?: (box: Box) => Promise<void>;
+}
+
+/**
+ * Makes one setup in `box` (a fresh sandbox, disposed of here when the setup cannot be made):
+ * a project folder, kiro-learn installed and started as `spec` says.
+ */
+export async function makeSetup<Box extends AgentSandbox>(
+  box: Box,
+  spec: SetupSpec<Box>,
+): Promise<AgentSetup<Box>> {
+  try {
+    const cwd = await box.project("app");
+    if (spec.install !== null) await box.installAndStart(cwd, spec.install);
+    await spec.adjust?.(box);
+    return {
+      key: spec.key,
+      label: spec.label,
+      box,
+      cwd,
+      hooks: spec.hooks,
+      mcp: spec.mcp,
+      times: [],
+    };
+  } catch (error) {
+    await box[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
+/** Makes every setup in turn; when one cannot be made, those made are disposed of. */
+export async function makeSetups<S extends AgentSetup>(
+  makers: readonly (() => Promise<S>)[],
+): Promise<S[]> {
+  const setups: S[] = [];
+  try {
+    for (const make of makers) setups.push(await make());
+    return setups;
+  } catch (error) {
+    for (const setup of setups) await setup.box[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
+/**
+ * Waits, untimed, until a session's background work (a hook's delivery that goes on after the
+ * client exits) has ended: it would otherwise run into the next session, which may be another
+ * setup's, and slow that one instead.
+ */
+export async function backgroundDone(setup: AgentSetup): Promise<void> {
+  await waitFor(() => Promise.resolve(setup.box.strays().length === 0 ? true : undefined), {
+    timeoutMs: 30_000,
+    intervalMs: 5,
+    what: `the background work of a ${setup.label} session to end`,
+  });
+}
+
+/**
+ * Runs `warmup` unmeasured rounds then `runs` measured ones; each round runs every setup's
+ * `session` once (it returns the session's time), rotating which goes first so none always runs
+ * on a machine another just warmed, and waits for its background work after each.
+ */
+export async function interleave<S extends AgentSetup>(
+  setups: readonly S[],
+  options: { runs: number; warmup: number },
+  session: (setup: S, measured: boolean) => Promise<number>,
+): Promise<void> {
+  for (let i = -options.warmup; i < options.runs; i++) {
+    for (let k = 0; k < setups.length; k++) {
+      const setup = setups[(k + i + options.warmup) % setups.length];
+      const ms = await session(setup, i >= 0);
+      await backgroundDone(setup);
+      if (i >= 0) setup.times.push(ms);
+    }
+  }
+}
+
+/** What the collector of a hooked setup recorded. */
+export interface CollectorFigure {
+  /** Prompts recorded (one per session). */
+  prompts: number;
+  /** The collector's own figures of fast-path hook requests, when any came. */
+  fast_path_hooks: { count: number; p50: number; p95: number } | null;
+}
+
+/**
+ * Checks that every session of a hooked setup (`sessions` in all) reached the collector as one
+ * prompt, else the figures would not measure the hooks; returns what the collector recorded.
+ */
+export async function recordedPrompts(
+  setup: AgentSetup,
+  sessions: number,
+): Promise<CollectorFigure> {
+  const { box } = setup;
+  const token = (await Deno.readTextFile(`${box.dataDir}/token`)).trim();
+  const headers = { authorization: `Bearer ${token}` };
+  const res = await fetch(`http://127.0.0.1:${box.port}/v1/events?limit=1000`, { headers });
+  const prompts = ((await res.json()).items as { kind: string }[])
+    .filter((e) => e.kind === "prompt").length;
+  if (prompts !== sessions) {
+    throw new Error(
+      `the collector of "${setup.label}" holds ${prompts} prompts for ${sessions} hooked ` +
+        "sessions: the hooks did not all run, so the figures would not measure them; check " +
+        "`kiro-learn doctor`",
+    );
+  }
+  const stats = await fetch(`http://127.0.0.1:${box.port}/v1/stats`, { headers });
+  const hook = (await stats.json()).latency?.hook as CollectorFigure["fast_path_hooks"] | undefined;
+  return { prompts, fast_path_hooks: hook ?? null };
+}
+
+/** One setup's overhead over the setup without kiro-learn, in ms. */
+export interface Overhead {
+  /** Difference of the medians. */
+  median_ms: number;
+  /** Difference of the 95th percentiles. */
+  p95_ms: number;
+  /** Median of the per-round differences. */
+  paired_median_ms: number;
+}
+
+/** The paired summary of a benchmark's setups; the first is the one without kiro-learn. */
+export interface PairedSummary {
+  /** Each setup's session times. */
+  figures: Record<string, TimingFigure>;
+  /** Each other setup's overhead over the first. */
+  overhead: Record<string, Overhead>;
+  /** Every measured time, by setup. */
+  times_ms: Record<string, number[]>;
+}
+
+/** Sums up setups measured in the same rounds; the first is the baseline. */
+export function pairedSummary(setups: readonly Pick<AgentSetup, "key" | "times">[]): PairedSummary {
+  const [base, ...others] = setups;
+  const baseline = timingFigure(base.times);
+  const figures: Record<string, TimingFigure> = {};
+  const overhead: Record<string, Overhead> = {};
+  for (const setup of setups) figures[setup.key] = timingFigure(setup.times);
+  for (const setup of others) {
+    if (setup.times.length !== base.times.length) {
+      throw new Error(
+        `setup ${setup.key} has ${setup.times.length} runs, the baseline ${base.times.length}`,
+      );
+    }
+    const f = figures[setup.key];
+    overhead[setup.key] = {
+      median_ms: f.median_ms - baseline.median_ms,
+      p95_ms: f.p95_ms - baseline.p95_ms,
+      paired_median_ms: summarize(setup.times.map((t, i) => t - base.times[i])).p50,
+    };
+  }
+  return {
+    figures,
+    overhead,
+    times_ms: Object.fromEntries(setups.map((s) => [s.key, s.times])),
+  };
+}
+
+/** `+12 ms`, `-3.4 ms`. */
+export function signedMs(ms: number): string {
+  return ms < 0 ? `-${formatMs(-ms)}` : `+${formatMs(ms)}`;
+}
+
+/** A timing line: `<prefix>: <label> median … p95 … (min …, max …, N runs)`. */
+export function timingLine(prefix: string, label: string, f: TimingFigure): string {
+  return `${prefix}: ${label.padEnd(28)} median ${formatMs(f.median_ms).padStart(8)}  p95 ${
+    formatMs(f.p95_ms).padStart(8)
+  }  (min ${formatMs(f.min_ms)}, max ${formatMs(f.max_ms)}, ${f.runs} runs)`;
+}
+
+/** The lines of a paired summary: each setup's timing, then each overhead. */
+export function summaryLines(
+  prefix: string,
+  setups: readonly Pick<AgentSetup, "key" | "label">[],
+  summary: PairedSummary,
+): string[] {
+  const lines = setups.map((s) => timingLine(prefix, s.label, summary.figures[s.key]));
+  for (const setup of setups.slice(1)) {
+    const d = summary.overhead[setup.key];
+    lines.push(
+      `${prefix}: overhead per session, ${setup.label}: median ${signedMs(d.median_ms)}, p95 ${
+        signedMs(d.p95_ms)
+      }, paired median ${signedMs(d.paired_median_ms)}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * Measures `setups` (the first without kiro-learn) in interleaved rounds beside `options.hogs`
+ * busy processes, checks every hooked session reached its collector, prints the summary under
+ * `prefix`, and disposes of every sandbox. Returns the summary with the load and the collectors'
+ * figures.
+ */
+export async function measureSetups<S extends AgentSetup>(
+  prefix: string,
+  setups: readonly S[],
+  options: AgentBenchOptions & {
+    session: (setup: S, measured: boolean) => Promise<number>;
+  },
+): Promise<
+  PairedSummary & {
+    load: LoadFigure;
+    hogs: number;
+    collectors: Record<string, CollectorFigure>;
+  }
+> {
+  try {
+    const load = { before: Deno.loadavg()[0], after: 0 };
+    {
+      await using _hogs = startHogs(options.hogs);
+      await interleave(setups, options, options.session);
+      load.after = Deno.loadavg()[0];
+    }
+    const collectors: Record<string, CollectorFigure> = {};
+    for (const setup of setups) {
+      if (!setup.hooks) continue;
+      const figure = await recordedPrompts(setup, options.runs + options.warmup);
+      collectors[setup.key] = figure;
+      const hook = figure.fast_path_hooks;
+      console.log(
+        `${prefix}: ${setup.label}: ${figure.prompts} prompts recorded; fast-path hook firings ${
+          hook?.count ?? 0
+        } (collector side p50 ${hook?.p50 ?? "-"} ms, p95 ${hook?.p95 ?? "-"} ms)`,
+      );
+    }
+    const summary = pairedSummary(setups);
+    for (const line of summaryLines(prefix, setups, summary)) console.log(line);
+    console.log(
+      `${prefix}: ${options.hogs} busy process(es), load ${load.before.toFixed(2)} → ${
+        load.after.toFixed(2)
+      }`,
+    );
+    return { ...summary, load, hogs: options.hogs, collectors };
+  } finally {
+    for (const setup of setups) await setup.box[Symbol.asyncDispose]();
+  }
+}
+
+/**
+ * Runs `fn` with TMPDIR a folder of its own (the sandboxes go there, not among other runs' in
+ * /tmp); returns its result and the names left in that folder, which is then removed.
+ */
+export async function inPrivateTmp<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; left: string[] }> {
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-bench-tmp-" });
+  const previous = Deno.env.get("TMPDIR");
+  Deno.env.set("TMPDIR", tmp);
+  try {
+    const result = await fn();
+    return { result, left: [...Deno.readDirSync(tmp)].map((e) => e.name) };
+  } finally {
+    if (previous === undefined) Deno.env.delete("TMPDIR");
+    else Deno.env.set("TMPDIR", previous);
+    await Deno.remove(tmp, { recursive: true });
+  }
+}
+
+/** A client's benchmark (Codex CLI, Gemini CLI): its setups and how one session runs. */
+export interface ClientBench<Box extends AgentSandbox> {
+  /** The prefix of its lines on stdout. */
+  prefix: string;
+  /** Its setups, the one without kiro-learn first. */
+  specs: readonly SetupSpec<Box>[];
+  /** Makes a fresh sandbox for the client. */
+  sandbox: () => Promise<Box>;
+  /** The scripted model's recorded requests (to see which sessions were offered our tools). */
+  requests: readonly ModelRequest[];
+  /** Runs one session; returns null when it went as scripted, else what it printed. */
+  run: (setup: AgentSetup<Box>) => Promise<string | null>;
+  /** What the figures are of (session, client version), added to them. */
+  about: Record<string, unknown>;
+}
+
+/**
+ * Runs a client's benchmark: its setups in interleaved rounds, each session timed whole and
+ * checked (it answered as scripted; the model was offered kiro-learn's memory tools exactly in
+ * the setups with the MCP entry). Returns the figures.
+ */
+export async function benchClient<Box extends AgentSandbox>(
+  bench: ClientBench<Box>,
+  options: AgentBenchOptions,
+): Promise<Record<string, unknown>> {
+  const setups = await makeSetups<AgentSetup<Box>>(
+    bench.specs.map((spec) => async () => makeSetup(await bench.sandbox(), spec)),
+  );
+  const session = async (setup: AgentSetup<Box>): Promise<number> => {
+    const seen = bench.requests.length;
+    const started = performance.now();
+    const failed = await bench.run(setup);
+    const ms = performance.now() - started;
+    if (failed !== null) {
+      throw new Error(`a ${bench.prefix} session of "${setup.label}" failed: ${failed}`);
+    }
+    const offered = bench.requests.slice(seen).some((r) =>
+      JSON.stringify(r.body?.tools ?? []).includes("search_memory")
+    );
+    if (offered !== setup.mcp) {
+      throw new Error(
+        `a "${setup.label}" session was ${offered ? "" : "not "}offered kiro-learn's memory ` +
+          "tools, so the figures would not measure the setup; check `kiro-learn doctor`",
+      );
+    }
+    return ms;
+  };
+  const { figures, ...rest } = await measureSetups(bench.prefix, setups, { ...options, session });
+  return {
+    ...figures,
+    ...rest,
+    ...bench.about,
+    deno: Deno.version.deno,
+    quick: options.quick,
+    at: new Date().toISOString(),
+  };
+}
+
+/**
+ * What is wrong with a benchmark's figures of `runs` rounds of `specs` (for its smoke test): a
+ * setup without its runs, an overhead missing or extra, a hooked setup whose sessions did not all
+ * reach its collector.
+ */
+export function figureProblems(
+  figures: Record<string, unknown>,
+  specs: readonly Pick<SetupSpec<AgentSandbox>, "key" | "hooks">[],
+  sessions: number,
+): string[] {
+  const problems: string[] = [];
+  for (const spec of specs) {
+    const runs = (figures[spec.key] as TimingFigure | undefined)?.runs;
+    if (runs !== sessions) problems.push(`${spec.key}: ${runs} runs`);
+  }
+  const overheads = Object.keys((figures.overhead ?? {}) as object).sort().join(",");
+  const others = specs.slice(1).map((s) => s.key).sort().join(",");
+  if (overheads !== others) problems.push(`overheads of ${overheads}, not of ${others}`);
+  const collectors = (figures.collectors ?? {}) as Record<string, CollectorFigure>;
+  const hooked = specs.filter((s) => s.hooks).map((s) => s.key).sort().join(",");
+  if (Object.keys(collectors).sort().join(",") !== hooked) {
+    problems.push(`collector figures of ${Object.keys(collectors)}, not of ${hooked}`);
+  }
+  for (const [key, c] of Object.entries(collectors)) {
+    if (c.prompts !== sessions) problems.push(`${key}: ${c.prompts} prompts recorded`);
+  }
+  return problems;
+}

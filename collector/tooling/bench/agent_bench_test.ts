@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { processesWithEnv } from "../testing/mod.ts";
+import {
+  agentBenchOptions,
+  figuresPath,
+  interleave,
+  pairedSummary,
+  startHogs,
+  summaryLines,
+} from "./agent_bench.ts";
+
+Deno.test("agent bench: options from the command line, bad values refused with the flag named", () => {
+  assert.deepEqual(agentBenchOptions([]), { runs: 20, warmup: 1, hogs: 0, quick: false });
+  assert.deepEqual(agentBenchOptions(["--quick", "--hogs=2"]), {
+    runs: 5,
+    warmup: 1,
+    hogs: 2,
+    quick: true,
+  });
+  assert.equal(agentBenchOptions(["--runs=7"]).runs, 7);
+  assert.throws(() => agentBenchOptions(["--runs=0"]), /--runs must be an integer of at least 1/);
+  assert.throws(() => agentBenchOptions(["--hogs=two"]), /--hogs must be an integer/);
+  const options = agentBenchOptions(["--hogs=2"]);
+  assert.match(figuresPath([], "codex", options), /\/\.bench\/codex-hogs2\.json$/);
+  assert.equal(figuresPath(["--out=/x/y.json"], "codex", options), "/x/y.json");
+});
+
+Deno.test("agent bench: rounds rotate which setup goes first; the paired summary pairs each round", async () => {
+  const box = { strays: () => [] };
+  const setups = ["a", "b", "c"].map((key) => ({
+    key,
+    label: key,
+    box,
+    cwd: "/",
+    hooks: false,
+    mcp: false,
+    times: [] as number[],
+  }));
+  const order: string[] = [];
+  let clock = 0;
+  // deno-lint-ignore no-explicit-any
+  await interleave(setups as any, { runs: 2, warmup: 1 }, (setup) => {
+    order.push(setup.key);
+    return Promise.resolve(100 * (setup.key.charCodeAt(0) - 96) + clock++);
+  });
+  assert.deepEqual(order, ["a", "b", "c", "b", "c", "a", "c", "a", "b"]);
+  assert.deepEqual(setups.map((s) => s.times.length), [2, 2, 2], "warm-up rounds are not kept");
+  const summary = pairedSummary([
+    { key: "without", times: [1000, 1200, 1100] },
+    { key: "with", times: [1050, 1290, 1130] },
+  ]);
+  assert.equal(summary.figures.without.median_ms, 1100);
+  assert.equal(summary.overhead.with.median_ms, 30);
+  assert.equal(summary.overhead.with.paired_median_ms, 50, "median of 50, 90, 30");
+  assert.deepEqual(summary.times_ms.with, [1050, 1290, 1130]);
+  const lines = summaryLines("x", [{ key: "without", label: "without" }, {
+    key: "with",
+    label: "with",
+  }], summary);
+  assert.equal(lines.length, 3);
+  assert.match(lines[2], /overhead per session, with: median \+30 ms, .* paired median \+50 ms/);
+  assert.throws(
+    () => pairedSummary([{ key: "a", times: [1, 2] }, { key: "b", times: [1] }]),
+    /setup b has 1 runs, the baseline 2/,
+  );
+});
+
+Deno.test("agent bench: hogs are busy child processes, all gone once disposed", async () => {
+  const marker = crypto.randomUUID();
+  Deno.env.set("KIRO_LEARN_HOG_TEST", marker);
+  try {
+    {
+      await using hogs = startHogs(2);
+      assert.equal(hogs.count, 2);
+      assert.equal(processesWithEnv("KIRO_LEARN_HOG_TEST", marker).length, 2);
+    }
+    assert.equal(processesWithEnv("KIRO_LEARN_HOG_TEST", marker).length, 0);
+  } finally {
+    Deno.env.delete("KIRO_LEARN_HOG_TEST");
+  }
+});
