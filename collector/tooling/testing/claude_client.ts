@@ -13,7 +13,6 @@ import { CLAUDE_CODE_VERSION, claudeCodeBinary } from "./prepare.ts";
 import { freePort } from "./daemon.ts";
 import { waitFor } from "./scripted_agent.ts";
 import { type CodexRun, requireCodex, runCodex } from "./codex_client.ts";
-import { waitFor } from "./scripted_agent.ts";
 
 /** The Claude Code version these helpers run (pinned in prepare.ts). */
 export { CLAUDE_CODE_VERSION };
