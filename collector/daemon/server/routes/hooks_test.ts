@@ -1,4 +1,5 @@
-// POST /v1/hooks/claude-code (and Copilot CLI's route) on the real daemon, over TCP and over its Unix socket with curl:
+// POST /v1/hooks/claude-code (and Copilot CLI's route) on the real daemon, over TCP and over its
+// Unix socket with curl:
 // real Claude Code payloads (shims/testdata) become the shim's events, a retry of a firing is one
 // event, and bad payloads or headers get a 4xx and store nothing.
 import assert from "node:assert/strict";
