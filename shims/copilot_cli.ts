@@ -16,11 +16,14 @@ import {
   copilotHookOutput,
   copilotTurnAnswer,
   type HookPlan,
+  TURN_TOOLS_ARG,
 } from "@kiro-learn/core/hooks";
 import {
   type AgentPlanOptions,
   type PlanInput,
   planPayload,
+  type PrecedingEvents,
+  type PrecedingReader,
   runShim,
   stdinPlanner,
 } from "./run.ts";
@@ -112,4 +115,24 @@ export function copilotOutput(context: string, plan: HookPlan | null): string {
   return copilotHookOutput(plan?.hook ?? null, context);
 }
 
-if (import.meta.main) await runShim(planFromStdin, { output: copilotOutput });
+/**
+ * A turn's tool uses, read from the session's transcript at the turn's end when the launcher asks
+ * ({@linkcode TURN_TOOLS_ARG}: an older install's tool hooks, which fire until it runs again, run
+ * the shim without it, so no tool use is recorded twice).
+ */
+export function readTurnToolUses(
+  plan: HookPlan,
+  context: Parameters<PrecedingReader>[1],
+): Promise<PrecedingEvents | null> {
+  if (!context.args.includes(TURN_TOOLS_ARG) || plan.hook !== "agentStop") {
+    return Promise.resolve(null);
+  }
+  // Loaded only at a turn's end: a prompt hook's shim never needs the transcript reader.
+  return import("./_copilot_transcript.ts").then(({ copilotTurnToolUses }) =>
+    copilotTurnToolUses(plan, context.config)
+  );
+}
+
+if (import.meta.main) {
+  await runShim(planFromStdin, { preceding: readTurnToolUses, output: copilotOutput });
+}

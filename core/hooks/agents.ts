@@ -18,6 +18,7 @@ import {
   COPILOT_CONTEXT_EVENTS,
   COPILOT_IGNORED_EVENTS,
   COPILOT_STORE_EVENTS,
+  COPILOT_TOOL_EVENTS,
   copilotCliPlan,
   copilotHookOutput,
 } from "./copilot_cli.ts";
@@ -130,7 +131,9 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
     quietStarts: [],
     // The payload carries no answer: the shim reads it from the session's transcript.
     turnEnd: "agentStop",
-    ignored: COPILOT_IGNORED_EVENTS,
+    // The turn's end reads the tool uses from the transcript; an older install's tool hooks fire
+    // until it runs again, so storing them here too would record each twice.
+    ignored: [...COPILOT_TOOL_EVENTS, ...COPILOT_IGNORED_EVENTS],
     store: COPILOT_STORE_EVENTS,
   },
 });

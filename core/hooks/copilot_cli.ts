@@ -24,13 +24,17 @@ import type { HookPlan } from "./plan.ts";
 import { oneEventPlans, sessionEndText, str, validSessionId } from "./plan.ts";
 import { firstErrorLine, isOwnTool, toolUseBody } from "./tool_use.ts";
 
-/** The Copilot CLI events the installer hooks. */
-export const COPILOT_HOOK_EVENTS: readonly string[] = [
-  "userPromptSubmitted",
-  "postToolUse",
-  "postToolUseFailure",
-  "agentStop",
-];
+/**
+ * The Copilot CLI events the installer hooks: the prompt and the turn's end, which reads the turn's
+ * tool uses from the transcript (one hook process per turn, not one per tool call).
+ */
+export const COPILOT_HOOK_EVENTS: readonly string[] = ["userPromptSubmitted", "agentStop"];
+
+/**
+ * The tool events: planned (an older install's hooks, or a hand-written one, still fire them),
+ * but the launcher ignores them, since the turn's end reads those tool uses.
+ */
+export const COPILOT_TOOL_EVENTS: readonly string[] = ["postToolUse", "postToolUseFailure"];
 
 /** Copilot CLI events whose hook prints context (`additionalContext`) for the model. */
 export const COPILOT_CONTEXT_EVENTS: readonly string[] = ["userPromptSubmitted", "sessionStart"];
@@ -47,11 +51,7 @@ export const COPILOT_IGNORED_EVENTS: readonly string[] = [
 ];
 
 /** Copilot CLI events that only store: the agent waits for none of their delivery. */
-export const COPILOT_STORE_EVENTS: readonly string[] = [
-  "postToolUse",
-  "postToolUseFailure",
-  "sessionEnd",
-];
+export const COPILOT_STORE_EVENTS: readonly string[] = ["sessionEnd"];
 
 const IGNORED = new Set(COPILOT_IGNORED_EVENTS);
 

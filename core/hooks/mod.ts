@@ -23,6 +23,7 @@ export {
   COPILOT_HOOK_EVENTS,
   COPILOT_IGNORED_EVENTS,
   COPILOT_STORE_EVENTS,
+  COPILOT_TOOL_EVENTS,
   copilotCliPlan,
   copilotHookOutput,
   type CopilotPlanOptions,

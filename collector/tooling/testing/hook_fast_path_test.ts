@@ -751,53 +751,53 @@ Deno.test("the Copilot CLI launcher's fast path and its fallbacks", async (t) =>
     },
   );
 
+  await t.step("postToolUse and preToolUse answer {} at once and store nothing", async () => {
+    // The turn's end reads the tool uses from the transcript: an older install's tool hooks
+    // still fire until it runs again, and record nothing.
+    const hooks = await hookCount();
+    const before = (await storedEvents(daemon)).length;
+    for (const event of ["postToolUse", "preToolUse"]) {
+      const run = await runLauncher(noDeno, {
+        cwd: project,
+        stdin: text("post_tool_use_failed_shell.json"),
+        env,
+        args: [event],
+        stdinAfterExit: true,
+      });
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, "{}\n", ""], event);
+    }
+    assert.equal((await storedEvents(daemon)).length, before);
+    assert.equal(await hookCount(), hooks, "an ignored hook never reaches the collector");
+  });
+
   await t.step(
-    "postToolUse stores in the background, flagged; preToolUse stores nothing",
+    "agentStop: the shim reads the turn's tool uses and answer from the transcript",
     async () => {
-      const hooks = await hookCount();
-      // The launcher knows a store hook by its argument: it exits before it reads the payload.
-      const tool = await runLauncher(noDeno, {
+      const launcher = await installLaunchers(daemon, { home, launcher: "copilot-cli" });
+      const transcript = `${home}/.copilot/session-state/${session}/events.jsonl`;
+      await Deno.mkdir(`${home}/.copilot/session-state/${session}`, { recursive: true });
+      await Deno.writeTextFile(transcript, text("turn_tools.jsonl"));
+      const run = await runLauncher(launcher, {
         cwd: project,
-        stdin: text("post_tool_use_failed_shell.json"),
+        stdin: text("agent_stop.json").replace("${HOME}", home),
         env,
-        args: ["postToolUse"],
-        stdinAfterExit: true,
+        args: ["agentStop"],
       });
-      assert.deepEqual([tool.code, tool.stdout, tool.stderr], [0, "{}\n", ""]);
-      assert.equal(await hookCount(), hooks + 1);
-      const [used] = (await ofSession(session)).filter((e) => e.kind === "tool_use");
-      const data = used.body.type === "json" ? used.body.data as { failed?: boolean } : {};
-      assert.equal(data.failed, true, "the shell's exit code 2 flags it");
-      const before = (await storedEvents(daemon)).length;
-      const ignored = await runLauncher(noDeno, {
-        cwd: project,
-        stdin: text("post_tool_use_failed_shell.json"),
-        env,
-        args: ["preToolUse"],
-        stdinAfterExit: true,
-      });
-      assert.deepEqual([ignored.code, ignored.stdout, ignored.stderr], [0, "{}\n", ""]);
-      assert.equal((await storedEvents(daemon)).length, before);
-      assert.equal(await hookCount(), hooks + 1, "an ignored hook never reaches the collector");
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, "{}\n", ""]);
+      const [summary] = (await ofSession(session)).filter((e) => e.kind === "session_summary");
+      assert.ok(summary.body.type === "text" && summary.body.content !== "", "the turn's answer");
+      assert.equal(summary.namespace, namespace);
+      // The turn's three calls, the failing listing and the missing path flagged.
+      const used = (await ofSession(session)).filter((e) => e.kind === "tool_use")
+        .map((e) => e.body.type === "json" ? e.body.data as Record<string, unknown> : {});
+      assert.deepEqual(used.map((d) => [d.tool_name, d.failed ?? false]).sort(), [
+        ["bash", false],
+        ["bash", true],
+        ["view", true],
+      ]);
+      for (const event of await ofSession(session)) assert.equal(event.namespace, namespace);
     },
   );
-
-  await t.step("agentStop: the shim reads the turn's answer from the transcript", async () => {
-    const launcher = await installLaunchers(daemon, { home, launcher: "copilot-cli" });
-    const transcript = `${home}/.copilot/session-state/${session}/events.jsonl`;
-    await Deno.mkdir(`${home}/.copilot/session-state/${session}`, { recursive: true });
-    await Deno.writeTextFile(transcript, text("transcript.jsonl"));
-    const run = await runLauncher(launcher, {
-      cwd: project,
-      stdin: text("agent_stop.json").replace("${HOME}", home),
-      env,
-      args: ["agentStop"],
-    });
-    assert.deepEqual([run.code, run.stdout, run.stderr], [0, "{}\n", ""]);
-    const [summary] = (await ofSession(session)).filter((e) => e.kind === "session_summary");
-    assert.ok(summary.body.type === "text" && summary.body.content !== "", "the turn's answer");
-    assert.equal(summary.namespace, namespace);
-  });
 
   await t.step(
     "collector killed: the shim spools under the same event, delivered once",
