@@ -488,3 +488,18 @@ export function figureProblems(
   }
   return problems;
 }
+
+/**
+ * The command-line entry of a client's benchmark: its options from `args` (see
+ * {@linkcode agentBenchOptions}), its figures to `.bench/<name>.json` (or `--out`).
+ */
+export async function benchMain(
+  name: string,
+  args: readonly string[],
+  bench: (options: AgentBenchOptions) => Promise<Record<string, unknown>>,
+): Promise<void> {
+  const options = agentBenchOptions(args);
+  const out = figuresPath(args, name, options);
+  await writeFigures(out, await bench(options));
+  console.log(`${name}: wrote ${out}`);
+}

@@ -31,14 +31,7 @@ import {
   CODEX_VERSION,
   startScriptedResponsesModel,
 } from "../testing/mod.ts";
-import {
-  type AgentBenchOptions,
-  agentBenchOptions,
-  benchClient,
-  figuresPath,
-  type SetupSpec,
-  writeFigures,
-} from "./agent_bench.ts";
+import { type AgentBenchOptions, benchClient, benchMain, type SetupSpec } from "./agent_bench.ts";
 
 const ANSWER = "It printed hi.";
 const PREFIX = "codex";
@@ -130,9 +123,4 @@ export async function benchCodex(options: AgentBenchOptions): Promise<Record<str
   }, options);
 }
 
-if (import.meta.main) {
-  const options = agentBenchOptions(Deno.args);
-  const out = figuresPath(Deno.args, "codex", options);
-  await writeFigures(out, await benchCodex(options));
-  console.log(`${PREFIX}: wrote ${out}`);
-}
+if (import.meta.main) await benchMain("codex", Deno.args, benchCodex);

@@ -29,14 +29,7 @@ import {
   startScriptedModel,
   toolThenText,
 } from "../testing/mod.ts";
-import {
-  type AgentBenchOptions,
-  agentBenchOptions,
-  benchClient,
-  figuresPath,
-  type SetupSpec,
-  writeFigures,
-} from "./agent_bench.ts";
+import { type AgentBenchOptions, benchClient, benchMain, type SetupSpec } from "./agent_bench.ts";
 
 const ANSWER = "It printed hi.";
 const PREFIX = "copilot-cli";
@@ -121,9 +114,4 @@ export async function benchCopilotCli(
   }, options);
 }
 
-if (import.meta.main) {
-  const options = agentBenchOptions(Deno.args);
-  const out = figuresPath(Deno.args, PREFIX, options);
-  await writeFigures(out, await benchCopilotCli(options));
-  console.log(`${PREFIX}: wrote ${out}`);
-}
+if (import.meta.main) await benchMain(PREFIX, Deno.args, benchCopilotCli);

@@ -29,14 +29,7 @@ import {
   geminiToolsThenText,
   startScriptedGeminiModel,
 } from "../testing/mod.ts";
-import {
-  type AgentBenchOptions,
-  agentBenchOptions,
-  benchClient,
-  figuresPath,
-  type SetupSpec,
-  writeFigures,
-} from "./agent_bench.ts";
+import { type AgentBenchOptions, benchClient, benchMain, type SetupSpec } from "./agent_bench.ts";
 
 const ANSWER = "It printed hi.";
 const PREFIX = "gemini-cli";
@@ -132,9 +125,4 @@ export async function benchGeminiCli(
   }, options);
 }
 
-if (import.meta.main) {
-  const options = agentBenchOptions(Deno.args);
-  const out = figuresPath(Deno.args, "gemini-cli", options);
-  await writeFigures(out, await benchGeminiCli(options));
-  console.log(`${PREFIX}: wrote ${out}`);
-}
+if (import.meta.main) await benchMain("gemini-cli", Deno.args, benchGeminiCli);

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type ModelRequest, startScriptedServer } from "./scripted_server.ts";
+import { type ModelRequest, startScriptedServer } from "./_scripted_server.ts";
 
 /** A tool call the scripted model asks for (a Gemini `functionCall` part). */
 export interface GeminiToolCall {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type ModelRequest, startScriptedServer } from "./scripted_server.ts";
+import { type ModelRequest, startScriptedServer } from "./_scripted_server.ts";
 
 /** One output item the scripted model answers with. */
 export type ResponsesItem =

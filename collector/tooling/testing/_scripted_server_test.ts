@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startScriptedServer } from "./scripted_server.ts";
+import { startScriptedServer } from "./_scripted_server.ts";
 
 Deno.test("scripted server: records every request before answering it with the current script", async () => {
   await using server = startScriptedServer(
