@@ -262,7 +262,7 @@ export async function fileTurnToolUses(
   options: {
     label: string;
     file: string;
-    surface: "codex" | "gemini-cli";
+    surface: "codex" | "gemini-cli" | "copilot-cli";
     payloads: (lines: string[]) => TranscriptPayload[];
   },
 ): Promise<PrecedingEvents | null> {

@@ -11,6 +11,7 @@ import {
   dataOf,
   fixtureText,
   hungCollector,
+  jsonObjectOutput,
   makeProject,
   runShimProcess,
   shimSandbox,
@@ -21,13 +22,6 @@ import {
 } from "./testing.ts";
 
 const SESSION = "825e0459-10db-4700-92ac-5e950123b5cd";
-
-/** Gemini CLI reads a hook's stdout as one JSON object: every run must print exactly that. */
-function parsedOutput(stdout: string): Record<string, unknown> {
-  const value = JSON.parse(stdout);
-  assert.ok(value !== null && typeof value === "object" && !Array.isArray(value), stdout);
-  return value;
-}
 
 Deno.test("the shim's plan: a payload without session or cwd gets the process's", () => {
   const plan = geminiCliPlan({ hook_event_name: "AfterAgent" }, { env: {} })!;
@@ -55,7 +49,7 @@ Deno.test("gemini_cli shim as a process against a real collector", async (t) => 
       async () => {
         const result = await run("before_agent.json");
         assert.equal(result.code, 0, result.stderr);
-        const output = parsedOutput(result.stdout) as {
+        const output = jsonObjectOutput(result.stdout) as {
           hookSpecificOutput: { hookEventName: string; additionalContext: string };
         };
         assert.equal(output.hookSpecificOutput.hookEventName, "BeforeAgent");
@@ -72,7 +66,7 @@ Deno.test("gemini_cli shim as a process against a real collector", async (t) => 
     await t.step("AfterTool: a failing shell command is a failed tool use; prints {}", async () => {
       const result = await run("after_tool_failed_shell.json");
       assert.equal(result.code, 0, result.stderr);
-      assert.deepEqual(parsedOutput(result.stdout), {});
+      assert.deepEqual(jsonObjectOutput(result.stdout), {});
       const [latest] = await storedEvents(daemon, namespace);
       assert.equal(latest.kind, "tool_use");
       assert.equal(dataOf(latest.body).tool_name, "run_shell_command");
@@ -89,7 +83,7 @@ Deno.test("gemini_cli shim as a process against a real collector", async (t) => 
 
     await t.step("AfterAgent: the turn's answer as the turn's summary", async () => {
       const result = await run("after_agent.json");
-      assert.deepEqual(parsedOutput(result.stdout), {});
+      assert.deepEqual(jsonObjectOutput(result.stdout), {});
       const [latest] = await storedEvents(daemon, namespace);
       assert.equal(latest.kind, "session_summary");
       assert.equal(textOf(latest.body), "The check failed: false always exits 1.");
@@ -109,7 +103,7 @@ Deno.test("gemini_cli shim as a process against a real collector", async (t) => 
       const before = (await storedEvents(daemon)).length;
       const result = await run("after_agent.json", { KIRO_LEARN_INTERNAL: "1" });
       assert.equal(result.code, 0);
-      assert.deepEqual(parsedOutput(result.stdout), {});
+      assert.deepEqual(jsonObjectOutput(result.stdout), {});
       assert.equal((await storedEvents(daemon)).length, before);
     });
   } finally {
@@ -141,12 +135,12 @@ Deno.test("AfterAgent reads the turn's tool uses from the chat file, only when t
     // Without the launcher's word (an older install, whose AfterTool hooks still fire): the
     // turn's end alone.
     const plain = await run([]);
-    assert.deepEqual([plain.code, parsedOutput(plain.stdout)], [0, {}]);
+    assert.deepEqual([plain.code, jsonObjectOutput(plain.stdout)], [0, {}]);
     assert.deepEqual((await storedEvents(daemon, namespace)).map((e) => e.kind), [
       "session_summary",
     ]);
     const asked = await run([TURN_TOOLS_ARG]);
-    assert.deepEqual([asked.code, parsedOutput(asked.stdout)], [0, {}]);
+    assert.deepEqual([asked.code, jsonObjectOutput(asked.stdout)], [0, {}]);
     const events = await storedEvents(daemon, namespace);
     const tools = events.filter((e) => e.kind === "tool_use");
     assert.equal(tools.length, 1, "the shell call; kiro-learn's own MCP tool is not recorded");
@@ -190,7 +184,7 @@ Deno.test("collector down: the prompt is spooled, and the hook prints valid JSON
   assert.ok(!result.killed, "the hook hung until the test killed it");
   assert.equal(result.code, 0, result.stderr);
   // Valid JSON whatever it says (the down notice, when the collector cannot be started).
-  parsedOutput(result.stdout);
+  jsonObjectOutput(result.stdout);
   assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
 });
 
@@ -210,7 +204,7 @@ Deno.test("collector hung (never answers): the hook gives up within its timeout,
   });
   assert.ok(!result.killed, "the hook hung until the test killed it");
   assert.equal(result.code, 0);
-  assert.deepEqual(parsedOutput(result.stdout), {});
+  assert.deepEqual(jsonObjectOutput(result.stdout), {});
   assert.ok(hung.held.length >= 1, "the shim did connect");
   assert.equal(spoolFiles(data.settings.paths.spool).length, 1);
 });

@@ -20,6 +20,7 @@ export {
   transcriptPayloads,
 } from "./claude_import.ts";
 export { codexPlan } from "./codex.ts";
+export { copilotCliPlan, copilotOutput } from "./copilot_cli.ts";
 export { isInternal, readShimEnv, type ShimEnv } from "./env.ts";
 export { geminiCliPlan, geminiOutput } from "./gemini_cli.ts";
 export { httpPost, type HttpPostOptions, type HttpResponse, HttpTimeoutError } from "./http.ts";

@@ -3,14 +3,16 @@
  * exactly as an agent would run them (same entry, same permissions, stdin or `USER_PROMPT`).
  *
  * The file is NDJSON, one hook firing per line:
- * `{"surface": "kiro-cli" | "kiro-ide" | "claude-code" | "codex" | "gemini-cli", "hook": "<name>",
+ * `{"surface": "kiro-cli" | "kiro-ide" | "claude-code" | "codex" | "gemini-cli" | "copilot-cli",
+ *   "hook": "<name>",
  *   "payload": <JSON>,
  *   "env"?: {"NAME": "value"}}`.
  * `${PROJECT}` anywhere in a payload string or env value is replaced by the replay's cwd.
  * Routing: `claude-code`, `codex`, `gemini-cli` and `kiro-cli` payloads go to stdin of their entry; a `kiro-ide` line
  * whose payload has a `hook_event_name` is IDE 1.x (stdin of the `kiro-cli` entry), any
  * other `kiro-ide` line is IDE 0.x: the hook as argument and the payload (a JSON object is
- * serialised) in `USER_PROMPT`.
+ * serialised) in `USER_PROMPT`. A `copilot-cli` line gets its hook as argument and the payload
+ * on stdin.
  *
  * As a command (the collector may not import shims, so `kiro-learn replay` runs this):
  * `deno run -A shims/replay.ts <file.ndjson> [--cwd=<project dir>]` prints one line per hook
@@ -104,7 +106,12 @@ async function replayLine(
   const entry: ShimSurface = surface === "kiro-ide" && !ide0 ? "kiro-cli" : surface;
   const argv = shimCommand(entry, {
     settings: options.settings,
-    args: ide0 ? [hook] : surface === "kiro-ide" ? ["--surface=kiro-ide"] : [],
+    // Copilot CLI's payloads do not name their event: its hook command does.
+    args: ide0 || surface === "copilot-cli"
+      ? [hook]
+      : surface === "kiro-ide"
+      ? ["--surface=kiro-ide"]
+      : [],
     projectRoots: [options.cwd],
     preferCompiled: options.preferCompiled,
   });

@@ -214,6 +214,8 @@ export type PayloadPlanner = (
     fallbackSessionId: () => string;
     fallbackCwd: () => string;
     warn?: (message: string) => void;
+    /** The event the hook command names (Copilot CLI's payloads name none). */
+    event?: string;
   },
 ) => HookPlan | null;
 
@@ -225,6 +227,8 @@ export interface AgentPlanOptions {
   fallbackSessionId?: () => string;
   /** Working directory when the payload has none. */
   fallbackCwd?: () => string;
+  /** The hook's command-line arguments: the first that is not a flag names the event. */
+  args?: readonly string[];
 }
 
 /**
@@ -242,6 +246,7 @@ export function planPayload(
       (() => kiroSessionId({ env: options.env, hostname: clientId() })),
     fallbackCwd: options.fallbackCwd ?? processCwd,
     warn: note,
+    event: options.args?.find((arg) => !arg.startsWith("--")),
   });
 }
 
@@ -261,7 +266,7 @@ export function stdinPlanner(
     }
     const payload = parsePayload(stdin.text, label);
     if (payload === null) return null;
-    return planPayload(planner, payload, { env: input.env });
+    return planPayload(planner, payload, { env: input.env, args: input.args });
   };
 }
 

@@ -231,6 +231,18 @@ export function dataOf(body: EventBody): LooseJson {
   return body.data;
 }
 
+/**
+ * A hook's stdout parsed as the one JSON object an agent that reads JSON wants (Gemini CLI,
+ * Copilot CLI); throws when it is anything else.
+ */
+export function jsonObjectOutput(stdout: string): Record<string, unknown> {
+  const value = JSON.parse(stdout);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new Error(`hook output is not one JSON object: ${stdout}`);
+  }
+  return value;
+}
+
 /** The `content` of a text body (tests only: throws on any other body type). */
 export function textOf(body: EventBody): string {
   if (body.type !== "text") throw new Error(`expected a text body, got ${body.type}`);

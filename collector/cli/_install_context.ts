@@ -8,7 +8,7 @@ import { launcherFiles, launcherPath, portablePath, shellQuote } from "@kiro-lea
 import { collectorMcpUrl } from "@kiro-learn/core/api";
 import { resolveProject } from "@kiro-learn/core/project";
 import type { Settings } from "@kiro-learn/core/settings";
-import { codexHomeFromEnv, type InstallCommands } from "./installer/mod.ts";
+import { codexHomeFromEnv, copilotHome, type InstallCommands } from "./installer/mod.ts";
 import { invocationDir } from "./_command.ts";
 
 /**
@@ -58,6 +58,11 @@ export function homeDir(): string {
 /** Codex CLI's home when `CODEX_HOME` names one (undefined: `~/.codex`). */
 export function codexHomeDir(): string | undefined {
   return codexHomeFromEnv({ CODEX_HOME: Deno.env.get("CODEX_HOME") });
+}
+
+/** Copilot CLI's config folder, as Copilot CLI finds it (`COPILOT_HOME`, else `~/.copilot`). */
+export function copilotConfigDir(): string {
+  return copilotHome(homeDir(), { COPILOT_HOME: Deno.env.get("COPILOT_HOME") });
 }
 
 /** The project the cwd belongs to (its root), for per-project hook files. */

@@ -7,7 +7,13 @@
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { install, INSTALL_AGENTS, type InstallAgent } from "./installer/mod.ts";
 import { choiceOption, type Command, type CommandArgs, flag, UsageError } from "./_command.ts";
-import { codexHomeDir, currentProjectDir, homeDir, installCommands } from "./_install_context.ts";
+import {
+  codexHomeDir,
+  copilotConfigDir,
+  currentProjectDir,
+  homeDir,
+  installCommands,
+} from "./_install_context.ts";
 
 /** Options of {@linkcode runInstall}. */
 export interface RunInstallOptions {
@@ -46,6 +52,7 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
   const plan = await install({
     home: homeDir(),
     codexHome: codexHomeDir(),
+    copilotHome: copilotConfigDir(),
     projectDir,
     dataDir: settings.dataDir,
     kiroFormat: options.kiroFormat ?? "auto",
@@ -67,9 +74,9 @@ export async function runInstall(settings: Settings, options: RunInstallOptions)
 export const installCommand: Command = {
   name: "install",
   usage:
-    "kiro-learn install [--dry-run] [--agents kiro,claude-code,codex,gemini-cli] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
+    "kiro-learn install [--dry-run] [--agents kiro,claude-code,codex,gemini-cli,copilot-cli] [--kiro-format v2|v3] [--scope user|project] [--mcp http|stdio] [--kiro-ide-legacy]",
   summary:
-    "register the hooks and the MCP server for Kiro CLI, Kiro IDE, Claude Code, Codex CLI and Gemini CLI",
+    "register the hooks and the MCP server for Kiro CLI, Kiro IDE, Claude Code, Codex CLI, Gemini CLI and Copilot CLI",
   options: {
     "dry-run": { type: "boolean" },
     "kiro-format": { type: "string" },

@@ -10,7 +10,13 @@ import { resolve } from "node:path";
 import { loadSettings, type Settings } from "@kiro-learn/core/settings";
 import { uninstall } from "./installer/mod.ts";
 import { type Command, flag, invocationDir, stringOption, UsageError } from "./_command.ts";
-import { codexHomeDir, currentProjectDir, homeDir, installCommands } from "./_install_context.ts";
+import {
+  codexHomeDir,
+  copilotConfigDir,
+  currentProjectDir,
+  homeDir,
+  installCommands,
+} from "./_install_context.ts";
 import { stop } from "./stop.ts";
 
 /** Options of {@linkcode runUninstall}. */
@@ -53,6 +59,7 @@ export async function runUninstall(
   await uninstall({
     home: homeDir(),
     codexHome: codexHomeDir(),
+    copilotHome: copilotConfigDir(),
     projectDir: currentProjectDir(),
     dataDir: settings.dataDir,
     // Memory is the user's: only an explicit --purge deletes it.
@@ -88,6 +95,7 @@ async function uninstallProject(
   const plan = await uninstall({
     home: homeDir(),
     codexHome: codexHomeDir(),
+    copilotHome: copilotConfigDir(),
     projectDir,
     dataDir: settings.dataDir,
     keepData: true,

@@ -51,6 +51,12 @@ export const ROUTES = {
    */
   geminiCliHook: "/v1/hooks/gemini-cli",
   /**
+   * A Copilot CLI hook's raw payload, as {@linkcode ROUTES.claudeCodeHook}; its event comes in
+   * {@linkcode HOOK_HEADERS}' `event` (the payload names none); answers one JSON object
+   * (top-level `additionalContext`, else `{}`).
+   */
+  copilotCliHook: "/v1/hooks/copilot-cli",
+  /**
    * POST, empty body, the hook launcher's project headers and git config: the headers Claude
    * Code's MCP connection sends (`{namespace, Authorization}`, as the headers helper prints
    * them). For the helper's fast path over the collector's Unix socket; bearer only (a viewer
@@ -64,6 +70,7 @@ export const HOOK_ROUTES = {
   "claude-code": ROUTES.claudeCodeHook,
   codex: ROUTES.codexHook,
   "gemini-cli": ROUTES.geminiCliHook,
+  "copilot-cli": ROUTES.copilotCliHook,
 } as const;
 
 /**
@@ -88,6 +95,8 @@ export const HOOK_HEADERS = {
   client: "X-Kiro-Learn-Client",
   /** The firing key (`<nanoseconds>-<pid>`) event ids derive from. */
   firing: "X-Kiro-Learn-Firing",
+  /** The hook's event, for an agent whose payloads do not name it (Copilot CLI). */
+  event: "X-Kiro-Learn-Event",
 } as const;
 
 /**

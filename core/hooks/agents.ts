@@ -1,5 +1,5 @@
 /**
- * The agents whose hooks hand one JSON payload on stdin (Claude Code, Codex CLI, Gemini CLI), as
+ * The agents whose hooks hand one JSON payload on stdin (Claude Code, Codex CLI, Gemini CLI, Copilot CLI), as
  * the hook launcher's fast path and the collector's hook routes both need them: the plan, what
  * the hook prints, and which hooks the agent waits on. One table, so the launcher (plain sh, in
  * core/launch) and the route (in the collector) never disagree on an agent's hooks.
@@ -14,6 +14,14 @@ import {
   claudeCodePlan,
   type ClaudePlanOptions,
 } from "./claude_code.ts";
+import {
+  COPILOT_CONTEXT_EVENTS,
+  COPILOT_IGNORED_EVENTS,
+  COPILOT_STORE_EVENTS,
+  COPILOT_TOOL_EVENTS,
+  copilotCliPlan,
+  copilotHookOutput,
+} from "./copilot_cli.ts";
 import { CODEX_IGNORED_HOOKS, codexHookOutput, codexPlan } from "./codex.ts";
 import {
   GEMINI_CONTEXT_EVENTS,
@@ -24,12 +32,26 @@ import {
 import type { HookPlan } from "./plan.ts";
 
 /** The agents whose hooks take the launcher's fast path. */
-export type FastPathSurface = "claude-code" | "codex" | "gemini-cli";
+export type FastPathSurface = "claude-code" | "codex" | "gemini-cli" | "copilot-cli";
+
+/** What an agent's plan gets besides the payload. */
+export interface HookAgentPlanOptions extends ClaudePlanOptions {
+  /** The event the hook command names (agents whose payloads do not name it: Copilot CLI). */
+  event?: string;
+}
 
 /** What the fast path knows of one agent's hooks. */
 export interface HookAgent {
   /** The agent's plan of one payload (the shim's own). */
-  plan(payload: Record<string, unknown>, options: ClaudePlanOptions): HookPlan | null;
+  plan(payload: Record<string, unknown>, options: HookAgentPlanOptions): HookPlan | null;
+  /**
+   * Where the hook's event is named: the payload's `hook_event_name` (default), or the hook
+   * command's first argument (Copilot CLI's camelCase payloads name none), which the launcher
+   * classifies without reading the payload and sends to the route in a header.
+   */
+  eventFrom?: "payload" | "argument";
+  /** The payload's session id field. */
+  sessionField: string;
   /** What the hook prints for the context it got (`""` when none) and its hook (null: none). */
   output(hook: string | null, context: string): string;
   /** What the hook prints when it says nothing: before it returns early, or stores only. */
@@ -58,6 +80,7 @@ function plainOutput(_hook: string | null, context: string): string {
 export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.freeze({
   "claude-code": {
     plan: claudeCodePlan,
+    sessionField: "session_id",
     output: plainOutput,
     silent: "",
     retrieve: CLAUDE_RETRIEVE_HOOKS,
@@ -70,6 +93,7 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
   },
   codex: {
     plan: codexPlan,
+    sessionField: "session_id",
     output: codexHookOutput,
     silent: "",
     retrieve: CLAUDE_RETRIEVE_HOOKS,
@@ -81,6 +105,7 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
   },
   "gemini-cli": {
     plan: geminiCliPlan,
+    sessionField: "session_id",
     output: geminiHookOutput,
     // Gemini CLI reads an empty stdout's stderr as a message for the user: always one object.
     silent: "{}\n",
@@ -93,5 +118,22 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
     // tool uses, so storing them here too would record each twice.
     ignored: ["AfterTool", ...GEMINI_IGNORED_EVENTS],
     store: ["SessionEnd"],
+  },
+  "copilot-cli": {
+    plan: copilotCliPlan,
+    eventFrom: "argument",
+    sessionField: "sessionId",
+    output: copilotHookOutput,
+    // Like Gemini CLI, one JSON object on every path.
+    silent: "{}\n",
+    retrieve: COPILOT_CONTEXT_EVENTS,
+    // The first prompt carries the start block; an installed sessionStart is not ours.
+    quietStarts: [],
+    // The payload carries no answer: the shim reads it from the session's transcript.
+    turnEnd: "agentStop",
+    // The turn's end reads the tool uses from the transcript; an older install's tool hooks fire
+    // until it runs again, so storing them here too would record each twice.
+    ignored: [...COPILOT_TOOL_EVENTS, ...COPILOT_IGNORED_EVENTS],
+    store: COPILOT_STORE_EVENTS,
   },
 });

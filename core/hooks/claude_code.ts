@@ -11,7 +11,7 @@
  * @module
  */
 import type { HookPlan, PlannedEvent } from "./plan.ts";
-import { str, validSessionId } from "./plan.ts";
+import { sessionEndText, str, validSessionId } from "./plan.ts";
 import { isOwnTool, toolUseBody } from "./tool_use.ts";
 
 /** Hooks that exist but that memory does not need. */
@@ -166,13 +166,9 @@ export function claudeCodePlan(
       return transcript ? { ...stop, transcript } : stop;
     }
     case "SessionEnd": {
-      const reason = str(payload.reason)?.trim();
       return plan([{
         kind: "note",
-        body: {
-          type: "text",
-          content: reason ? `session ended (${reason.slice(0, 100)})` : "session ended",
-        },
+        body: { type: "text", content: sessionEndText(payload.reason) },
         query: "",
         print: false,
       }], "fast");

@@ -19,8 +19,8 @@
  *
  * @module
  */
-import type { HookPlan, PlannedEvent } from "./plan.ts";
-import { str, validSessionId } from "./plan.ts";
+import type { HookPlan } from "./plan.ts";
+import { oneEventPlans, sessionEndText, str, validSessionId } from "./plan.ts";
 import { firstErrorLine, isOwnTool, toolUseBody } from "./tool_use.ts";
 
 /**
@@ -68,20 +68,7 @@ export function geminiCliPlan(
   }
   const sessionId = validSessionId(payload.session_id) ?? options.fallbackSessionId();
   const cwd = str(payload.cwd)?.trim() || options.fallbackCwd();
-  const plan = (event: PlannedEvent, timeout: HookPlan["timeout"]): HookPlan => ({
-    surface: "gemini-cli",
-    hook,
-    sessionId,
-    cwd,
-    events: [event],
-    timeout,
-  });
-  const stored = (kind: PlannedEvent["kind"], body: PlannedEvent["body"]): PlannedEvent => ({
-    kind,
-    body,
-    query: "",
-    print: false,
-  });
+  const { plan, stored } = oneEventPlans({ surface: "gemini-cli", hook, sessionId, cwd });
   switch (hook) {
     case "SessionStart": {
       // At startup the first prompt carries the start block; after a resume or a clear, print it.
@@ -128,8 +115,7 @@ export function geminiCliPlan(
       return transcript ? { ...end, transcript } : end;
     }
     case "SessionEnd": {
-      const reason = str(payload.reason)?.trim();
-      const content = reason ? `session ended (${reason.slice(0, 100)})` : "session ended";
+      const content = sessionEndText(payload.reason);
       return plan(stored("note", { type: "text", content }), "fast");
     }
     default:

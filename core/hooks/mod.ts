@@ -19,6 +19,19 @@ export {
 } from "./claude_code.ts";
 export { CODEX_IGNORED_HOOKS, codexHookOutput, codexPlan, type CodexPlanOptions } from "./codex.ts";
 export {
+  COPILOT_CONTEXT_EVENTS,
+  COPILOT_HOOK_EVENTS,
+  COPILOT_IGNORED_EVENTS,
+  COPILOT_STORE_EVENTS,
+  COPILOT_TOOL_EVENTS,
+  copilotCliPlan,
+  copilotHookOutput,
+  type CopilotPlanOptions,
+  copilotToolError,
+  type CopilotTurnAnswer,
+  copilotTurnAnswer,
+} from "./copilot_cli.ts";
+export {
   GEMINI_CONTEXT_EVENTS,
   GEMINI_HOOK_EVENTS,
   GEMINI_IGNORED_EVENTS,

@@ -48,9 +48,31 @@ export interface HookPlan {
   transcript?: string;
   /**
    * The turn a turn's end closes (Codex's `turn_id`, at `Stop`): the shim reads that turn's tool
-   * uses from the rollout file named by {@linkcode HookPlan.transcript}.
+   * uses from the rollout file named by {@linkcode HookPlan.transcript}. Copilot CLI's
+   * `agentStop`: its payload's `timestamp`, which finds the turn's answer in the transcript.
    */
   turn?: string;
+}
+
+/** Builds the one-event plans of one hook firing (the agents whose hooks record one event each). */
+export function oneEventPlans(
+  firing: Pick<HookPlan, "surface" | "hook" | "sessionId" | "cwd">,
+): {
+  /** The plan recording `event`, waiting for the collector as `timeout` says. */
+  plan(event: PlannedEvent, timeout: TimeoutClass): HookPlan;
+  /** An event that is only stored (no retrieval, nothing printed). */
+  stored(kind: PlannedEvent["kind"], body: PlannedEvent["body"]): PlannedEvent;
+} {
+  return {
+    plan: (event, timeout) => ({ ...firing, events: [event], timeout }),
+    stored: (kind, body) => ({ kind, body, query: "", print: false }),
+  };
+}
+
+/** The text a session's end is noted as: `session ended (<reason>)`, the reason cut to 100. */
+export function sessionEndText(reason: unknown): string {
+  const why = str(reason)?.trim();
+  return why ? `session ended (${why.slice(0, 100)})` : "session ended";
 }
 
 /** Longest session id the event schema accepts. */

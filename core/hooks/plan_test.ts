@@ -4,7 +4,9 @@ import {
   hookStdout,
   joinBlocks,
   MAX_SESSION_ID,
+  oneEventPlans,
   parseHookPayload,
+  sessionEndText,
   str,
   validSessionId,
 } from "./plan.ts";
@@ -47,4 +49,35 @@ Deno.test("validSessionId, str and clientIdFrom", () => {
   assert.equal(clientIdFrom(""), "localhost");
   assert.equal(clientIdFrom(undefined), "localhost");
   assert.equal(clientIdFrom("h".repeat(300)).length, 256);
+});
+
+Deno.test("oneEventPlans: one event per plan, stored events neither retrieve nor print", () => {
+  const { plan, stored } = oneEventPlans({
+    surface: "copilot-cli",
+    hook: "postToolUse",
+    sessionId: "s",
+    cwd: "/p",
+  });
+  const event = stored("note", { type: "text", content: "x" });
+  assert.deepEqual(event, {
+    kind: "note",
+    body: { type: "text", content: "x" },
+    query: "",
+    print: false,
+  });
+  assert.deepEqual(plan(event, "fast"), {
+    surface: "copilot-cli",
+    hook: "postToolUse",
+    sessionId: "s",
+    cwd: "/p",
+    events: [event],
+    timeout: "fast",
+  });
+});
+
+Deno.test("sessionEndText: the reason, cut, when there is one", () => {
+  assert.equal(sessionEndText(" complete "), "session ended (complete)");
+  assert.equal(sessionEndText("x".repeat(300)), `session ended (${"x".repeat(100)})`);
+  assert.equal(sessionEndText(undefined), "session ended");
+  assert.equal(sessionEndText(42), "session ended");
 });

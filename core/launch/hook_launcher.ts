@@ -97,43 +97,46 @@ const FIND_ROOT = [
   'case "$gitdir" in /|*,*) gitdir= ;; esac',
 ];
 
-// An agent's own folder named by its variable: an absolute folder of this user's, canonicalised as
-// the project root is, never the whole disk, never with a comma. Under $HOME the shim may read it
-// already.
-function agentDirLines(name: string, variable: string): string[] {
+// The agent's own folder, named by a variable of its own (Claude Code keeps its transcripts in
+// `$CLAUDE_CONFIG_DIR/projects`, Codex CLI its rollouts in `$CODEX_HOME/sessions`, Copilot CLI its
+// session state in `$COPILOT_HOME/session-state`)
+// when that is set: an absolute folder of this user's, canonicalised as the project root is,
+// never the whole disk, never with a comma. Under $HOME the shim may read it already.
+const AGENT_DIRS: Partial<Record<ShimSurface, string>> = {
+  "claude-code": "CLAUDE_CONFIG_DIR",
+  "copilot-cli": "COPILOT_HOME",
+  codex: "CODEX_HOME",
+};
+
+/** sh lines setting `agentdir` to the agent's own folder ({@linkcode AGENT_DIRS}), or nothing. */
+function agentDirLines(variable: string): string[] {
   return [
-    `${name}=\${${variable}:-}`,
-    `case "$${name}" in /*) ;; *) ${name}= ;; esac`,
-    `if [ -n "$${name}" ] && [ -O "$${name}" ] && cd -P -- "$${name}" 2>/dev/null; then`,
-    `  ${name}=$PWD`,
+    `agentdir=\${${variable}:-}`,
+    'case "$agentdir" in /*) ;; *) agentdir= ;; esac',
+    'if [ -n "$agentdir" ] && [ -O "$agentdir" ] && cd -P -- "$agentdir" 2>/dev/null; then',
+    "  agentdir=$PWD",
     '  cd -- "$here" 2>/dev/null || exit 0',
     "else",
-    `  ${name}=`,
+    "  agentdir=",
     "fi",
-    `case "$${name}" in /|*,*) ${name}= ;; esac`,
+    'case "$agentdir" in /|*,*) agentdir= ;; esac',
   ];
 }
-
-// Claude Code keeps its transcripts in `$CLAUDE_CONFIG_DIR/projects` when that is set.
-const CLAUDE_DIR = agentDirLines("claudedir", "CLAUDE_CONFIG_DIR");
-// Codex CLI keeps its rollouts in `$CODEX_HOME/sessions` when that is set.
-const CODEX_DIR = agentDirLines("codexdir", "CODEX_HOME");
 
 /**
  * The launcher of a shim surface: finds the project root, then execs the shim. The launchers of
  * the agents that hand their hooks one JSON payload ({@linkcode HOOK_AGENTS}: Claude Code, Codex
- * CLI, Gemini CLI) first try the fast path ({@linkcode hookFastPath}).
+ * CLI, Gemini CLI, Copilot CLI) first try the fast path ({@linkcode hookFastPath}).
  */
 export function hookLauncherScript(
   surface: ShimSurface,
   options: Omit<ShimCommandOptions, "args" | "projectRoots">,
 ): string {
   const argv = shimCommand(surface, { ...options, args: [] });
-  const claude = surface === "claude-code";
-  const codex = surface === "codex";
-  // Claude Code's and Codex CLI's own folder, when it is not under $HOME (which the shim may
-  // read): a turn's end reads the session's transcript (rollout) there.
-  const extra = claude ? "\${claudedir:+,$claudedir}" : codex ? "\${codexdir:+,$codexdir}" : "";
+  const dirVariable = AGENT_DIRS[surface];
+  // The agent's own folder, when it is not under $HOME (which the shim may read): a turn's end
+  // reads the session's transcript there.
+  const extra = dirVariable ? "\${agentdir:+,$agentdir}" : "";
   const words = argv.map((arg) =>
     arg.startsWith("--allow-read=")
       ? `${shellQuote(arg)}"\${root:+,$root}\${gitdir:+,$gitdir}${extra}"`
@@ -149,8 +152,7 @@ export function hookLauncherScript(
   ];
   if (!isFastPathSurface(surface)) return [...head, `exec ${words} "$@"`, ""].join("\n");
   const fast = hookFastPath(surface, { settings: options.settings, shimWords: words });
-  const agentDir = claude ? CLAUDE_DIR : codex ? CODEX_DIR : [];
-  return [...head, ...agentDir, ...fast, ""].join("\n");
+  return [...head, ...(dirVariable ? agentDirLines(dirVariable) : []), ...fast, ""].join("\n");
 }
 
 /** Whether a surface's hooks take the fast path (its agent hands each hook one JSON payload). */
@@ -195,8 +197,11 @@ export function hookFastPath(
   const agent = HOOK_AGENTS[surface];
   const q = shellQuote;
   const budget = HOOK_FAST_PATH_BUDGET_S;
+  // Copilot CLI's hook command names the event (its first argument): the launcher classifies a
+  // firing before it reads the payload, and a store hook's payload is read in the background.
+  const byArgument = agent.eventFrom === "argument";
   const named = (hooks: readonly string[]) =>
-    hooks.flatMap((hook) => [
+    byArgument ? hooks.join("|") : hooks.flatMap((hook) => [
       `*'"hook_event_name":"${hook}"'*`,
       `*'"hook_event_name": "${hook}"'*`,
     ]).join("|");
@@ -235,22 +240,31 @@ export function hookFastPath(
     // The firing's clock is read here, before the hook returns, so in the order the agent fires
     // its hooks: a background delivery's event id comes from it, so events keep that order
     // whenever they are stored.
+    ...(byArgument
+      ? [
+        "event=${1:-}",
+        // A header value: one printable line, else the shim (which names the event itself).
+        'case "$event" in ""|*[![:print:]]*) fast= ;; esac',
+      ]
+      : []),
     "firing=$(date +%s%N 2>/dev/null)",
     'case "$firing" in ""|*[!0-9]*) firing= ;; *) firing="$firing-$$" ;; esac',
     `budget=${budget.store} store= took= tools=`,
     "classify() {",
-    '  case "$payload" in',
+    `  case ${byArgument ? '"$event"' : '"$payload"'} in`,
     ...cases,
     "  esac",
     "}",
     // The installer marks the hooks that only store: their payload is read in the background.
-    `if [ "$1" = ${STORE_ONLY_ARG} ]; then`,
-    "  store=1",
-    "  shift",
-    "else",
-    "  payload=$(cat) took=1",
-    "  classify",
-    "fi",
+    ...(byArgument ? ["classify", '[ -n "$store" ] || { payload=$(cat) took=1; }'] : [
+      `if [ "$1" = ${STORE_ONLY_ARG} ]; then`,
+      "  store=1",
+      "  shift",
+      "else",
+      "  payload=$(cat) took=1",
+      "  classify",
+      "fi",
+    ]),
     'if [ -n "$fast" ]; then',
     "  deliver() {",
     // A turn's end: the shim reads the agent's files (in the background: no one waits for it, so
@@ -265,6 +279,7 @@ export function hookFastPath(
     `      ${projectCurlArgs()} \\`,
     `      -H 'Content-Type: application/json' -H "${HOOK_HEADERS.client}: $host" \\`,
     `      -H "${HOOK_HEADERS.firing}: $firing" --data-binary @- \\`,
+    ...(byArgument ? [`      -H "${HOOK_HEADERS.event}: $event" \\`] : []),
     `      ${q(socketUrl(settings, HOOK_ROUTES[surface]))}; printf '/%s' "$?")`,
     "    code=${out##*/}",
     "    out=${out%/*}",

@@ -37,12 +37,13 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
     "hook-claude-code",
     "hook-codex",
     "hook-gemini-cli",
+    "hook-copilot-cli",
     "mcp-server",
     "mcp-headers",
   ]);
   for (const file of files) {
     assert.ok(file.content.startsWith("#!/bin/sh\n"));
-    if (/hook-(claude-code|codex|gemini-cli)$/.test(file.path)) {
+    if (/hook-(claude-code|codex|gemini-cli|copilot-cli)$/.test(file.path)) {
       // The fast-path launchers read the payload first, then hand it to the shim through a pipe,
       // with the firing's clock read in the foreground (event ids keep the order of firing); a
       // shim that cannot start leaves the agent what it accepts.
@@ -59,7 +60,7 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
       assert.match(file.content, /\) store=1 tools=--turn-tools ;;\n/);
       assert.match(
         file.content,
-        file.path.endsWith("gemini-cli") ? /\nsilent='\{\}\n'\n/ : /\nsilent=''\n/,
+        /hook-(gemini|copilot)-cli$/.test(file.path) ? /\nsilent='\{\}\n'\n/ : /\nsilent=''\n/,
       );
       // Its hook command execs it: it exits 0 whatever the shim's end.
       assert.match(file.content, /\ndeliver "\$@"\nexit 0\n$/);
@@ -217,7 +218,9 @@ Deno.test("the JSON-payload agents' launchers have the socket fast path, and sh 
     const fast = file.content.includes("--unix-socket");
     assert.equal(
       fast,
-      /\/(hook-claude-code|hook-codex|hook-gemini-cli|mcp-headers)$/.test(file.path),
+      /\/(hook-claude-code|hook-codex|hook-gemini-cli|hook-copilot-cli|mcp-headers)$/.test(
+        file.path,
+      ),
       file.path,
     );
     const parsed = await new Deno.Command("/bin/sh", { args: ["-n", "-c", file.content] }).output();
@@ -230,11 +233,15 @@ Deno.test("the JSON-payload agents' launchers have the socket fast path, and sh 
   // The payload reaches the shim through a pipe, never a file.
   assert.match(claude, /printf '%s\\n' "\$payload" \| '?\/opt\/deno'? run /);
   // Each agent's launcher posts to its own route.
-  for (const agent of ["codex", "gemini-cli"]) {
+  for (const agent of ["codex", "gemini-cli", "copilot-cli"]) {
     const content = files.find((f) => f.path.endsWith(`hook-${agent}`))!.content;
     assert.match(content, new RegExp(`http://127\\.0\\.0\\.1:21100/v1/hooks/${agent};`));
     assert.doesNotMatch(content, /\/v1\/hooks\/claude-code/);
   }
+  // Copilot CLI's payloads name no event: its hook command's first argument goes in a header.
+  const copilot = files.find((f) => f.path.endsWith("hook-copilot-cli"))!.content;
+  assert.match(copilot, /-H "X-Kiro-Learn-Event: \$event"/);
+  assert.doesNotMatch(claude, /X-Kiro-Learn-Event/);
   assert.doesNotMatch(claude, /payload" *>/);
   // The headers helper asks its own route over the same socket, with the same header file.
   const headers = files.find((f) => f.path.endsWith("mcp-headers"))!.content;

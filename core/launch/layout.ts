@@ -11,7 +11,13 @@
 import { fromFileUrl } from "../path.ts";
 
 /** The surfaces a shim entry serves. `kiro-cli` also serves Kiro IDE 1.x `.kiro/hooks/*.json`. */
-export type ShimSurface = "kiro-cli" | "kiro-ide" | "claude-code" | "codex" | "gemini-cli";
+export type ShimSurface =
+  | "kiro-cli"
+  | "kiro-ide"
+  | "claude-code"
+  | "codex"
+  | "gemini-cli"
+  | "copilot-cli";
 
 /** Entry module (under `shims/`) and compiled binary name (under `shims/bin/`) per surface. */
 export const SHIM_ENTRIES: Readonly<Record<ShimSurface, { entry: string; bin: string }>> = Object
@@ -21,6 +27,7 @@ export const SHIM_ENTRIES: Readonly<Record<ShimSurface, { entry: string; bin: st
     "claude-code": { entry: "claude_code.ts", bin: "claude_code" },
     "codex": { entry: "codex.ts", bin: "codex" },
     "gemini-cli": { entry: "gemini_cli.ts", bin: "gemini_cli" },
+    "copilot-cli": { entry: "copilot_cli.ts", bin: "copilot_cli" },
   });
 
 /** This module's location, relative to which the checkout's files are found. */

@@ -22,6 +22,7 @@ export const SURFACES = [
   "claude-code",
   "codex",
   "gemini-cli",
+  "copilot-cli",
 ] as const;
 
 /** What an event records. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { CHAT_AGENT_NAME, MCP_SERVER_NAME } from "@kiro-learn/agents";
 import { InstallError } from "./errors.ts";
 import { cloneJson, isHollow, isPlainObject, type JsonObject } from "./_json_file.ts";
@@ -23,7 +23,9 @@ export type TargetKind =
   | "kiro-ide-hook"
   | "codex-hooks"
   | "codex-hooks-project"
-  | "gemini-settings-user";
+  | "gemini-settings-user"
+  | "copilot-hooks"
+  | "copilot-mcp-user";
 
 /** All target kinds. */
 export const TARGET_KINDS: readonly TargetKind[] = [
@@ -39,6 +41,8 @@ export const TARGET_KINDS: readonly TargetKind[] = [
   "codex-hooks",
   "codex-hooks-project",
   "gemini-settings-user",
+  "copilot-hooks",
+  "copilot-mcp-user",
 ];
 
 /**
@@ -67,6 +71,8 @@ export interface HookSet {
   codex: string;
   /** Command of the Gemini CLI hooks. */
   geminiCli: string;
+  /** Command of a Copilot CLI hook, by its event (its payloads do not name it). */
+  copilotCli: (event: string) => string;
   /** Command of a legacy Kiro IDE hook, by its `when.type`. */
   kiroIde: (event: string) => string;
   /** The MCP server to register. */
@@ -132,18 +138,34 @@ export interface InstallPaths {
   codexProjectHooks: string;
   /** `~/.gemini/settings.json` (Gemini CLI's hooks and MCP servers). */
   geminiUserSettings: string;
+  /** `~/.copilot/hooks/kiro-learn.json` (Copilot CLI's user hooks, all ours). */
+  copilotHooks: string;
+  /** `~/.copilot/mcp-config.json` (Copilot CLI's MCP servers). */
+  copilotMcp: string;
+}
+
+/**
+ * Copilot CLI's config folder: `COPILOT_HOME` when it is set, nonempty and absolute (Copilot CLI
+ * 1.0.102 then keeps its hooks, `mcp-config.json` and session state there instead of in
+ * `~/.copilot`, and refuses a relative one), else `~/.copilot`.
+ */
+export function copilotHome(home: string, env: { COPILOT_HOME?: string } = {}): string {
+  const dir = env.COPILOT_HOME?.trim();
+  return dir && isAbsolute(dir) ? resolve(dir) : join(home, ".copilot");
 }
 
 /**
  * The paths for a home and a project root; `codexHome` is Codex CLI's home when `CODEX_HOME`
- * names one (default `<home>/.codex`).
+ * names one (default `<home>/.codex`), `copilotHome` Copilot CLI's config folder (default
+ * `<home>/.copilot`).
  */
 export function installPaths(
   home: string,
   projectDir: string,
-  options: { codexHome?: string } = {},
+  options: { codexHome?: string; copilotHome?: string } = {},
 ): InstallPaths {
   const codexHome = options.codexHome ?? join(home, ".codex");
+  const copilot = options.copilotHome ?? join(home, ".copilot");
   return {
     kiroAgentsDir: join(home, ".kiro", "agents"),
     chatAgent: join(home, ".kiro", "agents", `${CHAT_AGENT_NAME}.json`),
@@ -159,6 +181,8 @@ export function installPaths(
     codexConfig: join(codexHome, "config.toml"),
     codexProjectHooks: join(projectDir, ".codex", "hooks.json"),
     geminiUserSettings: join(home, ".gemini", "settings.json"),
+    copilotHooks: join(copilot, "hooks", "kiro-learn.json"),
+    copilotMcp: join(copilot, "mcp-config.json"),
   };
 }
 

@@ -15,6 +15,7 @@ import { KIRO_CLI } from "./_agent_kiro_cli.ts";
 import { KIRO_IDE } from "./_agent_kiro_ide.ts";
 import { CODEX } from "./_agent_codex.ts";
 import { GEMINI_CLI } from "./_agent_gemini_cli.ts";
+import { COPILOT_CLI } from "./_agent_copilot_cli.ts";
 import type {
   AgentInstaller,
   HookSet,
@@ -41,6 +42,7 @@ export {
 } from "./_agent_codex.ts";
 export {
   type AgentInstaller,
+  copilotHome,
   type DoctorSource,
   type HookSet,
   type InstallPaths,
@@ -59,6 +61,7 @@ export const AGENTS: readonly AgentInstaller[] = [
   CLAUDE_CODE,
   CODEX,
   GEMINI_CLI,
+  COPILOT_CLI,
 ];
 
 function agentOf(kind: TargetKind): AgentInstaller {

@@ -9,6 +9,7 @@ const HOOKS: HookSet = {
   claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
   codex: `/s/codex || true ${HOOK_MARKER}`,
   geminiCli: `/s/gemini || true ${HOOK_MARKER}`,
+  copilotCli: (event) => `/s/copilot ${event} || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],

@@ -216,6 +216,7 @@ export const TEST_HOOKS: HookSet = {
   claudeCodeStore: `/s/claude --store || true ${HOOK_MARKER}`,
   codex: `/s/codex || true ${HOOK_MARKER}`,
   geminiCli: `/s/gemini || true ${HOOK_MARKER}`,
+  copilotCli: (event) => `/s/copilot ${event} || true ${HOOK_MARKER}`,
   kiroIde: (event) => `/s/ide ${event} || true ${HOOK_MARKER}`,
   mcp: { command: "/s/mcp", args: ["--stdio"] },
   known: ["/s/"],
@@ -230,6 +231,7 @@ const HAS_HOOKS: readonly string[] = [
   "codex-hooks",
   "codex-hooks-project",
   "gemini-settings-user",
+  "copilot-hooks",
 ];
 
 /**

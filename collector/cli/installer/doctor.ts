@@ -29,6 +29,7 @@ import {
   AGENTS,
   codexHomeFromEnv,
   codexTrust,
+  copilotHome,
   type DoctorSource,
   type InstallPaths,
   installPaths,
@@ -120,7 +121,10 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   );
   if (options.project !== undefined) checks.push(checkProject(options.project));
 
-  const paths = installPaths(home, options.projectDir, { codexHome: codexHomeFromEnv(env) });
+  const paths = installPaths(home, options.projectDir, {
+    codexHome: codexHomeFromEnv(env),
+    copilotHome: copilotHome(home, env),
+  });
   const found = new Found(known, env.PATH ?? "", tilde, home);
   // Kiro CLI 3.x runs both the agent's embedded hooks and .kiro/hooks files; 2.x (and Kiro IDE
   // 1.x, which reads the file) only one of them: both present is a double capture only for 3.x.
@@ -165,6 +169,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     paths.claudeUserMcp,
     paths.claudeProjectMcp,
     paths.geminiUserSettings,
+    paths.copilotMcp,
   ], { url: collectorMcpUrl(settings.collector.host, settings.collector.port) }));
   checks.push(checkExtractor(settings, env.PATH ?? ""));
   checks.push(checkAcpAgents(settings, env.PATH ?? "", join(home, ".kiro", "agents"), tilde));
@@ -780,6 +785,7 @@ function knownCommands(commands: InstallCommands): string[] {
       quoteArgv(commands.shim("claude-code")),
       quoteArgv(commands.shim("kiro-ide")),
       quoteArgv(commands.shim("gemini-cli")),
+      quoteArgv(commands.shim("copilot-cli")),
     ];
   } catch {
     return [];

@@ -28,6 +28,7 @@ async function realCommands(world: World): Promise<{ commands: InstallCommands; 
       "claude-code.ts",
       "codex.ts",
       "gemini-cli.ts",
+      "copilot-cli.ts",
       "mcp.ts",
     ]
   ) {
@@ -94,6 +95,7 @@ Deno.test("doctor on a fresh home reports every missing piece and exits 1", asyn
       "hooks Claude Code": "fail",
       "hooks Codex CLI": "fail",
       "hooks Gemini CLI": "fail",
+      "hooks Copilot CLI": "fail",
       "mcp server": "warn",
       "extractor": "warn",
       "acp agent": "warn",
@@ -105,7 +107,7 @@ Deno.test("doctor on a fresh home reports every missing piece and exits 1", asyn
       if (check.status !== "ok") assert.ok(check.fix, check.name);
     }
     assert.match(lines[0], /^fail {2}data dir: .* does not exist \(fix: kiro-learn install\)$/);
-    assert.match(report.summary, /1 ok, 5 warning\(s\), 7 failure\(s\)/);
+    assert.match(report.summary, /1 ok, 5 warning\(s\), 8 failure\(s\)/);
   });
 });
 

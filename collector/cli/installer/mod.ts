@@ -6,6 +6,7 @@
  * @module
  */
 export { InstallError } from "./errors.ts";
+export { copilotHome } from "./_targets.ts";
 export { install, type RunOptions, uninstall } from "./install.ts";
 export {
   apply,

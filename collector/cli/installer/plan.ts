@@ -75,7 +75,13 @@ import {
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
 /** The agent surfaces kiro-learn captures. */
-export type Surface = "kiro-cli" | "kiro-ide" | "claude-code" | "codex" | "gemini-cli";
+export type Surface =
+  | "kiro-cli"
+  | "kiro-ide"
+  | "claude-code"
+  | "codex"
+  | "gemini-cli"
+  | "copilot-cli";
 
 /** Where the shims and the MCP server are; the caller decides (compiled binaries or `deno run`). */
 export interface InstallCommands {
@@ -107,12 +113,26 @@ const INSTALL_DIR_TAILS = [
   "/.claude",
   "/.codex",
   "/.gemini",
+  "/.copilot",
+  "/.copilot/hooks",
 ];
+
+/**
+ * Whether install makes folder `dir`: an agents' config folder (by its tail), or Copilot CLI's
+ * config folder and its hooks folder where `COPILOT_HOME` puts them.
+ */
+function knownDir(dir: string, paths: InstallPaths): boolean {
+  if (dir !== resolve(dir)) return false;
+  if ([dirname(paths.copilotMcp), dirname(paths.copilotHooks)].includes(dir)) return true;
+  return INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail));
+}
 
 /** Options of {@linkcode planInstall}. */
 export interface InstallOptions {
   /** The user's home folder. */
   home: string;
+  /** Copilot CLI's config folder (`COPILOT_HOME`, see `copilotHome`); default `~/.copilot`. */
+  copilotHome?: string;
   /** The project root (already resolved, e.g. by `resolveProject`). */
   projectDir: string;
   /** The data dir; defaults to `<home>/.kiro-learn`. */
@@ -161,6 +181,8 @@ function savedCollector(text: string, dataDir: string): { host: string; port: nu
 export interface UninstallOptions {
   /** The user's home folder. */
   home: string;
+  /** Copilot CLI's config folder (`COPILOT_HOME`, see `copilotHome`); default `~/.copilot`. */
+  copilotHome?: string;
   /** The project root to clean (entries recorded for other projects are cleaned too). */
   projectDir: string;
   /** The data dir; defaults to `<home>/.kiro-learn`. */
@@ -248,7 +270,13 @@ export interface Plan {
  * The agents `install --agents` chooses from: Kiro (CLI and IDE), Claude Code, Codex CLI and
  * Gemini CLI.
  */
-export const INSTALL_AGENTS = ["kiro", "claude-code", "codex", "gemini-cli"] as const;
+export const INSTALL_AGENTS = [
+  "kiro",
+  "claude-code",
+  "codex",
+  "gemini-cli",
+  "copilot-cli",
+] as const;
 
 /** One of {@linkcode INSTALL_AGENTS}. */
 export type InstallAgent = typeof INSTALL_AGENTS[number];
@@ -257,6 +285,7 @@ export type InstallAgent = typeof INSTALL_AGENTS[number];
 export function agentOfTarget(kind: TargetKind): InstallAgent {
   if (kind.startsWith("codex-")) return "codex";
   if (kind.startsWith("gemini-")) return "gemini-cli";
+  if (kind.startsWith("copilot-")) return "copilot-cli";
   return kind.startsWith("claude-") ? "claude-code" : "kiro";
 }
 
@@ -266,6 +295,7 @@ export const INSTALL_AGENT_NAMES: Readonly<Record<InstallAgent, string>> = {
   "claude-code": "Claude Code",
   codex: "Codex CLI",
   "gemini-cli": "Gemini CLI",
+  "copilot-cli": "Copilot CLI",
 };
 
 /** What {@linkcode apply} did. */
@@ -286,7 +316,10 @@ export async function planInstall(options: InstallOptions): Promise<Plan> {
   const project = absolute(options.projectDir);
   const dataDir = absolute(options.dataDir ?? join(home, ".kiro-learn"));
   const hooks = hookSet(options.commands);
-  const paths = installPaths(home, project, { codexHome: codexHomeOf(options) });
+  const paths = installPaths(home, project, {
+    codexHome: codexHomeOf(options),
+    copilotHome: options.copilotHome,
+  });
   const warnings: string[] = [];
 
   // An explicit v3 needs nothing from kiro-cli; v2 and auto need to know whether it is there.
@@ -542,7 +575,10 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
   const project = absolute(options.projectDir);
   const dataDir = absolute(options.dataDir ?? join(home, ".kiro-learn"));
   const hooks = options.commands ? hookSet(options.commands) : recogniseOnly();
-  const paths = installPaths(home, project, { codexHome: codexHomeOf(options) });
+  const paths = installPaths(home, project, {
+    codexHome: codexHomeOf(options),
+    copilotHome: options.copilotHome,
+  });
   const warnings: string[] = [];
   const record = readManifest(manifestPath(dataDir));
   if (record.warning) warnings.push(record.warning);
@@ -585,7 +621,7 @@ export function planUninstall(options: UninstallOptions): Promise<Plan> {
     if (isInside(dir, dataDir)) continue;
     if (options.projectOnly && !projectDirOnly(dir)) continue;
     // Only the agents' config folders install makes (and only when empty, below).
-    if (!INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail)) || dir !== resolve(dir)) {
+    if (!knownDir(dir, paths)) {
       warnings.push(
         `not removing ${dir}: the install record names it, but install makes no such folder`,
       );
@@ -781,6 +817,9 @@ function chooseTargets(
       ? ["codex-hooks", paths.codexHooks]
       : ["codex-hooks-project", paths.codexProjectHooks],
     ["gemini-settings-user", paths.geminiUserSettings],
+    // Copilot CLI runs a repository's .github/hooks for everyone who clones it: user scope only.
+    ["copilot-hooks", paths.copilotHooks],
+    ["copilot-mcp-user", paths.copilotMcp],
   ];
   // Kiro CLI 3.x reads the agent's embedded hooks too, and both Claude scopes at once would
   // capture every event twice: the ones not chosen are removed, in this project and wherever the
@@ -816,8 +855,9 @@ function hookSet(commands: InstallCommands): HookSet {
     const codex = commands.shim("codex");
     const ideBase = commands.shim("kiro-ide");
     const gemini = commands.shim("gemini-cli");
+    const copilot = commands.shim("copilot-cli");
     const mcp = commands.mcp();
-    for (const argv of [kiro, claude, codex, ideBase, gemini, mcp]) assertArgv(argv);
+    for (const argv of [kiro, claude, codex, ideBase, gemini, copilot, mcp]) assertArgv(argv);
     const ide = new Map(
       KIRO_IDE_HOOKS.map((
         h,
@@ -829,6 +869,7 @@ function hookSet(commands: InstallCommands): HookSet {
       claudeCodeStore: hookCommand([...claude, STORE_ONLY_ARG], { exec: true }),
       codex: hookCommand(codex, { exec: true }),
       geminiCli: hookCommand(gemini, { exec: true }),
+      copilotCli: (event) => hookCommand(commands.shim("copilot-cli", [event]), { exec: true }),
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
       mcpHttp: commands.mcpHttp?.() ?? null,
@@ -838,6 +879,7 @@ function hookSet(commands: InstallCommands): HookSet {
         quoteArgv(codex),
         quoteArgv(ideBase),
         quoteArgv(gemini),
+        quoteArgv(copilot),
       ],
     };
   } catch (error) {
@@ -854,6 +896,7 @@ function recogniseOnly(): HookSet {
     claudeCodeStore: "",
     codex: "",
     geminiCli: "",
+    copilotCli: () => "",
     kiroIde: () => "",
     mcp: { command: "", args: [] },
     mcpHttp: null,
@@ -948,7 +991,7 @@ function trustedManifest(
     }
   }
   const dirs = manifest.dirs.filter((dir) => {
-    const known = dir === resolve(dir) && INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail));
+    const known = knownDir(dir, options.paths);
     if (!known) {
       options.warnings.push(
         `not removing ${dir}: the install record names it, but install makes no such folder`,

@@ -45,6 +45,7 @@ const ALLOWED_METHODS: Record<string, string[]> = {
   "/v1/hooks/claude-code": ["POST"],
   "/v1/hooks/codex": ["POST"],
   "/v1/hooks/gemini-cli": ["POST"],
+  "/v1/hooks/copilot-cli": ["POST"],
   "/v1/mcp/headers": ["POST"],
 };
 

@@ -1,8 +1,8 @@
 /**
  * `deno task bench`: runs every benchmark of the workspace in turn, each as its own process so
  * one's memory and JIT state do not colour the next, and prints their figures. Flags go to each
- * benchmark (`--quick` runs the small sizes; the agent-session ones, `claude-code`, `codex` and
- * `gemini-cli`, take `--runs=N` and `--hogs=N`, the Claude Code one also `--mcp-only`); any other argument is a name filter (e.g. `deno task bench storage`). A
+ * benchmark (`--quick` runs the small sizes; the agent-session ones, `claude-code`, `codex`,
+ * `gemini-cli` and `copilot-cli`, take `--runs=N` and `--hogs=N`, the Claude Code one also `--mcp-only`); any other argument is a name filter (e.g. `deno task bench storage`). A
  * benchmark marked `optIn` (it needs something the workspace does not hold, such as the real
  * Claude Code client) runs only when an argument names it exactly (`deno task bench claude-code`).
  *
@@ -23,6 +23,7 @@ export const BENCHMARKS: readonly { name: string; path: string; optIn?: boolean 
   { name: "claude-code", path: "collector/tooling/bench/claude_code_bench.ts", optIn: true },
   { name: "codex", path: "collector/tooling/bench/codex_bench.ts", optIn: true },
   { name: "gemini-cli", path: "collector/tooling/bench/gemini_cli_bench.ts", optIn: true },
+  { name: "copilot-cli", path: "collector/tooling/bench/copilot_cli_bench.ts", optIn: true },
   { name: "team", path: "collector/tooling/bench/team_bench.ts", optIn: true },
   { name: "acp-start", path: "collector/tooling/bench/acp_start_bench.ts", optIn: true },
 ];

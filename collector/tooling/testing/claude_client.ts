@@ -421,3 +421,63 @@ export function commandLine(pid: number): string {
     return "";
   }
 }
+
+/** What a client run under {@linkcode runGuarded} did. */
+export interface ClientRun {
+  /** Exit code. */
+  code: number;
+  /** Standard output. */
+  stdout: string;
+  /** Standard error. */
+  stderr: string;
+}
+
+/**
+ * Runs a real client once with a clean environment (`env` only) and no stdin, killed after
+ * `limitMs` and then reported as a hang naming `what`, `cwd` and its stderr (the guard only turns
+ * a hang into a failure).
+ */
+export async function runGuarded(
+  binary: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; limitMs: number; what: string },
+): Promise<ClientRun> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), options.limitMs);
+  try {
+    const output = await new Deno.Command(binary, {
+      args: [...args],
+      cwd: options.cwd,
+      env: options.env,
+      clearEnv: true,
+      stdin: "null",
+      signal: abort.signal,
+    }).output();
+    const stderr = new TextDecoder().decode(output.stderr);
+    if (abort.signal.aborted) {
+      throw new Error(
+        `${options.what} hung: killed after ${options.limitMs} ms (in ${options.cwd}); its ` +
+          `stderr: ${stderr}`,
+      );
+    }
+    return { code: output.code, stdout: new TextDecoder().decode(output.stdout), stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Waits (30 s at most) until no process with `HOME=home` is left but the collector: hooks, MCP
+ * servers and clients all exited. Throws naming the ones left.
+ */
+export async function waitForOnlyCollector(home: string): Promise<void> {
+  const strays = () =>
+    processesWithEnv("HOME", home).filter((pid) => !isCollectorProcess(pid)).map(commandLine)
+      .filter((c) => c !== "");
+  await waitFor(
+    () => Promise.resolve(strays().length === 0 ? true : undefined),
+    { timeoutMs: 30_000, what: "hooks, MCP servers and clients to exit" },
+  ).catch((error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(strays())}`);
+  });
+}

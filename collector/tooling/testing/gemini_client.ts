@@ -9,7 +9,7 @@
  * @module
  */
 import { GEMINI_CLI, npmToolBin } from "./prepare.ts";
-import { type AgentSandbox, agentSandbox } from "./claude_client.ts";
+import { type AgentSandbox, agentSandbox, runGuarded } from "./claude_client.ts";
 
 /** The Gemini CLI version these helpers run (pinned in prepare.ts). */
 export const GEMINI_CLI_VERSION: string = GEMINI_CLI.version;
@@ -102,38 +102,26 @@ export async function runGemini(
   prompt: string,
   options: { cwd: string; env: Record<string, string>; modelUrl: string; apiKey: string },
 ): Promise<GeminiRun> {
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), GEMINI_RUN_LIMIT_MS);
-  try {
-    const output = await new Deno.Command(binary, {
-      args: ["-p", prompt, "--yolo", "--skip-trust", "--output-format", "json"],
+  const run = await runGuarded(
+    binary,
+    ["-p", prompt, "--yolo", "--skip-trust", "--output-format", "json"],
+    {
       cwd: options.cwd,
       env: {
         ...options.env,
         GOOGLE_GEMINI_BASE_URL: options.modelUrl,
         GEMINI_API_KEY: options.apiKey,
       },
-      clearEnv: true,
-      stdin: "null",
-      signal: abort.signal,
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    if (abort.signal.aborted) {
-      throw new Error(
-        `gemini -p ${JSON.stringify(prompt)} hung: killed after ${GEMINI_RUN_LIMIT_MS} ms ` +
-          `(in ${options.cwd}); its stderr: ${stderr}`,
-      );
-    }
-    const stdout = new TextDecoder().decode(output.stdout);
-    let response: string | null = null;
-    try {
-      const parsed = JSON.parse(stdout);
-      response = typeof parsed.response === "string" ? parsed.response : null;
-    } catch {
-      response = null;
-    }
-    return { code: output.code, stdout, stderr, response };
-  } finally {
-    clearTimeout(timer);
+      limitMs: GEMINI_RUN_LIMIT_MS,
+      what: `gemini -p ${JSON.stringify(prompt)}`,
+    },
+  );
+  let response: string | null = null;
+  try {
+    const parsed = JSON.parse(run.stdout);
+    response = typeof parsed.response === "string" ? parsed.response : null;
+  } catch {
+    response = null;
   }
+  return { ...run, response };
 }

@@ -696,3 +696,130 @@ Deno.test("the Codex CLI and Gemini CLI launchers' fast paths and their fallback
 
   await Deno.remove(home, { recursive: true });
 });
+
+Deno.test("the Copilot CLI launcher's fast path and its fallbacks", async (t) => {
+  await using daemon = await startTestDaemon();
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-home-" }));
+  const project = await gitProject(home, "app");
+  const env = { ...daemon.env, HOME: home };
+  const { namespace } = resolveProject(project, { actor: TEST_ACTOR, home });
+  await saveLeapYearMemory(daemon, namespace);
+  const session = "3474568a-3e76-4627-8796-504897f5662c";
+  const text = (name: string) => fixtureText(`copilot_cli/${name}`, project);
+  const ofSession = async (id: string) =>
+    (await storedEvents(daemon)).filter((e) => e.session_id === id);
+  const hookCount = async () =>
+    (await (await daemon.fetch("/v1/stats")).json()).latency.hook.count as number;
+  // Copilot CLI's payloads name no event: the installed hook command names it, the first argument.
+  const noDeno = await installLaunchers(daemon, {
+    home,
+    denoPath: "/nonexistent/deno",
+    launcher: "copilot-cli",
+  });
+
+  await t.step(
+    "userPromptSubmitted: answered over the socket, no Deno, as the shim prints",
+    async () => {
+      const hooks = await hookCount();
+      const fast = await runLauncher(noDeno, {
+        cwd: project,
+        stdin: text("user_prompt_submitted.json"),
+        env,
+        args: ["userPromptSubmitted"],
+      });
+      assert.deepEqual([fast.code, fast.stderr], [0, ""]);
+      const printed = JSON.parse(fast.stdout);
+      assert.deepEqual(Object.keys(printed), ["additionalContext"]);
+      assert.ok(printed.additionalContext.includes(LEAP_YEAR_TITLE), fast.stdout);
+      assert.equal(await hookCount(), hooks + 1, "Copilot's route answered");
+      const other = `${session.slice(0, -4)}0000`;
+      const shim = await runShimProcess("copilot-cli", {
+        settings: daemon.settings,
+        env,
+        cwd: project,
+        args: ["userPromptSubmitted"],
+        stdin: text("user_prompt_submitted.json").replace(session, other),
+      });
+      assert.equal(shim.code, 0, shim.stderr);
+      assert.equal(fast.stdout, shim.stdout);
+      const [viaSocket] = (await ofSession(session)).filter((e) => e.kind === "prompt");
+      const [viaShim] = (await ofSession(other)).filter((e) => e.kind === "prompt");
+      for (const key of ["namespace", "actor_id", "kind", "body"] as const) {
+        assert.deepEqual(viaSocket[key], viaShim[key], key);
+      }
+      assert.equal(viaSocket.source.surface, "copilot-cli");
+    },
+  );
+
+  await t.step("postToolUse and preToolUse answer {} at once and store nothing", async () => {
+    // The turn's end reads the tool uses from the transcript: an older install's tool hooks
+    // still fire until it runs again, and record nothing.
+    const hooks = await hookCount();
+    const before = (await storedEvents(daemon)).length;
+    for (const event of ["postToolUse", "preToolUse"]) {
+      const run = await runLauncher(noDeno, {
+        cwd: project,
+        stdin: text("post_tool_use_failed_shell.json"),
+        env,
+        args: [event],
+        stdinAfterExit: true,
+      });
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, "{}\n", ""], event);
+    }
+    assert.equal((await storedEvents(daemon)).length, before);
+    assert.equal(await hookCount(), hooks, "an ignored hook never reaches the collector");
+  });
+
+  await t.step(
+    "agentStop: the shim reads the turn's tool uses and answer from the transcript",
+    async () => {
+      const launcher = await installLaunchers(daemon, { home, launcher: "copilot-cli" });
+      const transcript = `${home}/.copilot/session-state/${session}/events.jsonl`;
+      await Deno.mkdir(`${home}/.copilot/session-state/${session}`, { recursive: true });
+      await Deno.writeTextFile(transcript, text("turn_tools.jsonl"));
+      const run = await runLauncher(launcher, {
+        cwd: project,
+        stdin: text("agent_stop.json").replace("${HOME}", home),
+        env,
+        args: ["agentStop"],
+      });
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, "{}\n", ""]);
+      const [summary] = (await ofSession(session)).filter((e) => e.kind === "session_summary");
+      assert.ok(summary.body.type === "text" && summary.body.content !== "", "the turn's answer");
+      assert.equal(summary.namespace, namespace);
+      // The turn's three calls, the failing listing and the missing path flagged.
+      const used = (await ofSession(session)).filter((e) => e.kind === "tool_use")
+        .map((e) => e.body.type === "json" ? e.body.data as Record<string, unknown> : {});
+      assert.deepEqual(used.map((d) => [d.tool_name, d.failed ?? false]).sort(), [
+        ["bash", false],
+        ["bash", true],
+        ["view", true],
+      ]);
+      for (const event of await ofSession(session)) assert.equal(event.namespace, namespace);
+    },
+  );
+
+  await t.step(
+    "collector killed: the shim spools under the same event, delivered once",
+    async () => {
+      const launcher = await installLaunchers(daemon, { home, launcher: "copilot-cli" });
+      const spool = daemon.settings.paths.spool;
+      const down = `${session.slice(0, -4)}dddd`;
+      await daemon.kill();
+      const run = await runLauncher(launcher, {
+        cwd: project,
+        stdin: text("user_prompt_submitted.json").replace(session, down),
+        env,
+        args: ["userPromptSubmitted"],
+      });
+      assert.equal(run.code, 0, run.stderr);
+      JSON.parse(run.stdout);
+      assert.equal(spoolFiles(spool).length, 1);
+      await daemon.restart();
+      assert.equal(spoolFiles(spool).length, 0);
+      assert.equal((await ofSession(down)).filter((e) => e.kind === "prompt").length, 1);
+    },
+  );
+
+  await Deno.remove(home, { recursive: true });
+});

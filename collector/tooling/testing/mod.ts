@@ -15,6 +15,7 @@ export * from "./claude_client.ts";
 export * from "./codex_client.ts";
 export * from "./scripted_responses_model.ts";
 export * from "./gemini_client.ts";
+export * from "./copilot_client.ts";
 export * from "./scripted_gemini_model.ts";
 export * from "./cli_process.ts";
 export * from "./mcp_client.ts";

@@ -9,7 +9,7 @@
  *   packages (root, or password-less sudo), it is installed with `apt-get`, without its
  *   recommends, and only when a dry run shows that this upgrades no installed package;
  * - the real clients the end-to-end tests drive, npm packages ({@linkcode NPM_TOOLS}: Claude
- *   Code, the ACP agent `claude-code-acp`, the Codex CLI and Gemini CLI), each installed at its pinned
+ *   Code, the ACP agent `claude-code-acp`, the Codex CLI, Gemini CLI and Copilot CLI), each installed at its pinned
  *   version with `npm`
  *   into a folder of its own under `~/.cache/kiro-learn-test/npm/` when it is not there yet.
  *
@@ -82,12 +82,25 @@ export const GEMINI_CLI: NpmTool = {
   purpose: "the end-to-end test of the Gemini CLI hooks (about 100 MB, once)",
 };
 
+/**
+ * The real GitHub Copilot CLI (its end-to-end test). Its native program comes with npm, as the
+ * optional dependency `@github/copilot-linux-x64` (on this platform), and unpacks the rest of
+ * itself from that program on its first run: nothing downloads at run time.
+ */
+export const COPILOT_CLI: NpmTool = {
+  name: "@github/copilot",
+  version: "1.0.102",
+  bin: "copilot",
+  purpose: "the end-to-end test of the Copilot CLI hooks (about 200 MB, once)",
+};
+
 /** The npm tools prepare installs; one entry per tool. */
 export const NPM_TOOLS: readonly NpmTool[] = [
   CLAUDE_CODE,
   CLAUDE_CODE_ACP,
   CODEX_CLI,
   GEMINI_CLI,
+  COPILOT_CLI,
 ];
 
 /** The pinned Codex CLI version (for messages and the docs' agent table). */

@@ -9,6 +9,7 @@ import {
   claudeCodeBinary,
   CODEX_CLI,
   codexBinary,
+  COPILOT_CLI,
   GEMINI_CLI,
   machineFacts,
   NPM_TOOLS,
@@ -214,7 +215,7 @@ Deno.test("machineFacts reads this machine: the suite's own run found Chromium a
 });
 
 Deno.test("npm tools: each pinned to an exact version, in a folder of its own, installed the same way", () => {
-  assert.deepEqual(NPM_TOOLS, [CLAUDE_CODE, CLAUDE_CODE_ACP, CODEX_CLI, GEMINI_CLI]);
+  assert.deepEqual(NPM_TOOLS, [CLAUDE_CODE, CLAUDE_CODE_ACP, CODEX_CLI, GEMINI_CLI, COPILOT_CLI]);
   for (const tool of NPM_TOOLS) assert.match(tool.version, /^\d+\.\d+\.\d+$/);
   assert.equal(
     npmToolBin(CLAUDE_CODE_ACP, { home: "/h" }),
@@ -233,6 +234,8 @@ Deno.test("npm tools: each pinned to an exact version, in a folder of its own, i
     "mv",
     "npm",
     "mv",
+    "npm",
+    "mv",
   ]);
   assert.equal(plan.commands[2].at(-1), "@zed-industries/claude-code-acp@0.16.2");
   assert.equal(plan.commands[4].at(-1), "@openai/codex@0.171.0");
@@ -241,6 +244,7 @@ Deno.test("npm tools: each pinned to an exact version, in a folder of its own, i
     "/h/.cache/kiro-learn-test/npm/@openai+codex@0.171.0/node_modules/.bin/codex",
   );
   assert.equal(plan.commands[6].at(-1), "@google/gemini-cli@0.61.0");
+  assert.equal(plan.commands[8].at(-1), "@github/copilot@1.0.102");
 });
 
 Deno.test("the suite's own run installed every npm tool", () => {

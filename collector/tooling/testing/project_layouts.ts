@@ -23,6 +23,19 @@ export async function gitProject(home: string, name: string): Promise<string> {
   return dir;
 }
 
+/**
+ * Creates `${root}/work/${name}` as a real git repository (`git init`, an `origin` remote, which
+ * decides the project id): the projects the real clients' end-to-end tests work in. Returns its
+ * path.
+ */
+export async function gitRepository(root: string, name: string): Promise<string> {
+  const dir = `${root}/work/${name}`;
+  await Deno.mkdir(dir, { recursive: true });
+  await runGit(dir, "init", "-q");
+  await runGit(dir, "remote", "add", "origin", `git@git.example.com:team/${name}.git`);
+  return dir;
+}
+
 /** The folders {@linkcode projectLayouts} builds. */
 export interface ProjectLayouts {
   /** A repository nested inside the project (`vendor/lib`). */

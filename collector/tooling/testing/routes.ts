@@ -89,6 +89,25 @@ export const V1_ROUTES: V1Route[] = [
   })),
   {
     method: "POST",
+    route: "/v1/hooks/copilot-cli",
+    path: () => `/v1/hooks/copilot-cli?${HOOK_GIT_CONFIG_QUERY}=`,
+    // Copilot CLI's payloads name no event: the launcher sends the one its hook command names.
+    body: () => ({
+      sessionId: "0b7f6f7e-3c1a-4f7e-9c55-0c6a3e2b9f10",
+      cwd: "/srv/app",
+      timestamp: 1,
+      prompt: "Go",
+    }),
+    headers: {
+      [HOOK_HEADERS.cwd]: "/srv/app",
+      [HOOK_HEADERS.root]: "/srv/app",
+      [HOOK_HEADERS.actor]: "tester",
+      [HOOK_HEADERS.client]: "test-host",
+      [HOOK_HEADERS.event]: "userPromptSubmitted",
+    },
+  },
+  {
+    method: "POST",
     route: "/v1/mcp/headers",
     path: () => `/v1/mcp/headers?${HOOK_GIT_CONFIG_QUERY}=`,
     headers: {

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/hooks/<agent>` (`claude-code`, `codex`, `gemini-cli`: `HOOK_ROUTES`): an agent hook's
+ * `POST /v1/hooks/<agent>` (`claude-code`, `codex`, `gemini-cli`, `copilot-cli`: `HOOK_ROUTES`): an agent hook's
  * raw payload, posted by the hook launcher over the collector's Unix socket (its fast path: no
  * Deno process per hook). The collector runs that agent's shim plan (`HOOK_AGENTS` in
  * `@kiro-learn/core/hooks`), ingests its events through the same pipeline (scrubbed before
@@ -59,6 +59,7 @@ const HookHeadersSchema = z.object({
   actor: z.string().max(1024).regex(/\S/, "the actor must not be blank"),
   client: z.string().max(1024).optional(),
   firing: z.string().max(64).optional(),
+  event: z.string().max(64).optional(),
 });
 
 /** The launcher's headers, validated. */
@@ -181,20 +182,25 @@ async function hookFiring(
     });
   }
   const fields = payload as Record<string, unknown>;
-  if (typeof fields.hook_event_name !== "string" || fields.hook_event_name.trim() === "") {
-    return errorResponse(400, "hook payload has no hook_event_name", {
-      details: PAYLOAD_DETAILS,
-    });
+  const { cwd, root, client, firing, event } = headers.value;
+  // Copilot CLI's payloads name no event: the hook command does, and the launcher sends it.
+  const named = agent.eventFrom === "argument" ? event : fields.hook_event_name;
+  if (typeof named !== "string" || named.trim() === "") {
+    return agent.eventFrom === "argument"
+      ? errorResponse(400, `the launcher sent no ${HOOK_HEADERS.event} header`, {
+        details: "send the event the hook command names (its first argument), or run the shim",
+      })
+      : errorResponse(400, "hook payload has no hook_event_name", { details: PAYLOAD_DETAILS });
   }
-  if (validSessionId(fields.session_id) === null) {
-    return errorResponse(400, "hook payload has no usable session_id", {
+  if (validSessionId(fields[agent.sessionField]) === null) {
+    return errorResponse(400, `hook payload has no usable ${agent.sessionField}`, {
       details: "the shim derives one from its process; run the hook through the shim",
     });
   }
-  const { cwd, root, client, firing } = headers.value;
   const plan = agent.plan(fields, {
     fallbackSessionId: () => "",
     fallbackCwd: () => cwd,
+    event: named,
   });
   if (plan === null) return answer(agent, null, "");
   // The launcher found the root from the physical working directory; a path through a symlink

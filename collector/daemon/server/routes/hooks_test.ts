@@ -1,4 +1,5 @@
-// POST /v1/hooks/claude-code on the real daemon, over TCP and over its Unix socket with curl:
+// POST /v1/hooks/claude-code (and Copilot CLI's route) on the real daemon, over TCP and over its
+// Unix socket with curl:
 // real Claude Code payloads (shims/testdata) become the shim's events, a retry of a firing is one
 // event, and bad payloads or headers get a 4xx and store nothing.
 import assert from "node:assert/strict";
@@ -187,6 +188,41 @@ Deno.test("the hook route records real Claude Code payloads as the shim would", 
   });
 
   await Deno.remove(project, { recursive: true });
+});
+
+Deno.test("the Copilot CLI hook route takes its event from the launcher's header, answers Copilot's JSON", async () => {
+  await using daemon = await startTestDaemon();
+  const project = await gitProject();
+  const namespace = resolveProject(project, { actor: ACTOR }).namespace;
+  await saveLeapYearMemory(daemon, namespace);
+  const copilot = new URL("../copilot_cli/", TESTDATA);
+  const prompt = Deno.readTextFileSync(new URL("user_prompt_submitted.json", copilot))
+    .replaceAll("${PROJECT}", project);
+  const post = (headers: Record<string, string>) =>
+    daemon.fetch(
+      `${ROUTES.copilotCliHook}?${HOOK_GIT_CONFIG_QUERY}=${encodeURIComponent(GIT_CONFIG)}`,
+      { method: "POST", headers, body: prompt },
+    );
+  try {
+    // Copilot's payloads name no event: without the header, a clear 400 and nothing stored.
+    const before = await eventCount(daemon);
+    const unnamed = await post(hookHeaders(project));
+    assert.equal(unnamed.status, 400);
+    assert.match(await unnamed.text(), /X-Kiro-Learn-Event/);
+    assert.equal(await eventCount(daemon), before);
+    const res = await post(hookHeaders(project, { [HOOK_HEADERS.event]: "userPromptSubmitted" }));
+    assert.equal(res.status, 200);
+    const printed = await res.json();
+    assert.deepEqual(Object.keys(printed), ["additionalContext"]);
+    assert.ok(printed.additionalContext.includes(LEAP_YEAR_TITLE));
+    const [event] = (await latestEvents(daemon)).filter((e: { kind: string }) =>
+      e.kind === "prompt"
+    );
+    assert.equal(event.source.surface, "copilot-cli");
+    assert.equal(event.namespace, namespace);
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
 });
 
 Deno.test("a stale socket file does not stop the daemon, and a clean stop removes the socket", async () => {

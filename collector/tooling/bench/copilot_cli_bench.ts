@@ -1,0 +1,117 @@
+/**
+ * Copilot CLI overhead benchmark: what kiro-learn's hooks and MCP entry add to a real session, as
+ * a user pays it. Times whole `copilot -p` runs of the real client (the version `prepare.ts` pins
+ * and installs), offline against the scripted Anthropic Messages model on loopback (a BYOK
+ * provider), each session one prompt, one shell call (`echo hi`) and an answer. Setups, each in a
+ * HOME of its own with kiro-learn installed by `kiro-learn install` and a running collector (its
+ * hooks fire at userPromptSubmitted, postToolUse and agentStop):
+ *
+ * - without kiro-learn;
+ * - the default install (hooks, and the local MCP server Copilot CLI starts per session);
+ * - the hooks alone (the default install minus its MCP entry);
+ * - the MCP entry alone (the default install minus its hook file).
+ *
+ * Runs rotate among them (`agent_bench.ts`, shared with the Claude Code, Codex and Gemini CLI
+ * benchmarks), and each setup's paired median over the setup without kiro-learn is its cost.
+ *
+ * Not part of the default `deno task bench` run (it needs the client): run it with
+ * `deno task bench copilot-cli`, or `deno run -A collector/tooling/bench/copilot_cli_bench.ts
+ * [--quick] [--runs=N] [--hogs=N] [--out=<path>]`. Figures go to stdout and to
+ * `.bench/copilot-cli.json` (`copilot-cli-hogs<N>.json` with `--hogs=N`).
+ *
+ * @module
+ */
+import { MCP_SERVER_NAME } from "@kiro-learn/agents";
+import {
+  COPILOT_CLI_VERSION,
+  type CopilotSandbox,
+  copilotSandbox,
+  startScriptedModel,
+  toolThenText,
+} from "../testing/mod.ts";
+import { type AgentBenchOptions, benchClient, benchMain, type SetupSpec } from "./agent_bench.ts";
+
+const ANSWER = "It printed hi.";
+const PREFIX = "copilot-cli";
+/** A dummy key: the scripted model takes any. */
+const API_KEY = "sk-ant-scripted-bench";
+
+/** Takes our server out of `~/.copilot/mcp-config.json`, where install wrote it. */
+async function removeMcpEntry(box: CopilotSandbox): Promise<void> {
+  const path = `${box.home}/.copilot/mcp-config.json`;
+  const config = JSON.parse(await Deno.readTextFile(path));
+  if (config.mcpServers?.[MCP_SERVER_NAME] === undefined) {
+    throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ${path}`);
+  }
+  delete config.mcpServers[MCP_SERVER_NAME];
+  await Deno.writeTextFile(path, JSON.stringify(config, null, 2) + "\n");
+}
+
+async function removeHooks(box: CopilotSandbox): Promise<void> {
+  await Deno.remove(`${box.home}/.copilot/hooks/kiro-learn.json`);
+}
+
+/** The setups, the one without kiro-learn first (see the module's documentation). */
+export const COPILOT_SETUPS: readonly SetupSpec<CopilotSandbox>[] = [
+  {
+    key: "without_kiro_learn",
+    label: "without kiro-learn",
+    install: null,
+    hooks: false,
+    mcp: false,
+  },
+  {
+    key: "with_kiro_learn",
+    label: "kiro-learn (local MCP)",
+    install: [],
+    hooks: true,
+    mcp: true,
+  },
+  {
+    key: "hooks_only",
+    label: "hooks only (no MCP)",
+    install: [],
+    hooks: true,
+    mcp: false,
+    adjust: removeMcpEntry,
+  },
+  {
+    key: "mcp_only",
+    label: "local MCP only (no hooks)",
+    install: [],
+    hooks: false,
+    mcp: true,
+    adjust: removeHooks,
+  },
+];
+
+/** Runs the benchmark; returns its figures. */
+export async function benchCopilotCli(
+  options: AgentBenchOptions,
+): Promise<Record<string, unknown>> {
+  await using model = startScriptedModel(
+    toolThenText({ name: "bash", input: { command: "echo hi", description: "echo" } }, ANSWER),
+  );
+  return await benchClient({
+    prefix: PREFIX,
+    specs: COPILOT_SETUPS,
+    sandbox: () => copilotSandbox(),
+    requests: model.requests,
+    async run(setup) {
+      const run = await setup.box.copilot("Run echo hi and tell me what it printed", {
+        cwd: setup.cwd,
+        modelUrl: model.url,
+        apiKey: API_KEY,
+      });
+      return run.code === 0 && run.stdout.includes(ANSWER)
+        ? null
+        : `exit ${run.code}: ${run.stdout}${run.stderr.slice(-3000)}`;
+    },
+    about: {
+      session: "copilot -p, one prompt, one shell call (echo hi), one answer; scripted model",
+      copilot_cli: COPILOT_CLI_VERSION,
+    },
+  }, options);
+}
+
+if (import.meta.main) await benchMain(PREFIX, Deno.args, benchCopilotCli);
