@@ -752,7 +752,15 @@ Deno.test("a project's uninstall of the home folder keeps the user-level folders
     }));
     const record = readJson(world, `home/.kiro-learn/${MANIFEST_FILE}`);
     // Only the project's own folders left the record: .kiro/hooks and .kiro/settings.
-    const user = [".claude", ".codex", ".gemini", ".kiro", ".kiro/agents"]
+    const user = [
+      ".claude",
+      ".codex",
+      ".copilot",
+      ".copilot/hooks",
+      ".gemini",
+      ".kiro",
+      ".kiro/agents",
+    ]
       .map((rel) => join(world.home, rel));
     assert.deepEqual((record.dirs as string[]).sort(), user);
     assert.deepEqual(
