@@ -46,7 +46,7 @@ export function agentBenchOptions(args: readonly string[]): AgentBenchOptions {
   const quick = args.includes("--quick");
   return {
     runs: intOption(args, "runs", quick ? 5 : 20, 1),
-    warmup: 1,
+    warmup: intOption(args, "warmup", 1, 0),
     hogs: intOption(args, "hogs", 0),
     quick,
   };
@@ -383,22 +383,34 @@ export async function measureSetups<S extends AgentSetup>(
 }
 
 /**
- * Runs `fn` with TMPDIR a folder of its own (the sandboxes go there, not among other runs' in
- * /tmp); returns its result and the names left in that folder, which is then removed.
+ * Runs a benchmark's script (`--out` added) in a child process whose TMPDIR is a folder of its
+ * own, so its sandboxes go there and what it leaves shows; returns its figures and the names left
+ * in that folder, which is then removed. A child, not this process with TMPDIR changed: the
+ * environment is the whole process's, and test modules running beside it would make their own
+ * temp dirs in that folder.
  */
-export async function inPrivateTmp<T>(
-  fn: () => Promise<T>,
-): Promise<{ result: T; left: string[] }> {
+export async function benchInChild(
+  script: URL,
+  args: readonly string[],
+): Promise<{ figures: Record<string, unknown>; left: string[] }> {
   const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-bench-tmp-" });
-  const previous = Deno.env.get("TMPDIR");
-  Deno.env.set("TMPDIR", tmp);
+  const out = await Deno.makeTempFile({ prefix: "kiro-learn-bench-figures-", suffix: ".json" });
   try {
-    const result = await fn();
-    return { result, left: [...Deno.readDirSync(tmp)].map((e) => e.name) };
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", script.pathname, ...args, `--out=${out}`],
+      env: { TMPDIR: tmp, TMP: tmp, TEMP: tmp },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    if (!run.success) {
+      throw new Error(`${script.pathname} failed: ${decode(run.stderr)}${decode(run.stdout)}`);
+    }
+    const figures = JSON.parse(await Deno.readTextFile(out)) as Record<string, unknown>;
+    return { figures, left: [...Deno.readDirSync(tmp)].map((e) => e.name) };
   } finally {
-    if (previous === undefined) Deno.env.delete("TMPDIR");
-    else Deno.env.set("TMPDIR", previous);
     await Deno.remove(tmp, { recursive: true });
+    await Deno.remove(out);
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { benchClaudeCode, claudeBenchOptions } from "./claude_code_bench.ts";
-import { figureProblems, inPrivateTmp } from "./agent_bench.ts";
+import { claudeBenchOptions } from "./claude_code_bench.ts";
+import { benchInChild, figureProblems } from "./agent_bench.ts";
 
 Deno.test("claude-code bench: options from the command line", () => {
   assert.deepEqual(claudeBenchOptions(["--mcp-only", "--tools=3", "--hogs=2", "--runs=4"]), {
@@ -18,11 +18,9 @@ Deno.test("claude-code bench: options from the command line", () => {
 });
 
 Deno.test("claude-code bench: one round of whole claude -p sessions per setup beside a busy process, paired with the one without kiro-learn, nothing left behind", async () => {
-  const { result: figures, left } = await inPrivateTmp(() =>
-    benchClaudeCode({
-      ...claudeBenchOptions(["--runs=1", "--hogs=1"]),
-      warmup: 0,
-    })
+  const { figures, left } = await benchInChild(
+    new URL("./claude_code_bench.ts", import.meta.url),
+    ["--runs=1", "--warmup=0", "--hogs=1"],
   );
   const setups = [
     "without_kiro_learn",

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { benchCodex, CODEX_SETUPS, withoutMcpTable } from "./codex_bench.ts";
-import { figureProblems, inPrivateTmp } from "./agent_bench.ts";
+import { CODEX_SETUPS, withoutMcpTable } from "./codex_bench.ts";
+import { benchInChild, figureProblems } from "./agent_bench.ts";
 
 Deno.test("codex bench: one round of whole codex exec sessions per setup beside a busy process, paired with the one without kiro-learn, nothing left behind", async () => {
-  const { result: figures, left } = await inPrivateTmp(() =>
-    benchCodex({ runs: 1, warmup: 0, hogs: 1, quick: true })
+  const { figures, left } = await benchInChild(
+    new URL("./codex_bench.ts", import.meta.url),
+    ["--runs=1", "--warmup=0", "--quick", "--hogs=1"],
   );
   assert.deepEqual(figureProblems(figures, CODEX_SETUPS, 1), []);
   assert.equal(figures.hogs, 1);

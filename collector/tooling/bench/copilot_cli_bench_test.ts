@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { benchCopilotCli, COPILOT_SETUPS } from "./copilot_cli_bench.ts";
-import { figureProblems, inPrivateTmp } from "./agent_bench.ts";
+import { COPILOT_SETUPS } from "./copilot_cli_bench.ts";
+import { benchInChild, figureProblems } from "./agent_bench.ts";
 
 Deno.test("copilot-cli bench: one round of whole copilot -p sessions per setup, paired with the one without kiro-learn, nothing left behind", async () => {
-  const { result: figures, left } = await inPrivateTmp(() =>
-    benchCopilotCli({ runs: 1, warmup: 0, hogs: 0, quick: true })
+  const { figures, left } = await benchInChild(
+    new URL("./copilot_cli_bench.ts", import.meta.url),
+    ["--runs=1", "--warmup=0", "--quick"],
   );
   assert.deepEqual(figureProblems(figures, COPILOT_SETUPS, 1), []);
   assert.equal(figures.hogs, 0);
