@@ -39,6 +39,12 @@ export function installCommands(
         headersHelper: `exec ${shellWord(path)}`,
       };
     },
+    // Gemini CLI and Copilot CLI cannot hand the token to an HTTP entry: their stdio entry is the
+    // sh relay to the same route, unless `--mcp stdio` asks for the Deno server everywhere.
+    mcpRelay: () =>
+      options.mcp === "stdio"
+        ? null
+        : ["sh", "-c", `exec ${shellWord(named(launcherPath(settings.paths.bin, "mcp-relay")))}`],
     launchers: () => launcherFiles(settings, { home }),
   };
 }

@@ -118,6 +118,12 @@ export const HOOK_FAST_PATH_BUDGET_S = { retrieve: 1, store: 0.3, unanswered: 0.
  */
 export const MCP_HEADERS_FAST_PATH_BUDGET_S = 1;
 
+/**
+ * The MCP relay's budget for one JSON-RPC request over the socket, in seconds: a tool call may
+ * search or summarise, so it is generous; past it the relay answers that request with an error.
+ */
+export const MCP_RELAY_BUDGET_S = 120;
+
 /** The path of one memory record. */
 export function memoryPath(recordId: string): string {
   return `${ROUTES.memories}/${encodeURIComponent(recordId)}`;

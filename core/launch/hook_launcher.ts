@@ -21,6 +21,8 @@ import {
   HOOK_HEADERS,
   HOOK_ROUTES,
   MCP_HEADERS_FAST_PATH_BUDGET_S,
+  MCP_NAMESPACE_HEADER,
+  MCP_RELAY_BUDGET_S,
   ROUTES,
 } from "../api/wire.ts";
 import {
@@ -40,13 +42,18 @@ import { shellQuote, shimCommand, type ShimCommandOptions } from "./shim.ts";
 /** How a config file names the data dir when it is the default one: expanded by the shell. */
 export const HOME_DATA_DIR = "$HOME/.kiro-learn";
 
+/** The launchers that are not a shim surface's. */
+export type McpLauncher = "mcp" | "mcp-headers" | "mcp-relay";
+
 /**
- * Where the launcher of a shim surface, of the stdio MCP server (`mcp`) or of Claude Code's MCP
- * headers helper (`mcp-headers`) lives in the data dir.
+ * Where the launcher of a shim surface, of the stdio MCP server (`mcp`), of Claude Code's MCP
+ * headers helper (`mcp-headers`) or of the stdio relay to the collector's MCP route
+ * (`mcp-relay`) lives in the data dir.
  */
-export function launcherPath(binDir: string, name: ShimSurface | "mcp" | "mcp-headers"): string {
+export function launcherPath(binDir: string, name: ShimSurface | McpLauncher): string {
   if (name === "mcp") return join(binDir, "mcp-server");
   if (name === "mcp-headers") return join(binDir, "mcp-headers");
+  if (name === "mcp-relay") return join(binDir, "mcp-relay");
   return join(binDir, `hook-${name}`);
 }
 
@@ -420,6 +427,84 @@ export function mcpLauncherScript(options: McpCommandOptions): string {
   ].join("\n");
 }
 
+/**
+ * The stdio MCP relay, for agents that start a stdio server per session and cannot hand the
+ * token to an HTTP entry (Gemini CLI, Copilot CLI): a plain sh loop instead of a Deno process.
+ * When curl is there, the collector's Unix socket exists and a `.git` folder decides the
+ * project ({@linkcode gitProjectLines}, the hooks' own code), it asks the collector once for the
+ * project's namespace (`ROUTES.mcpHeaders`, derived as a hook's project is), then posts each
+ * JSON-RPC line it reads to the collector's MCP route (`ROUTES.mcp`, stateless, JSON answers)
+ * over the socket, with the data dir's header file (the token is never in argv or the
+ * environment), and prints each answer as one line; a notification's 202 prints nothing. A
+ * request the collector does not answer gets a JSON-RPC error, so the agent never waits for it.
+ * Anything else (no socket, no curl, no answer at the start, a project `.git` does not decide)
+ * execs the Deno stdio server ({@linkcode mcpLauncherScript}'s command).
+ */
+export function mcpRelayLauncherScript(
+  options: McpCommandOptions & { settings: Pick<Settings, "paths" | "collector"> },
+): string {
+  const { settings, ...command } = options;
+  const q = shellQuote;
+  const key = `"${MCP_NAMESPACE_HEADER}":"`;
+  return [
+    "#!/bin/sh",
+    "# Written by `kiro-learn install`: kiro-learn's memory tools over stdio, relayed to the",
+    "# collector's MCP route over its Unix socket (else its Deno MCP server). Rewritten by every",
+    "# install; removed by uninstall.",
+    ...denoEnvLines(),
+    ...socketVariables(settings),
+    "ns=",
+    'if [ "${KIRO_LEARN_INTERNAL:-0}" = 0 ] && [ -S "$sock" ] && [ -r "$auth" ] &&',
+    "  command -v curl >/dev/null 2>&1; then",
+    "  cwd=$PWD",
+    ...gitProjectLines({ start: ".", lost: ":" }).map((l) => `  ${l}`),
+    '  if [ -n "$fast" ]; then',
+    "    # The project's namespace, derived by the collector from the remote as a hook's is. The",
+    "    # answer also holds the token: only the namespace is kept.",
+    `    out=$(curl --silent --fail --max-time ${MCP_HEADERS_FAST_PATH_BUDGET_S} \\`,
+    `      ${projectCurlArgs()} \\`,
+    `      --data-binary '' ${q(socketUrl(settings, ROUTES.mcpHeaders))} 2>/dev/null)`,
+    `    case "$out" in *${q(key)}*) ns=\${out#*${q(key)}}; ns=\${ns%%'"'*} ;; esac`,
+    "    out=",
+    "    # A header value: one printable line, no JSON escape; else the Deno server decides.",
+    '    case "$ns" in /actor/*/project/*/) ;; *) ns= ;; esac',
+    String.raw`    case "$ns" in *\\*|*[![:print:]]*) ns= ;; esac`,
+    "  fi",
+    "fi",
+    'if [ -n "$ns" ]; then',
+    '  while IFS= read -r line || [ -n "$line" ]; do',
+    '    case "$line" in *[![:space:]]*) ;; *) continue ;; esac',
+    `    out=$(printf '%s' "$line" | curl --silent --max-time ${MCP_RELAY_BUDGET_S} \\`,
+    `      --noproxy '*' --unix-socket "$sock" -H @"$auth" -H "${MCP_NAMESPACE_HEADER}: $ns" \\`,
+    "      -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\",
+    `      --data-binary @- -w '/%{http_code}' ${q(socketUrl(settings, ROUTES.mcp))} 2>/dev/null)`,
+    "    code=${out##*/}",
+    "    out=${out%/*}",
+    "    # The route's own answers, errors included, are JSON-RPC: passed on as they are.",
+    '    case "$out" in',
+    String.raw`      '{'*'"jsonrpc"'*'}'|'['*'"jsonrpc"'*']') printf '%s\n' "$out"; continue ;;`,
+    "    esac",
+    "    # Nothing to answer: a notification (202), or a request without an id.",
+    '    case "$code" in 202) continue ;; esac',
+    `    case "$line" in *'"id"'*) ;; *) continue ;; esac`,
+    "    # The id as the request wrote it (the SDK writes it last): a number or a plain string.",
+    `    id=\${line##*'"id"'}`,
+    `    id=\${id#"\${id%%[![:space:]:]*}"}`,
+    '    case "$id" in',
+    `      '"'*) id=\${id#'"'}; id="\\"\${id%%'"'*}\\"" ;;`,
+    "      *) id=${id%%[!0-9-]*} ;;",
+    "    esac",
+    String.raw`    case "$id" in ""|*\\*|*[![:print:]]*) id=null ;; esac`,
+    `    printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"%s"}}\\n' "$id" \\`,
+    `      "kiro-learn's collector did not answer this request (HTTP $code): run kiro-learn doctor"`,
+    "  done",
+    "  exit 0",
+    "fi",
+    `exec ${mcpCommand(command).map(shellQuote).join(" ")} "$@"`,
+    "",
+  ].join("\n");
+}
+
 /** The argument by which the headers helper's launcher hands over the agent's folder. */
 export const AGENT_CWD_ARG = "--agent-cwd=";
 
@@ -551,6 +636,15 @@ export function launcherFiles(
     {
       path: launcherPath(settings.paths.bin, "mcp"),
       content: mcpLauncherScript({
+        host: settings.collector.host,
+        port: settings.collector.port,
+        execPath: options.denoPath,
+      }),
+    },
+    {
+      path: launcherPath(settings.paths.bin, "mcp-relay"),
+      content: mcpRelayLauncherScript({
+        settings,
         host: settings.collector.host,
         port: settings.collector.port,
         execPath: options.denoPath,

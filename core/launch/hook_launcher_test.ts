@@ -39,6 +39,7 @@ Deno.test("launcherFiles: one per surface and the MCP server, each exec-ing its 
     "hook-gemini-cli",
     "hook-copilot-cli",
     "mcp-server",
+    "mcp-relay",
     "mcp-headers",
   ]);
   for (const file of files) {
@@ -218,9 +219,10 @@ Deno.test("the JSON-payload agents' launchers have the socket fast path, and sh 
     const fast = file.content.includes("--unix-socket");
     assert.equal(
       fast,
-      /\/(hook-claude-code|hook-codex|hook-gemini-cli|hook-copilot-cli|mcp-headers)$/.test(
-        file.path,
-      ),
+      /\/(hook-claude-code|hook-codex|hook-gemini-cli|hook-copilot-cli|mcp-headers|mcp-relay)$/
+        .test(
+          file.path,
+        ),
       file.path,
     );
     const parsed = await new Deno.Command("/bin/sh", { args: ["-n", "-c", file.content] }).output();
@@ -238,6 +240,14 @@ Deno.test("the JSON-payload agents' launchers have the socket fast path, and sh 
     assert.match(content, new RegExp(`http://127\\.0\\.0\\.1:21100/v1/hooks/${agent};`));
     assert.doesNotMatch(content, /\/v1\/hooks\/claude-code/);
   }
+  // The MCP relay: the namespace from the headers route, every line to the MCP route, the token
+  // only from the header file.
+  const relay = files.find((f) => f.path.endsWith("mcp-relay"))!.content;
+  assert.match(relay, /http:\/\/127\.0\.0\.1:21100\/v1\/mcp\/headers /);
+  assert.match(relay, /-H @"\$auth" -H "X-Kiro-Learn-Namespace: \$ns"/);
+  assert.match(relay, /http:\/\/127\.0\.0\.1:21100\/v1\/mcp 2>/);
+  assert.doesNotMatch(relay, /Bearer|Authorization/);
+  assert.match(relay, /\nexec '?\/opt\/deno'? run .*\/mcp\/main\.ts'? "\$@"\n$/);
   // Copilot CLI's payloads name no event: its hook command's first argument goes in a header.
   const copilot = files.find((f) => f.path.endsWith("hook-copilot-cli"))!.content;
   assert.match(copilot, /-H "X-Kiro-Learn-Event: \$event"/);

@@ -31,7 +31,9 @@ export {
   launcherFiles,
   launcherPath,
   mcpHeadersLauncherScript,
+  type McpLauncher,
   mcpLauncherScript,
+  mcpRelayLauncherScript,
   portablePath,
 } from "./hook_launcher.ts";
 export { type StarterOptions, starterScript, writeStarter } from "./starter.ts";

@@ -73,8 +73,7 @@ export const COPILOT_CLI: AgentInstaller = {
       install: (doc) =>
         setMcpServer(doc ?? {}, path, {
           type: "local",
-          command: hooks.mcp.command,
-          args: hooks.mcp.args,
+          ...(hooks.mcpRelay ?? hooks.mcp),
           tools: ["*"],
         }),
       strip: (doc) => removeMcpServer(doc),

@@ -89,6 +89,16 @@ Deno.test("the hook file: one command hook per event, each naming its event; the
     args: TEST_HOOKS.mcp.args,
     tools: ["*"],
   });
+  // With the sh relay (every install but `--mcp stdio`), the relay is the entry.
+  const relay = { command: "sh", args: ["-c", "exec /d/bin/mcp-relay"] };
+  const relayed = COPILOT_CLI.target("copilot-mcp-user", "/h/.copilot/mcp-config.json", {
+    hooks: { ...TEST_HOOKS, mcpRelay: relay },
+  }).install(undefined);
+  assert.deepEqual((relayed.mcpServers as Json)["kiro-learn-memory"], {
+    type: "local",
+    ...relay,
+    tools: ["*"],
+  });
 });
 
 Deno.test("install keeps the user's Copilot hooks and servers; uninstall restores every byte", async () => {

@@ -94,7 +94,7 @@ export const GEMINI_CLI: AgentInstaller = {
           installGeminiHooks(doc ?? {}, path, hooks.geminiCli, ours),
           path,
           // Gemini CLI starts it without a shell: `sh -c` expands the launcher's `$HOME`.
-          { command: hooks.mcp.command, args: hooks.mcp.args },
+          { ...(hooks.mcpRelay ?? hooks.mcp) },
         ),
       strip: (doc) => stripGeminiHooks(doc, ours),
     });

@@ -148,3 +148,11 @@ Deno.test("a Gemini settings.json with comments is left alone, said clearly; the
     assert.equal(await Deno.readTextFile(`${world.root}/${SETTINGS}`), jsonc);
   });
 });
+
+Deno.test("the MCP entry is the relay when the install has one", () => {
+  const relay = { command: "sh", args: ["-c", "exec /d/bin/mcp-relay"] };
+  const doc = GEMINI_CLI.target("gemini-settings-user", "/h/.gemini/settings.json", {
+    hooks: { ...TEST_HOOKS, mcpRelay: relay },
+  }).install(undefined);
+  assert.deepEqual((doc.mcpServers as Json)["kiro-learn-memory"], relay);
+});

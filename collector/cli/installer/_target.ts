@@ -79,6 +79,8 @@ export interface HookSet {
   mcp: { command: string; args: string[] };
   /** Claude Code's user-scope entry over HTTP, or null for the stdio server. */
   mcpHttp?: { url: string; headersHelper: string } | null;
+  /** Gemini CLI's and Copilot CLI's stdio entry: the sh relay, or null for the stdio server. */
+  mcpRelay?: { command: string; args: string[] } | null;
   /** Quoted shim argvs we install now, to recognise our hooks by. */
   known: readonly string[];
 }

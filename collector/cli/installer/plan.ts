@@ -94,12 +94,18 @@ export interface InstallCommands {
    * command), or null to register the stdio server there too.
    */
   mcpHttp?(): { url: string; headersHelper: string } | null;
+  /**
+   * The stdio entry of the agents that start a stdio server per session and cannot hand the token
+   * to an HTTP entry (Gemini CLI, Copilot CLI): the sh relay to the collector's MCP route, or null
+   * to register the Deno stdio server there too (`--mcp stdio`).
+   */
+  mcpRelay?(): string[] | null;
   /** Scripts the commands run, written into the data dir (executable) by install. */
   launchers?(): { path: string; content: string }[];
 }
 
 // The scripts install writes into `<data dir>/bin/` (core/launch's hook_launcher.ts and starter.ts).
-const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|mcp-headers|start-collector)$/;
+const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|mcp-headers|mcp-relay|start-collector)$/;
 
 // How each of those scripts starts its second line (after `#!/bin/sh`).
 const SCRIPT_MARK = "# Written by `kiro-learn install`";
@@ -873,6 +879,7 @@ function hookSet(commands: InstallCommands): HookSet {
       kiroIde: (event) => ide.get(event)!,
       mcp: { command: mcp[0], args: mcp.slice(1) },
       mcpHttp: commands.mcpHttp?.() ?? null,
+      mcpRelay: relayEntry(commands.mcpRelay?.() ?? null),
       known: [
         quoteArgv(kiro),
         quoteArgv(claude),
@@ -886,6 +893,13 @@ function hookSet(commands: InstallCommands): HookSet {
     if (error instanceof InstallError) throw error;
     throw new InstallError(`the shim or MCP command is unusable: ${(error as Error).message}`);
   }
+}
+
+/** The relay's MCP entry, checked like every command, or null. */
+function relayEntry(argv: string[] | null): { command: string; args: string[] } | null {
+  if (argv === null) return null;
+  assertArgv(argv);
+  return { command: argv[0], args: argv.slice(1) };
 }
 
 /** Hooks for uninstall without commands: recognition by marker only, nothing to write. */

@@ -7,7 +7,8 @@
  * hooks fire at userPromptSubmitted, postToolUse and agentStop):
  *
  * - without kiro-learn;
- * - the default install (hooks, and the local MCP server Copilot CLI starts per session);
+ * - the default install (hooks, and the local MCP entry Copilot CLI starts per session: the sh
+ *   relay to the collector's MCP route);
  * - the hooks alone (the default install minus its MCP entry);
  * - the MCP entry alone (the default install minus its hook file).
  *

@@ -7,7 +7,8 @@
  * AfterTool and AfterAgent):
  *
  * - without kiro-learn;
- * - the default install (hooks, and the stdio MCP server Gemini CLI starts per session);
+ * - the default install (hooks, and the stdio MCP entry Gemini CLI starts per session: the sh
+ *   relay to the collector's MCP route);
  * - the hooks alone (the default install minus its MCP entry);
  * - the MCP entry alone (the default install minus its hooks).
  *

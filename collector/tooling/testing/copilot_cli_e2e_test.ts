@@ -98,6 +98,9 @@ Deno.test("Copilot CLI (real client): a session is recorded once, memory saved i
   await Deno.writeTextFile(mcpConfig, userMcp);
   const installed = await box.kiroLearn(["install"], alpha);
   assert.equal(installed.code, 0, outputText(installed));
+  // Its memory tools come from the sh relay to the collector's MCP route, not a Deno process.
+  const entry = JSON.parse(await Deno.readTextFile(mcpConfig)).mcpServers["kiro-learn-memory"];
+  assert.match(entry.args.join(" "), /\/bin\/mcp-relay$/, JSON.stringify(entry));
   assert.match(
     outputText(installed),
     /Copilot CLI hooks \(userPromptSubmitted, agentStop\)/,

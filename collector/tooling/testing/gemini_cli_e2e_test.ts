@@ -76,6 +76,9 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
   const before = await Deno.readTextFile(userSettings);
   const installed = await box.installAndStart(alpha);
   assert.match(installed, /Gemini CLI hooks \(BeforeAgent, AfterAgent\)/);
+  // Its memory tools come from the sh relay to the collector's MCP route, not a Deno process.
+  const entry = JSON.parse(await Deno.readTextFile(userSettings)).mcpServers["kiro-learn-memory"];
+  assert.match(entry.args.join(" "), /\/bin\/mcp-relay$/, JSON.stringify(entry));
 
   // Session 1 in alpha.
   const first = await box.gemini("Run the check script and tell me why it fails", {

@@ -3,7 +3,12 @@
  *
  * @module
  */
-import { launcherFiles, launcherPath, type ShimSurface } from "@kiro-learn/core/launch";
+import {
+  launcherFiles,
+  launcherPath,
+  type McpLauncher,
+  type ShimSurface,
+} from "@kiro-learn/core/launch";
 import type { TestDaemon } from "./daemon.ts";
 
 /**
@@ -12,7 +17,7 @@ import type { TestDaemon } from "./daemon.ts";
  */
 export async function installLaunchers(
   daemon: TestDaemon,
-  options: { home: string; denoPath?: string; launcher: ShimSurface | "mcp" | "mcp-headers" },
+  options: { home: string; denoPath?: string; launcher: ShimSurface | McpLauncher },
 ): Promise<string> {
   await Deno.mkdir(daemon.settings.paths.bin, { recursive: true });
   const { home, denoPath } = options;
