@@ -79,6 +79,8 @@ export async function writeFigures(path: string, figures: unknown): Promise<void
 export interface Hogs extends AsyncDisposable {
   /** How many run. */
   count: number;
+  /** Their process ids. */
+  pids: number[];
 }
 
 /** Starts `count` processes that keep one core busy each; disposing ends them. */
@@ -92,6 +94,7 @@ export function startHogs(count: number): Hogs {
     }).spawn());
   return {
     count,
+    pids: children.map((child) => child.pid),
     async [Symbol.asyncDispose]() {
       for (const child of children) {
         try {
