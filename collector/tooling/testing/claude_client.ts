@@ -147,14 +147,14 @@ export async function claudeSandbox(
   options: { actor?: string; settings?: Record<string, unknown> } = {},
 ): Promise<ClaudeSandbox> {
   const binary = requireClaudeCode();
-  const codexDaemonDir = codexDaemonDirOf(Deno.uid());
-  const hadCodexDaemonDir = (() => {
+  const clientDirs = clientTmpDirsOf(Deno.uid());
+  const hadClientDirs = clientDirs.map((dir) => {
     try {
-      return Deno.statSync(codexDaemonDir).isDirectory;
+      return Deno.statSync(dir).isDirectory;
     } catch {
       return false;
     }
-  })();
+  });
   const box = await agentSandbox({ ...options, prefix: "kiro-learn-claude-" });
   return {
     ...box,
@@ -166,7 +166,7 @@ export async function claudeSandbox(
       try {
         await box[Symbol.asyncDispose]();
       } finally {
-        if (!hadCodexDaemonDir) removeEmptyDir(codexDaemonDir);
+        clientDirs.forEach((dir, i) => hadClientDirs[i] || removeEmptyDir(dir));
       }
     },
   };
@@ -297,11 +297,13 @@ export async function agentSandbox(
 }
 
 /**
- * The folder Codex makes for its daemon in /tmp whatever TMPDIR says (`/tmp/codex-daemon-<uid>`):
- * a sandbox that saw it appear takes it away again, when it is empty.
+ * The folders the clients make in /tmp whatever TMPDIR says: Codex's for its daemon
+ * (`/tmp/codex-daemon-<uid>`), and Claude Code's fallback socket folder (`/tmp/cc-socks-<uid>`,
+ * taken when the socket's path under TMPDIR would pass 103 bytes, or for its default-folder
+ * replies). A sandbox that saw one appear takes it away again, when it is empty.
  */
-function codexDaemonDirOf(uid: number | null): string {
-  return `/tmp/codex-daemon-${uid ?? 0}`;
+function clientTmpDirsOf(uid: number | null): string[] {
+  return [`/tmp/codex-daemon-${uid ?? 0}`, `/tmp/cc-socks-${uid ?? 0}`];
 }
 
 function removeEmptyDir(path: string): void {
