@@ -11,8 +11,8 @@
 import { claudeCodePlan as core, type HookPlan, TURN_TOOLS_ARG } from "@kiro-learn/core/hooks";
 import {
   type AgentPlanOptions,
+  lazyTurnReader,
   planPayload,
-  type PrecedingEvents,
   type PrecedingReader,
   runShim,
   stdinPlanner,
@@ -27,14 +27,10 @@ export function claudeCodePlan(
 }
 
 /** A turn's tool uses, when the launcher asks for them at the turn's end. */
-export function readTurnToolUses(
-  plan: HookPlan,
-  context: Parameters<PrecedingReader>[1],
-): Promise<PrecedingEvents | null> {
-  if (!context.args.includes(TURN_TOOLS_ARG)) return Promise.resolve(null);
-  // Loaded only at a turn's end: a prompt hook's shim never needs the transcript reader.
-  return import("./_turn_tools.ts").then(({ turnToolUses }) => turnToolUses(plan, context.config));
-}
+export const readTurnToolUses: PrecedingReader = lazyTurnReader(
+  (_plan, args) => args.includes(TURN_TOOLS_ARG),
+  () => import("./_turn_tools.ts").then(({ turnToolUses }) => turnToolUses),
+);
 
 if (import.meta.main) {
   await runShim(stdinPlanner(core, "claude hook"), { preceding: readTurnToolUses });

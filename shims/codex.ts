@@ -11,8 +11,8 @@
 import { codexHookOutput, codexPlan as core, type HookPlan } from "@kiro-learn/core/hooks";
 import {
   type AgentPlanOptions,
+  lazyTurnReader,
   planPayload,
-  type PrecedingEvents,
   type PrecedingReader,
   runShim,
   stdinPlanner,
@@ -27,16 +27,10 @@ export function codexPlan(
 }
 
 /** A turn's tool uses, read from the rollout at the turn's end. */
-export function readTurnToolUses(
-  plan: HookPlan,
-  context: Parameters<PrecedingReader>[1],
-): Promise<PrecedingEvents | null> {
-  if (plan.turn === undefined) return Promise.resolve(null);
-  // Loaded only at a turn's end: a prompt hook's shim never needs the rollout reader.
-  return import("./_codex_rollout.ts").then(({ codexTurnToolUses }) =>
-    codexTurnToolUses(plan, context.config)
-  );
-}
+export const readTurnToolUses: PrecedingReader = lazyTurnReader(
+  (plan) => plan.turn !== undefined,
+  () => import("./_codex_rollout.ts").then(({ codexTurnToolUses }) => codexTurnToolUses),
+);
 
 if (import.meta.main) {
   await runShim(stdinPlanner(core, "codex hook"), {

@@ -20,9 +20,9 @@ import {
 } from "@kiro-learn/core/hooks";
 import {
   type AgentPlanOptions,
+  lazyTurnReader,
   type PlanInput,
   planPayload,
-  type PrecedingEvents,
   type PrecedingReader,
   runShim,
   stdinPlanner,
@@ -120,18 +120,10 @@ export function copilotOutput(context: string, plan: HookPlan | null): string {
  * ({@linkcode TURN_TOOLS_ARG}: an older install's tool hooks, which fire until it runs again, run
  * the shim without it, so no tool use is recorded twice).
  */
-export function readTurnToolUses(
-  plan: HookPlan,
-  context: Parameters<PrecedingReader>[1],
-): Promise<PrecedingEvents | null> {
-  if (!context.args.includes(TURN_TOOLS_ARG) || plan.hook !== "agentStop") {
-    return Promise.resolve(null);
-  }
-  // Loaded only at a turn's end: a prompt hook's shim never needs the transcript reader.
-  return import("./_copilot_transcript.ts").then(({ copilotTurnToolUses }) =>
-    copilotTurnToolUses(plan, context.config)
-  );
-}
+export const readTurnToolUses: PrecedingReader = lazyTurnReader(
+  (plan, args) => args.includes(TURN_TOOLS_ARG) && plan.hook === "agentStop",
+  () => import("./_copilot_transcript.ts").then(({ copilotTurnToolUses }) => copilotTurnToolUses),
+);
 
 if (import.meta.main) {
   await runShim(planFromStdin, { preceding: readTurnToolUses, output: copilotOutput });

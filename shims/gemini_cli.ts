@@ -19,8 +19,8 @@ import {
 } from "@kiro-learn/core/hooks";
 import {
   type AgentPlanOptions,
+  lazyTurnReader,
   planPayload,
-  type PrecedingEvents,
   type PrecedingReader,
   runShim,
   stdinPlanner,
@@ -44,18 +44,10 @@ export function geminiOutput(context: string, plan: HookPlan | null): string {
  * ({@linkcode TURN_TOOLS_ARG}: an older install's AfterTool hooks, which fire until it runs
  * again, run the shim without it, so no tool use is recorded twice).
  */
-export function readTurnToolUses(
-  plan: HookPlan,
-  context: Parameters<PrecedingReader>[1],
-): Promise<PrecedingEvents | null> {
-  if (!context.args.includes(TURN_TOOLS_ARG) || plan.hook !== "AfterAgent") {
-    return Promise.resolve(null);
-  }
-  // Loaded only at a turn's end: a prompt hook's shim never needs the chat file reader.
-  return import("./_gemini_transcript.ts").then(({ geminiTurnToolUses }) =>
-    geminiTurnToolUses(plan, context.config)
-  );
-}
+export const readTurnToolUses: PrecedingReader = lazyTurnReader(
+  (plan, args) => args.includes(TURN_TOOLS_ARG) && plan.hook === "AfterAgent",
+  () => import("./_gemini_transcript.ts").then(({ geminiTurnToolUses }) => geminiTurnToolUses),
+);
 
 if (import.meta.main) {
   await runShim(stdinPlanner(core, "gemini hook"), {

@@ -61,6 +61,27 @@ export type PrecedingReader = (
   context: { config: ShimConfig; args: readonly string[] },
 ) => Promise<PrecedingEvents | null>;
 
+/** Reads a turn's tool uses for `plan` from the agent's own file, or null when there are none. */
+export type TurnToolsReader = (
+  plan: HookPlan,
+  config: ShimConfig,
+) => Promise<PrecedingEvents | null>;
+
+/**
+ * A {@linkcode PrecedingReader} for a turn's tool uses: when `gate` passes for the plan and the
+ * hook's arguments, the reader `load` returns is loaded and run; otherwise nothing is loaded
+ * (a prompt hook's shim never pays for the transcript reader's import).
+ */
+export function lazyTurnReader(
+  gate: (plan: HookPlan, args: readonly string[]) => boolean,
+  load: () => Promise<TurnToolsReader>,
+): PrecedingReader {
+  return (plan, context) =>
+    gate(plan, context.args)
+      ? load().then((read) => read(plan, context.config))
+      : Promise.resolve(null);
+}
+
 /** The per-post timeout of a plan. */
 export function timeoutFor(plan: HookPlan, config: ShimConfig): number {
   switch (plan.timeout) {
