@@ -10,8 +10,8 @@
  *
  * @module
  */
-import type { HookPlan, PlannedEvent } from "./plan.ts";
-import { sessionEndText, str, validSessionId } from "./plan.ts";
+import type { HookPlan } from "./plan.ts";
+import { oneEventPlans, str, validSessionId } from "./plan.ts";
 import { isOwnTool, toolUseBody } from "./tool_use.ts";
 
 /** Hooks that exist but that memory does not need. */
@@ -99,80 +99,51 @@ export function claudeCodePlan(
   }
   const sessionId = validSessionId(payload.session_id) ?? options.fallbackSessionId();
   const cwd = str(payload.cwd)?.trim() || options.fallbackCwd();
-  const plan = (events: PlannedEvent[], timeout: HookPlan["timeout"]): HookPlan => ({
+  const { store, started, prompted, ended } = oneEventPlans({
     surface: "claude-code",
     hook,
     sessionId,
     cwd,
-    events,
-    timeout,
   });
   const toolName = str(payload.tool_name)?.trim() || "unknown";
   switch (hook) {
-    case "SessionStart": {
-      const quiet = CLAUDE_QUIET_START_SOURCES.includes(str(payload.source) ?? "");
-      return plan([{
-        kind: "note",
-        body: { type: "text", content: "session started" },
-        query: quiet ? "" : "resume",
-        print: !quiet,
-      }], quiet ? "store" : "retrieve");
-    }
-    case "UserPromptSubmit": {
-      const prompt = str(payload.prompt);
-      if (prompt === undefined || prompt.trim() === "") return null;
-      return plan([{
-        kind: "prompt",
-        body: { type: "text", content: prompt },
-        query: "retrieve-start",
-        print: true,
-      }], "retrieve");
-    }
+    case "SessionStart":
+      return started(CLAUDE_QUIET_START_SOURCES.includes(str(payload.source) ?? ""));
+    case "UserPromptSubmit":
+      return prompted(str(payload.prompt));
     case "PostToolUse":
       if (isOwnTool(toolName)) return null;
-      return plan([{
-        kind: "tool_use",
-        body: toolUseBody({
+      return store(
+        "tool_use",
+        toolUseBody({
           tool_name: toolName,
           tool_input: payload.tool_input,
           tool_response: payload.tool_response,
         }),
-        query: "",
-        print: false,
-      }], "store");
+      );
     case "PostToolUseFailure": {
       if (isOwnTool(toolName)) return null;
       const error = str(payload.error) ?? "tool failed";
-      return plan([{
-        kind: "tool_use",
-        body: toolUseBody({
+      return store(
+        "tool_use",
+        toolUseBody({
           tool_name: toolName,
           tool_input: payload.tool_input,
           tool_response: { error },
           error,
         }),
-        query: "",
-        print: false,
-      }], "store");
+      );
     }
     case "Stop": {
-      const stop = plan([{
-        kind: "session_summary",
-        body: { type: "text", content: str(payload.last_assistant_message) ?? "" },
-        query: "",
-        print: false,
-      }], "store");
+      const stop = store("session_summary", {
+        type: "text",
+        content: str(payload.last_assistant_message) ?? "",
+      });
       const transcript = str(payload.transcript_path)?.trim();
       return transcript ? { ...stop, transcript } : stop;
     }
-    case "SessionEnd": {
-      return plan([{
-        kind: "note",
-        body: { type: "text", content: sessionEndText(payload.reason) },
-        query: "",
-        print: false,
-      }], "fast");
-    }
+    case "SessionEnd":
+      return ended(payload.reason);
     default:
       if (!IGNORED.has(hook)) {
         options.warn?.(`claude hook: unknown hook "${hook.slice(0, 60)}"; nothing recorded`);

@@ -21,7 +21,7 @@
  * @module
  */
 import type { HookPlan } from "./plan.ts";
-import { oneEventPlans, sessionEndText, str, validSessionId } from "./plan.ts";
+import { oneEventPlans, str, validSessionId } from "./plan.ts";
 import { firstErrorLine, isOwnTool, toolUseBody } from "./tool_use.ts";
 
 /**
@@ -85,28 +85,18 @@ export function copilotCliPlan(
   }
   const sessionId = validSessionId(payload.sessionId) ?? options.fallbackSessionId();
   const cwd = str(payload.cwd)?.trim() || options.fallbackCwd();
-  const { plan, stored } = oneEventPlans({ surface: "copilot-cli", hook, sessionId, cwd });
+  const { store, started, prompted, ended } = oneEventPlans({
+    surface: "copilot-cli",
+    hook,
+    sessionId,
+    cwd,
+  });
   switch (hook) {
-    case "sessionStart": {
+    case "sessionStart":
       // A new session's first prompt carries the start block; after a resume, print it.
-      const quiet = (str(payload.source) ?? "new") !== "resume";
-      return plan({
-        kind: "note",
-        body: { type: "text", content: "session started" },
-        query: quiet ? "" : "resume",
-        print: !quiet,
-      }, quiet ? "store" : "retrieve");
-    }
-    case "userPromptSubmitted": {
-      const prompt = str(payload.prompt);
-      if (prompt === undefined || prompt.trim() === "") return null;
-      return plan({
-        kind: "prompt",
-        body: { type: "text", content: prompt },
-        query: "retrieve-start",
-        print: true,
-      }, "retrieve");
-    }
+      return started((str(payload.source) ?? "new") !== "resume");
+    case "userPromptSubmitted":
+      return prompted(str(payload.prompt));
     case "postToolUse":
     case "postToolUseFailure": {
       const toolName = str(payload.toolName)?.trim() || "unknown";
@@ -114,17 +104,14 @@ export function copilotCliPlan(
       const error = hook === "postToolUseFailure"
         ? str(payload.error)?.trim() || "tool failed"
         : copilotToolError(payload.toolResult);
-      return plan(
-        stored(
-          "tool_use",
-          toolUseBody({
-            tool_name: toolName,
-            tool_input: payload.toolArgs,
-            tool_response: payload.toolResult ?? {},
-            error,
-          }),
-        ),
-        "store",
+      return store(
+        "tool_use",
+        toolUseBody({
+          tool_name: toolName,
+          tool_input: payload.toolArgs,
+          tool_response: payload.toolResult ?? {},
+          error,
+        }),
       );
     }
     case "agentStop": {
@@ -132,15 +119,13 @@ export function copilotCliPlan(
       // The turn is the one whose agentStop hook started at the payload's timestamp.
       const stamp = typeof payload.timestamp === "number" ? String(payload.timestamp) : undefined;
       return {
-        ...plan(stored("session_summary", { type: "text", content: "" }), "store"),
+        ...store("session_summary", { type: "text", content: "" }),
         ...(transcript ? { transcript } : {}),
         ...(stamp ? { turn: stamp } : {}),
       };
     }
-    case "sessionEnd": {
-      const content = sessionEndText(payload.reason);
-      return plan(stored("note", { type: "text", content }), "fast");
-    }
+    case "sessionEnd":
+      return ended(payload.reason);
     default:
       if (!IGNORED.has(hook)) {
         options.warn?.(`copilot hook: unknown hook "${hook.slice(0, 60)}"; nothing recorded`);

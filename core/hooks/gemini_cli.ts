@@ -20,7 +20,7 @@
  * @module
  */
 import type { HookPlan } from "./plan.ts";
-import { oneEventPlans, sessionEndText, str, validSessionId } from "./plan.ts";
+import { oneEventPlans, str, validSessionId } from "./plan.ts";
 import { firstErrorLine, isOwnTool, toolUseBody } from "./tool_use.ts";
 
 /**
@@ -68,56 +68,41 @@ export function geminiCliPlan(
   }
   const sessionId = validSessionId(payload.session_id) ?? options.fallbackSessionId();
   const cwd = str(payload.cwd)?.trim() || options.fallbackCwd();
-  const { plan, stored } = oneEventPlans({ surface: "gemini-cli", hook, sessionId, cwd });
+  const { store, started, prompted, ended } = oneEventPlans({
+    surface: "gemini-cli",
+    hook,
+    sessionId,
+    cwd,
+  });
   switch (hook) {
-    case "SessionStart": {
+    case "SessionStart":
       // At startup the first prompt carries the start block; after a resume or a clear, print it.
-      const quiet = (str(payload.source) ?? "startup") === "startup";
-      return plan({
-        kind: "note",
-        body: { type: "text", content: "session started" },
-        query: quiet ? "" : "resume",
-        print: !quiet,
-      }, quiet ? "store" : "retrieve");
-    }
-    case "BeforeAgent": {
-      const prompt = str(payload.prompt)?.replace(LEADING_HOOK_CONTEXT, "");
-      if (prompt === undefined || prompt.trim() === "") return null;
-      return plan({
-        kind: "prompt",
-        body: { type: "text", content: prompt },
-        query: "retrieve-start",
-        print: true,
-      }, "retrieve");
-    }
+      return started((str(payload.source) ?? "startup") === "startup");
+    case "BeforeAgent":
+      return prompted(str(payload.prompt)?.replace(LEADING_HOOK_CONTEXT, ""));
     case "AfterTool": {
       const toolName = str(payload.tool_name)?.trim() || "unknown";
       if (isOwnTool(toolName)) return null;
-      return plan(
-        stored(
-          "tool_use",
-          toolUseBody({
-            tool_name: toolName,
-            tool_input: payload.tool_input,
-            tool_response: payload.tool_response,
-            error: geminiToolError(payload.tool_response),
-          }),
-        ),
-        "store",
+      return store(
+        "tool_use",
+        toolUseBody({
+          tool_name: toolName,
+          tool_input: payload.tool_input,
+          tool_response: payload.tool_response,
+          error: geminiToolError(payload.tool_response),
+        }),
       );
     }
     case "AfterAgent": {
-      const end = plan(
-        stored("session_summary", { type: "text", content: str(payload.prompt_response) ?? "" }),
-        "store",
-      );
+      const end = store("session_summary", {
+        type: "text",
+        content: str(payload.prompt_response) ?? "",
+      });
       const transcript = str(payload.transcript_path)?.trim();
       return transcript ? { ...end, transcript } : end;
     }
-    case "SessionEnd": {
-      const content = sessionEndText(payload.reason);
-      return plan(stored("note", { type: "text", content }), "fast");
-    }
+    case "SessionEnd":
+      return ended(payload.reason);
     default:
       if (!GEMINI_IGNORED_EVENTS.includes(hook)) {
         options.warn?.(`gemini hook: unknown hook "${hook.slice(0, 60)}"; nothing recorded`);

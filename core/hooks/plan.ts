@@ -62,10 +62,52 @@ export function oneEventPlans(
   plan(event: PlannedEvent, timeout: TimeoutClass): HookPlan;
   /** An event that is only stored (no retrieval, nothing printed). */
   stored(kind: PlannedEvent["kind"], body: PlannedEvent["body"]): PlannedEvent;
+  /** The plan that only stores one event of `kind` (no retrieval, nothing printed). */
+  store(kind: PlannedEvent["kind"], body: PlannedEvent["body"]): HookPlan;
+  /**
+   * A session's start: only stored when `quiet` (its first prompt carries the session-start
+   * block), else the resume block is retrieved and printed.
+   */
+  started(quiet: boolean): HookPlan;
+  /**
+   * A prompt: the session-start block (on the session's first prompt) and the prompt's retrieval
+   * are printed; null for a missing or blank prompt.
+   */
+  prompted(prompt: string | undefined): HookPlan | null;
+  /** A session's end, noted for `reason` ({@linkcode sessionEndText}), waiting the least. */
+  ended(reason: unknown): HookPlan;
 } {
+  const plan = (event: PlannedEvent, timeout: TimeoutClass): HookPlan => ({
+    ...firing,
+    events: [event],
+    timeout,
+  });
+  const stored = (kind: PlannedEvent["kind"], body: PlannedEvent["body"]): PlannedEvent => ({
+    kind,
+    body,
+    query: "",
+    print: false,
+  });
   return {
-    plan: (event, timeout) => ({ ...firing, events: [event], timeout }),
-    stored: (kind, body) => ({ kind, body, query: "", print: false }),
+    plan,
+    stored,
+    store: (kind, body) => plan(stored(kind, body), "store"),
+    started: (quiet) =>
+      plan({
+        kind: "note",
+        body: { type: "text", content: "session started" },
+        query: quiet ? "" : "resume",
+        print: !quiet,
+      }, quiet ? "store" : "retrieve"),
+    prompted: (prompt) =>
+      prompt === undefined || prompt.trim() === "" ? null : plan({
+        kind: "prompt",
+        body: { type: "text", content: prompt },
+        query: "retrieve-start",
+        print: true,
+      }, "retrieve"),
+    ended: (reason) =>
+      plan(stored("note", { type: "text", content: sessionEndText(reason) }), "fast"),
   };
 }
 

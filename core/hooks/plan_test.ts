@@ -75,6 +75,54 @@ Deno.test("oneEventPlans: one event per plan, stored events neither retrieve nor
   });
 });
 
+Deno.test("oneEventPlans: a stored event, a session's start, a prompt and a session's end, as every agent plans them", () => {
+  const firing = { surface: "gemini-cli", hook: "h", sessionId: "s", cwd: "/p" } as const;
+  const { store, started, prompted, ended } = oneEventPlans(firing);
+  assert.deepEqual(store("session_summary", { type: "text", content: "done" }), {
+    ...firing,
+    events: [{
+      kind: "session_summary",
+      body: { type: "text", content: "done" },
+      query: "",
+      print: false,
+    }],
+    timeout: "store",
+  });
+  const note = { kind: "note", body: { type: "text", content: "session started" } } as const;
+  assert.deepEqual(started(true), {
+    ...firing,
+    events: [{ ...note, query: "", print: false }],
+    timeout: "store",
+  });
+  assert.deepEqual(started(false), {
+    ...firing,
+    events: [{ ...note, query: "resume", print: true }],
+    timeout: "retrieve",
+  });
+  assert.deepEqual(prompted("fix the build"), {
+    ...firing,
+    events: [{
+      kind: "prompt",
+      body: { type: "text", content: "fix the build" },
+      query: "retrieve-start",
+      print: true,
+    }],
+    timeout: "retrieve",
+  });
+  assert.equal(prompted(undefined), null);
+  assert.equal(prompted(" \n "), null);
+  assert.deepEqual(ended("logout"), {
+    ...firing,
+    events: [{
+      kind: "note",
+      body: { type: "text", content: "session ended (logout)" },
+      query: "",
+      print: false,
+    }],
+    timeout: "fast",
+  });
+});
+
 Deno.test("sessionEndText: the reason, cut, when there is one", () => {
   assert.equal(sessionEndText(" complete "), "session ended (complete)");
   assert.equal(sessionEndText("x".repeat(300)), `session ended (${"x".repeat(100)})`);
