@@ -1,6 +1,7 @@
 /**
  * What the agent-session benchmarks share (`claude_code_bench.ts`, `codex_bench.ts`,
- * `gemini_cli_bench.ts`): their command-line options, busy-looping processes for a loaded machine
+ * `gemini_cli_bench.ts`, `copilot_cli_bench.ts`): their command-line options, their setups (from
+ * how each takes out its MCP entry and its hooks), busy-looping processes for a loaded machine
  * (`--hogs=N`, also used by `acp_start_bench.ts`), kiro-learn installed in a sandbox by its own
  * CLI, setups run in rotating interleaved rounds (drift on a shared machine hits all alike), the
  * check that every hooked session reached the collector, and the paired summary: per setup its
@@ -10,6 +11,7 @@
  * @module
  */
 import { formatMs, summarize, type TimingFigure, timingFigure } from "@kiro-learn/core/testing";
+import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import { type AgentSandbox, type ModelRequest, waitFor } from "../testing/mod.ts";
 
 /** The options every agent-session benchmark takes. */
@@ -147,6 +149,117 @@ export interface SetupSpec<Box extends AgentSandbox> {
   mcp: boolean;
   /** Takes out what the setup leaves out (the MCP entry, the hooks) after the install. */
   adjust?: (box: Box) => Promise<void>;
+}
+
+/** How an agent's benchmark takes out what `kiro-learn install` wrote for it. */
+export interface SetupRemovers<Box extends AgentSandbox> {
+  /** Takes kiro-learn's MCP entry out of the client's configuration (throws when there is none). */
+  mcpEntry: (box: Box) => Promise<void>;
+  /** Takes kiro-learn's hooks out. */
+  hooks: (box: Box) => Promise<void>;
+}
+
+/** Which setups {@linkcode agentSetups} makes besides the one without kiro-learn. */
+export interface AgentSetupsOptions {
+  /** How the default install serves the MCP tools, as labels say it: `HTTP MCP`, `stdio MCP`. */
+  mcp: string;
+  /** Also `install --mcp stdio` (an agent whose default MCP entry is HTTP). */
+  stdio?: boolean;
+  /**
+   * What the partial setups leave out: `both` (default) makes one setup without the MCP entry
+   * (`hooks_only`) and one without the hooks (`mcp_only`); `mcp` only the former; `hooks` takes
+   * the hooks out of every installed setup instead, so the figures isolate the MCP server's share.
+   */
+  without?: "both" | "mcp" | "hooks";
+}
+
+/**
+ * An agent benchmark's setups, the one without kiro-learn first: the default install, `install
+ * --mcp stdio` where `options.stdio` says, the hooks only and the MCP entry only (as
+ * `options.without` says), each taking out what it leaves out with `removers` after the install.
+ */
+export function agentSetups<Box extends AgentSandbox>(
+  removers: SetupRemovers<Box>,
+  options: AgentSetupsOptions,
+): SetupSpec<Box>[] {
+  const without = options.without ?? "both";
+  const hooks = without !== "hooks";
+  const spec = (base: Omit<SetupSpec<Box>, "adjust">): SetupSpec<Box> => ({
+    ...base,
+    async adjust(box) {
+      if (!base.mcp) await removers.mcpEntry(box);
+      if (!base.hooks) await removers.hooks(box);
+    },
+  });
+  const installed = (mcp: string) => hooks ? `kiro-learn (${mcp})` : `${mcp} only`;
+  return [
+    {
+      key: "without_kiro_learn",
+      label: "without kiro-learn",
+      install: null,
+      hooks: false,
+      mcp: false,
+    },
+    spec({ key: "with_kiro_learn", label: installed(options.mcp), install: [], hooks, mcp: true }),
+    ...(options.stdio
+      ? [spec({
+        key: "with_kiro_learn_stdio_mcp",
+        label: installed("stdio MCP"),
+        install: ["--mcp", "stdio"],
+        hooks,
+        mcp: true,
+      })]
+      : []),
+    ...(hooks
+      ? [spec({
+        key: "hooks_only",
+        label: "hooks only (no MCP)",
+        install: [],
+        hooks: true,
+        mcp: false,
+      })]
+      : []),
+    ...(without === "both"
+      ? [spec({
+        key: "mcp_only",
+        label: `${options.mcp} only (no hooks)`,
+        install: [],
+        hooks: false,
+        mcp: true,
+      })]
+      : []),
+  ];
+}
+
+/**
+ * Takes kiro-learn's server out of the `mcpServers` of the JSON file at `path` (Claude Code's
+ * `~/.claude.json`, Gemini CLI's settings, Copilot CLI's `mcp-config.json`); throws when install
+ * wrote none there.
+ */
+export async function removeJsonMcpEntry(path: string): Promise<void> {
+  await editJsonFile(path, (config) => {
+    const servers = config.mcpServers as Record<string, unknown> | undefined;
+    if (servers?.[MCP_SERVER_NAME] === undefined) {
+      throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ${path}`);
+    }
+    delete servers[MCP_SERVER_NAME];
+  });
+}
+
+/** Takes the `hooks` out of the JSON settings file at `path` (Claude Code's, Gemini CLI's). */
+export function removeJsonHooks(path: string): Promise<void> {
+  return editJsonFile(path, (settings) => {
+    delete settings.hooks;
+  });
+}
+
+async function editJsonFile(
+  path: string,
+  edit: (value: Record<string, unknown>) => void,
+): Promise<void> {
+  const value = JSON.parse(await Deno.readTextFile(path));
+  edit(value);
+  await Deno.writeTextFile(path, JSON.stringify(value, null, 2) + "\n");
 }
 
 /**

@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
+import { MCP_SERVER_NAME } from "@kiro-learn/agents";
+import type { AgentSandbox } from "../testing/mod.ts";
 import {
   agentBenchOptions,
+  agentSetups,
   figuresPath,
   interleave,
   pairedSummary,
+  removeJsonHooks,
+  removeJsonMcpEntry,
   startHogs,
   summaryLines,
 } from "./agent_bench.ts";
@@ -82,4 +87,64 @@ Deno.test("agent bench: hogs are busy child processes, all gone once disposed", 
     assert.deepEqual(pids.map(running), [true, true]);
   }
   assert.deepEqual(pids.map(running), [false, false]);
+});
+
+Deno.test("agent bench: the setups, each taking out with the agent's removers what it leaves out", async () => {
+  const taken: string[] = [];
+  const removers = {
+    mcpEntry: (box: AgentSandbox) => Promise.resolve(void taken.push(`mcp ${box.home}`)),
+    hooks: (box: AgentSandbox) => Promise.resolve(void taken.push(`hooks ${box.home}`)),
+  };
+  const row = (
+    s: ReturnType<typeof agentSetups>[number],
+  ) => [s.key, s.label, s.install?.join(" ") ?? null, s.hooks, s.mcp];
+  const both = agentSetups(removers, { mcp: "HTTP MCP", stdio: true });
+  assert.deepEqual(both.map(row), [
+    ["without_kiro_learn", "without kiro-learn", null, false, false],
+    ["with_kiro_learn", "kiro-learn (HTTP MCP)", "", true, true],
+    ["with_kiro_learn_stdio_mcp", "kiro-learn (stdio MCP)", "--mcp stdio", true, true],
+    ["hooks_only", "hooks only (no MCP)", "", true, false],
+    ["mcp_only", "HTTP MCP only (no hooks)", "", false, true],
+  ]);
+  for (const spec of both) await spec.adjust?.({ home: spec.key } as AgentSandbox);
+  assert.deepEqual(taken, ["mcp hooks_only", "hooks mcp_only"]);
+  assert.deepEqual(agentSetups(removers, { mcp: "local MCP", without: "mcp" }).map((s) => s.key), [
+    "without_kiro_learn",
+    "with_kiro_learn",
+    "hooks_only",
+  ]);
+  assert.deepEqual(
+    agentSetups(removers, { mcp: "HTTP MCP", stdio: true, without: "hooks" }).map(row),
+    [
+      ["without_kiro_learn", "without kiro-learn", null, false, false],
+      ["with_kiro_learn", "HTTP MCP only", "", false, true],
+      ["with_kiro_learn_stdio_mcp", "stdio MCP only", "--mcp stdio", false, true],
+    ],
+  );
+});
+
+Deno.test("agent bench: a JSON config loses kiro-learn's MCP entry or its hooks, and nothing else", async () => {
+  const path = await Deno.makeTempFile({ prefix: "kiro-learn-bench-config-", suffix: ".json" });
+  try {
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify({
+        theme: "dark",
+        hooks: { Stop: [] },
+        mcpServers: { [MCP_SERVER_NAME]: { command: "x" }, mine: { command: "y" } },
+      }),
+    );
+    await removeJsonMcpEntry(path);
+    await removeJsonHooks(path);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(path)), {
+      theme: "dark",
+      mcpServers: { mine: { command: "y" } },
+    });
+    await assert.rejects(
+      () => removeJsonMcpEntry(path),
+      new RegExp(`install wrote no ${MCP_SERVER_NAME} entry into ${path}`),
+    );
+  } finally {
+    await Deno.remove(path);
+  }
 });

@@ -36,7 +36,6 @@
  * @module
  */
 import { type TimingFigure, timingFigure } from "@kiro-learn/core/testing";
-import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   CLAUDE_CODE_VERSION,
   type ClaudeSandbox,
@@ -49,11 +48,14 @@ import {
   type AgentBenchOptions,
   agentBenchOptions,
   type AgentSetup,
+  agentSetups,
   figuresPath,
   intOption,
   makeSetup,
   makeSetups,
   measureSetups,
+  removeJsonHooks,
+  removeJsonMcpEntry,
   type SetupSpec,
   timingLine,
   writeFigures,
@@ -80,37 +82,32 @@ interface Setup extends AgentSetup<ClaudeSandbox> {
   prewaits: number[];
 }
 
-async function removeMcpEntry(box: ClaudeSandbox): Promise<void> {
-  const userConfig = `${box.home}/.claude.json`;
-  const config = JSON.parse(await Deno.readTextFile(userConfig));
-  if (config.mcpServers?.[MCP_SERVER_NAME] === undefined) {
-    throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ${userConfig}`);
-  }
-  delete config.mcpServers[MCP_SERVER_NAME];
-  await Deno.writeTextFile(userConfig, JSON.stringify(config, null, 2));
-}
-
-async function removeHooks(box: ClaudeSandbox): Promise<void> {
-  const path = `${box.home}/.claude/settings.json`;
-  const settings = JSON.parse(await Deno.readTextFile(path));
-  delete settings.hooks;
-  await Deno.writeTextFile(path, JSON.stringify(settings, null, 2));
-}
-
-async function setUp(
-  spec: Omit<SetupSpec<ClaudeSandbox>, "adjust"> & { shimOnly?: boolean },
-  mcpOnly: boolean,
-): Promise<Setup> {
-  const setup = await makeSetup(await claudeSandbox(), {
-    ...spec,
+/**
+ * The setups, the one without kiro-learn first (see the module's documentation): with
+ * `mcpOnly`, the MCP setups with the hooks taken out; else the hooks-only setups, the second
+ * running the shim on every hook.
+ */
+export function claudeSetups(mcpOnly: boolean): SetupSpec<ClaudeSandbox>[] {
+  const specs = agentSetups<ClaudeSandbox>({
+    mcpEntry: (box) => removeJsonMcpEntry(`${box.home}/.claude.json`),
+    hooks: (box) => removeJsonHooks(`${box.home}/.claude/settings.json`),
+  }, { mcp: "HTTP MCP", stdio: true, without: mcpOnly ? "hooks" : "mcp" });
+  const hooksOnly = specs.find((spec) => spec.key === "hooks_only");
+  if (hooksOnly === undefined) return specs;
+  return [...specs, {
+    ...hooksOnly,
+    key: "hooks_shim_only",
+    label: "hooks, shim only (no MCP)",
     async adjust(box) {
-      if (spec.install === null) return;
-      if (!spec.mcp) await removeMcpEntry(box);
-      if (!spec.hooks) await removeHooks(box);
+      await hooksOnly.adjust?.(box);
       // Without the header file the launcher execs the shim at once: the path before the fast path.
-      if (spec.shimOnly) await Deno.remove(`${box.dataDir}/hook-auth`);
+      await Deno.remove(`${box.dataDir}/hook-auth`);
     },
-  });
+  }];
+}
+
+async function setUp(spec: SetupSpec<ClaudeSandbox>, mcpOnly: boolean): Promise<Setup> {
+  const setup = await makeSetup(await claudeSandbox(), spec);
   // Claude Code's startup profiler logs its MCP wait; every setup runs with it, so it costs all alike.
   if (mcpOnly) setup.box.env.CLAUDE_CODE_PROFILE_STARTUP = "1";
   return { ...setup, connects: [], helpers: [], prewaits: [] };
@@ -162,52 +159,9 @@ export async function benchClaudeCode(
   await using model = startScriptedModel(
     toolsThenText(Array.from({ length: options.tools }, () => bash), ANSWER),
   );
-  const hooks = !mcpOnly;
-  const setups = await makeSetups<Setup>([
-    () =>
-      setUp({
-        key: "without_kiro_learn",
-        label: "without kiro-learn",
-        install: null,
-        hooks: false,
-        mcp: false,
-      }, mcpOnly),
-    () =>
-      setUp({
-        key: "with_kiro_learn",
-        label: mcpOnly ? "HTTP MCP only" : "kiro-learn (HTTP MCP)",
-        install: [],
-        hooks,
-        mcp: true,
-      }, mcpOnly),
-    () =>
-      setUp({
-        key: "with_kiro_learn_stdio_mcp",
-        label: mcpOnly ? "stdio MCP only" : "kiro-learn (stdio MCP)",
-        install: ["--mcp", "stdio"],
-        hooks,
-        mcp: true,
-      }, mcpOnly),
-    ...(mcpOnly ? [] : [
-      () =>
-        setUp({
-          key: "hooks_only",
-          label: "hooks only (no MCP)",
-          install: [],
-          hooks,
-          mcp: false,
-        }, mcpOnly),
-      () =>
-        setUp({
-          key: "hooks_shim_only",
-          label: "hooks, shim only (no MCP)",
-          install: [],
-          hooks,
-          mcp: false,
-          shimOnly: true,
-        }, mcpOnly),
-    ]),
-  ]);
+  const setups = await makeSetups<Setup>(
+    claudeSetups(mcpOnly).map((spec) => () => setUp(spec, mcpOnly)),
+  );
   const session = async (setup: Setup, keep: boolean): Promise<number> => {
     const started = performance.now();
     const run = await setup.box.claude("Run echo hi and tell me what it printed", {

@@ -31,7 +31,13 @@ import {
   CODEX_VERSION,
   startScriptedResponsesModel,
 } from "../testing/mod.ts";
-import { type AgentBenchOptions, benchClient, benchMain, type SetupSpec } from "./agent_bench.ts";
+import {
+  type AgentBenchOptions,
+  agentSetups,
+  benchClient,
+  benchMain,
+  type SetupSpec,
+} from "./agent_bench.ts";
 
 const ANSWER = "It printed hi.";
 const PREFIX = "codex";
@@ -47,55 +53,14 @@ export function withoutMcpTable(text: string): string {
   return [...lines.slice(0, at), ...lines.slice(end)].join("\n");
 }
 
-async function removeMcpEntry(box: ClaudeSandbox): Promise<void> {
-  const path = `${box.home}/.codex/config.toml`;
-  await Deno.writeTextFile(path, withoutMcpTable(await Deno.readTextFile(path)));
-}
-
-async function removeHooks(box: ClaudeSandbox): Promise<void> {
-  await Deno.remove(`${box.home}/.codex/hooks.json`);
-}
-
 /** The setups, the one without kiro-learn first (see the module's documentation). */
-export const CODEX_SETUPS: readonly SetupSpec<ClaudeSandbox>[] = [
-  {
-    key: "without_kiro_learn",
-    label: "without kiro-learn",
-    install: null,
-    hooks: false,
-    mcp: false,
+export const CODEX_SETUPS: readonly SetupSpec<ClaudeSandbox>[] = agentSetups<ClaudeSandbox>({
+  async mcpEntry(box) {
+    const path = `${box.home}/.codex/config.toml`;
+    await Deno.writeTextFile(path, withoutMcpTable(await Deno.readTextFile(path)));
   },
-  {
-    key: "with_kiro_learn",
-    label: "kiro-learn (HTTP MCP)",
-    install: [],
-    hooks: true,
-    mcp: true,
-  },
-  {
-    key: "with_kiro_learn_stdio_mcp",
-    label: "kiro-learn (stdio MCP)",
-    install: ["--mcp", "stdio"],
-    hooks: true,
-    mcp: true,
-  },
-  {
-    key: "hooks_only",
-    label: "hooks only (no MCP)",
-    install: [],
-    hooks: true,
-    mcp: false,
-    adjust: removeMcpEntry,
-  },
-  {
-    key: "mcp_only",
-    label: "HTTP MCP only (no hooks)",
-    install: [],
-    hooks: false,
-    mcp: true,
-    adjust: removeHooks,
-  },
-];
+  hooks: (box) => Deno.remove(`${box.home}/.codex/hooks.json`),
+}, { mcp: "HTTP MCP", stdio: true });
 
 /** Runs the benchmark; returns its figures. */
 export async function benchCodex(options: AgentBenchOptions): Promise<Record<string, unknown>> {

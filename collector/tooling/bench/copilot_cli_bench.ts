@@ -22,7 +22,6 @@
  *
  * @module
  */
-import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   COPILOT_CLI_VERSION,
   type CopilotSandbox,
@@ -30,61 +29,25 @@ import {
   startScriptedModel,
   toolThenText,
 } from "../testing/mod.ts";
-import { type AgentBenchOptions, benchClient, benchMain, type SetupSpec } from "./agent_bench.ts";
+import {
+  type AgentBenchOptions,
+  agentSetups,
+  benchClient,
+  benchMain,
+  removeJsonMcpEntry,
+  type SetupSpec,
+} from "./agent_bench.ts";
 
 const ANSWER = "It printed hi.";
 const PREFIX = "copilot-cli";
 /** A dummy key: the scripted model takes any. */
 const API_KEY = "sk-ant-scripted-bench";
 
-/** Takes our server out of `~/.copilot/mcp-config.json`, where install wrote it. */
-async function removeMcpEntry(box: CopilotSandbox): Promise<void> {
-  const path = `${box.home}/.copilot/mcp-config.json`;
-  const config = JSON.parse(await Deno.readTextFile(path));
-  if (config.mcpServers?.[MCP_SERVER_NAME] === undefined) {
-    throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ${path}`);
-  }
-  delete config.mcpServers[MCP_SERVER_NAME];
-  await Deno.writeTextFile(path, JSON.stringify(config, null, 2) + "\n");
-}
-
-async function removeHooks(box: CopilotSandbox): Promise<void> {
-  await Deno.remove(`${box.home}/.copilot/hooks/kiro-learn.json`);
-}
-
 /** The setups, the one without kiro-learn first (see the module's documentation). */
-export const COPILOT_SETUPS: readonly SetupSpec<CopilotSandbox>[] = [
-  {
-    key: "without_kiro_learn",
-    label: "without kiro-learn",
-    install: null,
-    hooks: false,
-    mcp: false,
-  },
-  {
-    key: "with_kiro_learn",
-    label: "kiro-learn (local MCP)",
-    install: [],
-    hooks: true,
-    mcp: true,
-  },
-  {
-    key: "hooks_only",
-    label: "hooks only (no MCP)",
-    install: [],
-    hooks: true,
-    mcp: false,
-    adjust: removeMcpEntry,
-  },
-  {
-    key: "mcp_only",
-    label: "local MCP only (no hooks)",
-    install: [],
-    hooks: false,
-    mcp: true,
-    adjust: removeHooks,
-  },
-];
+export const COPILOT_SETUPS: readonly SetupSpec<CopilotSandbox>[] = agentSetups<CopilotSandbox>({
+  mcpEntry: (box) => removeJsonMcpEntry(`${box.home}/.copilot/mcp-config.json`),
+  hooks: (box) => Deno.remove(`${box.home}/.copilot/hooks/kiro-learn.json`),
+}, { mcp: "local MCP" });
 
 /** Runs the benchmark; returns its figures. */
 export async function benchCopilotCli(

@@ -22,7 +22,6 @@
  *
  * @module
  */
-import { MCP_SERVER_NAME } from "@kiro-learn/agents";
 import {
   GEMINI_CLI_VERSION,
   type GeminiSandbox,
@@ -30,72 +29,27 @@ import {
   geminiToolsThenText,
   startScriptedGeminiModel,
 } from "../testing/mod.ts";
-import { type AgentBenchOptions, benchClient, benchMain, type SetupSpec } from "./agent_bench.ts";
+import {
+  type AgentBenchOptions,
+  agentSetups,
+  benchClient,
+  benchMain,
+  removeJsonHooks,
+  removeJsonMcpEntry,
+  type SetupSpec,
+} from "./agent_bench.ts";
 
 const ANSWER = "It printed hi.";
 const PREFIX = "gemini-cli";
 /** A dummy key: the scripted model takes any. */
 const API_KEY = "scripted-gemini-key";
 
-/** Edits the user's `~/.gemini/settings.json`, where install wrote the hooks and MCP entry. */
-async function editSettings(
-  box: GeminiSandbox,
-  edit: (settings: Record<string, Record<string, unknown>>) => void,
-): Promise<void> {
-  const path = `${box.home}/.gemini/settings.json`;
-  const settings = JSON.parse(await Deno.readTextFile(path));
-  edit(settings);
-  await Deno.writeTextFile(path, JSON.stringify(settings, null, 2) + "\n");
-}
-
-function removeMcpEntry(box: GeminiSandbox): Promise<void> {
-  return editSettings(box, (settings) => {
-    if (settings.mcpServers?.[MCP_SERVER_NAME] === undefined) {
-      throw new Error(`install wrote no ${MCP_SERVER_NAME} entry into ~/.gemini/settings.json`);
-    }
-    delete settings.mcpServers[MCP_SERVER_NAME];
-  });
-}
-
-function removeHooks(box: GeminiSandbox): Promise<void> {
-  return editSettings(box, (settings) => {
-    delete settings.hooks;
-  });
-}
-
 /** The setups, the one without kiro-learn first (see the module's documentation). */
-export const GEMINI_SETUPS: readonly SetupSpec<GeminiSandbox>[] = [
-  {
-    key: "without_kiro_learn",
-    label: "without kiro-learn",
-    install: null,
-    hooks: false,
-    mcp: false,
-  },
-  {
-    key: "with_kiro_learn",
-    label: "kiro-learn (stdio MCP)",
-    install: [],
-    hooks: true,
-    mcp: true,
-  },
-  {
-    key: "hooks_only",
-    label: "hooks only (no MCP)",
-    install: [],
-    hooks: true,
-    mcp: false,
-    adjust: removeMcpEntry,
-  },
-  {
-    key: "mcp_only",
-    label: "stdio MCP only (no hooks)",
-    install: [],
-    hooks: false,
-    mcp: true,
-    adjust: removeHooks,
-  },
-];
+export const GEMINI_SETUPS: readonly SetupSpec<GeminiSandbox>[] = agentSetups<GeminiSandbox>({
+  // The user's `~/.gemini/settings.json` holds both.
+  mcpEntry: (box) => removeJsonMcpEntry(`${box.home}/.gemini/settings.json`),
+  hooks: (box) => removeJsonHooks(`${box.home}/.gemini/settings.json`),
+}, { mcp: "stdio MCP" });
 
 /** Runs the benchmark; returns its figures. */
 export async function benchGeminiCli(
