@@ -17,6 +17,7 @@ import {
   waitFor,
   waitForOnlyCollector,
 } from "./mod.ts";
+import { sessionWhileDown } from "./_collector_down.ts";
 
 const SAVED_TITLE = "Listing the fixtures folder fails by design";
 const SHARED_TITLE = "Leap-year date parser fix";
@@ -230,33 +231,17 @@ Deno.test("Copilot CLI (real client): a session is recorded once, memory saved i
 
   // The collector down (stopped, and nothing to start it again): the session runs as ever, its
   // prompt and turn end are spooled by the shim, and the next collector stores each once.
-  assert.equal((await box.kiroLearn(["stop"], alpha)).code, 0);
-  const starter = `${box.dataDir}/bin/start-collector`;
-  await Deno.rename(starter, `${starter}.away`);
   const downPrompt = "What does the listing do while the collector is down?";
-  const spooled = () =>
-    [...Deno.readDirSync(`${box.dataDir}/spool`)].filter((e) => e.name.endsWith(".json")).length;
-  try {
-    const down = await box.copilot(downPrompt, { cwd: alpha, modelUrl: model.url, apiKey });
-    assert.equal(down.code, 0, down.stdout + down.stderr);
-    assert.match(down.stdout, new RegExp(ANSWER));
-    assert.doesNotMatch(down.stderr, /hook/i, "Copilot CLI complained about a hook");
-    // The turn's end is delivered in the background: the starter stays away until it spooled.
-    await waitFor(() => Promise.resolve(spooled() === 2 ? true : undefined), {
-      timeoutMs: 60_000,
-      what: "the prompt and the turn's end in the spool",
-    });
-  } finally {
-    await Deno.rename(`${starter}.away`, starter);
-  }
-  assert.equal((await box.kiroLearn(["start"], alpha)).code, 0);
-  const delivered = await waitFor(async () => {
-    const ours = await eventsOf(alphaNs);
-    const prompt = ours.find((e) => e.kind === "prompt" && e.body.content === downPrompt);
-    if (prompt === undefined || spooled() !== 0) return undefined;
-    return ours.filter((e) => e.session_id === prompt.session_id);
-  }, { timeoutMs: 60_000, what: "the spooled session delivered" });
-  assert.deepEqual(delivered.map((e) => e.kind).sort(), ["prompt", "session_summary"]);
+  const delivered = await sessionWhileDown(box, {
+    cwd: alpha,
+    prompt: downPrompt,
+    async session() {
+      const down = await box.copilot(downPrompt, { cwd: alpha, modelUrl: model.url, apiKey });
+      assert.equal(down.code, 0, down.stdout + down.stderr);
+      assert.match(down.stdout, new RegExp(ANSWER));
+      assert.doesNotMatch(down.stderr, /hook/i, "Copilot CLI complained about a hook");
+    },
+  });
   assert.equal(delivered.find((e) => e.kind === "session_summary")!.body.content, ANSWER);
 
   // Nothing outlives the sessions but the collector.

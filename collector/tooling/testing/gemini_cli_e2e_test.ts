@@ -14,6 +14,7 @@ import {
   startScriptedGeminiModel,
   waitFor,
 } from "./mod.ts";
+import { sessionWhileDown } from "./_collector_down.ts";
 
 const SAVED_TITLE = "Check script exits 1 by design";
 const SHARED_TITLE = "Leap-year date parser fix";
@@ -190,33 +191,17 @@ Deno.test("Gemini CLI (real client): a session is recorded once, memory saved in
 
   // The collector down (stopped, and nothing to start it again): the session runs as ever, its
   // prompt and turn end are spooled, and the next collector stores each once.
-  assert.equal((await box.kiroLearn(["stop"], alpha)).code, 0);
-  const starter = `${box.dataDir}/bin/start-collector`;
-  await Deno.rename(starter, `${starter}.away`);
   const downPrompt = "What does the check script do while the collector is down?";
-  const spooled = () =>
-    [...Deno.readDirSync(`${box.dataDir}/spool`)].filter((e) => e.name.endsWith(".json")).length;
-  try {
-    const down = await box.gemini(downPrompt, { cwd: alpha, modelUrl: model.url, apiKey });
-    assert.equal(down.code, 0, down.stdout + down.stderr);
-    assert.equal(down.response, ANSWER);
-    assert.doesNotMatch(down.stderr, /hook/i, "Gemini CLI complained about a hook");
-    // The turn's end is delivered in the background: the starter stays away until it spooled.
-    await waitFor(() => Promise.resolve(spooled() === 2 ? true : undefined), {
-      timeoutMs: 60_000,
-      what: "the prompt and the turn's end in the spool",
-    });
-  } finally {
-    await Deno.rename(`${starter}.away`, starter);
-  }
-  assert.equal((await box.kiroLearn(["start"], alpha)).code, 0);
-  const delivered = await waitFor(async () => {
-    const ours = await box.eventsIn(alphaNs);
-    const prompt = ours.find((e) => e.kind === "prompt" && e.body.content === downPrompt);
-    if (prompt === undefined || spooled() !== 0) return undefined;
-    return ours.filter((e) => e.session_id === prompt.session_id);
-  }, { timeoutMs: 60_000, what: "the spooled session delivered" });
-  assert.deepEqual(delivered.map((e) => e.kind).sort(), ["prompt", "session_summary"]);
+  await sessionWhileDown(box, {
+    cwd: alpha,
+    prompt: downPrompt,
+    async session() {
+      const down = await box.gemini(downPrompt, { cwd: alpha, modelUrl: model.url, apiKey });
+      assert.equal(down.code, 0, down.stdout + down.stderr);
+      assert.equal(down.response, ANSWER);
+      assert.doesNotMatch(down.stderr, /hook/i, "Gemini CLI complained about a hook");
+    },
+  });
 
   // Nothing outlives the sessions but the collector.
   await box.settled("hooks, MCP servers and clients to exit");
