@@ -80,12 +80,15 @@ export function filesOf(kind: TargetKind, paths: InstallPaths): string[] {
   return agentOf(kind).kinds[kind]!.files(paths);
 }
 
+/** Every kind of file the agents own, agent by agent. */
+export function everyKind(): TargetKind[] {
+  return AGENTS.flatMap((agent) => Object.keys(agent.kinds) as TargetKind[]);
+}
+
 /** Every file of every kind at `paths`, agent by agent (what an uninstall looks at). */
 export function everyFile(paths: InstallPaths): [TargetKind, string][] {
-  return AGENTS.flatMap((agent) =>
-    (Object.keys(agent.kinds) as TargetKind[]).flatMap((kind) =>
-      filesOf(kind, paths).map((path): [TargetKind, string] => [kind, path])
-    )
+  return everyKind().flatMap((kind) =>
+    filesOf(kind, paths).map((path): [TargetKind, string] => [kind, path])
   );
 }
 

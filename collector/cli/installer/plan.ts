@@ -61,6 +61,7 @@ import {
   type CodexTrust,
   codexTrust,
   everyFile,
+  everyKind,
   filesOf,
   type HookSet,
   type InstallPaths,
@@ -110,27 +111,46 @@ const OUR_SCRIPTS = /^(?:hook-[a-z-]+|mcp-server|mcp-headers|mcp-relay|start-col
 // How each of those scripts starts its second line (after `#!/bin/sh`).
 const SCRIPT_MARK = "# Written by `kiro-learn install`";
 
-// The folders install may create for the agents' files (`missingDirs` of their paths).
-const INSTALL_DIR_TAILS = [
-  "/.kiro",
-  "/.kiro/agents",
-  "/.kiro/hooks",
-  "/.kiro/settings",
-  "/.claude",
-  "/.codex",
-  "/.gemini",
-  "/.copilot",
-  "/.copilot/hooks",
-];
+// The home and project folder the kinds' files are laid out in to read their places relative to
+// it (a project's file is at its place under any folder; so is a user's config folder).
+const LAYOUT_BASE = "/kiro-learn-base";
 
 /**
- * Whether install makes folder `dir`: an agents' config folder (by its tail), or Copilot CLI's
- * config folder and its hooks folder where `COPILOT_HOME` puts them.
+ * The folders install may make for the files of `kind` (`missingDirs` of their paths): each
+ * file's folder and those above it, up to the home or project folder it sits in (none for a file
+ * right in it, as `~/.claude.json`). `tails` hold them relative to that folder, as they end in any
+ * home or project; `at` holds them at `paths`, where `CODEX_HOME` or `COPILOT_HOME` may have
+ * put the agent's folder elsewhere.
  */
-function knownDir(dir: string, paths: InstallPaths): boolean {
-  if (dir !== resolve(dir)) return false;
-  if ([dirname(paths.copilotMcp), dirname(paths.copilotHooks)].includes(dir)) return true;
-  return INSTALL_DIR_TAILS.some((tail) => dir.endsWith(tail));
+function kindDirs(kind: TargetKind, paths: InstallPaths): { tails: string[]; at: string[] } {
+  const layout = filesOf(kind, installPaths(LAYOUT_BASE, LAYOUT_BASE));
+  const actual = filesOf(kind, paths);
+  const tails: string[] = [];
+  const at: string[] = [];
+  layout.forEach((file, i) => {
+    let dir = dirname(file);
+    let there = dirname(actual[i]);
+    while (dir !== LAYOUT_BASE && isInside(dir, LAYOUT_BASE)) {
+      tails.push(dir.slice(LAYOUT_BASE.length));
+      at.push(there);
+      [dir, there] = [dirname(dir), dirname(there)];
+    }
+  });
+  return { tails, at };
+}
+
+/**
+ * Whether install may make folder `dir`, as the agents' kinds of file say ({@linkcode kindDirs}):
+ * a folder of theirs at its place in any home or project, or exactly where `paths` puts it
+ * (Copilot CLI's folder and its hooks folder under `COPILOT_HOME`). An install record naming any
+ * other folder is not acted on.
+ */
+export function knownDir(dir: string, paths: InstallPaths): boolean {
+  if (!isAbsolute(dir) || dir !== resolve(dir)) return false;
+  return everyKind().some((kind) => {
+    const { tails, at } = kindDirs(kind, paths);
+    return at.includes(dir) || tails.some((tail) => dir.endsWith(tail));
+  });
 }
 
 /** Options of {@linkcode planInstall}. */
@@ -1030,8 +1050,9 @@ function codexHomeOf(options: { codexHome?: string }): string | undefined {
 export function knownLocation(kind: TargetKind, path: string, paths: InstallPaths): boolean {
   if (!isAbsolute(path) || path !== resolve(path)) return false;
   if (scopeOf(kind) === "user") return filesOf(kind, paths).includes(path);
-  const base = "/kiro-learn-base";
-  const tails = filesOf(kind, installPaths(base, base)).map((p) => p.slice(base.length));
+  const tails = filesOf(kind, installPaths(LAYOUT_BASE, LAYOUT_BASE)).map((p) =>
+    p.slice(LAYOUT_BASE.length)
+  );
   return tails.some((tail) => path.endsWith(tail));
 }
 

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { InstallError } from "./errors.ts";
 import { MANIFEST_FILE } from "./manifest.ts";
-import { apply, formatPlan, knownLocation, planInstall, planUninstall } from "./plan.ts";
-import { installPaths, TARGET_KINDS } from "./_targets.ts";
+import { dirname } from "node:path";
+import { apply, formatPlan, knownDir, knownLocation, planInstall, planUninstall } from "./plan.ts";
+import { everyFile, filesOf, installPaths, TARGET_KINDS } from "./_targets.ts";
 import { HOOK_MARKER } from "./shell.ts";
 import {
   COMMANDS,
@@ -261,4 +262,49 @@ Deno.test("knownLocation: a user's file only where its agent puts it (CODEX_HOME
   assert.ok(
     !knownLocation("claude-settings-project", "/any/repo/../etc/.claude/settings.json", paths),
   );
+});
+
+Deno.test("knownDir: every folder of every kind's files is one install may make, at home, in a project, under CODEX_HOME and COPILOT_HOME", () => {
+  const [home, project] = ["/home/ann", "/work/app"];
+  const [codexHome, copilotHome] = ["/srv/ann-codex", "/srv/ann-copilot"];
+  const paths = installPaths(home, project, { codexHome, copilotHome });
+  // The agents' kinds and the hand-kept list both: a kind missing from either is still checked.
+  const kinds = new Set([...TARGET_KINDS, ...everyFile(paths).map(([kind]) => kind)]);
+  const checked = new Set<string>();
+  for (const kind of kinds) {
+    for (const file of filesOf(kind, paths)) {
+      // The folders between the file and where it sits: the agent's own home is one of them (a
+      // COPILOT_HOME that does not exist yet is made), the user's home and the project are not.
+      const agentHome = [codexHome, copilotHome].find((dir) => file.startsWith(`${dir}/`));
+      const stop = agentHome === undefined
+        ? (file.startsWith(`${project}/`) ? project : home)
+        : dirname(agentHome);
+      for (let dir = dirname(file); dir !== stop; dir = dirname(dir)) {
+        assert.ok(knownDir(dir, paths), `${dir}, the folder of a ${kind} file ${file}`);
+        checked.add(dir);
+        // In any project, and in any home, alike.
+        const elsewhere = dir.replace(/^\/(home\/ann|work\/app)\//, "/elsewhere/repo/");
+        if (elsewhere !== dir) assert.ok(knownDir(elsewhere, paths), elsewhere);
+      }
+    }
+  }
+  assert.deepEqual([...checked].sort(), [
+    "/home/ann/.claude",
+    "/home/ann/.gemini",
+    "/home/ann/.kiro",
+    "/home/ann/.kiro/agents",
+    "/srv/ann-codex",
+    "/srv/ann-copilot",
+    "/srv/ann-copilot/hooks",
+    "/work/app/.claude",
+    "/work/app/.codex",
+    "/work/app/.kiro",
+    "/work/app/.kiro/hooks",
+    "/work/app/.kiro/settings",
+  ]);
+  for (
+    const dir of [home, project, "/", "/srv", "/home/ann/.ssh", "/home/ann/.kiro/../.ssh", ".kiro"]
+  ) {
+    assert.ok(!knownDir(dir, paths), dir);
+  }
 });
