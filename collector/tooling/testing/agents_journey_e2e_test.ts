@@ -96,12 +96,9 @@ Deno.test("one memory per project, whatever the agent: Claude Code, Codex CLI, G
     marker: AGENTS_JOURNEY_MARKER,
     lang: "sh",
   });
-  const cd = /^cd ~\/(\S+)\n/.exec(install);
-  assert.ok(cd, `the install block starts with no \`cd ~/<project>\`: ${install}`);
-  const alphaPath = `${box.home}/${cd[1]}`;
-  const alpha =
-    (await gitCheckout(alphaPath.replace(/\/[^/]+$/, ""), cd[1].split("/").pop()!, ALPHA_REMOTE))
-      .dir;
+  const cd = /^cd ~\/(\S+)\/([^/\s]+)\n/.exec(install);
+  assert.ok(cd, `the install block starts with no \`cd ~/<folder>/<project>\`: ${install}`);
+  const alpha = (await gitCheckout(`${box.home}/${cd[1]}`, cd[2], ALPHA_REMOTE)).dir;
   await Deno.writeTextFile(`${alpha}/README.md`, "# shop-api\n");
   await runGit(alpha, "add", "README.md");
   await runGit(alpha, "commit", "-q", "-m", "Start the shop API");
@@ -114,10 +111,13 @@ Deno.test("one memory per project, whatever the agent: Claude Code, Codex CLI, G
   const bin = `${box.home}/.local/bin`;
   assert.match(outputText(linked), new RegExp(`wrote ${bin}/kiro-learn`));
   const env = { ...box.env, PATH: `${bin}:${box.env.PATH}` };
-  const shell = (script: string, cwd: string) =>
-    new Deno.Command("sh", { args: ["-e", "-c", script], cwd, env, clearEnv: true, stdin: "null" })
-      .output();
-  const installed = await shell(install, box.home);
+  const installed = await new Deno.Command("sh", {
+    args: ["-e", "-c", install],
+    cwd: box.home,
+    env,
+    clearEnv: true,
+    stdin: "null",
+  }).output();
   const installText = outputText(installed);
   assert.equal(installed.code, 0, installText);
   for (
@@ -128,6 +128,8 @@ Deno.test("one memory per project, whatever the agent: Claude Code, Codex CLI, G
       /Copilot CLI hooks \(userPromptSubmitted, agentStop\)/,
     ]
   ) assert.match(installText, wired);
+  // `import git`: the one commit of alpha's history became memory.
+  assert.match(installText, new RegExp(`imported ${alpha}: 1 added`));
   // What the CLI reports for alpha's folder: the id from its remote (doctor), the namespace it
   // searches (search).
   const doctorId = /id (\S+)… from remote origin \(github\.com\/acme\/shop-api\)/.exec(installText);
