@@ -58,12 +58,18 @@ export interface CopilotSandbox extends AgentSandbox {
 export async function copilotSandbox(
   options: { actor?: string; settings?: Record<string, unknown> } = {},
 ): Promise<CopilotSandbox> {
-  const binary = requireCopilotCli();
+  requireCopilotCli();
   const box = await agentSandbox({ ...options, prefix: "kiro-learn-copilot-" });
-  return {
-    ...box,
-    copilot: (prompt, run) => runCopilot(binary, prompt, { ...run, env: box.env }),
-  };
+  return { ...box, ...copilotClient(box) };
+}
+
+/**
+ * Adds Copilot CLI to a sandbox made for another client (so one HOME hosts several): the method
+ * that runs it in `box`'s HOME (it needs no settings file of its own).
+ */
+export function copilotClient(box: Pick<AgentSandbox, "env">): Pick<CopilotSandbox, "copilot"> {
+  const binary = requireCopilotCli();
+  return { copilot: (prompt, run) => runCopilot(binary, prompt, { ...run, env: box.env }) };
 }
 
 /**

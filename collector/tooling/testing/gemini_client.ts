@@ -78,17 +78,26 @@ export interface GeminiSandbox extends AgentSandbox {
 export async function geminiSandbox(
   options: { actor?: string; settings?: Record<string, unknown> } = {},
 ): Promise<GeminiSandbox> {
-  const binary = requireGeminiCli();
+  requireGeminiCli();
   const box = await agentSandbox({ ...options, prefix: "kiro-learn-gemini-" });
+  return { ...box, ...(await geminiClient(box)) };
+}
+
+/**
+ * Adds Gemini CLI to a sandbox made for another client (so one HOME hosts several): writes its
+ * user settings (see {@linkcode GEMINI_USER_SETTINGS}) into `box`'s HOME and returns the method
+ * that runs it there.
+ */
+export async function geminiClient(
+  box: Pick<AgentSandbox, "home" | "env">,
+): Promise<Pick<GeminiSandbox, "gemini">> {
+  const binary = requireGeminiCli();
   await Deno.mkdir(`${box.home}/.gemini`, { recursive: true });
   await Deno.writeTextFile(
     `${box.home}/.gemini/settings.json`,
     JSON.stringify(GEMINI_USER_SETTINGS, null, 2) + "\n",
   );
-  return {
-    ...box,
-    gemini: (prompt, run) => runGemini(binary, prompt, { ...run, env: box.env }),
-  };
+  return { gemini: (prompt, run) => runGemini(binary, prompt, { ...run, env: box.env }) };
 }
 
 /**

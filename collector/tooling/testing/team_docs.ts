@@ -1,16 +1,26 @@
 /**
- * Test helper: the team docs page's runnable steps. The blocks a team admin and a member run are
- * marked on the page (`<!-- team-journey: <name> -->` right above a fenced block); the journey
- * test reads them from the page itself, so the page and what the test runs cannot drift apart.
+ * Test helper: the docs pages' runnable steps. The blocks a user runs are marked on the page
+ * (`<!-- <journey>: <name> -->` right above a fenced block: `team-journey` on the team page,
+ * `agents-journey` on the install page); the journey tests read them from the page itself, so a
+ * page and what its test runs cannot drift apart.
  *
  * @module
  */
 import { REPO_ROOT } from "@kiro-learn/core/launch";
 
-/** The team docs page, whose marked blocks the journey test runs. */
+/** The team docs page, whose marked blocks the team journey test runs. */
 export const TEAM_DOCS_PAGE: string = `${REPO_ROOT}/docs/team.md`;
 
-/** A marked block of the team docs: its language and its text. */
+/** The install docs page, whose marked blocks the agents' journey test runs. */
+export const INSTALL_DOCS_PAGE: string = `${REPO_ROOT}/docs/install.md`;
+
+/** The marker of the team page's blocks. */
+export const TEAM_JOURNEY_MARKER = "team-journey";
+
+/** The marker of the install page's blocks. */
+export const AGENTS_JOURNEY_MARKER = "agents-journey";
+
+/** A marked block of a docs page: its language and its text. */
 export interface TeamDocBlock {
   /** The fence's language (`sql`, `sh`). */
   lang: string;
@@ -18,29 +28,48 @@ export interface TeamDocBlock {
   text: string;
 }
 
-const MARKED_BLOCK = /<!-- team-journey: ([a-z0-9-]+) -->\s*\n```(\w*)\n([\s\S]*?)\n```/g;
-
-/** Every marked block of `markdown`, by marker name; a name marked twice is an error. */
-export function teamDocBlocks(markdown: string): Map<string, TeamDocBlock> {
+/** Every block of `markdown` marked `<!-- marker: <name> -->`, by name; a name marked twice is an error. */
+export function markedDocBlocks(markdown: string, marker: string): Map<string, TeamDocBlock> {
+  if (!/^[a-z0-9-]+$/.test(marker)) throw new Error(`not a block marker: ${marker}`);
+  const pattern = new RegExp(
+    `<!-- ${marker}: ([a-z0-9-]+) -->\\s*\\n\`\`\`(\\w*)\\n([\\s\\S]*?)\\n\`\`\``,
+    "g",
+  );
   const blocks = new Map<string, TeamDocBlock>();
-  for (const [, name, lang, text] of markdown.matchAll(MARKED_BLOCK)) {
-    if (blocks.has(name)) throw new Error(`the team docs mark "${name}" twice`);
+  for (const [, name, lang, text] of markdown.matchAll(pattern)) {
+    if (blocks.has(name)) throw new Error(`the docs mark "${name}" twice`);
     blocks.set(name, { lang, text });
   }
   return blocks;
 }
 
-/** The marked block `name` of the team docs page; throws when the page lost it. */
-export function teamDocBlock(name: string, lang: string): string {
-  const path = TEAM_DOCS_PAGE;
-  const block = teamDocBlocks(Deno.readTextFileSync(path)).get(name);
+/**
+ * The block of `page` marked `<!-- marker: name -->`, which must be in `lang`; throws when the
+ * page lost it.
+ */
+export function markedDocBlock(
+  page: string,
+  name: string,
+  options: { marker: string; lang: string },
+): string {
+  const block = markedDocBlocks(Deno.readTextFileSync(page), options.marker).get(name);
   if (block === undefined) {
-    throw new Error(`${path} has no block marked <!-- team-journey: ${name} -->`);
+    throw new Error(`${page} has no block marked <!-- ${options.marker}: ${name} -->`);
   }
-  if (block.lang !== lang) {
-    throw new Error(`${path}'s block "${name}" is ${block.lang}, not ${lang}`);
+  if (block.lang !== options.lang) {
+    throw new Error(`${page}'s block "${name}" is ${block.lang}, not ${options.lang}`);
   }
   return block.text;
+}
+
+/** Every marked block of the team docs `markdown`, by marker name; a name marked twice is an error. */
+export function teamDocBlocks(markdown: string): Map<string, TeamDocBlock> {
+  return markedDocBlocks(markdown, TEAM_JOURNEY_MARKER);
+}
+
+/** The marked block `name` of the team docs page; throws when the page lost it. */
+export function teamDocBlock(name: string, lang: string): string {
+  return markedDocBlock(TEAM_DOCS_PAGE, name, { marker: TEAM_JOURNEY_MARKER, lang });
 }
 
 /** A `kiro-learn` command line of the docs, as a test runs it. */

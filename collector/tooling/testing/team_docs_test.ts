@@ -1,6 +1,16 @@
-// The team docs page's marked blocks, as the journey test reads them.
+// The docs pages' marked blocks (team and install), as the journey tests read them.
 import assert from "node:assert/strict";
-import { docCommand, teamDocBlock, teamDocBlocks, testServerUrl } from "./team_docs.ts";
+import {
+  AGENTS_JOURNEY_MARKER,
+  docCommand,
+  INSTALL_DOCS_PAGE,
+  markedDocBlock,
+  markedDocBlocks,
+  TEAM_JOURNEY_MARKER,
+  teamDocBlock,
+  teamDocBlocks,
+  testServerUrl,
+} from "./team_docs.ts";
 
 Deno.test("the team docs page marks every block the journey runs", () => {
   for (
@@ -60,4 +70,22 @@ Deno.test("docs command lines and URLs, as a test runs them", () => {
     "postgres://bob@127.0.0.1:5555/kiro_learn_team",
   );
   assert.throws(() => testServerUrl("mysql://a@b/c", { port: 1 }), /not a postgres/);
+});
+
+Deno.test("the install docs page marks the block the agents' journey runs: a cd, then kiro-learn lines", () => {
+  const lines = markedDocBlock(INSTALL_DOCS_PAGE, "install", {
+    marker: AGENTS_JOURNEY_MARKER,
+    lang: "sh",
+  }).split("\n");
+  assert.match(lines[0], /^cd ~\/\S+$/);
+  for (const line of lines.slice(1)) assert.ok(docCommand(line).args.length > 0, line);
+  assert.ok(lines.slice(1).some((line) => docCommand(line).args.join(" ") === "install"));
+});
+
+Deno.test("marked blocks: each page's marker reads its own blocks only", () => {
+  const page =
+    "<!-- team-journey: a -->\n```sh\none\n```\n<!-- agents-journey: a -->\n```sh\ntwo\n```";
+  assert.equal(markedDocBlocks(page, TEAM_JOURNEY_MARKER).get("a")?.text, "one");
+  assert.equal(markedDocBlocks(page, AGENTS_JOURNEY_MARKER).get("a")?.text, "two");
+  assert.throws(() => markedDocBlocks(page, "a|b"), /not a block marker/);
 });
