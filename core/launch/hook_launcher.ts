@@ -232,6 +232,7 @@ export function hookFastPath(
   ];
   return [
     `silent=${q(agent.silent)}`,
+    ...(agent.turnEndAfterExit ? ["agent=$PPID"] : []),
     "# The memory system's own agents are never recorded (the shim would exit at once too).",
     `case "\${KIRO_LEARN_INTERNAL:-0}" in 0) ;; *) printf '%s' "$silent"; exit 0 ;; esac`,
     ...socketVariables(settings),
@@ -279,6 +280,7 @@ export function hookFastPath(
     // fails, and the turn's end still goes over the socket. Not at a lower priority: a collector
     // the shim starts would inherit it for good.
     '    if [ -n "$tools" ]; then',
+    ...(agent.turnEndAfterExit ? ["      settle"] : []),
     `      ${shim("$tools")} && { recheck; exit 0; }`,
     "    fi",
     `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
@@ -304,6 +306,7 @@ export function hookFastPath(
     // shim instead, so, in the background where no one waits, it asks the collector whether it
     // answers again. Without it, an agent whose only other hook is the prompt's (Codex, Gemini
     // CLI) would spool every prompt without its memory until the collector restarts.
+    ...(agent.turnEndAfterExit ? settleLines() : []),
     "  recheck() {",
     '    [ -e "$unanswered" ] || return 0',
     `    curl --silent --fail --max-time ${budget.retrieve} --noproxy '*' --unix-socket "$sock" \\`,
@@ -330,6 +333,35 @@ export function hookFastPath(
     'deliver "$@"',
     // The hook command execs this script: whatever the shim's end, the hook never fails.
     "exit 0",
+  ];
+}
+
+/**
+ * How long, at most, a turn's end waits in the background for the agent's process to exit
+ * before its shim starts ({@linkcode HOOK_AGENTS}' `turnEndAfterExit`), in seconds: a headless
+ * session exits a second or so after its last hook; an interactive one waits for its user, who
+ * gets the turn recorded this long after it ended.
+ */
+export const TURN_END_SETTLE_S = 3;
+
+/** How often the turn's end looks whether the agent has exited, in seconds. */
+const SETTLE_POLL_S = 0.05;
+
+/**
+ * sh lines defining `settle`: waits, polling with `kill -0` (a builtin), while the hook's parent
+ * (the agent, which runs the hook command with `exec`) lives, for {@linkcode TURN_END_SETTLE_S}
+ * at most. A `sleep` that takes no fraction ends the wait at once.
+ */
+function settleLines(): string[] {
+  const polls = Math.round(TURN_END_SETTLE_S / SETTLE_POLL_S);
+  return [
+    "  settle() {",
+    "    n=0",
+    `    while [ "$n" -lt ${polls} ] && kill -0 "$agent" 2>/dev/null; do`,
+    `      sleep ${SETTLE_POLL_S} 2>/dev/null || break`,
+    "      n=$((n + 1))",
+    "    done",
+    "  }",
   ];
 }
 
