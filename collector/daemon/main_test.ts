@@ -68,7 +68,7 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
     assert.ok(
       cmdline.includes(
         `--deny-write=${home}/settings.json,${home}/bin,${home}/install-manifest.json,` +
-          `${home}/mcp-headers.cache`,
+          `${home}/mcp-headers.cache,${home}/mcp-relay.cache`,
       ),
     );
     assert.ok(!cmdline.some((a) => a.startsWith("--allow-ffi")));
@@ -92,6 +92,7 @@ Deno.test("`deno task serve` runs the daemon with exactly the promised permissio
       write_install_manifest: "denied",
       rename_over_install_manifest: "denied",
       write_mcp_headers_cache: "denied",
+      write_mcp_relay_cache: "denied",
       write_outside: "denied",
       read_outside: "denied",
       net_non_loopback: "denied",
@@ -190,7 +191,7 @@ Deno.test("with a team, the daemon may also reach exactly the team database, and
     assert.ok(
       joined.args.includes(
         `--deny-write=${home}/settings.json,${home}/bin,${home}/install-manifest.json,` +
-          `${home}/mcp-headers.cache`,
+          `${home}/mcp-headers.cache,${home}/mcp-relay.cache`,
       ),
     );
   } finally {

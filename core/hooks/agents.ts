@@ -65,6 +65,13 @@ export interface HookAgent {
    * from the agent's own files (Claude Code's transcript, Codex's rollout).
    */
   turnEnd?: string;
+  /**
+   * Whether the turn's end, in the background, first waits for the agent's process to exit (at
+   * most `TURN_END_SETTLE_S`): the shim's Deno start then never shares the CPU with a headless
+   * session's own shutdown, which the user waits for. Off where the agent may end its hooks'
+   * processes as it exits (Claude Code ends a background hook's process group).
+   */
+  turnEndAfterExit?: boolean;
   /** Hooks that record nothing: the launcher returns at once. */
   ignored: readonly string[];
   /** Hooks that only store: delivered in the background, the agent waits for none of it. */
@@ -100,6 +107,7 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
     quietStarts: CLAUDE_QUIET_START_SOURCES,
     // Codex's PostToolUse says nothing of a failed command's exit code; its rollout does.
     turnEnd: "Stop",
+    turnEndAfterExit: true,
     ignored: CODEX_IGNORED_HOOKS,
     store: ["SessionEnd"],
   },
@@ -113,6 +121,7 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
     quietStarts: ["startup"],
     // The turn's tool calls are in the session's chat file by then (Gemini CLI records each
     // before its result goes back to the model): one firing per turn, not one per tool call.
+    turnEndAfterExit: true,
     turnEnd: "AfterAgent",
     // An older install's AfterTool hook fires until it runs again: the turn's end reads those
     // tool uses, so storing them here too would record each twice.
@@ -130,6 +139,7 @@ export const HOOK_AGENTS: Readonly<Record<FastPathSurface, HookAgent>> = Object.
     // The first prompt carries the start block; an installed sessionStart is not ours.
     quietStarts: [],
     // The payload carries no answer: the shim reads it from the session's transcript.
+    turnEndAfterExit: true,
     turnEnd: "agentStop",
     // The turn's end reads the tool uses from the transcript; an older install's tool hooks fire
     // until it runs again, so storing them here too would record each twice.

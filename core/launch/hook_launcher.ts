@@ -232,6 +232,7 @@ export function hookFastPath(
   ];
   return [
     `silent=${q(agent.silent)}`,
+    ...(agent.turnEndAfterExit ? ["agent=$PPID"] : []),
     "# The memory system's own agents are never recorded (the shim would exit at once too).",
     `case "\${KIRO_LEARN_INTERNAL:-0}" in 0) ;; *) printf '%s' "$silent"; exit 0 ;; esac`,
     ...socketVariables(settings),
@@ -279,6 +280,7 @@ export function hookFastPath(
     // fails, and the turn's end still goes over the socket. Not at a lower priority: a collector
     // the shim starts would inherit it for good.
     '    if [ -n "$tools" ]; then',
+    ...(agent.turnEndAfterExit ? ["      settle"] : []),
     `      ${shim("$tools")} && { recheck; exit 0; }`,
     "    fi",
     `    [ -e "$unanswered" ] && budget=${budget.unanswered}`,
@@ -304,6 +306,7 @@ export function hookFastPath(
     // shim instead, so, in the background where no one waits, it asks the collector whether it
     // answers again. Without it, an agent whose only other hook is the prompt's (Codex, Gemini
     // CLI) would spool every prompt without its memory until the collector restarts.
+    ...(agent.turnEndAfterExit ? settleLines() : []),
     "  recheck() {",
     '    [ -e "$unanswered" ] || return 0',
     `    curl --silent --fail --max-time ${budget.retrieve} --noproxy '*' --unix-socket "$sock" \\`,
@@ -330,6 +333,35 @@ export function hookFastPath(
     'deliver "$@"',
     // The hook command execs this script: whatever the shim's end, the hook never fails.
     "exit 0",
+  ];
+}
+
+/**
+ * How long, at most, a turn's end waits in the background for the agent's process to exit
+ * before its shim starts ({@linkcode HOOK_AGENTS}' `turnEndAfterExit`), in seconds: a headless
+ * session exits a second or so after its last hook; an interactive one waits for its user, who
+ * gets the turn recorded this long after it ended.
+ */
+export const TURN_END_SETTLE_S = 3;
+
+/** How often the turn's end looks whether the agent has exited, in seconds. */
+const SETTLE_POLL_S = 0.05;
+
+/**
+ * sh lines defining `settle`: waits, polling with `kill -0` (a builtin), while the hook's parent
+ * (the agent, which runs the hook command with `exec`) lives, for {@linkcode TURN_END_SETTLE_S}
+ * at most. A `sleep` that takes no fraction ends the wait at once.
+ */
+function settleLines(): string[] {
+  const polls = Math.round(TURN_END_SETTLE_S / SETTLE_POLL_S);
+  return [
+    "  settle() {",
+    "    n=0",
+    `    while [ "$n" -lt ${polls} ] && kill -0 "$agent" 2>/dev/null; do`,
+    `      sleep ${SETTLE_POLL_S} 2>/dev/null || break`,
+    "      n=$((n + 1))",
+    "    done",
+    "  }",
   ];
 }
 
@@ -453,7 +485,7 @@ export function mcpRelayLauncherScript(
     "# install; removed by uninstall.",
     ...denoEnvLines(),
     ...socketVariables(settings),
-    "ns=",
+    "ns= alive=",
     'if [ "${KIRO_LEARN_INTERNAL:-0}" = 0 ] && [ -S "$sock" ] && [ -r "$auth" ] &&',
     "  command -v curl >/dev/null 2>&1; then",
     "  cwd=$PWD",
@@ -461,31 +493,19 @@ export function mcpRelayLauncherScript(
     '  if [ -n "$fast" ]; then',
     "    # The project's namespace, derived by the collector from the remote as a hook's is. The",
     "    # answer also holds the token: only the namespace is kept.",
-    `    out=$(curl --silent --fail --max-time ${MCP_HEADERS_FAST_PATH_BUDGET_S} \\`,
-    `      ${projectCurlArgs()} \\`,
-    `      --data-binary '' ${q(socketUrl(settings, ROUTES.mcpHeaders))} 2>/dev/null)`,
-    `    case "$out" in *${q(key)}*) ns=\${out#*${q(key)}}; ns=\${ns%%'"'*} ;; esac`,
-    "    out=",
+    ...projectHeadersLines(settings).map((l) => `    ${l}`),
+    `    case "$headers" in *${q(key)}*) ns=\${headers#*${q(key)}}; ns=\${ns%%'"'*} ;; esac`,
+    "    headers=",
     "    # A header value: one printable line, no JSON escape; else the Deno server decides.",
     '    case "$ns" in /actor/*/project/*/) ;; *) ns= ;; esac',
     String.raw`    case "$ns" in *\\*|*[![:print:]]*) ns= ;; esac`,
     "  fi",
     "fi",
     'if [ -n "$ns" ]; then',
+    ...relayCacheLines(settings).map((l) => `  ${l}`),
     '  while IFS= read -r line || [ -n "$line" ]; do',
     '    case "$line" in *[![:space:]]*) ;; *) continue ;; esac',
-    `    out=$(printf '%s' "$line" | curl --silent --max-time ${MCP_RELAY_BUDGET_S} \\`,
-    `      --noproxy '*' --unix-socket "$sock" -H @"$auth" -H "${MCP_NAMESPACE_HEADER}: $ns" \\`,
-    "      -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\",
-    `      --data-binary @- -w '/%{http_code}' ${q(socketUrl(settings, ROUTES.mcp))} 2>/dev/null)`,
-    "    code=${out##*/}",
-    "    out=${out%/*}",
-    "    # The route's own answers, errors included, are JSON-RPC: passed on as they are.",
-    '    case "$out" in',
-    String.raw`      '{'*'"jsonrpc"'*'}'|'['*'"jsonrpc"'*']') printf '%s\n' "$out"; continue ;;`,
-    "    esac",
-    "    # Nothing to answer: a notification (202), or a request without an id.",
-    '    case "$code" in 202) continue ;; esac',
+    "    # A notification (no id) needs no answer, and the stateless route keeps nothing of it.",
     `    case "$line" in *'"id"'*) ;; *) continue ;; esac`,
     "    # The id as the request wrote it (the SDK writes it last): a number or a plain string.",
     `    id=\${line##*'"id"'}`,
@@ -495,6 +515,38 @@ export function mcpRelayLauncherScript(
     "      *) id=${id%%[!0-9-]*} ;;",
     "    esac",
     String.raw`    case "$id" in ""|*\\*|*[![:print:]]*) id=null ;; esac`,
+    "    # What the collector answers alike to every session comes from the cache, under this id.",
+    "    slot= req=",
+    '    if [ -n "$alive" ] && [ "$id" != null ]; then',
+    '      case "$line" in',
+    `        *'"method":"initialize"'*) slot=init ;;`,
+    `        *'"method":"tools/list"'*) slot=list ;;`,
+    "      esac",
+    `      case "$line" in *'"id":'"$id}") req=\${line%'"id"'*} ;; *) slot= ;; esac`,
+    "    fi",
+    '    case "$slot:$req" in',
+    `      :*) ;;`,
+    `      "init:$init_req") printf '%s"id":%s}\\n' "$init_ans" "$id"; continue ;;`,
+    `      "list:$list_req") printf '%s"id":%s}\\n' "$list_ans" "$id"; continue ;;`,
+    "    esac",
+    `    out=$(printf '%s' "$line" | curl --silent --max-time ${MCP_RELAY_BUDGET_S} \\`,
+    `      --noproxy '*' --unix-socket "$sock" -H @"$auth" -H "${MCP_NAMESPACE_HEADER}: $ns" \\`,
+    "      -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\",
+    `      --data-binary @- -w '/%{http_code}' ${q(socketUrl(settings, ROUTES.mcp))} 2>/dev/null)`,
+    "    code=${out##*/}",
+    "    out=${out%/*}",
+    "    # The route's own answers, errors included, are JSON-RPC: passed on as they are.",
+    '    case "$out" in',
+    String.raw`      '{'*'"jsonrpc"'*'}'|'['*'"jsonrpc"'*']')`,
+    `        printf '%s\\n' "$out"`,
+    "        # A result under this very id: kept for the sessions to come.",
+    '        if [ -n "$slot" ]; then',
+    `          case "$out" in '{"result":'*'"id":'"$id}") remember ;; esac`,
+    "        fi",
+    "        continue ;;",
+    "    esac",
+    "    # Nothing to answer: a notification (202), or a request without an id.",
+    '    case "$code" in 202) continue ;; esac',
     `    printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"%s"}}\\n' "$id" \\`,
     `      "kiro-learn's collector did not answer this request (HTTP $code): run kiro-learn doctor"`,
     "  done",
@@ -503,6 +555,74 @@ export function mcpRelayLauncherScript(
     `exec ${mcpCommand(command).map(shellQuote).join(" ")} "$@"`,
     "",
   ].join("\n");
+}
+
+/**
+ * Sets `headers` to the collector's answer of `ROUTES.mcpHeaders` (the token and the project's
+ * namespace) for the project {@linkcode gitProjectLines} found (`fast` set): the last answer from
+ * the socket (`paths.mcpHeadersCache`, 0600) while the same collector process lives
+ * ({@linkcode collectorIdentityLines}, which sets `alive`), no hook left the `unanswered` marker
+ * and the repository's config is not newer than it; else one curl over the socket, whose answer
+ * is kept. Empty when nothing answered. One source for the headers helper and the relay.
+ */
+function projectHeadersLines(settings: Pick<Settings, "paths" | "collector">): string[] {
+  const q = shellQuote;
+  const cache = q(settings.paths.mcpHeadersCache);
+  return [
+    ...collectorIdentityLines(settings),
+    'headers= key="$alive $actor $groot"',
+    `if [ -n "$alive" ] && [ ! -e ${q(settings.paths.unanswered)} ] && [ -f ${cache} ] &&`,
+    `  [ ! "$groot/.git/config" -nt ${cache} ]; then`,
+    `  { IFS= read -r seen; IFS= read -r line; } <${cache} 2>/dev/null`,
+    '  if [ "$seen" = "$key" ]; then',
+    "    case \"$line\" in '{'*'}') headers=$line ;; esac",
+    "  fi",
+    "  line=",
+    "fi",
+    'if [ -z "$headers" ]; then',
+    `  out=$(curl --silent --fail --max-time ${MCP_HEADERS_FAST_PATH_BUDGET_S} \\`,
+    `    ${projectCurlArgs()} \\`,
+    `    --data-binary '' ${q(socketUrl(settings, ROUTES.mcpHeaders))} 2>/dev/null)`,
+    "  case \"$out\" in '{'*'}')",
+    "    headers=$out",
+    "    # It holds the token: this user's only.",
+    `    [ -n "$alive" ] && { umask 077; printf '%s\\n%s\\n' "$key" "$out" >${cache}; } 2>/dev/null ;;`,
+    "  esac",
+    "  out=",
+    "fi",
+  ];
+}
+
+/**
+ * The relay's cache of what the collector answers alike to every session (`initialize`, whose
+ * answer depends only on the request, and `tools/list`: the same tools for every project),
+ * kept in `paths.mcpRelayCache` while the same collector process lives (`alive`, keyed on its pid
+ * and start time: a restarted or upgraded collector is asked again). Lines: that key, then each
+ * slot's request and answer up to their `"id"`. Sets the slots' variables and defines
+ * `remember`, which keeps the current request's answer (`slot`, `req`, `out`) in its slot and
+ * rewrites the file (a temporary file renamed over it: a relay reading it at the same time sees
+ * the old one or the new one).
+ */
+function relayCacheLines(settings: Pick<Settings, "paths">): string[] {
+  const cache = shellQuote(settings.paths.mcpRelayCache);
+  return [
+    "init_req= init_ans= list_req= list_ans=",
+    `if [ -n "$alive" ] && [ -f ${cache} ]; then`,
+    "  { IFS= read -r seen; IFS= read -r init_req; IFS= read -r init_ans; IFS= read -r list_req",
+    `    IFS= read -r list_ans; } <${cache} 2>/dev/null`,
+    '  [ "$seen" = "$alive" ] || { init_req= init_ans= list_req= list_ans=; }',
+    "fi",
+    "remember() {",
+    `  ans=\${out%'"id"'*}`,
+    '  case "$slot" in',
+    "    init) init_req=$req init_ans=$ans ;;",
+    "    list) list_req=$req list_ans=$ans ;;",
+    "  esac",
+    `  tmp=${cache}.$$`,
+    `  { umask 077; printf '%s\\n' "$alive" "$init_req" "$init_ans" "$list_req" "$list_ans" >"$tmp" &&`,
+    `    mv -f "$tmp" ${cache}; } 2>/dev/null || rm -f "$tmp" 2>/dev/null`,
+    "}",
+  ];
 }
 
 /** The argument by which the headers helper's launcher hands over the agent's folder. */
@@ -553,7 +673,6 @@ export function mcpHeadersLauncherScript(
   const q = shellQuote;
   const fast = settings === undefined ? [] : [
     ...socketVariables(settings),
-    `cache=${q(settings.paths.mcpHeadersCache)}`,
     'if [ -n "$agent_cwd" ] && [ "${KIRO_LEARN_INTERNAL:-0}" = 0 ] && [ -S "$sock" ] &&',
     '  [ -r "$auth" ] && command -v curl >/dev/null 2>&1; then',
     "  launched=$PWD",
@@ -561,26 +680,8 @@ export function mcpHeadersLauncherScript(
     // Every path below is absolute: a folder left behind changes nothing.
     ...gitProjectLines({ start: '"$cwd"', lost: ":" }).map((l) => `  ${l}`),
     '  if [ -n "$fast" ]; then',
-    ...collectorIdentityLines(settings).map((l) => `    ${l}`),
-    `    key="$alive $actor $groot"`,
-    "    # The last answer, while the same collector process lives (not stopped, not left",
-    "    # unanswered by a hook) and the repository's config is older than it: no curl.",
-    `    if [ -n "$alive" ] && [ ! -e ${q(settings.paths.unanswered)} ] && [ -f "$cache" ] &&`,
-    '      [ ! "$groot/.git/config" -nt "$cache" ]; then',
-    '      { read -r seen; read -r line; } <"$cache" 2>/dev/null',
-    '      if [ "$seen" = "$key" ]; then',
-    "        case \"$line\" in '{'*'}') printf '%s\\n' \"$line\"; exit 0 ;; esac",
-    "      fi",
-    "    fi",
-    `    out=$(curl --silent --fail --max-time ${MCP_HEADERS_FAST_PATH_BUDGET_S} \\`,
-    `      ${projectCurlArgs()} \\`,
-    `      --data-binary '' ${q(socketUrl(settings, ROUTES.mcpHeaders))})`,
-    "    case \"$out\" in '{'*'}')",
-    "      printf '%s\\n' \"$out\"",
-    "      # It holds the token: this user's only (the script ends here).",
-    '      [ -n "$alive" ] && { umask 077; printf \'%s\\n%s\\n\' "$key" "$out" >"$cache"; } 2>/dev/null',
-    "      exit 0 ;;",
-    "    esac",
+    ...projectHeadersLines(settings).map((l) => `    ${l}`),
+    `    if [ -n "$headers" ]; then printf '%s\\n' "$headers"; exit 0; fi`,
     "  fi",
     '  cd "$launched" 2>/dev/null',
     "fi",

@@ -8,6 +8,7 @@ import {
   launcherFiles,
   launcherPath,
   mcpHeadersLauncherScript,
+  mcpRelayLauncherScript,
   portablePath,
 } from "./hook_launcher.ts";
 import { shimCommand } from "./shim.ts";
@@ -267,10 +268,26 @@ Deno.test("the MCP headers launcher forks no subshell up to its cached answer", 
   const script = mcpHeadersLauncherScript(["/opt/helper"], { settings });
   const upToCache = script.slice(0, script.indexOf("out=$(curl")).split("\n")
     .filter((line) => !line.trimStart().startsWith("#")).join("\n");
-  assert.ok(upToCache.includes("agent_cwd=") && upToCache.includes('"$cache"'), upToCache);
+  assert.ok(
+    upToCache.includes("agent_cwd=") && upToCache.includes(settings.paths.mcpHeadersCache),
+    upToCache,
+  );
   const substitutions = upToCache.match(/\$\(|`/g) ?? [];
   assert.deepEqual(substitutions, ["$("], upToCache);
   assert.match(upToCache, /\|\| host=\$\(uname -n 2>\/dev\/null\)/);
+});
+
+Deno.test("the stdio MCP relay forks only to ask the collector: its cached answers cost no process", () => {
+  // Gemini CLI and Copilot CLI wait for their MCP servers' tools before the first model request:
+  // once warm, the relay answers the session's start from its caches, with builtins only.
+  const settings = loadSettings({ env: { KIRO_LEARN_HOME: "/home/ada/.kiro-learn" } });
+  const script = mcpRelayLauncherScript({ settings, host: "127.0.0.1", port: 1 });
+  const forks = script.split("\n").filter((line) => !line.trimStart().startsWith("#"))
+    .flatMap((line) => line.match(/\$\([a-z]+( -[a-z])?/g) ?? []);
+  assert.deepEqual(forks, ["$(uname -n", "$(curl", "$(printf"]);
+  // The cached answers are printed by the builtin printf, the headers read by `read`.
+  assert.match(script, /"init:\$init_req"\) printf /);
+  assert.match(script, /IFS= read -r seen; IFS= read -r line; \} <[^\n]*mcp-headers\.cache/);
 });
 
 Deno.test("a .git file cannot widen a hook's read permission: canonical roots, never `/`", async () => {

@@ -47,6 +47,11 @@ export interface DataPaths {
    */
   mcpHeadersCache: string;
   /**
+   * `mcp-relay.cache`: what the collector's MCP route answers alike to every session
+   * (`initialize`, `tools/list`), kept by the stdio relay while the same collector process lives.
+   */
+  mcpRelayCache: string;
+  /**
    * `install-manifest.json`: what `install` created, which `uninstall` removes (written by the
    * CLI only: the daemon may not write it).
    */
@@ -117,6 +122,7 @@ export function dataPaths(dir: string): DataPaths {
     hookAuth: join(dir, "hook-auth"),
     unanswered: join(dir, "collector.unanswered"),
     mcpHeadersCache: join(dir, "mcp-headers.cache"),
+    mcpRelayCache: join(dir, "mcp-relay.cache"),
     installManifest: join(dir, INSTALL_MANIFEST_FILE),
     bin: join(dir, "bin"),
     starter: join(dir, "bin", "start-collector"),

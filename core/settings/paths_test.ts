@@ -46,6 +46,7 @@ Deno.test("dataPaths lists every file of the data dir", () => {
     hookAuth: "/d/hook-auth",
     unanswered: "/d/collector.unanswered",
     mcpHeadersCache: "/d/mcp-headers.cache",
+    mcpRelayCache: "/d/mcp-relay.cache",
     tcpRelaySocket: "/d/collector-tcp.sock",
     installManifest: "/d/install-manifest.json",
     teamPassword: "/d/team-password",

@@ -84,6 +84,7 @@ Deno.test("absent settings.json gives the defaults plus paths", async () => {
       hookAuth: join(dir, "hook-auth"),
       unanswered: join(dir, "collector.unanswered"),
       mcpHeadersCache: join(dir, "mcp-headers.cache"),
+      mcpRelayCache: join(dir, "mcp-relay.cache"),
       tcpRelaySocket: join(dir, "collector-tcp.sock"),
       installManifest: join(dir, "install-manifest.json"),
       teamPassword: join(dir, "team-password"),

@@ -102,7 +102,7 @@ export interface CollectorPermissions {
  * The files in the data dir the daemon must not write: what decides its permissions at its next
  * start (`settings.json`, the `bin/` folder holding the starter and the hooks' launchers), what
  * the user's `uninstall` acts on (`install-manifest.json`: a record naming any file would have
- * it deleted), and what only the user's launchers write (`mcp-headers.cache`). The daemon
+ * it deleted), and what only the user's launchers write (`mcp-headers.cache`, `mcp-relay.cache`). The daemon
  * reads them; only the user's own commands change them.
  */
 export function permissionFiles(settings: Pick<Settings, "paths">): string[] {
@@ -111,6 +111,7 @@ export function permissionFiles(settings: Pick<Settings, "paths">): string[] {
     dirname(settings.paths.starter),
     settings.paths.installManifest,
     settings.paths.mcpHeadersCache,
+    settings.paths.mcpRelayCache,
   ];
 }
 

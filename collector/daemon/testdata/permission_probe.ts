@@ -50,6 +50,10 @@ const report = {
   write_mcp_headers_cache: await attempt(() =>
     Deno.writeTextFile(`${dataDir}/mcp-headers.cache`, "x\n{}\n")
   ),
+  // Only the user's MCP relay writes it (the agent receives what it holds as the route's answers).
+  write_mcp_relay_cache: await attempt(() =>
+    Deno.writeTextFile(`${dataDir}/mcp-relay.cache`, "x\n{}\n")
+  ),
   write_outside: await attempt(() => Deno.writeTextFile(outside, "should not exist")),
   read_outside: await attempt(() => Deno.readTextFile("/etc/hostname")),
   // The permission check comes before any DNS lookup or socket, so nothing leaves the machine.

@@ -112,6 +112,7 @@ const ESCALATIONS = [
   "write_install_manifest",
   "rename_over_install_manifest",
   "write_mcp_headers_cache",
+  "write_mcp_relay_cache",
   "write_outside",
   "read_outside",
   "net_non_loopback",

@@ -90,19 +90,71 @@ Deno.test("the stdio MCP relay: the collector's MCP route over its socket, else 
             /-32601|not found/i,
           );
           // A request the collector does not answer gets an error under its own id: the agent
-          // never waits for it.
+          // never waits for it. The tool list, alike for every session, is kept by the relay.
           const socket = daemon.settings.paths.socket;
           await Deno.rename(socket, `${socket}.away`);
           try {
-            await assert.rejects(client.listTools(), /-32603.*collector did not answer/);
+            await assert.rejects(
+              client.request({ method: "ping", params: {} }, z.any()),
+              /-32603.*collector did not answer/,
+            );
+            assert.equal((await client.listTools()).tools.length, 6, "from the relay's cache");
           } finally {
             await Deno.rename(`${socket}.away`, socket);
           }
-          assert.ok((await client.listTools()).tools.length === 6, "answered again");
+          assert.deepEqual(await client.request({ method: "ping", params: {} }, z.any()), {});
           assert.equal(stderr(), "");
         } finally {
           await client.close();
         }
+      },
+    );
+
+    await t.step(
+      "a later session: initialize, the tool list and the project from the cache, no request",
+      async () => {
+        const relay = await installLaunchers(daemon, {
+          home,
+          denoPath: "/nonexistent/deno",
+          launcher: "mcp-relay",
+        });
+        const { paths } = daemon.settings;
+        // Kept for this collector process only: its pid and start time head the file.
+        const [key] = (await Deno.readTextFile(paths.mcpRelayCache)).split("\n");
+        const pid = (await Deno.readTextFile(paths.pid)).trim();
+        assert.match(key, new RegExp(`^${pid}-[0-9]+$`));
+        assert.equal((await Deno.stat(paths.mcpRelayCache)).mode! & 0o777, 0o600);
+        // A token the collector refuses: only what the relay kept can answer.
+        const token = await Deno.readTextFile(paths.hookAuth);
+        await Deno.writeTextFile(paths.hookAuth, "Authorization: Bearer not-the-token\n");
+        try {
+          const { client } = await connect(relay, { cwd: shop, home, env });
+          try {
+            assert.equal(client.getServerVersion()?.name, "kiro-learn-memory");
+            assert.equal((await client.listTools()).tools.length, 6);
+            await assert.rejects(
+              client.callTool({ name: "search_memory", arguments: { query: "relay" } }),
+              /-32603.*HTTP 401/,
+            );
+          } finally {
+            await client.close();
+          }
+        } finally {
+          await Deno.writeTextFile(paths.hookAuth, token);
+        }
+        // Kept under another collector process (a restart, an upgrade): asked again.
+        const stale = (await Deno.readTextFile(paths.mcpRelayCache)).split("\n");
+        stale[0] = "1-1";
+        stale[4] = stale[4].replace("save_observation", "stale_tool");
+        await Deno.writeTextFile(paths.mcpRelayCache, stale.join("\n"));
+        const { client } = await connect(relay, { cwd: shop, home, env });
+        try {
+          const tools = (await client.listTools()).tools.map((tool) => tool.name);
+          assert.ok(tools.includes("save_observation") && !tools.includes("stale_tool"));
+        } finally {
+          await client.close();
+        }
+        assert.equal((await Deno.readTextFile(paths.mcpRelayCache)).split("\n")[0], key);
       },
     );
 

@@ -8,7 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { MCP_NAMESPACE_HEADER, ROUTES } from "@kiro-learn/core/api";
 import { TOOL_NAMES } from "@kiro-learn/mcp";
-import { startTestDaemon, type TestDaemon } from "../../../tooling/testing/mod.ts";
+import { resolveProject } from "@kiro-learn/core/project";
+import { gitRepository, startTestDaemon, type TestDaemon } from "../../../tooling/testing/mod.ts";
 import { MODERN_PROTOCOL_VERSION } from "./mcp.ts";
 
 const ALPHA = `/actor/tester/project/${"a".repeat(64)}/`;
@@ -286,5 +287,43 @@ Deno.test("a server/discover header on another request is refused", async () => 
     const text = await res.text();
     assert.equal(res.status, 400, `${what}: ${text}`);
     assert.match(text, error, what);
+  }
+});
+
+Deno.test("what the stdio relay keeps is alike for every project: initialize and tools/list, id last", async () => {
+  await using daemon = await startTestDaemon();
+  const home = await Deno.makeTempDir({ prefix: "kiro-learn-mcp-route-" });
+  try {
+    const namespaces = [
+      resolveProject(await gitRepository(home, "shop"), { actor: "tester", home }).namespace,
+      resolveProject(await gitRepository(home, "blog"), { actor: "tester", home }).namespace,
+    ];
+    assert.notEqual(namespaces[0], namespaces[1]);
+    // Lines as the relay posts them: the SDK's client writes the id last.
+    const lines = [
+      `{"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},` +
+      `"clientInfo":{"name":"relay-test","version":"0"}},"jsonrpc":"2.0","id":0}`,
+      `{"method":"tools/list","jsonrpc":"2.0","id":1}`,
+    ];
+    for (const [i, line] of lines.entries()) {
+      const answers = await Promise.all(namespaces.map(async (namespace) => {
+        const res = await fetch(daemon.url + ROUTES.mcp, {
+          method: "POST",
+          headers: {
+            ...auth(daemon, namespace),
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: line,
+        });
+        assert.equal(res.status, 200);
+        return await res.text();
+      }));
+      // The relay keeps a result only in this shape, and serves it to every project.
+      assert.match(answers[0], new RegExp(`^\\{"result":.*"id":${i}\\}$`));
+      assert.equal(answers[1], answers[0], "the same answer for another project");
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });
