@@ -670,7 +670,6 @@ export function mcpHeadersLauncherScript(
   options: { settings?: Pick<Settings, "paths" | "collector"> } = {},
 ): string {
   const settings = options.settings;
-  const q = shellQuote;
   const fast = settings === undefined ? [] : [
     ...socketVariables(settings),
     'if [ -n "$agent_cwd" ] && [ "${KIRO_LEARN_INTERNAL:-0}" = 0 ] && [ -S "$sock" ] &&',
