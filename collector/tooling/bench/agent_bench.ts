@@ -24,6 +24,11 @@ export interface AgentBenchOptions {
   hogs: number;
   /** `--quick`: the small default run count. */
   quick: boolean;
+  /**
+   * `--setups=<key>,…`: the setups to measure beside the one without kiro-learn (all when
+   * null): fewer setups take more rounds in the same time, for a tighter paired median.
+   */
+  setups: readonly string[] | null;
 }
 
 /** An integer option `--<name>=N` of `args`, or `fallback`; throws on anything but N ≥ `min`. */
@@ -43,15 +48,40 @@ export function intOption(
   return value;
 }
 
-/** `--quick`, `--runs=N` (default 20, 5 with `--quick`) and `--hogs=N` (default 0) of `args`. */
+/**
+ * `--quick`, `--runs=N` (default 20, 5 with `--quick`), `--warmup=N` (default 1), `--hogs=N`
+ * (default 0) and `--setups=<key>,…` (default all) of `args`.
+ */
 export function agentBenchOptions(args: readonly string[]): AgentBenchOptions {
   const quick = args.includes("--quick");
+  const setups = args.find((a) => a.startsWith("--setups="))?.slice("--setups=".length);
   return {
     runs: intOption(args, "runs", quick ? 5 : 20, 1),
     warmup: intOption(args, "warmup", 1, 0),
     hogs: intOption(args, "hogs", 0),
     quick,
+    setups: setups === undefined ? null : setups.split(",").filter((key) => key !== ""),
   };
+}
+
+/**
+ * The setups `chosen` names (null: all), always after the first (the one without kiro-learn);
+ * throws, naming the valid keys, on a key no setup has.
+ */
+export function chosenSetups<S extends { key: string }>(
+  specs: readonly S[],
+  chosen: readonly string[] | null,
+): S[] {
+  if (chosen === null) return [...specs];
+  const keys = specs.map((spec) => spec.key);
+  const unknown = chosen.filter((key) => !keys.includes(key));
+  if (unknown.length > 0 || chosen.length === 0) {
+    throw new Error(
+      `--setups names no setup of this benchmark (${unknown.join(", ") || "none given"}): ` +
+        `choose among ${keys.slice(1).join(", ")}`,
+    );
+  }
+  return [specs[0], ...specs.slice(1).filter((spec) => chosen.includes(spec.key))];
 }
 
 /**
@@ -556,7 +586,9 @@ export async function benchClient<Box extends AgentSandbox>(
   options: AgentBenchOptions,
 ): Promise<Record<string, unknown>> {
   const setups = await makeSetups<AgentSetup<Box>>(
-    bench.specs.map((spec) => async () => makeSetup(await bench.sandbox(), spec)),
+    chosenSetups(bench.specs, options.setups).map((spec) => async () =>
+      makeSetup(await bench.sandbox(), spec)
+    ),
   );
   const session = async (setup: AgentSetup<Box>): Promise<number> => {
     const seen = bench.requests.length;

@@ -4,6 +4,7 @@ import type { AgentSandbox } from "../testing/mod.ts";
 import {
   agentBenchOptions,
   agentSetups,
+  chosenSetups,
   figuresPath,
   interleave,
   pairedSummary,
@@ -14,12 +15,19 @@ import {
 } from "./agent_bench.ts";
 
 Deno.test("agent bench: options from the command line, bad values refused with the flag named", () => {
-  assert.deepEqual(agentBenchOptions([]), { runs: 20, warmup: 1, hogs: 0, quick: false });
-  assert.deepEqual(agentBenchOptions(["--quick", "--hogs=2"]), {
+  assert.deepEqual(agentBenchOptions([]), {
+    runs: 20,
+    warmup: 1,
+    hogs: 0,
+    quick: false,
+    setups: null,
+  });
+  assert.deepEqual(agentBenchOptions(["--quick", "--hogs=2", "--setups=with_kiro_learn"]), {
     runs: 5,
     warmup: 1,
     hogs: 2,
     quick: true,
+    setups: ["with_kiro_learn"],
   });
   assert.equal(agentBenchOptions(["--runs=7"]).runs, 7);
   assert.throws(() => agentBenchOptions(["--runs=0"]), /--runs must be an integer of at least 1/);
@@ -27,6 +35,23 @@ Deno.test("agent bench: options from the command line, bad values refused with t
   const options = agentBenchOptions(["--hogs=2"]);
   assert.match(figuresPath([], "codex", options), /\/\.bench\/codex-hogs2\.json$/);
   assert.equal(figuresPath(["--out=/x/y.json"], "codex", options), "/x/y.json");
+});
+
+Deno.test("agent bench: --setups keeps the setup without kiro-learn first and refuses an unknown key", () => {
+  const specs = ["without_kiro_learn", "with_kiro_learn", "hooks_only", "mcp_only"].map((key) => ({
+    key,
+  }));
+  assert.deepEqual(chosenSetups(specs, null).map((s) => s.key), specs.map((s) => s.key));
+  assert.deepEqual(chosenSetups(specs, ["mcp_only", "with_kiro_learn"]).map((s) => s.key), [
+    "without_kiro_learn",
+    "with_kiro_learn",
+    "mcp_only",
+  ]);
+  assert.throws(
+    () => chosenSetups(specs, ["defualt"]),
+    /--setups names no setup of this benchmark \(defualt\): choose among with_kiro_learn, hooks_only, mcp_only/,
+  );
+  assert.throws(() => chosenSetups(specs, []), /none given/);
 });
 
 Deno.test("agent bench: rounds rotate which setup goes first; the paired summary pairs each round", async () => {

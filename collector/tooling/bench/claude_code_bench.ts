@@ -49,6 +49,7 @@ import {
   agentBenchOptions,
   type AgentSetup,
   agentSetups,
+  chosenSetups,
   figuresPath,
   intOption,
   makeSetup,
@@ -160,7 +161,7 @@ export async function benchClaudeCode(
     toolsThenText(Array.from({ length: options.tools }, () => bash), ANSWER),
   );
   const setups = await makeSetups<Setup>(
-    claudeSetups(mcpOnly).map((spec) => () => setUp(spec, mcpOnly)),
+    chosenSetups(claudeSetups(mcpOnly), options.setups).map((spec) => () => setUp(spec, mcpOnly)),
   );
   const session = async (setup: Setup, keep: boolean): Promise<number> => {
     const started = performance.now();

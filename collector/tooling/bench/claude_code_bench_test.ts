@@ -8,6 +8,7 @@ Deno.test("claude-code bench: options from the command line", () => {
     warmup: 1,
     hogs: 2,
     quick: false,
+    setups: null,
     mcpOnly: true,
     tools: 3,
   });
