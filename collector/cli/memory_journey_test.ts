@@ -203,6 +203,9 @@ Deno.test("docs/projects.md, walked as written: import git, export to another ma
   const shown = resultLine(ROUNDING.subject).exec(imported);
   assert.ok(shown, `search in ${shop.dir} does not show "${ROUNDING.subject}": ${imported}`);
   const recordId = shown[1];
+  // What the commit said: its body's first line and the file it changed, under its title.
+  assert.ok(imported.includes(`   ${ROUNDING.body.split(". ")[0]}.`), imported);
+  assert.match(imported, /^ {3}files: src\/invoice\.ts$/m);
 
   const other = await run(alice.shell, "other-project", otherProject, alice.box.home);
   assert.match(other, new RegExp(`imported ${billing.dir}: 1 added, 0 already present`));
@@ -232,7 +235,11 @@ Deno.test("docs/projects.md, walked as written: import git, export to another ma
   const shopB = `${bob.box.home}/${cloneFolder}`;
   const onBob = await run(bob.shell, "import-jsonl", importJsonl, bob.box.home);
   assert.match(onBob, new RegExp(`imported ${bob.box.home}/${file}: 3 added, 0 already present`));
-  assert.equal(resultLine(ROUNDING.subject).exec(onBob)?.[1], recordId, onBob);
+  assert.equal(
+    resultLine(ROUNDING.subject).exec(onBob)?.[1],
+    recordId,
+    `search on Bob's machine does not show "${ROUNDING.subject}" (${recordId}): ${onBob}`,
+  );
   assert.match(onBob, new RegExp(`imported ${shopB}: 0 added, 3 already present`));
   // Under Bob's user, in the project id his clone has (doctor's), the same as Alice's.
   const bobId = await doctorProjectId(bob.shell, shopB, remoteShown);
