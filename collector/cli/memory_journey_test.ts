@@ -8,6 +8,7 @@
 // nothing; `forget`: gone from search and from the disk, and neither the old export nor the
 // history brings it back.
 import assert from "node:assert/strict";
+import { REPO_ROOT } from "@kiro-learn/core/launch";
 import { projectIdFromNamespace } from "@kiro-learn/core/project";
 import { runGit } from "@kiro-learn/core/testing";
 import {
@@ -132,6 +133,8 @@ interface Found {
   record_id: string;
   title: string;
   namespace: string;
+  observation_type: string;
+  source_event_ids: string[];
 }
 
 async function searchJson(shell: LinkedShell, query: string, cwd: string): Promise<Found[]> {
@@ -282,4 +285,55 @@ Deno.test("docs/projects.md, walked as written: import git, export to another ma
   // Nothing of either machine outlives the test.
   await alice.box.stopAll(alice.box.home);
   await bob.box.stopAll(bob.box.home);
+});
+
+Deno.test("docs/projects.md: forget --with-sources takes a session's memory with the events it came from", async () => {
+  const withSources = block("forget-with-sources");
+  assert.ok(withSources.includes("<record_id>"), `no <record_id> to type: ${withSources}`);
+  const { box, shell } = await machine("carol");
+  await using _box = box;
+  const project = await gitCheckout(
+    box.home,
+    "src/shop-api",
+    "https://github.com/acme/shop-api.git",
+  );
+  // A session the hooks record: the README's sample, through the real shims, in the project.
+  const sample = `${REPO_ROOT}/shims/testdata/sample_session.ndjson`;
+  const replayed = await shell.kiroLearn(["replay", sample, "--cwd", project.dir], project.dir);
+  assert.equal(replayed.code, 0, outputText(replayed));
+  const flushed = await box.api(`/v1/extraction/flush?project_id=${project.projectId}`, {
+    method: "POST",
+  });
+  const flushText = await flushed.text();
+  assert.equal(flushed.status, 200, flushText);
+  const query = "leap year test failure";
+  const record = (await searchJson(shell, query, project.dir))
+    .find((r) => r.observation_type === "error" && r.source_event_ids.length > 0);
+  assert.ok(record, "the replayed session left no memory of its failing test");
+  const namespace = box.namespaceOf(project.dir);
+  const eventIds = async () =>
+    new Set(
+      (await box.eventsIn(namespace)).map((e) => (e as unknown as { event_id: string }).event_id),
+    );
+  const before = await eventIds();
+  const sources = record.source_event_ids.filter((id) => before.has(id));
+  assert.ok(sources.length > 0, `none of ${record.source_event_ids} is an event of ${namespace}`);
+
+  // The page's block, with the id search printed typed where it says <record_id>.
+  const forgot = await run(
+    shell,
+    "forget-with-sources",
+    withSources.replaceAll("<record_id>", record.record_id),
+    project.dir,
+  );
+  assert.match(
+    forgot,
+    new RegExp(`^forgot ${record.record_id} and ${sources.length} source events$`, "m"),
+  );
+  const after = await eventIds();
+  assert.deepEqual(sources.filter((id) => after.has(id)), [], "its events outlived the forget");
+  assert.ok(
+    !(await searchJson(shell, query, project.dir)).some((r) => r.record_id === record.record_id),
+  );
+  await box.stopAll(box.home);
 });

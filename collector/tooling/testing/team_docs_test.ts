@@ -90,6 +90,7 @@ Deno.test("the projects docs page marks the memory journey's blocks: kiro-learn 
     "export",
     "forget",
     "forget-find",
+    "forget-with-sources",
     "import-git",
     "import-jsonl",
     "other-project",
