@@ -271,6 +271,14 @@ Deno.test("docs/projects.md, walked as written: import git, export to another ma
   assert.match(forgot, new RegExp(`imported ${bob.box.home}/${file}: ${notBack}`));
   assert.match(forgot, new RegExp(`imported ${shopB}: ${notBack}`));
   assert.deepEqual(await searchJson(bob.shell, query, shopB), [], "forgotten, then brought back");
+  // Never exported again (the README's export line): Bob's export holds the two others only.
+  const reexport = await bob.shell.kiroLearn(["export"], shopB);
+  assert.equal(reexport.code, 0, outputText(reexport));
+  const lines = new TextDecoder().decode(reexport.stdout).trim().split("\n").slice(1);
+  assert.deepEqual(
+    lines.map((l) => JSON.parse(l).record.title).sort(),
+    SHOP_HISTORY.filter((c) => c !== ROUNDING).map((c) => c.subject).sort(),
+  );
   // No byte of it on Bob's disk (database, WAL, index, logs); Alice's copy is hers.
   for (const path of await everyFile(bob.box.dataDir)) {
     const bytes = new TextDecoder("latin1").decode(await Deno.readFile(path));
