@@ -236,6 +236,11 @@ Deno.test("docs/projects.md, walked as written: import git, export to another ma
     `[url "${shop.dir}"]\n\tinsteadOf = ${remote}\n`,
   );
   const shopB = `${bob.box.home}/${cloneFolder}`;
+  // Bob forgets the record too early, before it is here: "no memory", and nothing changes (the
+  // import below still brings it).
+  const tooEarly = await bob.shell.kiroLearn(["forget", recordId], bob.box.home);
+  assert.equal(tooEarly.code, 1, outputText(tooEarly));
+  assert.match(outputText(tooEarly), new RegExp(`^no memory ${recordId}: check the id`, "m"));
   const onBob = await run(bob.shell, "import-jsonl", importJsonl, bob.box.home);
   assert.match(onBob, new RegExp(`imported ${bob.box.home}/${file}: 3 added, 0 already present`));
   assert.equal(
