@@ -5,8 +5,9 @@
 // with a GitHub remote, whose commit `search` finds there and not in another repository, then
 // `export`. Bob's machine: `git clone` of the same remote at another path, `import jsonl` of the
 // file: found under bob in the project id doctor reports for his clone, and `import git` adds
-// nothing; `forget`: gone from search and from the disk, and neither the old export nor the
-// history brings it back.
+// nothing (a forget of it typed before the import changes nothing); `forget`: gone from search,
+// from the disk and from a new export, and neither the old export nor the history brings it back.
+// Then `forget --with-sources` on a memory the replayed sample session left takes its events.
 import assert from "node:assert/strict";
 import { REPO_ROOT } from "@kiro-learn/core/launch";
 import { projectIdFromNamespace } from "@kiro-learn/core/project";
