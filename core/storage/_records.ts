@@ -192,12 +192,19 @@ export async function forgetRecords(
       (SELECT namespace FROM memory_records WHERE record_id = ?)`,
     );
     for (const id of ids) spaces.run(id);
-    const n = deleteRecordsSync(c, ids);
     const tomb = c.stmt(
       "INSERT OR IGNORE INTO forgotten_records (record_id, forgotten_at) VALUES (?, ?)",
     );
     const now = new Date().toISOString();
-    for (const id of ids) tomb.run(id, now);
+    let n = 0;
+    for (const id of ids) {
+      const gone = deleteRecordsSync(c, [id]);
+      // Only a record that was here gets a tombstone: forgetting an id this machine does not hold
+      // (mistyped, or not imported yet) is answered "not found", so it must change nothing, or
+      // the import that brings that record later would refuse it as forgotten.
+      if (gone > 0) tomb.run(id, now);
+      n += gone;
+    }
     return n;
   });
   let events = 0;

@@ -76,6 +76,25 @@ Deno.test("a forgotten record and its sources leave no byte in the database, WAL
   }
 });
 
+Deno.test("forgetting an id that is not stored changes nothing: the record can still come in", async () => {
+  const dir = await Deno.makeTempDir();
+  const storage = openSqliteStorage(`${dir}/kiro-learn.db`);
+  try {
+    // Another machine's record, forgotten here before its export was imported (the CLI says
+    // "no memory …", exit 1): the import must still bring it.
+    const elsewhere = makeRecord({ title: "a record of another machine" });
+    assert.deepEqual(await storage.forgetRecords([elsewhere.record_id]), { records: 0, events: 0 });
+    await storage.putRecord(elsewhere);
+    assert.equal((await storage.getRecords([elsewhere.record_id])).length, 1);
+    // Once it is here, forgetting it is final.
+    assert.deepEqual(await storage.forgetRecords([elsewhere.record_id]), { records: 1, events: 0 });
+    await assert.rejects(storage.putRecord(elsewhere), ForgottenRecordError);
+  } finally {
+    storage.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a record stored by any producer keeps no control character in its title", async () => {
   const dir = await Deno.makeTempDir();
   const storage = openSqliteStorage(`${dir}/kiro-learn.db`);

@@ -6,7 +6,6 @@
 // session; every agent's events are filed under its own name in the project id the CLI reports.
 import assert from "node:assert/strict";
 import { ROUTES } from "@kiro-learn/core/api/wire";
-import { REPO_ROOT } from "@kiro-learn/core/launch";
 import { projectIdFromNamespace } from "@kiro-learn/core/project";
 import { runGit } from "@kiro-learn/core/testing";
 import {
@@ -20,6 +19,7 @@ import {
   geminiToolsThenText,
   gitCheckout,
   INSTALL_DOCS_PAGE,
+  linkedShell,
   markedDocBlock,
   type ModelRequest,
   offersTools,
@@ -106,18 +106,8 @@ Deno.test("one memory per project, whatever the agent: Claude Code, Codex CLI, G
 
   // `link` (the docs' first step, from the checkout), then the install block run as written with
   // the launcher it wrote on PATH.
-  const linked = await box.kiroLearn(["link"], REPO_ROOT);
-  assert.equal(linked.code, 0, outputText(linked));
-  const bin = `${box.home}/.local/bin`;
-  assert.match(outputText(linked), new RegExp(`wrote ${bin}/kiro-learn`));
-  const env = { ...box.env, PATH: `${bin}:${box.env.PATH}` };
-  const installed = await new Deno.Command("sh", {
-    args: ["-e", "-c", install],
-    cwd: box.home,
-    env,
-    clearEnv: true,
-    stdin: "null",
-  }).output();
+  const shell = await linkedShell(box);
+  const installed = await shell.sh(install, box.home);
   const installText = outputText(installed);
   assert.equal(installed.code, 0, installText);
   for (
@@ -135,13 +125,7 @@ Deno.test("one memory per project, whatever the agent: Claude Code, Codex CLI, G
   const doctorId = /id (\S+)… from remote origin \(github\.com\/acme\/shop-api\)/.exec(installText);
   assert.ok(doctorId, `doctor names no remote-derived id for alpha: ${installText}`);
   const kiroLearn = async (args: string[], cwd: string) => {
-    const done = await new Deno.Command("kiro-learn", {
-      args,
-      cwd,
-      env,
-      clearEnv: true,
-      stdin: "null",
-    }).output();
+    const done = await shell.kiroLearn(args, cwd);
     assert.equal(done.code, 0, `kiro-learn ${args.join(" ")}: ${outputText(done)}`);
     return new TextDecoder().decode(done.stdout);
   };

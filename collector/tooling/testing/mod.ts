@@ -31,6 +31,7 @@ export * from "./project_layouts.ts";
 export * from "./launchers.ts";
 export * from "./process_memory.ts";
 export * from "./team_docs.ts";
+export * from "./linked_shell.ts";
 export * from "./stopped_process.ts";
 export * from "./flood.ts";
 export * from "./docs_links.ts";

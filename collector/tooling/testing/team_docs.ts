@@ -1,8 +1,8 @@
 /**
  * Test helper: the docs pages' runnable steps. The blocks a user runs are marked on the page
  * (`<!-- <journey>: <name> -->` right above a fenced block: `team-journey` on the team page,
- * `agents-journey` on the install page); the journey tests read them from the page itself, so a
- * page and what its test runs cannot drift apart.
+ * `agents-journey` on the install page, `memory-journey` on the projects page); the journey tests
+ * read them from the page itself, so a page and what its test runs cannot drift apart.
  *
  * @module
  */
@@ -14,11 +14,17 @@ export const TEAM_DOCS_PAGE: string = `${REPO_ROOT}/docs/team.md`;
 /** The install docs page, whose marked blocks the agents' journey test runs. */
 export const INSTALL_DOCS_PAGE: string = `${REPO_ROOT}/docs/install.md`;
 
+/** The projects docs page, whose marked blocks the memory journey test runs. */
+export const PROJECTS_DOCS_PAGE: string = `${REPO_ROOT}/docs/projects.md`;
+
 /** The marker of the team page's blocks. */
 export const TEAM_JOURNEY_MARKER = "team-journey";
 
 /** The marker of the install page's blocks. */
 export const AGENTS_JOURNEY_MARKER = "agents-journey";
+
+/** The marker of the projects page's blocks. */
+export const MEMORY_JOURNEY_MARKER = "memory-journey";
 
 /** A marked block of a docs page: its language and its text. */
 export interface TeamDocBlock {

@@ -1,4 +1,4 @@
-// The docs pages' marked blocks (team and install), as the journey tests read them.
+// The docs pages' marked blocks (team, install and projects), as the journey tests read them.
 import assert from "node:assert/strict";
 import {
   AGENTS_JOURNEY_MARKER,
@@ -6,6 +6,8 @@ import {
   INSTALL_DOCS_PAGE,
   markedDocBlock,
   markedDocBlocks,
+  MEMORY_JOURNEY_MARKER,
+  PROJECTS_DOCS_PAGE,
   TEAM_JOURNEY_MARKER,
   teamDocBlock,
   teamDocBlocks,
@@ -80,6 +82,27 @@ Deno.test("the install docs page marks the block the agents' journey runs: a cd,
   assert.match(lines[0], /^cd ~\/\S+$/);
   for (const line of lines.slice(1)) assert.ok(docCommand(line).args.length > 0, line);
   assert.ok(lines.slice(1).some((line) => docCommand(line).args.join(" ") === "install"));
+});
+
+Deno.test("the projects docs page marks the memory journey's blocks: kiro-learn lines, a git clone, cds", () => {
+  const blocks = markedDocBlocks(Deno.readTextFileSync(PROJECTS_DOCS_PAGE), MEMORY_JOURNEY_MARKER);
+  assert.deepEqual([...blocks.keys()].sort(), [
+    "export",
+    "forget",
+    "forget-find",
+    "forget-with-sources",
+    "import-git",
+    "import-jsonl",
+    "other-project",
+  ]);
+  for (const [name, { lang, text }] of blocks) {
+    assert.equal(lang, "sh", name);
+    for (const line of text.split("\n")) {
+      if (/^(?:cd ~\/\S+|git clone \S+ ~\/\S+)$/.test(line)) continue;
+      assert.ok(docCommand(line).args.length > 0, `${name}: ${line}`);
+    }
+  }
+  assert.match(blocks.get("forget")!.text, /^kiro-learn forget <record_id>/m);
 });
 
 Deno.test("marked blocks: each page's marker reads its own blocks only", () => {
