@@ -18,7 +18,7 @@ import {
   writeSecureFile,
 } from "@kiro-learn/core/settings";
 import { STORE_ONLY_ARG } from "@kiro-learn/core/hooks";
-import { starterScript } from "@kiro-learn/core/launch";
+import { type ShimSurface, starterScript } from "@kiro-learn/core/launch";
 import { isInside } from "@kiro-learn/core/path";
 import { sha256Hex } from "@kiro-learn/core/project";
 import { InstallError } from "./errors.ts";
@@ -75,14 +75,8 @@ import {
 } from "./_targets.ts";
 import { KIRO_CLI_V2_SELECT_AGENT } from "./_agent_kiro_cli.ts";
 
-/** The agent surfaces kiro-learn captures. */
-export type Surface =
-  | "kiro-cli"
-  | "kiro-ide"
-  | "claude-code"
-  | "codex"
-  | "gemini-cli"
-  | "copilot-cli";
+/** The agent surfaces kiro-learn captures: those a shim serves. */
+export type Surface = ShimSurface;
 
 /** Where the shims and the MCP server are; the caller decides (compiled binaries or `deno run`). */
 export interface InstallCommands {
