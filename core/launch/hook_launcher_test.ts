@@ -10,9 +10,10 @@ import {
   mcpHeadersLauncherScript,
   mcpRelayLauncherScript,
   portablePath,
+  TURN_END_SETTLE_S,
 } from "./hook_launcher.ts";
 import { shimCommand } from "./shim.ts";
-import { launcherReadGrant, makeGitdirWorld, runGit, seedRepo } from "../testing/mod.ts";
+import { launcherReadGrant, makeGitdirWorld, runGit, seedRepo, waitFor } from "../testing/mod.ts";
 
 Deno.test("portablePath: the default data dir is named through $HOME, any other stays absolute", () => {
   const home = "/home/ada";
@@ -323,5 +324,82 @@ Deno.test("a .git file cannot widen a hook's read permission: canonical roots, n
     assert.deepEqual(read, [`${home}/.kiro-learn`, home, worktree, `${main}/.git`]);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+// A turn's end of an agent that exits right after it (Codex CLI here) is handed to its shim only
+// once the agent is gone, or after TURN_END_SETTLE_S if it stays. The "agent" is a shell that
+// runs the launcher as its hook, then lives on a while and leaves a marker as it exits; the
+// "shim" (a stand-in for deno) writes down whether the marker was there when it started.
+Deno.test("a turn's end waits for its agent to exit before its shim starts, and not forever", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "kl-home-" }));
+  const dataDir = `${home}/.kiro-learn`;
+  await Deno.mkdir(dataDir, { mode: 0o700 });
+  const settings = loadSettings({ env: { KIRO_LEARN_HOME: dataDir } });
+  await Deno.writeTextFile(settings.paths.hookAuth, "Authorization: Bearer t0k3n\n", {
+    mode: 0o600,
+  });
+  // Only its existence matters: a socket opens the fast path, where a turn's end goes to the
+  // shim first.
+  const socket = Deno.listen({ transport: "unix", path: settings.paths.socket });
+  const project = `${home}/shop-api`;
+  await Deno.mkdir(`${project}/.git`, { recursive: true });
+  const log = `${home}/shim.log`;
+  const fakeDeno = `${home}/fake-deno`;
+  await Deno.writeTextFile(
+    fakeDeno,
+    `#!/bin/sh\ncat >/dev/null\nfor a; do case "$a" in --turn-tools) ;; *) continue ;; esac\n` +
+      `  if [ -e "$MARKER" ]; then echo after >>"${log}"; else echo before >>"${log}"; fi\ndone\n`,
+    { mode: 0o700 },
+  );
+  const launcher = `${home}/hook-codex`;
+  await Deno.writeTextFile(
+    launcher,
+    hookLauncherScript("codex", { settings, home, preferCompiled: false, denoPath: fakeDeno }),
+    { mode: 0o700 },
+  );
+  const payload = JSON.stringify({
+    session_id: "019a3c1e-7b2d-7f40-9e61-2c8d4b5a6f10",
+    cwd: project,
+    hook_event_name: "Stop",
+    stop_hook_active: false,
+    last_assistant_message: "The check failed.",
+  });
+  // The agent: runs its hook (the launcher, a child of it), does `then`, leaves the marker and
+  // exits.
+  const agent = (then: string, marker: string) =>
+    new Deno.Command("/bin/sh", {
+      args: ["-c", `printf '%s' "$2" | "$1"; ${then}; : >"$MARKER"`, "agent", launcher, payload],
+      cwd: project,
+      clearEnv: true,
+      env: {
+        HOME: home,
+        KIRO_LEARN_HOME: dataDir,
+        USER: "tester",
+        PATH: "/usr/bin:/bin",
+        MARKER: marker,
+      },
+    }).output();
+  const shimRuns = async (count: number) =>
+    await waitFor(async () => {
+      const text = await Deno.readTextFile(log).catch(() => "");
+      const lines = text.split("\n").filter(Boolean);
+      return lines.length >= count ? lines : undefined;
+    }, { what: `${count} turn's end shim run(s)` });
+  try {
+    // Exits a second after its hook: the shim starts after the exit, not in that second.
+    assert.equal((await agent("sleep 1", `${home}/exited-1`)).code, 0);
+    assert.deepEqual(await shimRuns(1), ["after"]);
+    // Stays (an interactive session waiting for its user) until its turn's end is recorded
+    // (20 times TURN_END_SETTLE_S at most): recorded anyway, TURN_END_SETTLE_S after the hook, while it still runs.
+    const stays =
+      `n=0; until [ "$(wc -l <"${log}")" -ge 2 ] || [ $n -ge ${TURN_END_SETTLE_S * 200} ]; do ` +
+      "sleep 0.1; n=$((n + 1)); done";
+    const staying = agent(stays, `${home}/exited-2`);
+    assert.deepEqual(await shimRuns(2), ["after", "before"]);
+    assert.equal((await staying).code, 0);
+  } finally {
+    socket.close();
+    await Deno.remove(home, { recursive: true });
   }
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { callEachInWorker, failOnHang } from "./hang_guard.ts";
+import { callEachInWorker, failOnHang, waitFor } from "./hang_guard.ts";
 
 const FNS = new URL("./testdata/worker_fns.ts", import.meta.url);
 
@@ -30,5 +30,18 @@ Deno.test("callEachInWorker ends a call that blocks its thread and names the inp
       describe: (spin) => (spin ? "the spinning input" : "the quick input"),
     }),
     /spinIf\(the spinning input\) hung/,
+  );
+});
+
+Deno.test("waitFor returns the first value its check gives, and names what never came", async () => {
+  let calls = 0;
+  assert.equal(
+    await waitFor(() => Promise.resolve(++calls === 3 ? "ready" : undefined), { intervalMs: 1 }),
+    "ready",
+  );
+  assert.equal(calls, 3);
+  await assert.rejects(
+    waitFor(() => Promise.resolve(undefined), { timeoutMs: 20, intervalMs: 1, what: "the socket" }),
+    /timed out waiting for the socket/,
   );
 });

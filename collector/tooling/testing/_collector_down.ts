@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { AgentSandbox, StoredEvent } from "./claude_client.ts";
-import { waitFor } from "./scripted_agent.ts";
+import { waitFor } from "@kiro-learn/core/testing";
 
 /**
  * Stops `box`'s collector and moves its starter away (no hook can start it again), runs

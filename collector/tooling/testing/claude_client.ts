@@ -11,7 +11,7 @@ import { ROUTES } from "@kiro-learn/core/api/wire";
 import { resolveProject } from "@kiro-learn/core/project";
 import { CLAUDE_CODE_VERSION, claudeCodeBinary } from "./prepare.ts";
 import { freePort } from "./daemon.ts";
-import { waitFor } from "./scripted_agent.ts";
+import { waitFor } from "@kiro-learn/core/testing";
 import { type CodexRun, requireCodex, runCodex } from "./codex_client.ts";
 
 /** The Claude Code version these helpers run (pinned in prepare.ts). */

@@ -9,6 +9,7 @@ export { CLAUDE_CODE_ACP, npmToolBin } from "./prepare.ts";
 export * from "./tiny_onnx.ts";
 export * from "./agent_command.ts";
 export { drainSpool } from "@kiro-learn/core/spool";
+export { waitFor } from "@kiro-learn/core/testing";
 export * from "./scripted_model.ts";
 export * from "./scripted_extraction_model.ts";
 export * from "./claude_client.ts";

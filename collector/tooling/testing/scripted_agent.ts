@@ -109,21 +109,3 @@ export function processLives(pid: number): boolean {
     return false;
   }
 }
-
-/**
- * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`
- * (default 60 s): a hang guard, generous so that a loaded machine never trips it; the poll ends
- * as soon as the condition holds.
- */
-export async function waitFor<T>(
-  check: () => Promise<T | undefined>,
-  options: { timeoutMs?: number; what?: string; intervalMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
-  }
-  throw new Error(`timed out waiting for ${options.what ?? "a condition"}`);
-}
