@@ -103,13 +103,19 @@ Deno.test("replaying the sample session with no LLM yields searchable heuristic 
       compaction: { enabled: false },
     },
   });
-  const project = await Deno.makeTempDir({ prefix: "kiro-learn-replay-test-" });
-  await Deno.mkdir(`${project}/.git`);
+  // As the README says, with no --cwd: a new project in TMPDIR (a private one here, to see it go).
+  const tmp = await Deno.makeTempDir({ prefix: "kiro-learn-replay-tmp-" });
   try {
-    const sample = new URL("../../shims/testdata/sample_session.ndjson", import.meta.url).pathname;
-    const out = await cli(["replay", sample, "--cwd", project], daemon.env);
+    const out = await cli(["replay", "shims/testdata/sample_session.ndjson"], {
+      ...daemon.env,
+      TMPDIR: tmp,
+    });
     assert.equal(out.code, 0, text(out));
-    const { project_id, namespace } = resolveProject(project);
+    const namespace = /\(namespace (\S+)\)/.exec(text(out))?.[1];
+    assert.ok(namespace, text(out));
+    assert.match(text(out), new RegExp(`kiro-learn search "<words>" --namespace ${namespace}`));
+    assert.deepEqual([...Deno.readDirSync(tmp)], [], "the demo project's folder is gone");
+    const project_id = namespace.split("/")[4];
     const flushed = await daemon.fetch(`/v1/extraction/flush?project_id=${project_id}`, {
       method: "POST",
     });
@@ -128,8 +134,10 @@ Deno.test("replaying the sample session with no LLM yields searchable heuristic 
     assert.ok(byFile.every((r) => r.strategy === "heuristic"));
     const failing = await search("leap year test failure");
     assert.ok(failing.some((r) => r.observation_type === "error"), JSON.stringify(failing));
+    const found = await cli(["search", "date_parser.ts", "--namespace", namespace], daemon.env);
+    assert.match(text(found), /date_parser\.ts/, "the printed command finds the memory");
   } finally {
-    await Deno.remove(project, { recursive: true });
+    await Deno.remove(tmp, { recursive: true });
   }
 });
 

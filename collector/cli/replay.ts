@@ -6,6 +6,7 @@
  * @module
  */
 import { DENO_ENV } from "@kiro-learn/core/launch";
+import { resolveProject } from "@kiro-learn/core/project";
 import { type Command, stringOption, UsageError, userPath } from "./_command.ts";
 
 const REPLAY_ENTRY = new URL("../../shims/replay.ts", import.meta.url).pathname;
@@ -24,20 +25,33 @@ export const replayCommand: Command = {
     } catch {
       throw new UsageError(`no such file: ${file}`);
     }
-    // A fresh project by default, so a demo never lands in the memory of a real one.
     const cwdOption = stringOption(args, "cwd");
-    let cwd = cwdOption === undefined ? undefined : userPath(cwdOption);
-    if (cwd === undefined) {
-      cwd = await Deno.makeTempDir({ prefix: "kiro-learn-replay-" });
-      await Deno.mkdir(`${cwd}/.git`);
-      console.log(`replaying into a new project at ${cwd}`);
+    if (cwdOption !== undefined) return await replayInto(file, userPath(cwdOption));
+    // A fresh project by default, so a demo never lands in the memory of a real one; its folder
+    // is only where the hooks fire, and goes once they have: the memory stays in the collector.
+    const demo = await Deno.makeTempDir({ prefix: "kiro-learn-replay-" });
+    try {
+      await Deno.mkdir(`${demo}/.git`);
+      const { namespace } = resolveProject(demo);
+      console.log(`replaying into a new project at ${demo} (namespace ${namespace})`);
+      const code = await replayInto(file, demo);
+      console.log(
+        `its memory, once extracted: kiro-learn search "<words>" --namespace ${namespace}, ` +
+          "or the viewer (kiro-learn open)",
+      );
+      return code;
+    } finally {
+      await Deno.remove(demo, { recursive: true });
     }
-    const { code } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", REPLAY_ENTRY, file, `--cwd=${cwd}`],
-      env: DENO_ENV,
-      stdout: "inherit",
-      stderr: "inherit",
-    }).output();
-    return code;
   },
 };
+
+async function replayInto(file: string, cwd: string): Promise<number> {
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", REPLAY_ENTRY, file, `--cwd=${cwd}`],
+    env: DENO_ENV,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  return code;
+}
