@@ -11,6 +11,17 @@ import type { InstallCommands } from "./plan.ts";
 import { hookCommand } from "./shell.ts";
 import { optionsFor, withWorld, type World, writeFiles } from "./_test_support.ts";
 
+const TROUBLESHOOTING = new URL("../../../docs/troubleshooting.md", import.meta.url);
+
+// docs/troubleshooting.md answers "doctor says X: what now?" with a section per check: each
+// check doctor printed is named in one of its headings (`## a, b, c`).
+function assertDocumented(report: DoctorReport): void {
+  const documented = Deno.readTextFileSync(TROUBLESHOOTING).split("\n")
+    .filter((line) => line.startsWith("## ")).flatMap((line) => line.slice(3).split(", "));
+  const missing = report.checks.map((c) => c.name).filter((name) => !documented.includes(name));
+  assert.deepEqual(missing, [], "doctor checks without a section in docs/troubleshooting.md");
+}
+
 /** Real files for the shims, the MCP server and a fake kiro-cli on a private PATH. */
 async function realCommands(world: World): Promise<{ commands: InstallCommands; path: string }> {
   const bin = join(world.root, "opt", "bin");
@@ -108,6 +119,7 @@ Deno.test("doctor on a fresh home reports every missing piece and exits 1", asyn
     }
     assert.match(lines[0], /^fail {2}data dir: .* does not exist \(fix: kiro-learn install\)$/);
     assert.match(report.summary, /1 ok, 5 warning\(s\), 8 failure\(s\)/);
+    assertDocumented(report);
   });
 });
 
@@ -121,6 +133,7 @@ Deno.test("doctor after a complete install is all ok and exits 0", async () => {
     );
     assert.equal(report.exitCode, 0);
     assert.match(report.checks.find((c) => c.name === "collector")!.message, /9\.9\.9/);
+    assertDocumented(report);
   });
 });
 
@@ -411,6 +424,7 @@ Deno.test("doctor reads Codex's files in CODEX_HOME, and says when a project's C
     const project = waiting.checks.find((c) => c.name === "codex project hook trust")!;
     assert.equal(project.status, "warn");
     assert.match(project.message, /only in a project you trusted/);
+    assertDocumented(waiting);
     await Deno.writeTextFile(
       join(codexHome, "config.toml"),
       `[projects.${JSON.stringify(world.project)}]\ntrust_level = "trusted"\n`,
