@@ -11,10 +11,12 @@ import {
   dataOf,
   fixture,
   fixtureText,
+  hungCollector,
   jsonObjectOutput,
   makeDataDir,
   makeProject,
   runShimProcess,
+  shimSandbox,
   spoolFiles,
   storedEvents,
   TEST_ACTOR,
@@ -211,4 +213,25 @@ Deno.test("collector down: the prompt is spooled, and the hook prints valid JSON
     await Deno.remove(data.dir, { recursive: true });
     await Deno.remove(project, { recursive: true });
   }
+});
+
+Deno.test("collector hung (never answers): the prompt hook gives up within its timeout, prints valid JSON and spools", async () => {
+  await using hung = hungCollector();
+  await using box = await shimSandbox({
+    collector: { host: "127.0.0.1", port: hung.port },
+    shim: { timeoutMs: 400 },
+  });
+  const { data, project } = box;
+  const result = await runShimProcess("copilot-cli", {
+    settings: data.settings,
+    env: data.env,
+    cwd: project,
+    args: ["userPromptSubmitted"],
+    stdin: fixtureText("copilot_cli/user_prompt_submitted.json", project),
+  });
+  assert.ok(!result.killed, "the hook hung until the test killed it");
+  assert.equal(result.code, 0, result.stderr);
+  jsonObjectOutput(result.stdout);
+  assert.ok(hung.held.length >= 1, "the shim did connect");
+  assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
 });

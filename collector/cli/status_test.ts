@@ -127,24 +127,41 @@ function* walk(dir: string): Generator<string> {
   }
 }
 
-Deno.test("status names the agents whose events it holds, Gemini CLI among them", async () => {
+Deno.test("status names the agents whose events it holds: Codex CLI, Gemini CLI and Copilot CLI among them", async () => {
   await using daemon = await startTestDaemon();
   const lines: string[] = [];
   await status(daemon.settings, { print: (l) => lines.push(l) });
   assert.ok(lines.includes("agents: none yet"), lines.join("\n"));
-  const from = (surface: "claude-code" | "gemini-cli") =>
+  const from = (surface: "claude-code" | "codex" | "gemini-cli" | "copilot-cli") =>
     makeEvent({ source: { surface, version: "1", client_id: "host", project_path: "/tmp/p" } });
-  for (const event of [from("gemini-cli"), from("claude-code"), from("gemini-cli")]) {
+  const events = [
+    from("gemini-cli"),
+    from("claude-code"),
+    from("gemini-cli"),
+    from("codex"),
+    from("copilot-cli"),
+    from("copilot-cli"),
+    from("copilot-cli"),
+  ];
+  for (const event of events) {
     const res = await postJson(daemon, "/v1/events", event);
     assert.ok(res.ok, await res.text());
   }
   lines.length = 0;
   await status(daemon.settings, { print: (l) => lines.push(l) });
   assert.ok(
-    lines.includes("agents: claude-code 1 event(s), gemini-cli 2 event(s)"),
+    lines.includes(
+      "agents: claude-code 1 event(s), codex 1 event(s), copilot-cli 3 event(s), " +
+        "gemini-cli 2 event(s)",
+    ),
     lines.join("\n"),
   );
   const json: string[] = [];
   await status(daemon.settings, { print: (l) => json.push(l), json: true });
-  assert.deepEqual(JSON.parse(json.join("\n")).agents, { "claude-code": 1, "gemini-cli": 2 });
+  assert.deepEqual(JSON.parse(json.join("\n")).agents, {
+    "claude-code": 1,
+    codex: 1,
+    "copilot-cli": 3,
+    "gemini-cli": 2,
+  });
 });
