@@ -29,7 +29,7 @@ export const replayCommand: Command = {
     if (cwdOption !== undefined) return await replayInto(file, userPath(cwdOption));
     // A fresh project by default, so a demo never lands in the memory of a real one; its folder
     // is only where the hooks fire, and goes once they have: the memory stays in the collector.
-    const demo = await Deno.makeTempDir({ prefix: "kiro-learn-replay-" });
+    const demo = await Deno.realPath(await Deno.makeTempDir({ prefix: "kiro-learn-replay-" }));
     try {
       await Deno.mkdir(`${demo}/.git`);
       const { namespace } = resolveProject(demo);
