@@ -16,6 +16,7 @@ import {
   makeDataDir,
   makeProject,
   runShimProcess,
+  type ShimSandbox,
   shimSandbox,
   spoolFiles,
   storedEvents,
@@ -194,33 +195,11 @@ Deno.test("bad input (not JSON, not an object, empty): exit 0 and {} on stdout",
   }
 });
 
-Deno.test("collector down: the prompt is spooled, and the hook prints valid JSON", async () => {
-  const data = await makeDataDir({ collector: { host: "127.0.0.1", port: 9 } });
-  const project = await makeProject();
-  try {
-    const result = await runShimProcess("copilot-cli", {
-      settings: data.settings,
-      env: data.env,
-      cwd: project,
-      args: ["userPromptSubmitted"],
-      stdin: fixtureText("copilot_cli/user_prompt_submitted.json", project),
-    });
-    assert.ok(!result.killed, "the hook hung until the test killed it");
-    assert.equal(result.code, 0, result.stderr);
-    jsonObjectOutput(result.stdout);
-    assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
-  } finally {
-    await Deno.remove(data.dir, { recursive: true });
-    await Deno.remove(project, { recursive: true });
-  }
-});
-
-Deno.test("collector hung (never answers): the prompt hook gives up within its timeout, prints valid JSON and spools", async () => {
-  await using hung = hungCollector();
-  await using box = await shimSandbox({
-    collector: { host: "127.0.0.1", port: hung.port },
-    shim: { timeoutMs: 400 },
-  });
+/**
+ * Runs the prompt hook of a session whose collector cannot answer: it must end on its own, exit
+ * 0, print valid JSON and leave the prompt in the spool.
+ */
+async function promptSpooled(box: ShimSandbox): Promise<void> {
   const { data, project } = box;
   const result = await runShimProcess("copilot-cli", {
     settings: data.settings,
@@ -232,6 +211,20 @@ Deno.test("collector hung (never answers): the prompt hook gives up within its t
   assert.ok(!result.killed, "the hook hung until the test killed it");
   assert.equal(result.code, 0, result.stderr);
   jsonObjectOutput(result.stdout);
-  assert.ok(hung.held.length >= 1, "the shim did connect");
   assert.equal(spoolFiles(data.settings.paths.spool).length, 1, "the prompt waits in the spool");
+}
+
+Deno.test("collector down: the prompt is spooled, and the hook prints valid JSON", async () => {
+  await using box = await shimSandbox({ collector: { host: "127.0.0.1", port: 9 } });
+  await promptSpooled(box);
+});
+
+Deno.test("collector hung (never answers): the prompt hook gives up within its timeout, prints valid JSON and spools", async () => {
+  await using hung = hungCollector();
+  await using box = await shimSandbox({
+    collector: { host: "127.0.0.1", port: hung.port },
+    shim: { timeoutMs: 400 },
+  });
+  await promptSpooled(box);
+  assert.ok(hung.held.length >= 1, "the shim did connect");
 });
