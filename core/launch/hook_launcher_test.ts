@@ -391,7 +391,8 @@ Deno.test("a turn's end waits for its agent to exit before its shim starts, and 
     assert.equal((await agent("sleep 1", `${home}/exited-1`)).code, 0);
     assert.deepEqual(await shimRuns(1), ["after"]);
     // Stays (an interactive session waiting for its user) until its turn's end is recorded
-    // (20 times TURN_END_SETTLE_S at most): recorded anyway, TURN_END_SETTLE_S after the hook, while it still runs.
+    // (20 times TURN_END_SETTLE_S at most): recorded anyway, TURN_END_SETTLE_S after the hook,
+    // while it still runs.
     const stays =
       `n=0; until [ "$(wc -l <"${log}")" -ge 2 ] || [ $n -ge ${TURN_END_SETTLE_S * 200} ]; do ` +
       "sleep 0.1; n=$((n + 1)); done";
