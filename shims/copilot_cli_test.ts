@@ -13,7 +13,6 @@ import {
   fixtureText,
   hungCollector,
   jsonObjectOutput,
-  makeDataDir,
   makeProject,
   runShimProcess,
   type ShimSandbox,
